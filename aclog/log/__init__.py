@@ -1,0 +1,30 @@
+"""Where the bytes live: segments of Kafka v2 record batches, offsets, epochs, recovery.
+
+The log knows bytes, offsets and epochs, never record types.
+"""
+
+from aclog.log.errors import (
+    CorruptLogError,
+    FencedEpochError,
+    LogError,
+    LogLockedError,
+    StaleOffsetError,
+)
+from aclog.log.log import AppendResult, RecoveryReport, SegmentedLog
+from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
+
+__all__ = [
+    "AppendResult",
+    "CorruptLogError",
+    "FencedEpochError",
+    "LogBatch",
+    "LogError",
+    "LogLockedError",
+    "LogRecord",
+    "RecoveryReport",
+    "SegmentedLog",
+    "StaleOffsetError",
+    "read_batches",
+    "read_records",
+    "read_segment_file",
+]

@@ -1,0 +1,84 @@
+"""A sparse offset index per segment, so a read can start near an offset instead of at byte 0.
+
+``{base_offset:020d}.index`` holds 8-byte entries (offset relative to the segment's base,
+position of the batch that starts there), both big-endian uint32, one entry at most every
+``INTERVAL_BYTES`` of segment. The index is a hint, never the truth: it is not fsynced, a reader
+checks that the batch at an entry's position really starts at that offset, and the writer
+rebuilds the index of the last segment when it recovers it.
+
+Not thread-safe for writing (the log's single writer owns it); loading is safe from any process.
+Cost: lookup O(log entries) with ``bisect``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import struct
+from pathlib import Path
+
+ENTRY = struct.Struct(">II")
+INTERVAL_BYTES = 4096
+INDEX_SUFFIX = ".index"
+
+
+def index_path(segment: Path) -> Path:
+    """The index file beside a segment."""
+    return segment.with_suffix(INDEX_SUFFIX)
+
+
+class OffsetIndex:
+    """The (offset, position) entries of one segment, in offset order."""
+
+    def __init__(self, base_offset: int, entries: list[tuple[int, int]] | None = None) -> None:
+        self.base_offset = base_offset
+        self.offsets = [o for o, _ in entries or []]
+        self.positions = [p for _, p in entries or []]
+
+    @classmethod
+    def load(cls, segment: Path, base_offset: int) -> OffsetIndex:
+        """Read the index beside ``segment``; a missing or torn file gives what is readable."""
+        try:
+            data = index_path(segment).read_bytes()
+        except FileNotFoundError:
+            return cls(base_offset)
+        usable = len(data) - len(data) % ENTRY.size
+        entries = [(base_offset + rel, pos) for rel, pos in ENTRY.iter_unpack(data[:usable])]
+        return cls(base_offset, entries)
+
+    def floor(self, offset: int) -> tuple[int, int]:
+        """The last entry at or before ``offset`` as (offset, position); the segment start
+        when there is none."""
+        i = bisect.bisect_right(self.offsets, offset) - 1
+        if i < 0:
+            return self.base_offset, 0
+        return self.offsets[i], self.positions[i]
+
+    def last_position(self) -> int:
+        return self.positions[-1] if self.positions else 0
+
+    def due(self, position: int) -> bool:
+        """True when a batch starting at ``position`` should get an entry."""
+        return position - self.last_position() >= INTERVAL_BYTES
+
+    def add(self, offset: int, position: int) -> bytes:
+        """Record an entry and return its bytes for the caller to append to the file."""
+        self.offsets.append(offset)
+        self.positions.append(position)
+        return ENTRY.pack(offset - self.base_offset, position)
+
+    def truncate_after(self, position: int) -> None:
+        """Drop entries at or after ``position``."""
+        keep = bisect.bisect_left(self.positions, position)
+        del self.offsets[keep:]
+        del self.positions[keep:]
+
+    def write(self, segment: Path) -> None:
+        """Replace the index file with these entries (not fsynced: it is a hint)."""
+        data = b"".join(
+            ENTRY.pack(o - self.base_offset, p)
+            for o, p in zip(self.offsets, self.positions, strict=True)
+        )
+        tmp = index_path(segment).with_suffix(".index.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, index_path(segment))

@@ -1,0 +1,316 @@
+"""The writable, segmented, append-only log of one data directory.
+
+Each :meth:`SegmentedLog.append` writes its records as ONE Kafka v2 batch whose base offset is
+the log's end offset and whose partition leader epoch is the writer's epoch, then fsyncs before
+returning, so an acknowledged append survives a crash and a batch is wholly present or wholly
+absent afterwards. The log refuses an epoch older than the newest one it holds (fencing).
+
+Opening recovers the last segment: every batch is checked; a torn tail (a crash mid-write) is
+cut back to the last whole batch and reported in :attr:`SegmentedLog.recovery`; damage with valid
+data after it raises :class:`CorruptLogError` instead. One writer per directory (a lock file);
+readers use :mod:`aclog.log.reader` and need no lock.
+
+Not thread-safe: one thread owns a writer. Cost: an append is O(batch bytes) plus one fsync.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from aclog.log.batch import build_batch
+from aclog.log.errors import CorruptLogError, FencedEpochError, LogError, StaleOffsetError
+from aclog.log.index import OffsetIndex, index_path
+from aclog.log.lock import WriterLock
+from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
+from aclog.log.segment import SegmentScan, list_segments, segment_file_name
+
+DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
+MAX_BATCH_RECORDS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Offsets given to one appended batch."""
+
+    base_offset: int
+    last_offset: int
+    epoch: int
+    timestamp_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryReport:
+    """What opening the log cut from a torn tail."""
+
+    segment: Path
+    position: int
+    bytes_removed: int
+    reason: str
+
+    def __str__(self) -> str:
+        return (
+            f"recovered {self.segment.name}: cut {self.bytes_removed} bytes of a torn batch at "
+            f"byte {self.position} ({self.reason})"
+        )
+
+
+class SegmentedLog:
+    """The single writer of a data directory's log."""
+
+    def __init__(
+        self,
+        directory: Path | str,
+        *,
+        segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+        fsync: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.segment_bytes = segment_bytes
+        self.fsync = fsync
+        self.clock = clock
+        self._lock = WriterLock(self.directory)
+        self._fd = -1
+        self._index_fd = -1
+        try:
+            self.recovery = self._open_tail()
+        except BaseException:
+            self._lock.release()
+            raise
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def _open_tail(self) -> RecoveryReport | None:
+        segments = list_segments(self.directory)
+        if not segments:
+            self._bases = [0]
+            self._create_segment(0)
+            self.end_offset, self.latest_epoch = 0, -1
+            return None
+        self._bases = [base for base, _ in segments]
+        base, path = segments[-1]
+        last_epoch = self._epoch_before(segments)
+        scan = SegmentScan(path, position=0, next_offset=base, last_epoch=last_epoch)
+        index = OffsetIndex(base)
+        for raw in scan:
+            if index.due(raw.position):
+                index.add(raw.header.base_offset, raw.position)
+        report = None
+        if scan.problem is not None:
+            if not scan.problem.tail:
+                raise CorruptLogError(str(path), scan.problem.position, scan.problem.reason)
+            report = self._cut_tail(path, scan.problem.position, scan.size, scan.problem.reason)
+        index.write(path)
+        self.end_offset, self.latest_epoch = scan.next_offset, scan.last_epoch
+        self._open_active(path, index, scan.end_position)
+        return report
+
+    def _epoch_before(self, segments: list[tuple[int, Path]]) -> int:
+        """The epoch of the last batch before the last segment (-1 when there is none)."""
+        if len(segments) < 2:
+            return -1
+        epoch = -1
+        for batch in read_batches(self.directory, segments[-2][0], segments[-1][0]):
+            epoch = batch.epoch
+        return epoch
+
+    def _cut_tail(self, path: Path, position: int, size: int, reason: str) -> RecoveryReport:
+        with open(path, "r+b") as file:
+            file.truncate(position)
+            os.fsync(file.fileno())
+        return RecoveryReport(path, position, size - position, reason)
+
+    def _open_active(self, path: Path, index: OffsetIndex, size: int) -> None:
+        self._active_path = path
+        self._index = index
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        self._index_fd = os.open(index_path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._active_size = size
+
+    def _create_segment(self, base: int) -> None:
+        path = self.directory / segment_file_name(base)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.close(fd)
+        index_path(path).write_bytes(b"")
+        self._sync_directory()
+        self._open_active(path, OffsetIndex(base), 0)
+
+    def _sync_directory(self) -> None:
+        # A new or renamed file survives a crash only once its directory entry is on disk.
+        if self.fsync:
+            fd = os.open(self.directory, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def append(
+        self,
+        values: Sequence[bytes],
+        epoch: int,
+        *,
+        timestamp_ms: int | None = None,
+        expected_end_offset: int | None = None,
+        fsync: bool | None = None,
+    ) -> AppendResult:
+        """Append ``values`` as one atomic batch written with ``epoch``.
+
+        Returns once the batch is durable (unless ``fsync=False`` or the log was opened with
+        ``fsync=False``). ``expected_end_offset`` makes the append conditional on nobody having
+        appended since (compare-and-append). Raises :class:`FencedEpochError` for an epoch
+        older than the log's newest.
+        """
+        self._check_open()
+        if not values:
+            raise ValueError("append needs at least one record")
+        if len(values) > MAX_BATCH_RECORDS:
+            raise ValueError(f"a batch holds at most {MAX_BATCH_RECORDS} records")
+        if epoch < self.latest_epoch:
+            raise FencedEpochError(epoch, self.latest_epoch)
+        if expected_end_offset is not None and expected_end_offset != self.end_offset:
+            raise StaleOffsetError(expected_end_offset, self.end_offset)
+        if timestamp_ms is None:
+            timestamp_ms = int(self.clock() * 1000)
+        base = self.end_offset
+        batch = build_batch(values, base, epoch, timestamp_ms)
+        self._maybe_roll(len(batch))
+        self._write_batch(batch, base)
+        if self.fsync if fsync is None else fsync:
+            os.fsync(self._fd)
+        self.end_offset = base + len(values)
+        self.latest_epoch = epoch
+        return AppendResult(base, self.end_offset - 1, epoch, timestamp_ms)
+
+    def _write_batch(self, batch: bytearray, base: int) -> None:
+        position = self._active_size
+        written = os.write(self._fd, batch)
+        if written != len(batch):
+            # A short write leaves a torn batch; cut it now rather than at the next open.
+            os.ftruncate(self._fd, position)
+            raise LogError(f"short write to {self._active_path} ({written} of {len(batch)})")
+        self._active_size += written
+        if self._index.due(position):
+            os.write(self._index_fd, self._index.add(base, position))
+
+    def _maybe_roll(self, incoming: int) -> None:
+        if self._active_size and self._active_size + incoming > self.segment_bytes:
+            self.roll()
+
+    def roll(self) -> None:
+        """Start a new segment at the end offset (the old one is fsynced first)."""
+        self._check_open()
+        if self._active_size == 0:
+            return
+        if self.fsync:
+            os.fsync(self._fd)
+        self._close_active()
+        self._bases.append(self.end_offset)
+        self._create_segment(self.end_offset)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @property
+    def start_offset(self) -> int:
+        """The first offset still in the log (segments below it were deleted)."""
+        return self._bases[0]
+
+    def read(self, from_offset: int = 0, to_offset: int | None = None) -> Iterator[LogBatch]:
+        """Committed batches holding offsets in ``[from_offset, to_offset)``."""
+        return read_batches(self.directory, from_offset, to_offset)
+
+    def read_records(
+        self, from_offset: int = 0, to_offset: int | None = None
+    ) -> Iterator[LogRecord]:
+        """Committed records with offsets in ``[from_offset, to_offset)``."""
+        return read_records(self.directory, from_offset, to_offset)
+
+    # -- truncation and retention ---------------------------------------------------------------
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove every record at ``offset`` and after; ``offset`` must start a batch."""
+        self._check_open()
+        if offset >= self.end_offset:
+            return
+        if offset < self.start_offset:
+            raise ValueError(f"offset {offset} is below the log start {self.start_offset}")
+        target = self._batch_starting_at(offset)
+        self._close_active()
+        for base in [b for b in self._bases if b > offset or (b == offset and b != target[0])]:
+            self._remove_segment(base)
+        self._bases = [b for b in self._bases if b <= target[0]]
+        path = self.directory / segment_file_name(self._bases[-1])
+        self._cut_tail(path, target[1], path.stat().st_size, "truncate_to")
+        index = OffsetIndex.load(path, self._bases[-1])
+        index.truncate_after(target[1])
+        index.write(path)
+        self._open_active(path, index, target[1])
+        self.end_offset = offset
+        self.latest_epoch = self._last_epoch()
+
+    def _batch_starting_at(self, offset: int) -> tuple[int, int]:
+        """(segment base, position) of the batch that starts exactly at ``offset``."""
+        for batch in read_batches(self.directory, offset):
+            if batch.base_offset == offset:
+                return int(batch.segment.name[:20]), batch.position
+            raise ValueError(
+                f"offset {offset} is inside the batch {batch.base_offset}..{batch.last_offset}; "
+                f"truncate to {batch.base_offset} or {batch.last_offset + 1}"
+            )
+        raise ValueError(f"no batch starts at offset {offset}")
+
+    def _last_epoch(self) -> int:
+        epoch = -1
+        for batch in read_batches(self.directory, max(self.end_offset - 1, 0)):
+            epoch = batch.epoch
+        return epoch
+
+    def delete_segments_below(self, offset: int) -> list[Path]:
+        """Delete every segment whose records are all below ``offset``; never the active one.
+
+        Returns the deleted segment files.
+        """
+        self._check_open()
+        deleted = []
+        while len(self._bases) > 1 and self._bases[1] <= offset:
+            deleted.append(self._remove_segment(self._bases.pop(0)))
+        if deleted:
+            self._sync_directory()
+        return deleted
+
+    def _remove_segment(self, base: int) -> Path:
+        path = self.directory / segment_file_name(base)
+        index_path(path).unlink(missing_ok=True)
+        path.unlink()
+        return path
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def _close_active(self) -> None:
+        for fd in (self._fd, self._index_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._fd = self._index_fd = -1
+
+    def _check_open(self) -> None:
+        if self._fd < 0:
+            raise LogError(f"the log in {self.directory} is closed")
+
+    def close(self) -> None:
+        """Flush, close the files and release the writer lock (idempotent)."""
+        if self._fd >= 0 and self.fsync:
+            os.fsync(self._fd)
+        self._close_active()
+        self._lock.release()
+
+    def __enter__(self) -> SegmentedLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,52 @@
+"""What is written: record types, their Avro schemas, the codec and redaction."""
+
+from aclog.records.codec import DecodedRecord, RecordDecodeError, decode, decode_framed, encode
+from aclog.records.enums import (
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    ResourceType,
+    ScramMechanism,
+)
+from aclog.records.render import record_summary, record_to_dict
+from aclog.records.types import (
+    AccessControlEntryRecord,
+    AclBinding,
+    LeaderChangeRecord,
+    NoOpRecord,
+    Record,
+    RecordType,
+    RemoveAccessControlEntryRecord,
+    RemoveUserScramCredentialRecord,
+    RequestContextRecord,
+    UserScramCredentialRecord,
+    kafka_uuid_text,
+    new_acl_id,
+)
+
+__all__ = [
+    "AccessControlEntryRecord",
+    "AclBinding",
+    "AclOperation",
+    "AclPermissionType",
+    "DecodedRecord",
+    "LeaderChangeRecord",
+    "NoOpRecord",
+    "PatternType",
+    "Record",
+    "RecordDecodeError",
+    "RecordType",
+    "RemoveAccessControlEntryRecord",
+    "RemoveUserScramCredentialRecord",
+    "RequestContextRecord",
+    "ResourceType",
+    "ScramMechanism",
+    "UserScramCredentialRecord",
+    "decode",
+    "decode_framed",
+    "encode",
+    "kafka_uuid_text",
+    "new_acl_id",
+    "record_summary",
+    "record_to_dict",
+]

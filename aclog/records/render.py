@@ -1,0 +1,54 @@
+"""Printable and JSON-ready forms of records, with SCRAM secrets redacted by default.
+
+ACLs render in the shape every ``--json`` output uses: ``{"id", "resource_type",
+"resource_name", "pattern_type", "principal", "host", "operation", "permission_type"}`` with ids in
+Kafka's base64 text and enum names in upper case. SCRAM salt, StoredKey and ServerKey show as
+``(redacted)`` unless ``redact=False``, when they are base64.
+
+Thread-safe (pure functions).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import uuid
+from typing import Any
+
+from aclog.records.enums import ScramMechanism
+from aclog.records.types import Record, kafka_uuid_text
+
+REDACTED = "(redacted)"
+SECRET_FIELDS = frozenset({"salt", "stored_key", "server_key"})
+
+
+def record_to_dict(record: Record, *, redact: bool = True) -> dict[str, Any]:
+    """The record's fields as JSON-ready values (field order as in the dataclass)."""
+    out: dict[str, Any] = {}
+    for field in dataclasses.fields(record):
+        value = getattr(record, field.name)
+        if field.name in SECRET_FIELDS and redact:
+            out[field.name] = REDACTED
+        else:
+            out[field.name] = json_value(value)
+    return out
+
+
+def json_value(value: Any) -> Any:
+    """One field value as JSON: enums by name, UUIDs in Kafka's text form, bytes as base64."""
+    if isinstance(value, ScramMechanism):
+        return value.mechanism_name
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, uuid.UUID):
+        return kafka_uuid_text(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return value
+
+
+def record_summary(record: Record, *, redact: bool = True) -> str:
+    """A one-line human form: ``name=value`` pairs of the fields."""
+    fields = record_to_dict(record, redact=redact)
+    return " ".join(f"{k}={v}" for k, v in fields.items())

@@ -1,0 +1,51 @@
+"""Shared CLI plumbing: the typer app, the consoles, exit codes and error rendering.
+
+Data goes to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 a domain failure (a corrupt
+log, a failed item), 2 a usage error, 3 an I/O or internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_IO = 3
+
+app = typer.Typer(
+    name="aclog",
+    help="Keep, replay and question Kafka ACLs and SCRAM credentials as an event-sourced log.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``aclog: message`` on stderr and exit with ``code``."""
+    err.print(f"[bold red]aclog:[/] {message}", markup=True, highlight=False)
+    raise typer.Exit(code)
+
+
+def print_json_line(value: Any) -> None:
+    """One compact JSON object on its own line of stdout."""
+    sys.stdout.write(json.dumps(value, separators=(", ", ": ")) + "\n")
+
+
+def print_json(value: Any) -> None:
+    """A JSON document on stdout."""
+    sys.stdout.write(json.dumps(value, indent=2) + "\n")
+
+
+@app.callback()
+def _root() -> None:
+    """Keep, replay and question Kafka ACLs and SCRAM credentials as an event-sourced log."""

@@ -1,0 +1,125 @@
+"""``aclog dump``: print the records of a data directory or of segment files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from aclog.image.stream import Entry, entries_between, read_decoded, read_segment_decoded
+from aclog.log import CorruptLogError
+from aclog.records import RecordDecodeError, record_summary
+from aclog.records.types import RECORD_TYPES
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_IO,
+    EXIT_USAGE,
+    app,
+    fail,
+    out,
+    print_json_line,
+)
+
+_TYPE_NAMES = {cls.__name__.lower(): cls.__name__ for cls in RECORD_TYPES}
+
+
+@app.command()
+def dump(
+    paths: Annotated[list[Path], typer.Argument(help="Data directories or segment (.log) files.")],
+    from_offset: Annotated[int, typer.Option(help="First offset to print.", min=0)] = 0,
+    to_offset: Annotated[int | None, typer.Option(help="Stop before this offset.", min=0)] = None,
+    record_type: Annotated[
+        list[str] | None,
+        typer.Option("--type", help="Only records of this type, e.g. AccessControlEntryRecord."),
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="One JSON object per record per line.")
+    ] = False,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Show SCRAM salts and keys.")
+    ] = False,
+) -> None:
+    """Print every record with its offset, epoch, time, type and author."""
+    types = _parse_types(record_type or [])
+    for path in paths:
+        if not path.exists():
+            fail(
+                f"no such file or directory: {path} (give a data directory or a .log segment)",
+                EXIT_USAGE,
+            )
+    entries = _selected(paths, from_offset, to_offset, types)
+    try:
+        if json_output:
+            for entry in entries:
+                print_json_line(entry.to_dict(redact=not no_redact))
+        else:
+            _print_listing(entries, redact=not no_redact)
+    except CorruptLogError as error:
+        fail(str(error), EXIT_FAILURE)
+    except RecordDecodeError as error:
+        fail(str(error), EXIT_FAILURE)
+    except OSError as error:
+        fail(f"cannot read {error.filename}: {error.strerror}", EXIT_IO)
+
+
+def _parse_types(names: list[str]) -> set[str] | None:
+    if not names:
+        return None
+    chosen = set()
+    for name in names:
+        key = name.lower()
+        full = _TYPE_NAMES.get(key) or _TYPE_NAMES.get(key + "record")
+        if full is None:
+            fail(
+                f"unknown record type {name!r}; expected one of: "
+                f"{', '.join(sorted(_TYPE_NAMES.values()))}",
+                EXIT_USAGE,
+            )
+        chosen.add(full)
+    return chosen
+
+
+def _selected(
+    paths: list[Path], from_offset: int, to_offset: int | None, types: set[str] | None
+) -> Iterator[Entry]:
+    for path in paths:
+        if path.is_dir():
+            batches = read_decoded(path, from_offset, to_offset)
+        else:
+            batches = read_segment_decoded(path)
+        for entry in entries_between(batches, from_offset, to_offset):
+            if types is None or entry.type_name in types:
+                yield entry
+
+
+def _print_listing(entries: Iterator[Entry], *, redact: bool) -> None:
+    """One header line per batch (epoch, time, author), then one line per record."""
+    count = 0
+    batch = -1
+    for entry in entries:
+        if entry.batch_base_offset != batch:
+            batch = entry.batch_base_offset
+            out.print(_batch_line(entry), markup=False)
+        count += 1
+        summary = record_summary(entry.record, redact=redact)
+        out.print(
+            f"  {entry.offset:>8}  {entry.type_name} v{entry.version}  {summary}", markup=False
+        )
+    out.print(f"{count} records", markup=False)
+
+
+def _batch_line(entry: Entry) -> str:
+    line = f"batch {entry.batch_base_offset}  epoch {entry.epoch}  {_time(entry.timestamp_ms)}"
+    author = entry.author
+    if author is not None:
+        line += f"  by {author.principal} from {author.client_address} ({author.client_id}"
+        line += f", {author.api})" if author.api else ")"
+    return line
+
+
+def _time(timestamp_ms: int) -> str:
+    moment = datetime.fromtimestamp(timestamp_ms / 1000, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,23 @@
+"""Entry point of the ``aclog`` console script."""
+
+from __future__ import annotations
+
+import sys
+
+from aclog.tools import dump  # noqa: F401  (registers the command)
+from aclog.tools.console import EXIT_IO, app, err
+
+
+def main() -> None:
+    """Run the CLI; unexpected errors become exit 3 with a one-line message."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as error:  # the last line of defence: no traceback for users
+        err.print(f"aclog: internal error: {type(error).__name__}: {error}")
+        sys.exit(EXIT_IO)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""The segmented log: appends, reads, rolls, reopen, fencing, the lock, index, retention."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aclog.log import (
+    FencedEpochError,
+    LogLockedError,
+    SegmentedLog,
+    StaleOffsetError,
+    read_batches,
+    read_records,
+)
+from aclog.log.index import index_path
+from aclog.log.segment import list_segments
+
+batches_strategy = st.lists(
+    st.tuples(
+        st.lists(st.binary(min_size=0, max_size=80), min_size=1, max_size=12),
+        st.integers(min_value=0, max_value=3),  # epoch increment
+        st.booleans(),  # reopen after this batch
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(batches=batches_strategy, segment_bytes=st.integers(min_value=100, max_value=3000))
+def test_round_trip_across_rolls_and_reopen(
+    tmp_path_factory: pytest.TempPathFactory,
+    batches: list[tuple[list[bytes], int, bool]],
+    segment_bytes: int,
+) -> None:
+    directory = tmp_path_factory.mktemp("log")
+    log = SegmentedLog(directory, segment_bytes=segment_bytes, fsync=False)
+    expected: list[tuple[int, int, bytes]] = []
+    epoch = 0
+    for values, bump, reopen in batches:
+        epoch += bump
+        result = log.append(values, epoch, timestamp_ms=1000 + epoch)
+        assert result.base_offset == len(expected)
+        expected += [(len(expected) + i, epoch, v) for i, v in enumerate(values)]
+        assert result.last_offset == len(expected) - 1
+        if reopen:
+            log.close()
+            log = SegmentedLog(directory, segment_bytes=segment_bytes, fsync=False)
+            assert log.recovery is None
+            assert log.end_offset == len(expected)
+            assert log.latest_epoch == epoch
+    got = [(r.offset, r.epoch, r.value) for r in log.read_records()]
+    assert got == expected
+    start = len(expected) // 2
+    assert [(r.offset, r.epoch, r.value) for r in read_records(directory, start)] == expected[
+        start:
+    ]
+    log.close()
+
+
+def test_each_append_is_one_batch_with_epoch_and_timestamp(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path) as log:
+        log.append([b"a", b"b"], 3, timestamp_ms=111)
+        log.append([b"c"], 5, timestamp_ms=222)
+        batches = list(log.read())
+    assert [(b.base_offset, b.last_offset, b.epoch, b.timestamp_ms, b.values) for b in batches] == [
+        (0, 1, 3, 111, (b"a", b"b")),
+        (2, 2, 5, 222, (b"c",)),
+    ]
+
+
+def test_append_fsyncs_before_returning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = SegmentedLog(tmp_path)
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    log.append([b"x"], 0)
+    assert synced, "append returned without fsync"
+    synced.clear()
+    log.append([b"y"], 0, fsync=False)
+    assert not synced
+    log.close()
+
+
+def test_older_epoch_is_fenced_even_after_reopen(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path) as log:
+        log.append([b"a"], 4)
+        with pytest.raises(FencedEpochError, match=r"epoch 3 refused.*holds epoch 4"):
+            log.append([b"b"], 3)
+        assert log.end_offset == 1
+    with SegmentedLog(tmp_path) as log:
+        with pytest.raises(FencedEpochError):
+            log.append([b"b"], 2)
+        log.append([b"c"], 4)
+        assert log.end_offset == 2
+
+
+def test_conditional_append_refuses_a_moved_end(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path) as log:
+        log.append([b"a"], 0, expected_end_offset=0)
+        with pytest.raises(StaleOffsetError):
+            log.append([b"b"], 0, expected_end_offset=0)
+        assert log.end_offset == 1
+
+
+def test_second_writer_is_refused_with_the_holders_pid(tmp_path: Path) -> None:
+    first = SegmentedLog(tmp_path)
+    with pytest.raises(LogLockedError, match=f"pid {os.getpid()}"):
+        SegmentedLog(tmp_path)
+    assert list(read_batches(tmp_path)) == []  # readers need no lock
+    first.close()
+    SegmentedLog(tmp_path).close()
+
+
+def test_empty_append_and_oversized_batch_are_rejected(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path) as log:
+        with pytest.raises(ValueError, match="at least one record"):
+            log.append([], 0)
+        assert log.end_offset == 0
+
+
+def test_segments_roll_at_the_configured_size(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path, segment_bytes=500, fsync=False) as log:
+        for i in range(30):
+            log.append([b"v" * 50, bytes([i])], 0)
+    segments = list_segments(tmp_path)
+    assert len(segments) > 3
+    assert all(path.stat().st_size <= 500 for _, path in segments[:-1])
+    assert segments[0][0] == 0
+    assert len(list(read_records(tmp_path))) == 60
+
+
+def test_read_from_offset_uses_the_index_and_survives_a_bad_index(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path, fsync=False) as log:
+        for i in range(2000):
+            log.append([b"%05d" % i + b"x" * 40], 0)
+    segment = list_segments(tmp_path)[0][1]
+    assert index_path(segment).stat().st_size > 0
+    first = next(read_batches(tmp_path, 1234))
+    assert first.base_offset == 1234 and first.position > 0
+    index_path(segment).write_bytes(b"\x00\x00\x00\x05\x00\x00\x00\x07" * 3)  # nonsense
+    assert next(read_batches(tmp_path, 1234)).base_offset == 1234
+    index_path(segment).unlink()
+    assert next(read_records(tmp_path, 1999)).value.startswith(b"01999")
+
+
+def test_truncate_to_a_batch_boundary(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path, segment_bytes=300, fsync=False) as log:
+        for i in range(20):
+            log.append([bytes([i]) * 30, bytes([i])], i // 5)
+        with pytest.raises(ValueError, match=r"inside the batch 10\.\.11"):
+            log.truncate_to(11)
+        log.truncate_to(12)
+        assert (log.end_offset, log.latest_epoch) == (12, 1)
+        log.append([b"new"], 1)
+        assert log.end_offset == 13
+    values = [r.value for r in read_records(tmp_path)]
+    assert len(values) == 13 and values[-1] == b"new"
+    with SegmentedLog(tmp_path) as log:
+        assert log.end_offset == 13
+
+
+def test_delete_segments_below_keeps_what_is_needed(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path, segment_bytes=300, fsync=False) as log:
+        for i in range(20):
+            log.append([bytes([i]) * 60], 0)
+        bases = [b for b, _ in list_segments(tmp_path)]
+        deleted = log.delete_segments_below(bases[2] + 1)
+        assert len(deleted) == 2
+        assert log.start_offset == bases[2]
+        assert next(log.read_records(log.start_offset)).offset == bases[2]
+        log.delete_segments_below(10**9)
+        assert len(list_segments(tmp_path)) == 1  # the active segment stays
+        log.append([b"z"], 0)
+        assert log.end_offset == 21
