@@ -68,7 +68,7 @@ class AclFilter:
 
     def matches_pattern(self, acl: AclLike) -> bool:
         """The resource-pattern half of :meth:`matches`."""
-        if self.resource_type != ResourceType.ANY and self.resource_type != acl.resource_type:
+        if self.resource_type not in (ResourceType.ANY, acl.resource_type):
             return False
         wanted = self.pattern_type
         if wanted not in (PatternType.ANY, PatternType.MATCH) and wanted != acl.pattern_type:
@@ -83,13 +83,10 @@ class AclFilter:
     def matches_entry(self, acl: AclLike) -> bool:
         """The entry half of :meth:`matches`."""
         return (
-            (self.principal is None or self.principal == acl.principal)
-            and (self.host is None or self.host == acl.host)
-            and (self.operation == AclOperation.ANY or self.operation == acl.operation)
-            and (
-                self.permission_type == AclPermissionType.ANY
-                or self.permission_type == acl.permission_type
-            )
+            self.principal in (None, acl.principal)
+            and self.host in (None, acl.host)
+            and self.operation in (AclOperation.ANY, acl.operation)
+            and self.permission_type in (AclPermissionType.ANY, acl.permission_type)
         )
 
 

@@ -20,6 +20,7 @@ import io
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from fastavro import schemaless_reader, schemaless_writer
@@ -64,14 +65,17 @@ class DecodedRecord:
 
 def encode(record: Record, version: int | None = None) -> bytes:
     """Frame and encode ``record`` at ``version`` (default: the current version of its type)."""
-    record_type = RECORD_TYPES[type(record)]
     if version is None:
-        version = CURRENT_VERSIONS[record_type]
-    elif version not in known_versions(record_type):
-        raise ValueError(f"{type(record).__name__} has no version {version}")
+        frame, schema, to_avro = _WRITERS[type(record)]
+    else:
+        record_type = RECORD_TYPES[type(record)]
+        if version not in known_versions(record_type):
+            raise ValueError(f"{type(record).__name__} has no version {version}")
+        frame = _frame(record_type, version)
+        schema, to_avro = parsed_schema(record_type, version), _TO_AVRO[record_type]
     out = io.BytesIO()
-    out.write(_uvarint(FRAME_VERSION) + _uvarint(record_type) + _uvarint(version))
-    schemaless_writer(out, parsed_schema(record_type, version), _TO_AVRO[record_type](record))
+    out.write(frame)
+    schemaless_writer(out, schema, to_avro(record))
     return out.getvalue()
 
 
@@ -82,25 +86,49 @@ def decode(value: bytes, offset: int | None = None) -> Record:
 
 def decode_framed(value: bytes, offset: int | None = None) -> DecodedRecord:
     """Decode one framed record value, keeping the type code and version it was written with."""
-    record_type, version, start = _read_frame(value, offset)
+    plan = _PLANS.get(value[:3])
+    if plan is not None:  # the frame of every record type below 128: three single bytes
+        start = 3
+    else:
+        record_type, version, start = _read_frame(value, offset)
+        plan = _plan(record_type, version)
     stream = io.BytesIO(value)
     stream.seek(start)
-    current = CURRENT_VERSIONS[record_type]
-    writer = parsed_schema(record_type, version)
-    reader = None if version == current else parsed_schema(record_type, current)
     try:
-        fields = schemaless_reader(stream, writer, reader)
+        fields = schemaless_reader(stream, plan.writer, plan.reader)
     except (EOFError, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError) as err:
         raise RecordDecodeError(
             f"{_where(offset)}: cannot decode the Avro body of "
-            f"{record_type_name(record_type)} version {version}: {err}"
+            f"{record_type_name(plan.record_type)} version {plan.version}: {err}"
         ) from None
     if stream.tell() != len(value):
         raise RecordDecodeError(
             f"{_where(offset)}: {len(value) - stream.tell()} bytes left over after the body of "
-            f"{record_type_name(record_type)} version {version}; the record is corrupt"
+            f"{record_type_name(plan.record_type)} version {plan.version}; the record is corrupt"
         )
-    return DecodedRecord(record_type, version, _FROM_AVRO[record_type](fields))  # type: ignore[arg-type]
+    return DecodedRecord(plan.record_type, plan.version, plan.build(fields))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How to decode one (type, version): its schemas and the dataclass builder."""
+
+    record_type: RecordType
+    version: int
+    writer: Any
+    reader: Any
+    build: Callable[[dict[str, Any]], Record]
+
+
+def _plan(record_type: RecordType, version: int) -> _Plan:
+    current = CURRENT_VERSIONS[record_type]
+    return _Plan(
+        record_type,
+        version,
+        parsed_schema(record_type, version),
+        None if version == current else parsed_schema(record_type, current),
+        _FROM_AVRO[record_type],
+    )
 
 
 def _read_frame(value: bytes, offset: int | None) -> tuple[RecordType, int, int]:
@@ -147,6 +175,11 @@ def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
+@cache
+def _frame(record_type: int, version: int) -> bytes:
+    return _uvarint(FRAME_VERSION) + _uvarint(record_type) + _uvarint(version)
+
+
 def _uvarint(value: int) -> bytes:
     out = bytearray()
     while value >= 0x80:
@@ -161,18 +194,45 @@ _PT = {m.value: m for m in PatternType}
 _OP = {m.value: m for m in AclOperation}
 _PERM = {m.value: m for m in AclPermissionType}
 _MECH = {m.value: m for m in ScramMechanism}
+_UNKNOWN = (
+    ResourceType.UNKNOWN,
+    PatternType.UNKNOWN,
+    AclOperation.UNKNOWN,
+    AclPermissionType.UNKNOWN,
+)
 
 
-def _acl_from(d: dict[str, Any]) -> AccessControlEntryRecord:
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
+def _uuid(raw: bytes) -> uuid.UUID:
+    """``uuid.UUID(bytes=raw)`` without its argument checks (a third of the cost); the Avro
+    fixed(16) type already guarantees 16 bytes."""
+    value = _new_object(uuid.UUID)
+    _set_attribute(value, "int", int.from_bytes(raw, "big"))
+    _set_attribute(value, "is_safe", uuid.SafeUUID.unknown)
+    return value
+
+
+def _acl_from(
+    d: dict[str, Any],
+    _rt: Callable[[int, Any], Any] = _RT.get,
+    _pt: Callable[[int, Any], Any] = _PT.get,
+    _op: Callable[[int, Any], Any] = _OP.get,
+    _perm: Callable[[int, Any], Any] = _PERM.get,
+    _unknown: tuple[Any, ...] = _UNKNOWN,
+) -> AccessControlEntryRecord:
+    # The hottest function of replay: enum lookups are bound as defaults (local loads).
     return AccessControlEntryRecord(
-        uuid.UUID(bytes=d["id"]),
-        _RT.get(d["resource_type"], ResourceType.UNKNOWN),
+        _uuid(d["id"]),
+        _rt(d["resource_type"], _unknown[0]),
         d["resource_name"],
-        _PT.get(d["pattern_type"], PatternType.UNKNOWN),
+        _pt(d["pattern_type"], _unknown[1]),
         d["principal"],
         d["host"],
-        _OP.get(d["operation"], AclOperation.UNKNOWN),
-        _PERM.get(d["permission_type"], AclPermissionType.UNKNOWN),
+        _op(d["operation"], _unknown[2]),
+        _perm(d["permission_type"], _unknown[3]),
     )
 
 
@@ -237,7 +297,7 @@ _TO_AVRO: dict[int, Callable[[Any], dict[str, Any]]] = {
 _FROM_AVRO: dict[int, Callable[[dict[str, Any]], Record]] = {
     RecordType.ACCESS_CONTROL_ENTRY: _acl_from,
     RecordType.REMOVE_ACCESS_CONTROL_ENTRY: lambda d: RemoveAccessControlEntryRecord(
-        uuid.UUID(bytes=d["id"])
+        _uuid(d["id"])
     ),
     RecordType.USER_SCRAM_CREDENTIAL: _scram_from,
     RecordType.REMOVE_USER_SCRAM_CREDENTIAL: lambda d: RemoveUserScramCredentialRecord(
@@ -248,4 +308,23 @@ _FROM_AVRO: dict[int, Callable[[dict[str, Any]], Record]] = {
     RecordType.REQUEST_CONTEXT: lambda d: RequestContextRecord(
         d["principal"], d["client_address"], d["client_id"], d["timestamp_ms"], d["api"]
     ),
+}
+
+# Decoding plans keyed by the three frame bytes of every (type, version) whose type code fits in
+# one byte, so the common case costs one dict lookup instead of three varint reads.
+_PLANS: dict[bytes, _Plan] = {
+    bytes((FRAME_VERSION, record_type, version)): _plan(record_type, version)
+    for record_type in RecordType
+    if record_type < 0x80
+    for version in known_versions(record_type)
+}
+
+# What ``encode`` needs per record class at its current version, looked up once per call.
+_WRITERS: dict[type, tuple[bytes, Any, Callable[[Any], dict[str, Any]]]] = {
+    cls: (
+        _frame(code, CURRENT_VERSIONS[code]),
+        parsed_schema(code, CURRENT_VERSIONS[code]),
+        _TO_AVRO[code],
+    )
+    for cls, code in RECORD_TYPES.items()
 }

@@ -21,7 +21,7 @@ class KafkaEnum(IntEnum):
     @classmethod
     def from_code(cls: type[E], code: int) -> E:
         """Return the member for ``code``, or ``UNKNOWN`` when the code is not known."""
-        return _BY_CODE[cls].get(code) or cls["UNKNOWN"]  # type: ignore[return-value]
+        return _BY_CODE[cls].get(code, cls["UNKNOWN"])  # type: ignore[return-value]
 
     @classmethod
     def parse(cls: type[E], text: str) -> E:

@@ -17,14 +17,14 @@ import uuid
 from typing import Any
 
 from aclog.records.enums import ScramMechanism
-from aclog.records.types import Record, kafka_uuid_text
+from aclog.records.types import kafka_uuid_text
 
 REDACTED = "(redacted)"
 SECRET_FIELDS = frozenset({"salt", "stored_key", "server_key"})
 
 
-def record_to_dict(record: Record, *, redact: bool = True) -> dict[str, Any]:
-    """The record's fields as JSON-ready values (field order as in the dataclass)."""
+def record_to_dict(record: Any, *, redact: bool = True) -> dict[str, Any]:
+    """A record's (or any dataclass's) fields as JSON-ready values, in field order."""
     out: dict[str, Any] = {}
     for field in dataclasses.fields(record):
         value = getattr(record, field.name)
@@ -48,7 +48,7 @@ def json_value(value: Any) -> Any:
     return value
 
 
-def record_summary(record: Record, *, redact: bool = True) -> str:
+def record_summary(record: Any, *, redact: bool = True) -> str:
     """A one-line human form: ``name=value`` pairs of the fields."""
     fields = record_to_dict(record, redact=redact)
     return " ".join(f"{k}={v}" for k, v in fields.items())

@@ -1,0 +1,40 @@
+"""What the state is: immutable images of the ACLs and SCRAM credentials, and the deltas that
+replay records into them.
+
+Imports only :mod:`aclog.records` (and the standard library).
+"""
+
+from aclog.image.acls import AclChanges, AclsDelta, AclsImage
+from aclog.image.errors import ApiError, Errors, ReplayError
+from aclog.image.metadata import MetadataDelta, MetadataImage, apply_records
+from aclog.image.provenance import MetadataProvenance
+from aclog.image.render import acl_to_dict, user_to_dict
+from aclog.image.scram import (
+    CredentialInfo,
+    ScramChanges,
+    ScramCredential,
+    ScramDelta,
+    ScramDescribeResult,
+    ScramImage,
+)
+
+__all__ = [
+    "AclChanges",
+    "AclsDelta",
+    "AclsImage",
+    "ApiError",
+    "CredentialInfo",
+    "Errors",
+    "MetadataDelta",
+    "MetadataImage",
+    "MetadataProvenance",
+    "ReplayError",
+    "ScramChanges",
+    "ScramCredential",
+    "ScramDelta",
+    "ScramDescribeResult",
+    "ScramImage",
+    "acl_to_dict",
+    "apply_records",
+    "user_to_dict",
+]

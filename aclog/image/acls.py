@@ -1,0 +1,178 @@
+"""The ACLs in a metadata image, and the changes a batch of records makes to them.
+
+:class:`AclsImage` is the committed state; :class:`AclsDelta` collects the changes of one or more
+batches on top of an image and turns them into the next image. Changes keep commit order, because
+a publisher must apply a DENY and a later ALLOW in the order they were made.
+
+Replay is strict (``reference/style-anchors.md`` §5.3 rule 4): adding an id or an ACL that is
+already present, or removing an id that is not, raises :class:`ReplayError` naming the offset.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import ClassVar
+
+from aclog.image.errors import ReplayError
+from aclog.image.render import acl_to_dict
+from aclog.records.types import (
+    AccessControlEntryRecord,
+    AclBinding,
+    RemoveAccessControlEntryRecord,
+    kafka_uuid_text,
+)
+
+AclChanges = Mapping[uuid.UUID, AccessControlEntryRecord | None]
+"""Ordered changes by ACL id: a record is an addition, ``None`` a removal."""
+
+
+@dataclass(frozen=True)
+class AclsImage:
+    """Represents the ACLs in the metadata image, by id, in commit order.
+
+    Immutable; thread-safe. ``acls`` is a read-only view. Two images are equal when they hold the
+    same ACLs under the same ids. :meth:`id_of` builds its index on first use, O(n) once per image.
+    """
+
+    acls: Mapping[uuid.UUID, AccessControlEntryRecord] = field(default_factory=dict)
+
+    EMPTY: ClassVar[AclsImage]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.acls, MappingProxyType):
+            object.__setattr__(self, "acls", MappingProxyType(dict(self.acls)))
+
+    def __len__(self) -> int:
+        return len(self.acls)
+
+    def __iter__(self) -> Iterator[AccessControlEntryRecord]:
+        return iter(self.acls.values())
+
+    @cached_property
+    def _ids_by_binding(self) -> Mapping[AclBinding, uuid.UUID]:
+        return MappingProxyType({acl.binding: acl_id for acl_id, acl in self.acls.items()})
+
+    def id_of(self, binding: AclBinding) -> uuid.UUID | None:
+        """The id of the stored ACL identical to ``binding`` (all seven fields), if any. O(1)."""
+        return self._ids_by_binding.get(binding)
+
+    def to_dict(self) -> list[dict[str, str]]:
+        """Every ACL as :func:`aclog.image.render.acl_to_dict`, in commit order."""
+        return [acl_to_dict(acl) for acl in self.acls.values()]
+
+
+AclsImage.EMPTY = AclsImage()
+
+
+class AclsDelta:
+    """Represents changes to the ACLs of an image.
+
+    Not thread-safe; owned by the task that replays records. With ``snapshot=True`` the records
+    restate a whole image: an id of the base image may be replayed once more (the snapshot's
+    record replaces the base one), and :meth:`apply` first calls :meth:`finish_snapshot`.
+    """
+
+    def __init__(self, image: AclsImage, *, snapshot: bool = False) -> None:
+        self._image = image
+        self._snapshot = snapshot
+        self._changes: dict[uuid.UUID, AccessControlEntryRecord | None] = {}
+        self._added: dict[AclBinding, uuid.UUID] = {}
+
+    @property
+    def image(self) -> AclsImage:
+        """The image these changes apply to."""
+        return self._image
+
+    @property
+    def changes(self) -> AclChanges:
+        """The changes in commit order. A record whose id the base image has replaces it."""
+        return MappingProxyType(self._changes)
+
+    def replay(
+        self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
+    ) -> None:
+        """Apply one ACL record; raise :class:`ReplayError` if it cannot apply."""
+        if isinstance(record, AccessControlEntryRecord):
+            self.replay_add(record, offset)
+        else:
+            self.replay_remove(record, offset)
+
+    def replay_add(self, record: AccessControlEntryRecord, offset: int) -> None:
+        """Add the ACL; its id and its binding must both be new."""
+        acl_id, binding = record.id, record.binding
+        if self._present(acl_id):
+            raise ReplayError(f"ACL id {_text(acl_id)} already exists", offset)
+        if self._binding_present(binding):
+            raise ReplayError(
+                f"ACL {_text(acl_id)} duplicates the stored ACL {_text(self._id_of(binding))}",
+                offset,
+            )
+        self._set(acl_id, record)
+
+    def replay_remove(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
+        """Remove the ACL; it must exist in the image or have been added by this delta."""
+        acl_id = record.id
+        if not self._present(acl_id):
+            raise ReplayError(
+                f"cannot remove ACL id {_text(acl_id)}: it is in neither the image nor the delta",
+                offset,
+            )
+        current = self._changes.get(acl_id)
+        if current is not None:
+            self._added.pop(current.binding, None)
+        if acl_id in self._image.acls:
+            self._set(acl_id, None)
+        else:
+            del self._changes[acl_id]  # added and removed within this delta: nothing changed
+
+    def finish_snapshot(self) -> None:
+        """Mark every ACL of the base image that was not replayed since as removed."""
+        for acl_id in self._image.acls:
+            if acl_id not in self._changes:
+                self._changes[acl_id] = None
+        self._snapshot = False
+
+    def apply(self) -> AclsImage:
+        """The image with every change applied; base order kept, additions appended."""
+        if self._snapshot:
+            self.finish_snapshot()
+        if not self._changes:
+            return self._image
+        acls = dict(self._image.acls)
+        for acl_id, change in self._changes.items():
+            acls.pop(acl_id, None)
+            if change is not None:
+                acls[acl_id] = change
+        return AclsImage(MappingProxyType(acls))
+
+    def _set(self, acl_id: uuid.UUID, change: AccessControlEntryRecord | None) -> None:
+        # Re-inserting moves the id to the end, so the changes stay in commit order.
+        self._changes.pop(acl_id, None)
+        self._changes[acl_id] = change
+        if change is not None:
+            self._added[change.binding] = acl_id
+
+    def _present(self, acl_id: uuid.UUID) -> bool:
+        if acl_id in self._changes:
+            return self._changes[acl_id] is not None
+        return acl_id in self._image.acls and not self._snapshot
+
+    def _binding_present(self, binding: AclBinding) -> bool:
+        return self._id_of(binding) is not None
+
+    def _id_of(self, binding: AclBinding) -> uuid.UUID | None:
+        added = self._added.get(binding)
+        if added is not None:
+            return added
+        stored = self._image.id_of(binding)
+        if stored is None or self._snapshot or stored in self._changes:
+            return None  # removed by this delta, or about to be replaced by the snapshot
+        return stored
+
+
+def _text(acl_id: uuid.UUID | None) -> str:
+    return "?" if acl_id is None else kafka_uuid_text(acl_id)

@@ -1,0 +1,178 @@
+"""The whole metadata image (ACLs + SCRAM + provenance) and the delta that replays records into it.
+
+:class:`MetadataDelta` routes every record through ONE dispatch table, :data:`_HANDLERS`. Adding a
+record type means adding one entry there. A record class that is not in the table raises
+:class:`ReplayError`, never a silent skip. Replay is deterministic: it never reads the clock,
+randomness or any I/O; everything comes from the records and the offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from aclog.image.acls import AclsDelta, AclsImage
+from aclog.image.errors import ReplayError
+from aclog.image.provenance import MetadataProvenance
+from aclog.image.scram import ScramDelta, ScramImage
+from aclog.records.types import (
+    AccessControlEntryRecord,
+    LeaderChangeRecord,
+    NoOpRecord,
+    Record,
+    RemoveAccessControlEntryRecord,
+    RemoveUserScramCredentialRecord,
+    RequestContextRecord,
+    UserScramCredentialRecord,
+)
+
+
+@dataclass(frozen=True)
+class MetadataImage:
+    """Represents the committed metadata at one log position.
+
+    Immutable; thread-safe. Images are values: equal images hold equal ACLs, credentials and
+    provenance.
+    """
+
+    provenance: MetadataProvenance = MetadataProvenance.EMPTY
+    acls: AclsImage = AclsImage.EMPTY
+    scram: ScramImage = ScramImage.EMPTY
+
+    EMPTY: ClassVar[MetadataImage]
+
+    @property
+    def is_empty(self) -> bool:
+        """True when the image holds no ACL and no credential."""
+        return not self.acls.acls and not self.scram.users
+
+    def to_dict(self) -> dict[str, object]:
+        """``{"provenance", "acls", "users"}``, JSON-ready, with no SCRAM secrets."""
+        return {
+            "provenance": self.provenance.to_dict(),
+            "acls": self.acls.to_dict(),
+            "users": self.scram.to_dict(),
+        }
+
+
+MetadataImage.EMPTY = MetadataImage()
+
+
+class MetadataDelta:
+    """Represents the changes that records make to a :class:`MetadataImage`.
+
+    Not thread-safe; owned by the task that replays. Per-domain deltas are created on first use.
+    ``snapshot=True`` means the records restate a whole image (see :class:`AclsDelta`).
+    """
+
+    def __init__(self, image: MetadataImage, *, snapshot: bool = False) -> None:
+        self._image = image
+        self._snapshot = snapshot
+        self._acls: AclsDelta | None = None
+        self._scram: ScramDelta | None = None
+        self._request_context: RequestContextRecord | None = None
+
+    @property
+    def image(self) -> MetadataImage:
+        """The image these changes apply to."""
+        return self._image
+
+    @property
+    def acls_delta(self) -> AclsDelta | None:
+        """The ACL changes, or ``None`` if no ACL record was replayed."""
+        return self._acls
+
+    @property
+    def scram_delta(self) -> ScramDelta | None:
+        """The SCRAM changes, or ``None`` if no SCRAM record was replayed."""
+        return self._scram
+
+    @property
+    def request_context(self) -> RequestContextRecord | None:
+        """The latest :class:`RequestContextRecord` replayed: who asked for the current batch."""
+        return self._request_context
+
+    def get_or_create_acls_delta(self) -> AclsDelta:
+        """The ACL delta, created on first use."""
+        if self._acls is None:
+            self._acls = AclsDelta(self._image.acls, snapshot=self._snapshot)
+        return self._acls
+
+    def get_or_create_scram_delta(self) -> ScramDelta:
+        """The SCRAM delta, created on first use."""
+        if self._scram is None:
+            self._scram = ScramDelta(self._image.scram, snapshot=self._snapshot)
+        return self._scram
+
+    def replay(self, record: Record, offset: int) -> None:
+        """Apply one record read at ``offset``; raise :class:`ReplayError` if it cannot apply."""
+        handler = _HANDLERS.get(type(record))
+        if handler is None:
+            raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
+        handler(self, record, offset)
+
+    def finish_snapshot(self) -> None:
+        """Everything in the base image that the snapshot did not restate becomes a removal."""
+        self.get_or_create_acls_delta().finish_snapshot()
+        self.get_or_create_scram_delta().finish_snapshot()
+
+    def apply(self, provenance: MetadataProvenance) -> MetadataImage:
+        """The next image, at ``provenance``."""
+        if self._snapshot:
+            self.finish_snapshot()
+        acls = self._acls.apply() if self._acls is not None else self._image.acls
+        scram = self._scram.apply() if self._scram is not None else self._image.scram
+        return MetadataImage(provenance, acls, scram)
+
+    def _replay_acl(
+        self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
+    ) -> None:
+        self.get_or_create_acls_delta().replay(record, offset)
+
+    def _replay_scram(
+        self, record: UserScramCredentialRecord | RemoveUserScramCredentialRecord, offset: int
+    ) -> None:
+        self.get_or_create_scram_delta().replay(record, offset)
+
+    def _replay_request_context(self, record: RequestContextRecord, offset: int) -> None:
+        del offset
+        self._request_context = record
+
+    def _replay_nothing(self, record: NoOpRecord | LeaderChangeRecord, offset: int) -> None:
+        """No-op and leader-change records change no ACL or SCRAM state."""
+        del record, offset
+
+
+_HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
+    AccessControlEntryRecord: MetadataDelta._replay_acl,
+    RemoveAccessControlEntryRecord: MetadataDelta._replay_acl,
+    UserScramCredentialRecord: MetadataDelta._replay_scram,
+    RemoveUserScramCredentialRecord: MetadataDelta._replay_scram,
+    RequestContextRecord: MetadataDelta._replay_request_context,
+    NoOpRecord: MetadataDelta._replay_nothing,
+    LeaderChangeRecord: MetadataDelta._replay_nothing,
+}
+"""Record class -> handler: the one place where replay decides what a record does."""
+
+
+def apply_records(
+    image: MetadataImage,
+    records: Iterable[Record],
+    first_offset: int,
+    provenance: MetadataProvenance | None = None,
+) -> MetadataImage:
+    """Replay ``records`` (the first at ``first_offset``, the rest at the following offsets) onto
+    ``image`` as one delta and return the new image.
+
+    Without ``provenance`` the new image keeps the old epoch and timestamp and records the offset
+    of the last record. Raises :class:`ReplayError` like :meth:`MetadataDelta.replay`.
+    """
+    delta = MetadataDelta(image)
+    offset = first_offset - 1
+    for offset, record in enumerate(records, start=first_offset):
+        delta.replay(record, offset)
+    if provenance is None:
+        old = image.provenance
+        provenance = MetadataProvenance(max(offset, old.last_offset), old.epoch, old.timestamp_ms)
+    return delta.apply(provenance)

@@ -1,0 +1,110 @@
+"""``aclog demo``: commit a small, realistic history to a data directory and show it back.
+
+What ``make run`` runs: a platform team grants producer and consumer roles, a GLOB rule
+(KIP-1042) for regional accounting topics, a DENY, two SCRAM users, then revokes a grant, all
+through the controller that every other writer uses; then it prints the log and the state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from aclog.authorizer.filters import AclFilter
+from aclog.controller import ScramDeletion, upsertion_for_password
+from aclog.controller.controller import Caller, Controller
+from aclog.records import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    ResourceType,
+    ScramMechanism,
+)
+from aclog.tools.common import DataDir, open_controller
+from aclog.tools.console import app, out
+from aclog.tools.dump import dump
+
+ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
+TOPIC, GROUP = ResourceType.TOPIC, ResourceType.GROUP
+
+
+def _acl(
+    rt: ResourceType,
+    name: str,
+    pattern: PatternType,
+    principal: str,
+    op: AclOperation,
+    permission: AclPermissionType = ALLOW,
+) -> AclBinding:
+    return AclBinding(rt, name, pattern, principal, "*", op, permission)
+
+
+def _history(controller: Controller) -> None:
+    admin = Caller("User:platform-admin", "10.0.4.17", "terraform", "CreateAcls")
+    controller.create_acls(
+        [
+            _acl(TOPIC, "payments.", PatternType.PREFIXED, "User:payments-svc", AclOperation.WRITE),
+            _acl(
+                TOPIC, "payments.", PatternType.PREFIXED, "User:payments-svc", AclOperation.DESCRIBE
+            ),
+            _acl(TOPIC, "payments.", PatternType.PREFIXED, "User:ledger", AclOperation.READ),
+            _acl(GROUP, "ledger-", PatternType.PREFIXED, "User:ledger", AclOperation.READ),
+            _acl(TOPIC, "??-accounts-*", PatternType.GLOB, "User:finance-*", AclOperation.READ),
+            _acl(
+                TOPIC, "payments.cards", PatternType.LITERAL, "User:ledger", AclOperation.READ, DENY
+            ),
+            _acl(TOPIC, "audit", PatternType.LITERAL, "User:*", AclOperation.DESCRIBE),
+        ],
+        admin,
+    )
+    users = Caller("User:platform-admin", "10.0.4.17", "kafka-python", "AlterUserScramCredentials")
+    controller.alter_scram(
+        [
+            upsertion_for_password("payments-svc", ScramMechanism.SCRAM_SHA_512, "demo-only-1"),
+            upsertion_for_password("ledger", ScramMechanism.SCRAM_SHA_256, "demo-only-2"),
+        ],
+        [],
+        users,
+    )
+    # Kafka lets one request touch only one mechanism per user, so the second one comes alone.
+    controller.alter_scram(
+        [upsertion_for_password("ledger", ScramMechanism.SCRAM_SHA_512, "demo-only-3")], [], users
+    )
+    revoke = Caller("User:security-oncall", "10.0.9.2", "aclog-cli", "DeleteAcls")
+    controller.delete_acls([AclFilter(TOPIC, "audit", PatternType.LITERAL)], revoke)
+    rotate = Caller("User:security-oncall", "10.0.9.2", "aclog-cli", "AlterUserScramCredentials")
+    controller.alter_scram([], [ScramDeletion("ledger", ScramMechanism.SCRAM_SHA_256)], rotate)
+
+
+@app.command()
+def demo(
+    data_dir: DataDir = Path("aclog-data"),
+    show: Annotated[bool, typer.Option(help="Print the log and the state afterwards.")] = True,
+) -> None:
+    """Write a short example history to an empty data directory, then print it."""
+    with open_controller(data_dir) as controller:
+        fresh = controller.log.end_offset <= 1
+        if fresh:
+            _history(controller)
+        image = controller.image
+    state = "wrote an example history to" if fresh else "kept the existing log in"
+    out.print(
+        f"aclog demo: {state} {data_dir} (offsets 0..{image.provenance.last_offset})\n",
+        markup=False,
+    )
+    if not show:
+        return
+    dump([data_dir], 0, None, None, False, False)
+    out.print(
+        f"\nstate at offset {image.provenance.last_offset}: {len(image.acls)} ACLs, "
+        f"{len(image.scram.users)} SCRAM users",
+        markup=False,
+    )
+    out.print(
+        f"try: aclog acls list --data-dir {data_dir} --topic payments.cards "
+        "--resource-pattern-type match",
+        markup=False,
+    )

@@ -1,0 +1,118 @@
+"""``aclog users set|delete|list``: SCRAM credentials on a data directory (kafka-configs style).
+
+The password never reaches the log: the CLI salts and hashes it (RFC 5802 ``Hi``) the way a
+Kafka admin client does, and the controller stores only StoredKey and ServerKey.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from aclog.controller import ScramAlterResult, ScramDeletion, upsertion_for_password
+from aclog.image import user_to_dict
+from aclog.records import ScramMechanism
+from aclog.tools.common import DataDir, JsonFlag, local_caller, open_controller, report_failures
+from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
+
+users_app = typer.Typer(
+    help="Manage SCRAM users (salts and keys are never shown).", no_args_is_help=True
+)
+app.add_typer(users_app, name="users")
+
+Mechanism = Annotated[str, typer.Option("--mechanism", help="SCRAM-SHA-256 or SCRAM-SHA-512.")]
+
+
+def _mechanism(text: str) -> ScramMechanism:
+    try:
+        mechanism = ScramMechanism.parse(text)
+    except ValueError:
+        mechanism = ScramMechanism.UNKNOWN
+    if mechanism == ScramMechanism.UNKNOWN:
+        fail(f"unknown SCRAM mechanism {text!r}; use SCRAM-SHA-256 or SCRAM-SHA-512", EXIT_USAGE)
+    return mechanism
+
+
+@users_app.command("set")
+def set_user(
+    user: Annotated[str, typer.Argument(help="The user name (principal User:<name>).")],
+    data_dir: DataDir,
+    mechanism: Mechanism,
+    iterations: Annotated[int, typer.Option(help="PBKDF2 iterations, 4096 to 16384.")] = 8192,
+    password: Annotated[
+        str | None, typer.Option("--password", help="The password (visible in `ps`).")
+    ] = None,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from stdin.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Create or replace USER's credential for one mechanism."""
+    if (password is None) == (not password_stdin):
+        fail("give exactly one of --password or --password-stdin", EXIT_USAGE)
+    secret = password if password is not None else sys.stdin.readline().rstrip("\r\n")
+    if not secret:
+        fail("the password must not be empty", EXIT_USAGE)
+    upsertion = upsertion_for_password(user, _mechanism(mechanism), secret, iterations)
+    with open_controller(data_dir) as controller:
+        results = controller.alter_scram([upsertion], [], local_caller("aclog users set"))
+    _render(results, json_output, "set")
+
+
+@users_app.command("delete")
+def delete_user(
+    user: Annotated[str, typer.Argument(help="The user name.")],
+    data_dir: DataDir,
+    mechanism: Mechanism,
+    json_output: JsonFlag = False,
+) -> None:
+    """Delete USER's credential for one mechanism."""
+    deletion = ScramDeletion(user, _mechanism(mechanism))
+    with open_controller(data_dir) as controller:
+        results = controller.alter_scram([], [deletion], local_caller("aclog users delete"))
+    _render(results, json_output, "deleted")
+
+
+def _render(results: list[ScramAlterResult], json_output: bool, verb: str) -> None:
+    if json_output:
+        print_json(
+            {
+                "results": [
+                    {"user": r.user, "error_code": r.error.code, "error_message": r.error.message}
+                    for r in results
+                ]
+            }
+        )
+    else:
+        for r in results:
+            if r.error.is_success:
+                out.print(f"{verb} {r.user}", markup=False)
+    report_failures([(f"user {r.user}", r.error) for r in results if not r.error.is_success])
+
+
+@users_app.command("list")
+def list_users(
+    data_dir: DataDir,
+    users: Annotated[list[str] | None, typer.Argument(help="Only these users.")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List users with their mechanisms and iteration counts."""
+    with open_controller(data_dir) as controller:
+        caller = local_caller("aclog users list")
+        _, described = controller.describe_scram(users or None, caller)
+    found = [
+        user_to_dict(d.user, {c.mechanism: c for c in d.credentials})
+        for d in described
+        if d.error.is_success
+    ]
+    if json_output:
+        print_json({"users": found})
+    else:
+        for d in described:
+            mechanisms = ", ".join(
+                f"{c.mechanism.mechanism_name} ({c.iterations} iterations)" for c in d.credentials
+            )
+            out.print(f"{d.user}: {mechanisms}", markup=False)
+    report_failures([(f"user {d.user}", d.error) for d in described if not d.error.is_success])

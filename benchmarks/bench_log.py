@@ -1,0 +1,198 @@
+"""Log benchmarks: append with fsync and read+decode, beside their floors, in one run.
+
+Floors: fastavro encoding (or decoding) of the same record bodies alone, and the batch CRC-32C
+alone. Appends go through the real path: frame + Avro encode, kafka-python batch build, write,
+fsync. Reads go through the real path too: segment scan, CRC check, kafka-python record
+iteration, frame + Avro decode into dataclasses.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from fastavro import schemaless_reader, schemaless_writer
+from kafka.record.util import calc_crc32c
+
+from aclog.log import SegmentedLog, read_batches
+from aclog.log.batch import build_batch
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    RecordType,
+    ResourceType,
+    decode,
+    encode,
+)
+from aclog.records.codec import _acl_to
+from aclog.records.schemas import parsed_schema
+from benchmarks.report import Report, Row
+
+
+def acl_records(count: int, seed: int = 7) -> list[AccessControlEntryRecord]:
+    """Realistic ACL records: tenant-prefixed topics, a few hundred principals."""
+    rng = random.Random(seed)
+    ops = [AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE]
+    return [
+        AccessControlEntryRecord(
+            uuid.UUID(int=rng.getrandbits(128)),
+            ResourceType.TOPIC,
+            f"t{rng.randrange(1000):04d}.orders-{i % 97}",
+            rng.choice([PatternType.LITERAL, PatternType.PREFIXED]),
+            f"User:svc-{rng.randrange(300)}",
+            "*",
+            rng.choice(ops),
+            AclPermissionType.ALLOW if rng.random() > 0.05 else AclPermissionType.DENY,
+        )
+        for i in range(count)
+    ]
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def run(report: Report, quick: bool) -> None:
+    total = 20_000 if quick else 200_000
+    records = acl_records(total)
+    bodies = [encode(r) for r in records]
+    repeat = 2 if quick else 3
+    for batch_size in (1, 100, 10_000):
+        count = min(total, 2_000 if batch_size == 1 else total)
+        _append(report, records[:count], batch_size, repeat)
+    _floors(report, records, bodies, repeat)
+    _read(report, records, repeat)
+
+
+def _append(
+    report: Report, records: list[AccessControlEntryRecord], batch_size: int, repeat: int
+) -> None:
+    def once() -> None:
+        with tempfile.TemporaryDirectory() as tmp, SegmentedLog(tmp) as log:
+            for start in range(0, len(records), batch_size):
+                chunk = records[start : start + batch_size]
+                log.append([encode(r) for r in chunk], 1)
+
+    seconds = _best(once, repeat)
+    report.add(
+        Row(
+            "log",
+            "aclog",
+            f"append fsync batch={batch_size}",
+            len(records),
+            "throughput",
+            len(records) / seconds,
+            "records/s",
+        )
+    )
+
+
+def _floors(
+    report: Report, records: list[AccessControlEntryRecord], bodies: list[bytes], repeat: int
+) -> None:
+    schema = parsed_schema(RecordType.ACCESS_CONTROL_ENTRY, 0)
+    dicts = [_acl_to(r) for r in records]
+
+    def encode_only() -> None:
+        for d in dicts:
+            schemaless_writer(io.BytesIO(), schema, d)
+
+    def decode_only() -> None:
+        for body in bodies:
+            stream = io.BytesIO(body)
+            stream.seek(3)
+            schemaless_reader(stream, schema, None)
+
+    batch = bytes(build_batch(bodies[:10_000], 0, 1, 0))
+    batches = max(1, len(bodies) // 10_000)
+
+    def crc_only() -> None:
+        for _ in range(batches):
+            calc_crc32c(memoryview(batch)[21:])
+
+    n = len(records)
+    report.add(
+        Row(
+            "log",
+            "floor: fastavro encode",
+            "ACL bodies alone",
+            n,
+            "throughput",
+            n / _best(encode_only, repeat),
+            "records/s",
+        )
+    )
+    report.add(
+        Row(
+            "log",
+            "floor: fastavro decode",
+            "ACL bodies alone",
+            n,
+            "throughput",
+            n / _best(decode_only, repeat),
+            "records/s",
+        )
+    )
+    report.add(
+        Row(
+            "log",
+            "floor: batch CRC-32C",
+            "10,000-record batches",
+            n,
+            "throughput",
+            n / _best(crc_only, repeat),
+            "records/s",
+        )
+    )
+
+
+def _read(report: Report, records: list[AccessControlEntryRecord], repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        with SegmentedLog(tmp, fsync=False) as log:
+            for start in range(0, len(records), 10_000):
+                log.append([encode(r) for r in records[start : start + 10_000]], 1)
+
+        def read_decode() -> None:
+            for batch in read_batches(Path(tmp)):
+                for i, value in enumerate(batch.values):
+                    decode(value, batch.base_offset + i)
+
+        def read_only() -> None:
+            for _ in read_batches(Path(tmp)):
+                pass
+
+        n = len(records)
+        report.add(
+            Row(
+                "log",
+                "aclog",
+                "read + decode",
+                n,
+                "throughput",
+                n / _best(read_decode, repeat),
+                "records/s",
+            )
+        )
+        report.add(
+            Row(
+                "log",
+                "aclog",
+                "read (CRC + batch parse)",
+                n,
+                "throughput",
+                n / _best(read_only, repeat),
+                "records/s",
+            )
+        )

@@ -1,0 +1,126 @@
+"""Benchmark results: one row per measurement, printed as markdown and saved as JSON lines.
+
+Each run starts with a header naming the machine, Python, package versions and git commit, so
+numbers are never quoted without their conditions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+PACKAGES = ("fastavro", "kafka-python", "crc32c", "sortedcontainers")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured value: ``impl`` did ``workload`` at ``size`` and got ``value`` ``unit``."""
+
+    benchmark: str
+    impl: str
+    workload: str
+    size: int
+    metric: str
+    value: float
+    unit: str
+    note: str = ""
+
+
+@dataclass
+class Report:
+    """The rows of one run plus its environment header."""
+
+    rows: list[Row] = field(default_factory=list)
+
+    def add(self, row: Row) -> None:
+        self.rows.append(row)
+        print(
+            f"  {row.benchmark:<8} {row.impl:<22} {row.workload:<26} {row.size:>8} "
+            f"{row.metric:<12} {_fmt(row.value):>12} {row.unit} {row.note}",
+            flush=True,
+        )
+
+    def markdown(self) -> str:
+        lines = [_header_markdown(environment()), ""]
+        lines.append("| benchmark | impl | workload | size | metric | value | unit | note |")
+        lines.append("|---|---|---|---:|---|---:|---|---|")
+        for r in self.rows:
+            lines.append(
+                f"| {r.benchmark} | {r.impl} | {r.workload} | {r.size} | {r.metric} | "
+                f"{_fmt(r.value)} | {r.unit} | {r.note} |"
+            )
+        return "\n".join(lines) + "\n"
+
+    def save(self, directory: Path, name: str) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"{name}.md").write_text(self.markdown())
+        with open(directory / f"{name}.jsonl", "w") as out:
+            out.write(json.dumps({"environment": environment()}) + "\n")
+            for row in self.rows:
+                out.write(json.dumps(asdict(row)) + "\n")
+
+
+def _fmt(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def environment() -> dict[str, Any]:
+    """Machine, interpreter, package versions and git commit of this run."""
+    return {
+        "machine": platform.machine(),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "packages": {p: _version(p) for p in PACKAGES},
+        "commit": _git_commit(),
+    }
+
+
+def _header_markdown(env: dict[str, Any]) -> str:
+    packages = ", ".join(f"{k} {v}" for k, v in env["packages"].items())
+    return (
+        f"Machine: {env['cpu']} ({env['cores']} cores, {env['machine']}); "
+        f"Python {env['python']}; {packages}; commit {env['commit']}"
+    )
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _git_commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "aclog"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        return done.stdout.strip() + ("+dirty" if dirty.strip() else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
