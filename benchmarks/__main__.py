@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks import bench_log
+from benchmarks import bench_controller, bench_log
 from benchmarks.report import Report
 
-SUITES = {"log": bench_log.run}
+SUITES = {"log": bench_log.run, "commit": bench_controller.run}
 
 
 def main(argv: list[str] | None = None) -> int:

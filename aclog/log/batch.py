@@ -96,16 +96,85 @@ def crc_ok(batch: bytes | bytearray | memoryview) -> bool:
     return bool(stored == calc_crc32c(memoryview(batch)[CRC_START:]))
 
 
-def record_values(batch: bytes | bytearray) -> list[bytes]:
-    """The record values of a batch whose CRC was checked, via kafka-python's reader.
+def record_values(batch: bytes) -> list[bytes]:
+    """The record values of an uncompressed batch whose CRC was checked, in offset order.
 
-    Raises ``ValueError`` when the records inside do not parse.
+    kafka-python's ``DefaultRecordBatch`` builds a record object per record (about 3.5 us each
+    here, more than the Avro decode that follows), so uncompressed batches take this parser of
+    the same v2 record layout; compressed and control batches go through kafka-python. The
+    property tests check both give the same values. Raises ``ValueError`` when the records do
+    not parse or an offset delta is out of order.
     """
+    if batch[22] & 0x27:  # compression bits or the control flag (attributes' low byte)
+        return _values_via_kafka_python(batch)
+    count = HEADER.unpack_from(batch)[12]
+    try:
+        values, end = _parse_values(batch, count)
+    except IndexError:
+        raise ValueError("records do not parse: the batch ends inside a record") from None
+    if end != len(batch):
+        raise ValueError(f"records do not parse: {len(batch) - end} bytes after the last record")
+    return values
+
+
+def _parse_values(buf: bytes, count: int) -> tuple[list[bytes], int]:
+    values: list[bytes] = []
+    append = values.append
+    pos = HEADER_SIZE
+    for expected_delta in range(count):
+        length, pos = _varint(buf, pos)
+        end = pos + length
+        pos += 1  # attributes
+        _, pos = _varint(buf, pos)  # timestamp delta
+        offset_delta, pos = _varint(buf, pos)
+        if offset_delta != expected_delta:
+            raise ValueError(f"records do not parse: offset delta {offset_delta} out of order")
+        key_length, pos = _varint(buf, pos)
+        pos += max(key_length, 0)
+        value_length, pos = _varint(buf, pos)
+        if value_length < 0:
+            raise ValueError("records do not parse: a record has a null value")
+        append(buf[pos : pos + value_length])
+        pos += value_length
+        headers, pos = _varint(buf, pos)
+        for _ in range(headers):
+            pos = _skip_header(buf, pos)
+        if pos != end:
+            raise ValueError("records do not parse: a record's length does not fit its fields")
+    return values, pos
+
+
+def _skip_header(buf: bytes, pos: int) -> int:
+    key_length, pos = _varint(buf, pos)
+    pos += key_length
+    value_length, pos = _varint(buf, pos)
+    return pos + max(value_length, 0)
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    """A zigzag-encoded signed varint (Kafka's ``ByteUtils.readVarint``)."""
+    byte = buf[pos]
+    if byte < 0x80:
+        return (byte >> 1) ^ -(byte & 1), pos + 1
+    value = byte & 0x7F
+    shift = 7
+    while True:
+        pos += 1
+        byte = buf[pos]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return (value >> 1) ^ -(value & 1), pos + 1
+        shift += 7
+        if shift > 63:
+            raise ValueError("records do not parse: a varint is too long")
+
+
+def _values_via_kafka_python(batch: bytes) -> list[bytes]:
     reader = DefaultRecordBatch(batch)
     try:
         values = [record.value for record in reader]
     except Exception as err:  # kafka-python raises CorruptRecordError and friends
         raise ValueError(f"records do not parse: {err}") from None
     if any(v is None for v in values):
-        raise ValueError("a record has a null value")
+        raise ValueError("records do not parse: a record has a null value")
     return values

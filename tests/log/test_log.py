@@ -180,3 +180,36 @@ def test_delete_segments_below_keeps_what_is_needed(tmp_path: Path) -> None:
         assert len(list_segments(tmp_path)) == 1  # the active segment stays
         log.append([b"z"], 0)
         assert log.end_offset == 21
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.binary(max_size=300), min_size=1, max_size=40),
+    headers=st.lists(st.tuples(st.text(max_size=5), st.none() | st.binary(max_size=5)), max_size=3),
+    keyed=st.booleans(),
+)
+def test_fast_record_parser_equals_kafka_python(
+    values: list[bytes], headers: list[tuple[str, bytes | None]], keyed: bool
+) -> None:
+    """The uncompressed-batch parser returns what kafka-python's reader returns."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    from aclog.log.batch import _values_via_kafka_python, record_values
+
+    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+    for i, value in enumerate(values):
+        builder.append(i, 1000 + i * 7, b"k%d" % i if keyed else None, value, headers)
+    batch = bytes(builder.build())
+    assert record_values(batch) == _values_via_kafka_python(batch) == values
+
+
+def test_compressed_batches_are_read_through_kafka_python() -> None:
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    from aclog.log.batch import record_values
+
+    builder = DefaultRecordBatchBuilder(2, 1, False, -1, -1, -1, 1 << 30)  # gzip
+    values = [b"x" * 100, b"y" * 100]
+    for i, value in enumerate(values):
+        builder.append(i, 5, None, value, [])
+    assert record_values(bytes(builder.build())) == values
