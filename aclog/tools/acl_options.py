@@ -14,6 +14,7 @@ Pure functions; thread-safe.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from aclog.authorizer.filters import AclFilter
 from aclog.authorizer.operations import SUPPORTED_OPERATIONS
@@ -212,3 +213,30 @@ def filters_for_list(options: AclOptions) -> list[AclFilter]:
         unnamed = PatternType.ANY if pattern == PatternType.MATCH else pattern
         return [AclFilter(ResourceType.ANY, None, unnamed, p) for p in principals]
     return [AclFilter(rt, name, pattern, p) for rt, name in named for p in principals]
+
+
+def read_inventory(path: Path | None) -> list[tuple[ResourceType, str]]:
+    """Resources from a file of ``TYPE:name`` lines (``TOPIC:orders``); blank lines and lines
+    starting with ``#`` are skipped. The type is any resource type name, in any case."""
+    if path is None:
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise OptionError(f"cannot read the inventory {path}: {error.strerror}") from None
+    resources: list[tuple[ResourceType, str]] = []
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        kind, sep, name = text.partition(":")
+        try:
+            resource_type = ResourceType.parse(kind)
+        except ValueError:
+            resource_type = ResourceType.UNKNOWN
+        if not sep or not name or resource_type in (ResourceType.UNKNOWN, ResourceType.ANY):
+            raise OptionError(
+                f"{path}:{number}: expected TYPE:name such as TOPIC:orders, got {text!r}"
+            )
+        resources.append((resource_type, name))
+    return resources

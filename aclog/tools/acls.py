@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from aclog.authorizer.filters import AclFilter
+from aclog.authorizer.impact import impact_of_adding
 from aclog.controller.result import AclCreateResult, AclDeleteResult
 from aclog.image import ApiError
 from aclog.records import AclBinding, record_to_dict
@@ -18,6 +20,7 @@ from aclog.tools.acl_options import (
     bindings_for_add,
     filters_for_list,
     filters_for_remove,
+    read_inventory,
 )
 from aclog.tools.common import DataDir, JsonFlag, local_caller, open_controller, report_failures
 from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
@@ -72,6 +75,14 @@ def add(
     consumer: Annotated[bool, typer.Option("--consumer", help="Consumer role ACLs.")] = False,
     idempotent: Annotated[bool, typer.Option("--idempotent", help="With --producer.")] = False,
     dry_run: DryRun = False,
+    inventory: Annotated[
+        Path | None,
+        typer.Option(
+            "--inventory",
+            help="With --dry-run: a file of TYPE:name resources; show "
+            "which the new ACLs apply to and whose decisions change.",
+        ),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Add ACLs. Adding an ACL that already exists succeeds and writes nothing."""
@@ -90,15 +101,28 @@ def add(
     options.cluster, options.pattern_type = cluster, resource_pattern_type
     options.producer, options.consumer, options.idempotent = producer, consumer, idempotent
     bindings = _parse(lambda: bindings_for_add(options))
+    if inventory is not None and not dry_run:
+        fail("--inventory shows the effect of a change; use it with --dry-run", EXIT_USAGE)
+    resources = _parse(lambda: read_inventory(inventory)) if inventory else None
     with open_controller(data_dir) as controller:
-        before = set(controller.image.acls.acls)
+        current = controller.image.acls
         results = controller.create_acls(bindings, local_caller("aclog acls add"), dry_run=dry_run)
+    before = set(current.acls)
     rows = [_create_row(b, r) for b, r in zip(bindings, results, strict=True)]
+    impacts = None
+    if resources is not None:
+        new = [
+            b.with_id(r.acl_id)
+            for b, r in zip(bindings, results, strict=True)
+            if r.acl_id is not None and r.acl_id not in before
+        ]
+        impacts = [i.to_dict() for i in impact_of_adding(current, new, resources)]
     if json_output:
-        print_json({"results": rows})
+        print_json({"results": rows} if impacts is None else {"results": rows, "impact": impacts})
     else:
         for binding, result in zip(bindings, results, strict=True):
             _print_created(binding, result, before, dry_run)
+        _print_impacts(impacts)
     report_failures(
         [
             (_describe(b), r.error)
@@ -162,6 +186,20 @@ def remove(
             if not r.error.is_success
         ]
     )
+
+
+def _print_impacts(impacts: list[dict[str, Any]] | None) -> None:
+    if impacts is None:
+        return
+    out.print(f"the new ACLs apply to {len(impacts)} inventory resources", markup=False)
+    for impact in impacts:
+        out.print(f"  {impact['resource_type']}:{impact['resource_name']}", markup=False)
+        for c in impact["changes"]:
+            out.print(
+                f"    {c['principal']} from {c['host']} {c['operation']}: "
+                f"{c['before']} -> {c['after']}",
+                markup=False,
+            )
 
 
 def _confirm(planned: list[AclDeleteResult]) -> None:

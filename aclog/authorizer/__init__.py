@@ -1,0 +1,52 @@
+"""How questions are answered fast: GLOB patterns, ACL filters, the trie index and the
+authorizer (``authorize``, ``explain``, KIP-430 operations, ``authorizeByResourceType``).
+
+Imports only :mod:`aclog.records` (and the standard library).
+"""
+
+from aclog.authorizer.authorizer import Authorizer
+from aclog.authorizer.config import parse_allow_everyone, parse_super_users
+from aclog.authorizer.decide import skipped_characters
+from aclog.authorizer.entries import canonical_host
+from aclog.authorizer.filters import AclFilter, pattern_applies
+from aclog.authorizer.glob import Glob, GlobSyntaxError, compile_glob, validate_glob
+from aclog.authorizer.index import AclIndex
+from aclog.authorizer.operations import (
+    SUPPORTED_OPERATIONS,
+    operations_bitfield,
+    operations_from_bitfield,
+    supported_operations,
+)
+from aclog.authorizer.ordering import kafka_order
+from aclog.authorizer.results import (
+    AuthorizerNotReadyError,
+    Decision,
+    Explanation,
+    UnknownAclError,
+    describe_acl,
+)
+
+__all__ = [
+    "SUPPORTED_OPERATIONS",
+    "AclFilter",
+    "AclIndex",
+    "Authorizer",
+    "AuthorizerNotReadyError",
+    "Decision",
+    "Explanation",
+    "Glob",
+    "GlobSyntaxError",
+    "UnknownAclError",
+    "canonical_host",
+    "compile_glob",
+    "describe_acl",
+    "kafka_order",
+    "operations_bitfield",
+    "operations_from_bitfield",
+    "parse_allow_everyone",
+    "parse_super_users",
+    "pattern_applies",
+    "skipped_characters",
+    "supported_operations",
+    "validate_glob",
+]

@@ -1,0 +1,302 @@
+"""The trie authorizer: Kafka's StandardAuthorizer semantics plus GLOB, over an :class:`AclIndex`.
+
+Decisions follow ``reference/kafka-acl-spec.md`` §6-§9 and DESIGN.md §3: super users are always
+allowed (even before the first load, and over any DENY); until :meth:`Authorizer.load` or
+:meth:`Authorizer.complete_initial_load` every other request raises
+:class:`AuthorizerNotReadyError`; any matching DENY beats any matching ALLOW at any specificity;
+the allow-everyone default applies only to a resource with no ACL at all. Deliberate fixes: a
+LITERAL ``*`` ACL applies to every name, a session principal ``User:*`` is handled normally, hosts
+compare as parsed IP addresses.
+
+Thread-safety: every query is thread-safe and lock-free; it reads the current
+:class:`AclIndex` once and works on that immutable snapshot, so a reader never sees half a
+batch. Mutations (:meth:`Authorizer.load`, :meth:`~Authorizer.add`, :meth:`~Authorizer.remove`,
+:meth:`~Authorizer.apply`) must come from one thread: each builds a new index by path copying
+and publishes it with a single attribute rebind.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+
+from aclog.authorizer import decide as core
+from aclog.authorizer.by_type import find_allowed_name
+from aclog.authorizer.entries import canonical_host
+from aclog.authorizer.filters import AclFilter
+from aclog.authorizer.index import AclIndex
+from aclog.authorizer.operations import granted_operations, supported_operations
+from aclog.authorizer.ordering import kafka_order
+from aclog.authorizer.results import (
+    AuthorizerNotReadyError,
+    Decision,
+    Explanation,
+    UnknownAclError,
+    describe_acl,
+)
+from aclog.records.enums import AclOperation, AclPermissionType, ResourceType
+from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
+
+
+class Authorizer:
+    """Represents a broker's authorizer: the published ACL index plus the configuration.
+
+    Queries are thread-safe and lock-free; mutations must come from one thread (see the module
+    docstring). ``authorize`` costs O(len(name)) dict probes plus one GLOB match per candidate
+    GLOB pattern (those whose literal prefix prefixes the name, and those starting with a
+    wildcard).
+    """
+
+    def __init__(
+        self,
+        super_users: Iterable[str] = frozenset(),
+        allow_everyone_if_no_acl_found: bool = False,
+    ) -> None:
+        self._super_users = frozenset(super_users)
+        self._allow_everyone = allow_everyone_if_no_acl_found
+        self._index = AclIndex.EMPTY
+        self._by_id: dict[uuid.UUID, AccessControlEntryRecord] = {}  # the writer's own view
+        self._ready = False
+
+    # -- configuration and state ------------------------------------------------------------
+
+    @property
+    def super_users(self) -> frozenset[str]:
+        """The principals (``Type:name`` text) that are always allowed."""
+        return self._super_users
+
+    @property
+    def allow_everyone_if_no_acl_found(self) -> bool:
+        """The decision for a resource that has no ACL at all."""
+        return self._allow_everyone
+
+    @property
+    def is_ready(self) -> bool:
+        """True once the initial load is complete."""
+        return self._ready
+
+    @property
+    def index(self) -> AclIndex:
+        """The current immutable snapshot of the ACLs."""
+        return self._index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    # -- mutations (one writer thread) ------------------------------------------------------
+
+    def load(self, acls: Iterable[AccessControlEntryRecord]) -> None:
+        """Replace every ACL with ``acls`` and mark the authorizer ready. O(total name length).
+
+        Raises ``ValueError`` (and changes nothing) for a repeated id or an invalid GLOB."""
+        by_id: dict[uuid.UUID, AccessControlEntryRecord] = {}
+        for acl in acls:
+            if acl.id in by_id:
+                raise ValueError(f"ACL id {kafka_uuid_text(acl.id)} appears twice in the load")
+            by_id[acl.id] = acl
+        self._index = AclIndex.build(by_id.values())
+        self._by_id = by_id
+        self._ready = True
+
+    def complete_initial_load(self) -> None:
+        """Mark the initial load complete: from now on the ACLs decide for every principal."""
+        self._ready = True
+
+    def add(self, acl: AccessControlEntryRecord) -> None:
+        """Add one ACL. O(len(name) + node container). ``ValueError`` if its id is stored."""
+        self.apply(adds=(acl,), removes=())
+
+    def remove(self, acl_id: uuid.UUID) -> None:
+        """Remove one ACL. O(len(name) + node container). :class:`UnknownAclError` (a
+        ``KeyError``) if no ACL has that id."""
+        self.apply(adds=(), removes=(acl_id,))
+
+    def apply(self, adds: Iterable[AccessControlEntryRecord], removes: Iterable[uuid.UUID]) -> None:
+        """Apply one batch atomically: readers see all of it or none of it.
+
+        ``removes`` are applied first and must name stored ACLs; then ``adds``, whose ids must
+        not be stored (so removing and re-adding an id replaces that ACL). Two ids may hold
+        identical ACLs (the controller prevents it; both are kept). On any error nothing
+        changes. O(batch x (len(name) + node container)).
+        """
+        adds, removes = list(adds), list(removes)
+        removed = self._check_removes(removes)
+        added = self._check_adds(adds, set(removes))
+        self._index = self._index.changed(adds=added, removes=removed)
+        for acl_id in removes:
+            del self._by_id[acl_id]
+        self._by_id.update((acl.id, acl) for acl in added)
+
+    def apply_changes(self, changes: Mapping[uuid.UUID, AccessControlEntryRecord | None]) -> None:
+        """Apply an image delta's ordered changes (a record adds or replaces its id, ``None``
+        removes it) as one atomic batch."""
+        removes = [
+            acl_id for acl_id, acl in changes.items() if acl is None or acl_id in self._by_id
+        ]
+        adds = [acl for acl in changes.values() if acl is not None]
+        self.apply(adds, removes)
+
+    def _check_removes(self, removes: list[uuid.UUID]) -> list[AccessControlEntryRecord]:
+        if len(set(removes)) != len(removes):
+            raise ValueError("a batch names the same ACL id twice in its removals")
+        missing = [acl_id for acl_id in removes if acl_id not in self._by_id]
+        if missing:
+            raise UnknownAclError(
+                f"cannot remove ACL id {kafka_uuid_text(missing[0])}: no stored ACL has it; "
+                "list the stored ACLs to find the right id"
+            )
+        return [self._by_id[acl_id] for acl_id in removes]
+
+    def _check_adds(
+        self, adds: list[AccessControlEntryRecord], freed: set[uuid.UUID]
+    ) -> list[AccessControlEntryRecord]:
+        seen: set[uuid.UUID] = set()
+        for acl in adds:
+            if acl.id in seen or (acl.id in self._by_id and acl.id not in freed):
+                raise ValueError(
+                    f"ACL id {kafka_uuid_text(acl.id)} is already stored; remove it first "
+                    "or give the new ACL a fresh id"
+                )
+            seen.add(acl.id)
+        return adds
+
+    # -- queries (thread-safe) --------------------------------------------------------------
+
+    def authorize(
+        self,
+        principal: str,
+        host: str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: str,
+    ) -> Decision:
+        """Whether ``principal`` connecting from ``host`` may do ``operation`` on the resource.
+
+        Raises :class:`AuthorizerNotReadyError` before the initial load (except for super users)
+        and ``ValueError`` for resource type or operation ANY. O(len(name)) + candidate GLOBs.
+        """
+        _check_request(operation, resource_type)
+        if principal in self._super_users:
+            return Decision.ALLOWED
+        self._check_ready()
+        outcome = core.decide(
+            self._index, principal, canonical_host(host), operation, resource_type, name
+        )
+        return self._decision(outcome)
+
+    def _decision(self, outcome: int) -> Decision:
+        if outcome == core.ALLOWED or (outcome == core.NO_ACL and self._allow_everyone):
+            return Decision.ALLOWED
+        return Decision.DENIED
+
+    def explain(
+        self,
+        principal: str,
+        host: str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: str,
+    ) -> Explanation:
+        """Like :meth:`authorize`, with the reason, the deciding ACL and every matching ACL
+        (most specific first). O(len(name)) + candidate GLOBs + sorting the matches."""
+        _check_request(operation, resource_type)
+        if principal in self._super_users:
+            return Explanation(Decision.ALLOWED, f"{principal} is a super user")
+        self._check_ready()
+        ranked, on_resource = core.matching(
+            self._index, principal, canonical_host(host), operation, resource_type, name
+        )
+        acls = [acl for _, acl in ranked]
+        deny = next((acl for acl in acls if acl.permission_type == AclPermissionType.DENY), None)
+        if deny is not None:
+            return Explanation(Decision.DENIED, f"denied by {describe_acl(deny)}", deny, acls)
+        if acls:
+            return Explanation(
+                Decision.ALLOWED, f"allowed by {describe_acl(acls[0])}", acls[0], acls
+            )
+        if not on_resource:
+            setting = "true" if self._allow_everyone else "false"
+            decision = Decision.ALLOWED if self._allow_everyone else Decision.DENIED
+            reason = f"no ACL on the resource; allow.everyone.if.no.acl.found={setting}"
+            return Explanation(decision, reason)
+        reason = "ACLs exist on the resource but none allows this principal/host/operation"
+        return Explanation(Decision.DENIED, reason)
+
+    def authorized_operations(
+        self, principal: str, host: str, resource_type: ResourceType, name: str
+    ) -> frozenset[AclOperation]:
+        """KIP-430: the supported operations of the resource type that :meth:`authorize` would
+        allow, found in one walk. See :func:`operations_bitfield` for the wire field."""
+        _check_resource_type(resource_type)
+        supported = supported_operations(resource_type)
+        if principal in self._super_users:
+            return supported
+        self._check_ready()
+        allowed, denied, on_resource = core.operations(
+            self._index, principal, canonical_host(host), resource_type, name
+        )
+        if not on_resource:
+            return supported if self._allow_everyone else frozenset()
+        return granted_operations(supported, allowed, denied)
+
+    def authorize_by_resource_type(
+        self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType
+    ) -> Decision:
+        """Whether ``principal`` may do ``operation`` on at least one resource of the type
+        (Kafka's ``authorizeByResourceType``, extended to GLOB as :mod:`aclog.authorizer.by_type`
+        documents). O(ACLs of the type)."""
+        found = self.allowed_name(principal, host, operation, resource_type)
+        return Decision.DENIED if found is None else Decision.ALLOWED
+
+    def allowed_name(
+        self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType
+    ) -> str | None:
+        """The name behind :meth:`authorize_by_resource_type`: a resource name of the type that
+        :meth:`authorize` allows, or ``None``. ``ValueError`` for ANY or UNKNOWN arguments."""
+        if resource_type in _NOT_A_TYPE or operation in _NOT_AN_OPERATION:
+            raise ValueError(
+                f"authorize_by_resource_type needs a known resource type and operation, "
+                f"not {resource_type.name} and {operation.name}"
+            )
+        index = self._index
+        canonical = canonical_host(host)
+
+        def allows(name: str) -> bool:
+            if principal in self._super_users:
+                return True
+            self._check_ready()
+            outcome = core.decide(index, principal, canonical, operation, resource_type, name)
+            return self._decision(outcome) == Decision.ALLOWED
+
+        return find_allowed_name(index, principal, canonical, operation, resource_type, allows)
+
+    def acls(self, acl_filter: AclFilter) -> list[AccessControlEntryRecord]:
+        """The stored ACLs ``acl_filter`` matches (Kafka filter semantics, plus GLOB), in Kafka's
+        sort order (``reference/kafka-acl-spec.md`` §2; see :mod:`aclog.authorizer.ordering`).
+
+        A MATCH filter with a name walks the trie for that name; a name with a specific pattern
+        type is one lookup; a filter without a name scans. Plus O(k log k) to sort k results.
+        """
+        return kafka_order(self._index.select(acl_filter))
+
+    def _check_ready(self) -> None:
+        if not self._ready:
+            raise AuthorizerNotReadyError(
+                "the authorizer has not finished loading the ACLs; only super users are "
+                "authorized until the initial load completes"
+            )
+
+
+_NOT_A_TYPE = (ResourceType.ANY, ResourceType.UNKNOWN)
+_NOT_AN_OPERATION = (AclOperation.ANY, AclOperation.UNKNOWN)
+
+
+def _check_resource_type(resource_type: ResourceType) -> None:
+    if resource_type == ResourceType.ANY:
+        raise ValueError("a resource to authorize needs a resource type; ANY is only for filters")
+
+
+def _check_request(operation: AclOperation, resource_type: ResourceType) -> None:
+    _check_resource_type(resource_type)
+    if operation == AclOperation.ANY:
+        raise ValueError("a request needs an operation; ANY is only for filters")

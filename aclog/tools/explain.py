@@ -1,0 +1,99 @@
+"""``aclog explain``: why a principal may or may not do an operation on a resource."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from aclog.authorizer import Authorizer, Explanation, parse_super_users
+from aclog.controller.controller import replay_log
+from aclog.log import CorruptLogError
+from aclog.records import AclOperation, ResourceType, record_to_dict
+from aclog.tools.acl_options import CLUSTER_NAME
+from aclog.tools.common import JsonFlag
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, out, print_json
+
+
+def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
+    """The JSON form of an explanation: ``{"decision", "reason", "deciding_acl",
+    "matching_acls"}`` with ACLs in the shape every ``--json`` output uses."""
+    deciding = explanation.deciding_acl
+    return {
+        "decision": explanation.decision.value,
+        "reason": explanation.reason,
+        "deciding_acl": None if deciding is None else record_to_dict(deciding),
+        "matching_acls": [record_to_dict(acl) for acl in explanation.matching_acls],
+    }
+
+
+def _resource(
+    topic: str | None,
+    group: str | None,
+    cluster: bool,
+    transactional_id: str | None,
+    user: str | None,
+) -> tuple[ResourceType, str]:
+    named = [
+        (ResourceType.TOPIC, topic),
+        (ResourceType.GROUP, group),
+        (ResourceType.CLUSTER, CLUSTER_NAME if cluster else None),
+        (ResourceType.TRANSACTIONAL_ID, transactional_id),
+        (ResourceType.USER, user),
+    ]
+    given = [(rt, name) for rt, name in named if name is not None]
+    if len(given) != 1:
+        fail(
+            "name exactly one resource: --topic, --group, --cluster, --transactional-id or --user",
+            EXIT_USAGE,
+        )
+    return given[0]
+
+
+@app.command()
+def explain(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="The aclog data directory.")],
+    principal: Annotated[str, typer.Option(help="The caller, e.g. User:alice.")],
+    host: Annotated[str, typer.Option(help="The caller's IP address.")],
+    operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
+    topic: Annotated[str | None, typer.Option(help="A topic name.")] = None,
+    group: Annotated[str | None, typer.Option(help="A consumer group.")] = None,
+    cluster: Annotated[bool, typer.Option("--cluster", help="The cluster resource.")] = False,
+    transactional_id: Annotated[str | None, typer.Option(help="A transactional id.")] = None,
+    user: Annotated[str | None, typer.Option(help="A user resource.")] = None,
+    super_users: Annotated[
+        str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
+    ] = None,
+    allow_everyone_if_no_acl_found: Annotated[
+        bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Decide one request against the committed ACLs and say why (exit 0 either way)."""
+    resource_type, name = _resource(topic, group, cluster, transactional_id, user)
+    try:
+        op = AclOperation.parse(operation)
+        supers = parse_super_users(super_users)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    if not data_dir.is_dir():
+        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    try:
+        image = replay_log(data_dir)
+    except CorruptLogError as error:
+        fail(str(error), EXIT_FAILURE)
+    authorizer = Authorizer(supers, allow_everyone_if_no_acl_found)
+    authorizer.load(image.acls)
+    result = explanation_to_dict(authorizer.explain(principal, host, op, resource_type, name))
+    if json_output:
+        print_json(result)
+        return
+    out.print(f"{result['decision']}: {result['reason']}", markup=False)
+    for acl in result["matching_acls"]:
+        out.print(
+            f"  matches {acl['permission_type']} {acl['operation']} on "
+            f"{acl['pattern_type']} {acl['resource_name']!r} for {acl['principal']} "
+            f"from {acl['host']} (id {acl['id']})",
+            markup=False,
+        )

@@ -1,0 +1,161 @@
+"""Loading and changing the ACLs: errors, atomic batches, copy-on-write snapshots, large nodes,
+and readers racing a writer."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+
+from aclog.authorizer import AclFilter, Authorizer, Decision, UnknownAclError, kafka_order
+from aclog.authorizer.buckets import SMALL, AclBucket
+from aclog.authorizer.invariants import check_index
+from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
+from tests.authorizer.reference import ReferenceAuthorizer
+from tests.authorizer.strategies import make_acl
+
+O = AclOperation  # noqa: E741
+TOPIC = ResourceType.TOPIC
+ALICE = "User:alice"
+HOST = "10.0.0.1"
+EVERYTHING = AclFilter()
+
+
+def ready(acls=()) -> Authorizer:
+    authorizer = Authorizer()
+    authorizer.load(acls)
+    return authorizer
+
+
+def test_add_rejects_a_stored_id_and_remove_an_unknown_one() -> None:
+    acl = make_acl("foo")
+    authorizer = ready([acl])
+    with pytest.raises(ValueError, match="is already stored"):
+        authorizer.add(acl)
+    unknown = uuid.UUID(int=99)
+    with pytest.raises(UnknownAclError, match="no stored ACL has it") as caught:
+        authorizer.remove(unknown)
+    assert isinstance(caught.value, KeyError)
+    authorizer.remove(acl.id)
+    assert len(authorizer) == 0
+    with pytest.raises(KeyError):
+        authorizer.remove(acl.id)
+
+
+def test_a_failing_batch_changes_nothing() -> None:
+    kept = make_acl("foo")
+    authorizer = ready([kept])
+    before = authorizer.index
+    with pytest.raises(UnknownAclError):
+        authorizer.apply([make_acl("bar")], [kept.id, uuid.UUID(int=98)])
+    with pytest.raises(ValueError, match="already stored"):
+        authorizer.apply([make_acl("baz"), kept], [])
+    with pytest.raises(ValueError, match="GLOB pattern"):
+        authorizer.apply([make_acl("ok"), make_acl("bad\\", PatternType.GLOB)], [kept.id])
+    assert authorizer.index is before
+    assert authorizer.acls(EVERYTHING) == [kept]
+    authorizer.remove(kept.id)  # the writer's own view was not corrupted either
+
+
+def test_a_batch_may_replace_an_acl_under_the_same_id() -> None:
+    old = make_acl("foo")
+    new = make_acl("bar", acl_id=old.id)
+    authorizer = ready([old])
+    authorizer.apply([new], [old.id])
+    assert authorizer.acls(EVERYTHING) == [new]
+    authorizer.apply_changes({new.id: None, (extra := make_acl("baz")).id: extra})
+    assert authorizer.acls(EVERYTHING) == [extra]
+    with pytest.raises(UnknownAclError):
+        authorizer.apply_changes({uuid.UUID(int=97): None})
+
+
+def test_load_replaces_everything_and_rejects_repeated_ids() -> None:
+    authorizer = ready([make_acl("foo"), make_acl("bar")])
+    fresh = make_acl("baz")
+    authorizer.load([fresh])
+    assert authorizer.acls(EVERYTHING) == [fresh]
+    with pytest.raises(ValueError, match="appears twice"):
+        authorizer.load([fresh, fresh])
+    assert authorizer.acls(EVERYTHING) == [fresh]
+
+
+def test_published_snapshots_never_change_and_untouched_branches_are_shared() -> None:
+    acls = [make_acl(name) for name in ("alpha", "alpine", "beta", "gamma")]
+    authorizer = ready(acls)
+    old = authorizer.index
+    old_listing = kafka_order(old)
+    authorizer.add(make_acl("alps"))
+    authorizer.remove(acls[2].id)
+    check_index(old)
+    assert kafka_order(old) == old_listing
+    new = authorizer.index
+    old_root, new_root = old.trie(TOPIC).root, new.trie(TOPIC).root
+    assert new_root is not old_root
+    assert new_root.children["g"] is old_root.children["g"]  # "gamma" was not copied
+    assert "b" not in new_root.children  # "beta" is gone and its node pruned
+    check_index(new)
+
+
+def test_a_node_with_many_acls_is_indexed_and_shrinks_back() -> None:
+    principals = [f"User:u{i}" for i in range(40)] + ["User:*"]
+    hosts = ["*", "10.0.0.1", "::1", "10.0.0.2"]
+    acls = [
+        make_acl("foo", principal=p, host=h, operation=op, permission=perm)
+        for p in principals
+        for h in hosts
+        for op, perm in [(O.READ, AclPermissionType.ALLOW), (O.WRITE, AclPermissionType.DENY)]
+    ]
+    acls.append(make_acl("foo", PatternType.LITERAL, principal="User:u1", host="*"))
+    authorizer = ready(acls)
+    reference = ReferenceAuthorizer()
+    reference.load(acls)
+    assert isinstance(authorizer.index.trie(TOPIC).exact(PatternType.LITERAL, "foo"), AclBucket)
+    check_index(authorizer.index)
+    for principal in ("User:u1", "User:u39", "User:nobody", "User:*"):
+        for host in ("10.0.0.1", "0:0:0:0:0:0:0:1", "10.0.0.3"):
+            for op in (O.READ, O.WRITE, O.DESCRIBE):
+                request = (principal, host, op, TOPIC, "foo")
+                got, want = authorizer.explain(*request), reference.explain(*request)
+                assert got.decision == want.decision
+                assert got.deciding_acl == want.deciding_acl
+                assert got.matching_acls == want.matching_acls
+    for acl in acls[: len(acls) - SMALL // 2]:
+        authorizer.remove(acl.id)
+        check_index(authorizer.index)
+    assert isinstance(authorizer.index.trie(TOPIC).exact(PatternType.LITERAL, "foo"), tuple)
+
+
+def test_readers_never_see_half_a_batch() -> None:
+    authorizer = Authorizer()
+    authorizer.load([make_acl(f"other-{i}") for i in range(50)])
+    names = [f"topic-{i}" for i in range(8)]
+    seen_allowed: list[str] = []
+    rounds: list[int] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            rounds.append(1)
+            for name in names:
+                if authorizer.authorize(ALICE, HOST, O.READ, TOPIC, name) == Decision.ALLOWED:
+                    seen_allowed.append(name)
+
+    threads = [threading.Thread(target=reader) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(300):
+            batch = []
+            for name in names:
+                batch.append(make_acl(name, permission=AclPermissionType.DENY))
+                batch.append(make_acl(name, permission=AclPermissionType.ALLOW))
+            authorizer.apply(batch, [])
+            authorizer.apply([], [acl.id for acl in batch])
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert seen_allowed == []
+    assert len(rounds) > 10  # the readers really ran while batches were applied
+    assert len(authorizer) == 50
