@@ -328,3 +328,13 @@ _WRITERS: dict[type, tuple[bytes, Any, Callable[[Any], dict[str, Any]]]] = {
     )
     for cls, code in RECORD_TYPES.items()
 }
+
+
+def record_to_fields(record: Record) -> dict[str, Any]:
+    """The Avro field values of ``record`` at its current version (for container files)."""
+    return _TO_AVRO[RECORD_TYPES[type(record)]](record)
+
+
+def record_from_fields(record_type: RecordType, fields: dict[str, Any]) -> Record:
+    """The record of ``record_type`` whose current-version Avro fields are ``fields``."""
+    return _FROM_AVRO[record_type](fields)
