@@ -14,6 +14,7 @@ swapped whole after each commit. Cost: an operation is O(records) plus one fsync
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -24,6 +25,7 @@ from typing import TypeVar
 from aclog.authorizer.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
+from aclog.controller.rebuild import rebuild_image
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
     AclCreateResult,
@@ -32,7 +34,14 @@ from aclog.controller.result import (
     ScramAlterResult,
 )
 from aclog.controller.scram_manager import ScramControlManager
-from aclog.image import ApiError, Errors, MetadataDelta, MetadataImage, MetadataProvenance
+from aclog.image import (
+    ApiError,
+    Errors,
+    MetadataDelta,
+    MetadataImage,
+    MetadataProvenance,
+    image_records,
+)
 from aclog.image.scram import ScramDescribeResult
 from aclog.image.stream import read_decoded
 from aclog.log import FencedEpochError, LogError, SegmentedLog
@@ -45,8 +54,16 @@ from aclog.records import (
     RequestContextRecord,
     encode,
 )
+from aclog.snapshot import (
+    RetentionPolicy,
+    SnapshotInfo,
+    SnapshotPolicy,
+    remove_stale_temp_files,
+    write_snapshot,
+)
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 NOT_CONTROLLER = ApiError(Errors.NOT_CONTROLLER, "This controller is no longer the active one.")
 STORAGE_FAILED = ApiError(Errors.UNKNOWN_SERVER_ERROR, None)
@@ -82,6 +99,9 @@ class Controller:
         authorizer: ClusterAuthorizer | None = None,
         clock: Callable[[], float] = time.time,
         acl_manager: AclControlManager | None = None,
+        snapshot_policy: SnapshotPolicy | None = None,
+        retention: RetentionPolicy | None = None,
+        on_warning: Callable[[str], None] = logger.warning,
     ) -> None:
         self.log = log
         self.node_id = node_id
@@ -89,8 +109,14 @@ class Controller:
         self.clock = clock
         self.acl_manager = acl_manager or AclControlManager()
         self.scram_manager = ScramControlManager()
+        self.snapshot_policy = snapshot_policy
+        self.retention = retention or RetentionPolicy()
         self._lock = threading.Lock()
-        self.image = replay_log(log.directory)
+        remove_stale_temp_files(log.directory)
+        rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
+        self.image = rebuilt.image
+        self._bytes_since_snapshot = 0
+        self._last_snapshot_time = clock()
         self.epoch = max(log.latest_epoch, 0)
         if log.end_offset == 0:
             self._bootstrap()
@@ -217,11 +243,41 @@ class Controller:
         base = self.log.end_offset
         for i, record in enumerate(records):
             delta.replay(record, base + i)
-        appended = self.log.append(
-            [encode(r) for r in records], self.epoch, timestamp_ms=timestamp_ms
-        )
+        values = [encode(r) for r in records]
+        appended = self.log.append(values, self.epoch, timestamp_ms=timestamp_ms)
         provenance = MetadataProvenance(appended.last_offset, self.epoch, timestamp_ms)
         self.image = delta.apply(provenance)
+        self._bytes_since_snapshot += sum(len(v) for v in values)
+        self._maybe_snapshot()
+
+    # -- snapshots -----------------------------------------------------------------------------
+
+    def _maybe_snapshot(self) -> None:
+        policy = self.snapshot_policy
+        if policy is not None and policy.due(self._bytes_since_snapshot, self._last_snapshot_time):
+            try:
+                self.snapshot()
+            except OSError as error:
+                # The commit already succeeded; a failed snapshot only delays the next one.
+                logger.warning("snapshot at offset %s failed: %s", self.image.provenance, error)
+
+    def snapshot(self) -> SnapshotInfo:
+        """Write the committed image as a snapshot (through the one snapshot writer), then
+        delete log segments wholly below it if the retention policy says so."""
+        provenance = self.image.provenance
+        info = write_snapshot(
+            self.log.directory,
+            image_records(self.image),
+            last_offset=provenance.last_offset,
+            epoch=max(provenance.epoch, 0),
+            timestamp_ms=provenance.timestamp_ms,
+        )
+        self._bytes_since_snapshot = 0
+        self._last_snapshot_time = self.clock()
+        below = self.retention.delete_below(info.last_offset)
+        if below is not None:
+            self.log.delete_segments_below(below)
+        return info
 
 
 def replay_log(directory: Path) -> MetadataImage:

@@ -6,7 +6,7 @@ Imports only :mod:`aclog.records` (and the standard library).
 
 from aclog.image.acls import AclChanges, AclsDelta, AclsImage
 from aclog.image.errors import ApiError, Errors, ReplayError
-from aclog.image.metadata import MetadataDelta, MetadataImage, apply_records
+from aclog.image.metadata import MetadataDelta, MetadataImage, apply_records, image_records
 from aclog.image.provenance import MetadataProvenance
 from aclog.image.render import acl_to_dict, user_to_dict
 from aclog.image.scram import (
@@ -36,5 +36,6 @@ __all__ = [
     "ScramImage",
     "acl_to_dict",
     "apply_records",
+    "image_records",
     "user_to_dict",
 ]

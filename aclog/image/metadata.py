@@ -8,7 +8,7 @@ randomness or any I/O; everything comes from the records and the offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -176,3 +176,25 @@ def apply_records(
         old = image.provenance
         provenance = MetadataProvenance(max(offset, old.last_offset), old.epoch, old.timestamp_ms)
     return delta.apply(provenance)
+
+
+def image_records(image: MetadataImage) -> Iterator[Record]:
+    """The image written out as records: what a snapshot holds.
+
+    ACLs come in commit order (so replaying them rebuilds the same order), then SCRAM
+    credentials by user name and mechanism code. Replaying these into an empty delta and
+    applying gives an image equal to ``image`` (provenance aside).
+    """
+    yield from image.acls.acls.values()
+    for name in sorted(image.scram.users):
+        credentials = image.scram.users[name]
+        for mechanism in sorted(credentials):
+            credential = credentials[mechanism]
+            yield UserScramCredentialRecord(
+                name,
+                mechanism,
+                credential.salt,
+                credential.stored_key,
+                credential.server_key,
+                credential.iterations,
+            )

@@ -279,6 +279,8 @@ class SegmentedLog:
         self._check_open()
         deleted = []
         while len(self._bases) > 1 and self._bases[1] <= offset:
+            if len(self._bases) == 2 and self._active_size == 0:
+                break  # keep the newest batch: its epoch fences stale writers after a reopen
             deleted.append(self._remove_segment(self._bases.pop(0)))
         if deleted:
             self._sync_directory()

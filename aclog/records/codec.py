@@ -203,6 +203,7 @@ _UNKNOWN = (
 
 
 _new_object = object.__new__
+_SAFE_UNKNOWN = uuid.SafeUUID.unknown
 _set_attribute = object.__setattr__
 
 
@@ -211,7 +212,7 @@ def _uuid(raw: bytes) -> uuid.UUID:
     fixed(16) type already guarantees 16 bytes."""
     value = _new_object(uuid.UUID)
     _set_attribute(value, "int", int.from_bytes(raw, "big"))
-    _set_attribute(value, "is_safe", uuid.SafeUUID.unknown)
+    _set_attribute(value, "is_safe", _SAFE_UNKNOWN)
     return value
 
 

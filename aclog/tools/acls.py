@@ -22,7 +22,16 @@ from aclog.tools.acl_options import (
     filters_for_remove,
     read_inventory,
 )
-from aclog.tools.common import DataDir, JsonFlag, local_caller, open_controller, report_failures
+from aclog.tools.common import (
+    AtOffset,
+    AtTime,
+    DataDir,
+    JsonFlag,
+    load_state,
+    local_caller,
+    open_controller,
+    report_failures,
+)
 from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
 
 acls_app = typer.Typer(
@@ -229,6 +238,8 @@ def list_acls(
     delegation_token: Token = None,
     resource_pattern_type: PatternOpt = None,
     principal: Annotated[_Many, typer.Option("--principal", help="Only this principal.")] = None,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
     json_output: JsonFlag = False,
 ) -> None:
     """List ACLs; with --resource-pattern-type match, every ACL that applies to the resource."""
@@ -242,11 +253,8 @@ def list_acls(
     )
     options.cluster, options.pattern_type = cluster, resource_pattern_type
     filters = _parse(lambda: filters_for_list(options))
-    with open_controller(data_dir) as controller:
-        found = {}
-        for acl_filter in filters:
-            _, acls = controller.describe_acls(acl_filter, local_caller("aclog acls list"))
-            found.update({acl.id: acl for acl in acls})
+    image = load_state(data_dir, at_offset, at_time).image
+    found = {acl.id: acl for acl in image.acls if any(f.matches(acl) for f in filters)}
     if json_output:
         print_json({"acls": [record_to_dict(acl) for acl in found.values()]})
         return

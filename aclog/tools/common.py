@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import getpass
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.image import ApiError, ReplayError
+from aclog.image.stream import DecodedBatch
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, err, fail
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, err, fail
 
 DataDir = Annotated[
     Path,
@@ -61,3 +65,65 @@ def report_failures(failures: list[tuple[str, ApiError]]) -> None:
         )
     if failures:
         raise typer.Exit(EXIT_FAILURE)
+
+
+AtOffset = Annotated[
+    int | None,
+    typer.Option("--at-offset", min=0, help="The state as of this offset (whole batches)."),
+]
+AtTime = Annotated[
+    str | None,
+    typer.Option("--at-time", help="The state as of this time, e.g. 2026-11-21T10:00:00Z."),
+]
+
+
+def parse_time(text: str) -> int:
+    """An ISO-8601 time (``Z`` or an offset; no zone means UTC) as ms since the epoch."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        fail(f"cannot read the time {text!r}; write it like 2026-11-21T10:00:00Z", EXIT_USAGE)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def load_state(data_dir: Path, at_offset: int | None, at_time: str | None) -> Rebuilt:
+    """The state of ``data_dir`` (as of the given point), read without taking the writer lock;
+    a progress bar shows on a terminal."""
+    if not data_dir.is_dir():
+        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    at_time_ms = None if at_time is None else parse_time(at_time)
+    try:
+        with _progress() as on_batch:
+            return rebuild_image(
+                data_dir,
+                at_offset=at_offset,
+                at_time_ms=at_time_ms,
+                on_warning=lambda message: err.print(f"aclog: warning: {message}", markup=False),
+                on_batch=on_batch,
+            )
+    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
+        fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
+    except OSError as error:
+        fail(f"cannot read {data_dir}: {error}", EXIT_IO)
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[DecodedBatch], None] | None]:
+    if not err.is_terminal:
+        yield None
+        return
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("replaying: offset {task.fields[offset]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("replay", total=None, offset=0)
+
+        def advance(batch: DecodedBatch) -> None:
+            progress.update(task, offset=batch.last_offset)
+
+        yield advance

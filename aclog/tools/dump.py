@@ -9,10 +9,18 @@ from typing import Annotated
 
 import typer
 
-from aclog.image.stream import Entry, entries_between, read_decoded, read_segment_decoded
+from aclog.image.stream import (
+    DecodedBatch,
+    Entry,
+    entries_between,
+    read_decoded,
+    read_segment_decoded,
+)
 from aclog.log import CorruptLogError
 from aclog.records import RecordDecodeError, record_summary
 from aclog.records.types import RECORD_TYPES
+from aclog.snapshot import SnapshotError, read_snapshot
+from aclog.snapshot.naming import SNAPSHOT_SUFFIX
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -59,10 +67,33 @@ def dump(
             _print_listing(entries, redact=not no_redact)
     except CorruptLogError as error:
         fail(str(error), EXIT_FAILURE)
-    except RecordDecodeError as error:
+    except (RecordDecodeError, SnapshotError) as error:
         fail(str(error), EXIT_FAILURE)
     except OSError as error:
         fail(f"cannot read {error.filename}: {error.strerror}", EXIT_IO)
+
+
+def snapshot_batch(path: Path) -> DecodedBatch:
+    """A snapshot's records as one batch at the snapshot's offset and epoch (records in a
+    snapshot have no offsets of their own: they restate the state as of its last offset)."""
+    reader = read_snapshot(path)
+    info = reader.info
+    entries = tuple(
+        Entry(
+            info.last_offset,
+            info.epoch,
+            info.timestamp_ms,
+            RECORD_TYPES[type(record)],
+            info.schema_versions.get(type(record).__name__, 0),
+            record,
+            info.last_offset,
+            None,
+        )
+        for record in reader.records()
+    )
+    return DecodedBatch(
+        info.last_offset, info.last_offset, info.epoch, info.timestamp_ms, entries, None
+    )
 
 
 def _parse_types(names: list[str]) -> set[str] | None:
@@ -86,7 +117,9 @@ def _selected(
     paths: list[Path], from_offset: int, to_offset: int | None, types: set[str] | None
 ) -> Iterator[Entry]:
     for path in paths:
-        if path.is_dir():
+        if path.name.endswith(SNAPSHOT_SUFFIX):
+            batches = iter([snapshot_batch(path)])
+        elif path.is_dir():
             batches = read_decoded(path, from_offset, to_offset)
         else:
             batches = read_segment_decoded(path)

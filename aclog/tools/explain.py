@@ -8,12 +8,10 @@ from typing import Annotated, Any
 import typer
 
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
-from aclog.controller.controller import replay_log
-from aclog.log import CorruptLogError
 from aclog.records import AclOperation, ResourceType, record_to_dict
 from aclog.tools.acl_options import CLUSTER_NAME
-from aclog.tools.common import JsonFlag
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, out, print_json
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, load_state
+from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
 
 
 def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
@@ -68,6 +66,8 @@ def explain(
     allow_everyone_if_no_acl_found: Annotated[
         bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
     ] = False,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Decide one request against the committed ACLs and say why (exit 0 either way)."""
@@ -77,12 +77,7 @@ def explain(
         supers = parse_super_users(super_users)
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
-    if not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    try:
-        image = replay_log(data_dir)
-    except CorruptLogError as error:
-        fail(str(error), EXIT_FAILURE)
+    image = load_state(data_dir, at_offset, at_time).image
     authorizer = Authorizer(supers, allow_everyone_if_no_acl_found)
     authorizer.load(image.acls)
     result = explanation_to_dict(authorizer.explain(principal, host, op, resource_type, name))

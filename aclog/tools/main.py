@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from aclog.tools import acls, demo, dump, explain, users  # noqa: F401  (registers the commands)
+from aclog.tools import acls, demo, dump, explain, history, users  # noqa: F401  (registers)
 from aclog.tools.console import EXIT_IO, app, err
 
 

@@ -230,8 +230,19 @@ def test_a_locked_data_directory_is_a_clear_error(tmp_path: Path) -> None:
     from aclog.log import SegmentedLog
 
     with SegmentedLog(tmp_path):
-        result = _run("acls", "list", "--data-dir", str(tmp_path))
+        result = _run(
+            "acls",
+            "add",
+            "--data-dir",
+            str(tmp_path),
+            "--allow-principal",
+            "User:a",
+            "--topic",
+            "t",
+        )
+        listed = _run("acls", "list", "--data-dir", str(tmp_path), "--json")
     assert result.exit_code == 3 and "locked by another writer" in result.stderr
+    assert listed.exit_code == 0 and json.loads(listed.stdout) == {"acls": []}
 
 
 def test_demo_writes_and_shows_a_history(tmp_path: Path) -> None:

@@ -1,0 +1,139 @@
+"""The metadata loader: builds a broker's view of the log and keeps it current.
+
+At start it loads the newest valid snapshot and replays the log after it, then publishes the
+result once, as a SNAPSHOT, only after it has caught up with the end of the log; until then the
+authorizer it feeds is not ready and only super users pass. Afterwards it tails the log and
+publishes each poll's new batches as one LOG_DELTA. Publishers see whole batches only, in log
+order, and every publisher sees every update in registration order.
+
+Not thread-safe: one loader thread owns it (see :meth:`MetadataLoader.start`); publishers make
+what they publish safe for readers. Cost per poll: a directory listing plus O(new records).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from aclog.controller.rebuild import rebuild_image
+from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
+from aclog.image.stream import DecodedBatch, read_decoded
+
+logger = logging.getLogger(__name__)
+
+
+class ManifestKind(enum.Enum):
+    """Whether an update replaces the whole state or applies changes to the previous one."""
+
+    SNAPSHOT = "SNAPSHOT"
+    LOG_DELTA = "LOG_DELTA"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one update contains: its kind, where it ends and how much it covers."""
+
+    kind: ManifestKind
+    provenance: MetadataProvenance
+    batches: int
+    records: int
+
+
+class Publisher(Protocol):
+    """Receives every update: the delta (``None`` for a SNAPSHOT) and the new image."""
+
+    def publish(
+        self, delta: MetadataDelta | None, image: MetadataImage, manifest: Manifest
+    ) -> None: ...
+
+
+class MetadataLoader:
+    """Follows one data directory's log and feeds publishers."""
+
+    def __init__(
+        self,
+        directory: Path | str,
+        publishers: Sequence[Publisher] = (),
+        *,
+        poll_interval: float = 0.01,
+        on_warning: Callable[[str], None] = logger.warning,
+    ) -> None:
+        self.directory = Path(directory)
+        self.publishers = list(publishers)
+        self.poll_interval = poll_interval
+        self.on_warning = on_warning
+        self.image = MetadataImage.EMPTY
+        self.caught_up = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def catch_up(self) -> Manifest:
+        """Load the newest snapshot and the log after it, then publish it as one SNAPSHOT."""
+        counted: list[int] = [0]
+
+        def count(batch: DecodedBatch) -> None:
+            counted[0] += 1
+
+        rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
+        self.image = rebuilt.image
+        manifest = Manifest(
+            ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
+        )
+        self._publish(None, manifest)
+        self.caught_up = True
+        return manifest
+
+    def poll(self) -> Manifest | None:
+        """Replay the batches committed since the last poll and publish them as one delta."""
+        if not self.caught_up:
+            return self.catch_up()
+        start = self.image.provenance.last_offset + 1
+        delta = MetadataDelta(self.image)
+        batches = records = 0
+        last: DecodedBatch | None = None
+        for batch in read_decoded(self.directory, start):
+            for entry in batch.entries:
+                delta.replay(entry.record, entry.offset)
+            batches, records, last = batches + 1, records + len(batch.entries), batch
+        if last is None:
+            return None
+        provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
+        self.image = delta.apply(provenance)
+        manifest = Manifest(ManifestKind.LOG_DELTA, provenance, batches, records)
+        self._publish(delta, manifest)
+        return manifest
+
+    def _publish(self, delta: MetadataDelta | None, manifest: Manifest) -> None:
+        for publisher in self.publishers:
+            publisher.publish(delta, self.image, manifest)
+
+    # -- the loader thread ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Catch up on the calling thread, then tail the log on a daemon thread."""
+        self.catch_up()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="aclog-loader", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.poll()
+            except Exception:  # keep following; the error is the log's or a publisher's
+                logger.exception("metadata loader failed to apply new batches; retrying")
+                time.sleep(1.0)
+            self._stop.wait(self.poll_interval)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the tailing thread and wait for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None

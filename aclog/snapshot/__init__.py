@@ -1,0 +1,42 @@
+"""Point-in-time images as Avro object container files: naming, writer, reader, policy.
+
+A snapshot holds the records that rebuild an image (one per ACL and per SCRAM credential) as
+of a log offset; the caller turns them into an image and replays the log after that offset.
+Imports only :mod:`aclog.records`, fastavro, crc32c and the standard library.
+"""
+
+from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
+from aclog.snapshot.header import SnapshotInfo
+from aclog.snapshot.naming import (
+    SnapshotId,
+    list_snapshots,
+    parse_snapshot_name,
+    remove_stale_temp_files,
+    snapshot_file_name,
+)
+from aclog.snapshot.policy import RetentionPolicy, SnapshotPolicy, deletable_segments
+from aclog.snapshot.reader import SnapshotReader, read_snapshot, verify_snapshot
+from aclog.snapshot.schema import SNAPSHOT_RECORD_TYPES
+from aclog.snapshot.selection import newest_valid_snapshot
+from aclog.snapshot.writer import write_snapshot
+
+__all__ = [
+    "SNAPSHOT_RECORD_TYPES",
+    "NoUsableSnapshotError",
+    "RetentionPolicy",
+    "SnapshotCorruptError",
+    "SnapshotError",
+    "SnapshotId",
+    "SnapshotInfo",
+    "SnapshotPolicy",
+    "SnapshotReader",
+    "deletable_segments",
+    "list_snapshots",
+    "newest_valid_snapshot",
+    "parse_snapshot_name",
+    "read_snapshot",
+    "remove_stale_temp_files",
+    "snapshot_file_name",
+    "verify_snapshot",
+    "write_snapshot",
+]

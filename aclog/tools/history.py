@@ -1,0 +1,200 @@
+"""``aclog replay``, ``verify``, ``diff`` and ``snapshot``: state as of any point, and checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from aclog.broker.diff import Point, diff
+from aclog.broker.verify import verify_directory
+from aclog.controller.rebuild import RebuildError
+from aclog.image import MetadataImage
+from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
+from aclog.tools.common import (
+    AtOffset,
+    AtTime,
+    DataDir,
+    JsonFlag,
+    load_state,
+    open_controller,
+    parse_time,
+)
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, err, fail, out, print_json
+
+snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
+app.add_typer(snapshot_app, name="snapshot")
+
+
+def state_to_dict(image: MetadataImage) -> dict[str, Any]:
+    """``aclog replay --json``: ``{"offset", "epoch", "timestamp", "acls", "users"}``."""
+    return {
+        "offset": image.provenance.last_offset,
+        "epoch": image.provenance.epoch,
+        "timestamp": image.provenance.timestamp_ms,
+        "acls": image.acls.to_dict(),
+        "users": image.scram.to_dict(),
+    }
+
+
+@app.command()
+def replay(
+    data_dir: DataDir,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Print the ACLs and SCRAM users as of a point (default: the end of the log)."""
+    rebuilt = load_state(data_dir, at_offset, at_time)
+    state = state_to_dict(rebuilt.image)
+    if json_output:
+        print_json(state)
+        return
+    source = (
+        "the full log"
+        if rebuilt.snapshot is None
+        else (f"snapshot {rebuilt.snapshot.path.name} + {rebuilt.records_replayed} records")
+    )
+    out.print(
+        f"state at offset {state['offset']} (epoch {state['epoch']}), from {source}", markup=False
+    )
+    for acl in state["acls"]:
+        out.print(
+            f"  {acl['permission_type']} {acl['principal']} {acl['operation']} from "
+            f"{acl['host']} on {acl['resource_type']}:{acl['pattern_type']}:"
+            f"{acl['resource_name']}",
+            markup=False,
+        )
+    for user in state["users"]:
+        mechanisms = ", ".join(c["mechanism"] for c in user["credentials"])
+        out.print(f"  user {user['name']}: {mechanisms}", markup=False)
+
+
+@app.command()
+def verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
+    """Check every batch and snapshot, and that snapshot + tail equals a full replay."""
+    if not data_dir.is_dir():
+        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    report = verify_directory(data_dir)
+    if json_output:
+        print_json(report.to_dict())
+    else:
+        out.print(
+            f"{report.batches} batches, {report.records} records, {report.snapshots} "
+            "snapshots checked",
+            markup=False,
+        )
+        for line in report.problems + report.differences:
+            err.print(f"aclog: {line}", markup=False)
+        if report.ok:
+            out.print(
+                "ok: every CRC matches and snapshot + tail equals the full replay", markup=False
+            )
+    if not report.ok:
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _point(text: str) -> Point:
+    if text.isdigit():
+        return Point(offset=int(text))
+    return Point(time_ms=parse_time(text))
+
+
+@app.command("diff")
+def diff_command(
+    data_dir: DataDir,
+    start: Annotated[str, typer.Option("--from", help="An offset or a time.")],
+    end: Annotated[str, typer.Option("--to", help="An offset or a time.")],
+    json_output: JsonFlag = False,
+) -> None:
+    """ACLs and SCRAM credentials added, removed and changed between two points, with who
+    changed them and when."""
+    if not data_dir.is_dir():
+        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    try:
+        result = diff(data_dir, _point(start), _point(end)).to_dict()
+    except (RebuildError, SnapshotError, ValueError) as error:
+        fail(str(error), EXIT_FAILURE)
+    if json_output:
+        print_json(result)
+        return
+    out.print(
+        f"from offset {result['from']['last_offset']} to {result['to']['last_offset']}",
+        markup=False,
+    )
+    for change in result["acls"] + result["credentials"]:
+        out.print(f"  {_describe_change(change)}", markup=False)
+
+
+def _describe_change(change: dict[str, Any]) -> str:
+    if "resource_name" in change:
+        what = (
+            f"{change['permission_type']} {change['principal']} {change['operation']} on "
+            f"{change['resource_type']}:{change['pattern_type']}:{change['resource_name']}"
+        )
+    else:
+        what = f"SCRAM {change['name']} {change['mechanism']}"
+    author = change.get("author")
+    who = "" if author is None else f" by {author['principal']} from {author['client_address']}"
+    at = "" if change["offset"] is None else f" at offset {change['offset']}"
+    return f"{change['change']:<7} {what}{who}{at}"
+
+
+@snapshot_app.command("create")
+def snapshot_create(data_dir: DataDir, json_output: JsonFlag = False) -> None:
+    """Write a snapshot of the committed state now (takes the writer lock)."""
+    with open_controller(data_dir) as controller:
+        info = controller.snapshot()
+    if json_output:
+        print_json(info.to_dict())
+    else:
+        out.print(
+            f"wrote {info.path.name}: {info.record_count} records, {info.size} bytes", markup=False
+        )
+
+
+@snapshot_app.command("list")
+def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
+    """List snapshots, oldest first, with whether each one verifies."""
+    rows = []
+    for snapshot in list_snapshots(data_dir):
+        try:
+            rows.append({**verify_snapshot(snapshot.path).to_dict(), "valid": True})
+        except SnapshotError as error:
+            rows.append(
+                {
+                    "path": str(snapshot.path),
+                    "last_offset": snapshot.last_offset,
+                    "epoch": snapshot.epoch,
+                    "valid": False,
+                    "error": str(error),
+                }
+            )
+    if json_output:
+        print_json({"snapshots": rows})
+        return
+    for row in rows:
+        state = "ok" if row["valid"] else f"CORRUPT: {row['error']}"
+        out.print(
+            f"{Path(row['path']).name}  offset {row['last_offset']}  epoch {row['epoch']}  {state}",
+            markup=False,
+        )
+
+
+@snapshot_app.command("verify")
+def snapshot_verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
+    """Verify every snapshot; exit 1 if any is corrupt."""
+    bad = 0
+    for snapshot in list_snapshots(data_dir):
+        try:
+            verify_snapshot(snapshot.path)
+        except SnapshotError as error:
+            bad += 1
+            err.print(f"aclog: {error}", markup=False)
+    if json_output:
+        print_json({"ok": bad == 0, "corrupt": bad})
+    elif bad == 0:
+        out.print("every snapshot verifies", markup=False)
+    if bad:
+        raise typer.Exit(EXIT_FAILURE)

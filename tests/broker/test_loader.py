@@ -1,0 +1,128 @@
+"""The broker's loader: not ready until caught up, whole-batch publishing, tailing latency."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from aclog.authorizer import AclFilter, Authorizer, AuthorizerNotReadyError, Decision
+from aclog.broker import AuthorizerPublisher, MetadataLoader, ScramCredentialCache
+from aclog.broker.loader import ManifestKind
+from aclog.controller import upsertion_for_password
+from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.records import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    ResourceType,
+    ScramMechanism,
+)
+
+CALLER = Caller("User:admin", "10.0.0.1", "test", "test")
+READ, TOPIC = AclOperation.READ, ResourceType.TOPIC
+
+
+def _acl(
+    name: str,
+    permission: AclPermissionType,
+    pattern: PatternType = PatternType.LITERAL,
+    principal: str = "User:bob",
+) -> AclBinding:
+    return AclBinding(TOPIC, name, pattern, principal, "*", READ, permission)
+
+
+def test_not_ready_until_caught_up_then_follows_the_log(tmp_path: Path) -> None:
+    controller = Controller.open(tmp_path, authorizer=LocalOperator())
+    controller.create_acls([_acl("orders", AclPermissionType.ALLOW)], CALLER)
+    controller.snapshot()
+    controller.create_acls([_acl("pay", AclPermissionType.ALLOW)], CALLER)
+    authorizer = Authorizer(super_users={"User:root"})
+    cache = ScramCredentialCache()
+    loader = MetadataLoader(tmp_path, [AuthorizerPublisher(authorizer), cache])
+    with pytest.raises(AuthorizerNotReadyError):
+        authorizer.authorize("User:bob", "1.2.3.4", READ, TOPIC, "orders")
+    assert authorizer.authorize("User:root", "1.2.3.4", READ, TOPIC, "x") is Decision.ALLOWED
+    manifest = loader.catch_up()
+    assert manifest.kind is ManifestKind.SNAPSHOT
+    assert authorizer.authorize("User:bob", "1.2.3.4", READ, TOPIC, "pay") is Decision.ALLOWED
+    controller.create_acls([_acl("pay", AclPermissionType.DENY)], CALLER)
+    upsert = upsertion_for_password("bob", ScramMechanism.SCRAM_SHA_256, "pw", 4096)
+    controller.alter_scram([upsert], [], CALLER)
+    delta = loader.poll()
+    assert delta is not None and delta.kind is ManifestKind.LOG_DELTA and delta.batches == 2
+    assert authorizer.authorize("User:bob", "1.2.3.4", READ, TOPIC, "pay") is Decision.DENIED
+    assert cache.credential("bob", ScramMechanism.SCRAM_SHA_256) is not None
+    assert loader.poll() is None
+    assert loader.image == controller.image
+    controller.close()
+
+
+def test_tailing_makes_a_commit_visible_within_50_ms(tmp_path: Path) -> None:
+    controller = Controller.open(tmp_path, authorizer=LocalOperator())
+    authorizer = Authorizer()
+    loader = MetadataLoader(tmp_path, [AuthorizerPublisher(authorizer)], poll_interval=0.005)
+    loader.start()
+    try:
+        worst = 0.0
+        for i in range(20):
+            controller.create_acls([_acl(f"t{i}", AclPermissionType.ALLOW)], CALLER)
+            committed = time.perf_counter()
+            deadline = committed + 2.0
+            while authorizer.authorize("User:bob", "1.1.1.1", READ, TOPIC, f"t{i}") is not (
+                Decision.ALLOWED
+            ):
+                assert time.perf_counter() < deadline, "commit never became visible"
+                time.sleep(0.001)
+            worst = max(worst, time.perf_counter() - committed)
+        # A generous bound for a loaded 2-core CI machine; the target (50 ms) is measured by
+        # `make bench`, this only proves the loader follows without a restart.
+        assert worst < 1.0
+    finally:
+        loader.stop()
+        controller.close()
+
+
+def test_readers_never_see_an_allow_without_its_deny(tmp_path: Path) -> None:
+    """A batch holding a DENY and an ALLOW becomes visible whole."""
+    controller = Controller.open(tmp_path, authorizer=LocalOperator())
+    controller.create_acls([_acl("base", AclPermissionType.ALLOW)], CALLER)
+    authorizer = Authorizer()
+    loader = MetadataLoader(tmp_path, [AuthorizerPublisher(authorizer)], poll_interval=0.001)
+    loader.start()
+    stop = threading.Event()
+    violations: list[str] = []
+
+    def reader() -> None:
+        while not stop.is_set():
+            decision = authorizer.authorize("User:eve", "1.1.1.1", READ, TOPIC, "secret")
+            if decision is Decision.ALLOWED:
+                violations.append("ALLOW visible without the DENY")
+
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(30):
+            # DENY on a prefix plus ALLOW on the literal, committed as one batch, then both
+            # removed as one batch.
+            controller.create_acls(
+                [
+                    _acl("sec", AclPermissionType.DENY, PatternType.PREFIXED, "User:eve"),
+                    _acl("secret", AclPermissionType.ALLOW, principal="User:eve"),
+                ],
+                CALLER,
+            )
+            time.sleep(0.002)
+            controller.delete_acls([AclFilter(TOPIC, None, PatternType.ANY, "User:eve")], CALLER)
+        time.sleep(0.05)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        loader.stop()
+        controller.close()
+    assert violations == []
