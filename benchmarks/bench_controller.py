@@ -31,8 +31,17 @@ def _raw_fsync(report: Report, count: int) -> None:
             os.fsync(fd)
         seconds = time.perf_counter() - start
         os.close(fd)
-    report.add(Row("commit", "floor: write+fsync", "128-byte appends", count, "throughput",
-                   count / seconds, "fsyncs/s"))
+    report.add(
+        Row(
+            "commit",
+            "floor: write+fsync",
+            "128-byte appends",
+            count,
+            "throughput",
+            count / seconds,
+            "fsyncs/s",
+        )
+    )
 
 
 def _commit(report: Report, bindings: list[AclBinding], request_size: int) -> None:
@@ -45,6 +54,15 @@ def _commit(report: Report, bindings: list[AclBinding], request_size: int) -> No
             assert all(r.error.is_success for r in results)
         seconds = time.perf_counter() - start
         controller.close()
-    report.add(Row("commit", "aclog controller", f"CreateAcls of {request_size}", len(bindings),
-                   "throughput", len(bindings) / seconds, "ACLs/s",
-                   f"{len(bindings) // request_size / seconds:,.0f} requests/s"))
+    report.add(
+        Row(
+            "commit",
+            "aclog controller",
+            f"CreateAcls of {request_size}",
+            len(bindings),
+            "throughput",
+            len(bindings) / seconds,
+            "ACLs/s",
+            f"{len(bindings) // request_size / seconds:,.0f} requests/s",
+        )
+    )
