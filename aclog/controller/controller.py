@@ -44,12 +44,13 @@ from aclog.image import (
 )
 from aclog.image.scram import ScramDescribeResult
 from aclog.image.stream import read_decoded
-from aclog.log import FencedEpochError, LogError, SegmentedLog
+from aclog.log import FencedEpochError, LogError, SegmentedLog, StaleOffsetError
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
     AclOperation,
     LeaderChangeRecord,
+    NoOpRecord,
     Record,
     RequestContextRecord,
     encode,
@@ -102,6 +103,7 @@ class Controller:
         snapshot_policy: SnapshotPolicy | None = None,
         retention: RetentionPolicy | None = None,
         on_warning: Callable[[str], None] = logger.warning,
+        bootstrap: bool = True,
     ) -> None:
         self.log = log
         self.node_id = node_id
@@ -112,13 +114,14 @@ class Controller:
         self.snapshot_policy = snapshot_policy
         self.retention = retention or RetentionPolicy()
         self._lock = threading.Lock()
+        self.fenced = False
         remove_stale_temp_files(log.directory)
         rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
         self.image = rebuilt.image
         self._bytes_since_snapshot = 0
         self._last_snapshot_time = clock()
         self.epoch = max(log.latest_epoch, 0)
-        if log.end_offset == 0:
+        if bootstrap and log.end_offset == 0:
             self._bootstrap()
 
     @classmethod
@@ -225,7 +228,9 @@ class Controller:
             return result.response
         try:
             self._append(list(result.records), caller)
-        except FencedEpochError:
+        except (FencedEpochError, StaleOffsetError):
+            # A newer controller has written: this one is deposed and its image is stale.
+            self.fenced = True
             return failed(NOT_CONTROLLER)
         except (LogError, OSError):
             return failed(STORAGE_FAILED)
@@ -240,15 +245,83 @@ class Controller:
             )
             records = [context, *records]
         delta = MetadataDelta(self.image)
-        base = self.log.end_offset
+        base = self.image.provenance.last_offset + 1
         for i, record in enumerate(records):
             delta.replay(record, base + i)
         values = [encode(r) for r in records]
-        appended = self.log.append(values, self.epoch, timestamp_ms=timestamp_ms)
+        # Conditional on the log ending where this controller's image ends: if anyone else
+        # appended meanwhile, the append fails instead of committing on a stale image.
+        appended = self.log.append(
+            values, self.epoch, timestamp_ms=timestamp_ms, expected_end_offset=base
+        )
         provenance = MetadataProvenance(appended.last_offset, self.epoch, timestamp_ms)
         self.image = delta.apply(provenance)
         self._bytes_since_snapshot += sum(len(v) for v in values)
         self._maybe_snapshot()
+
+    # -- following and leading (several controllers on one log) ---------------------------------
+
+    def catch_up(self) -> int:
+        """Replay batches other controllers committed since this image; returns how many.
+
+        Used by a standby, and by a deposed controller before it serves again. If the log now
+        ends before the image (it was truncated), the image is rebuilt from the log.
+        """
+        with self._lock:
+            self.log.refresh_view()
+            start = self.image.provenance.last_offset + 1
+            if self.log.end_offset < start:
+                self.image = rebuild_image(self.log.directory).image
+                return 0
+            delta, last, count = MetadataDelta(self.image), None, 0
+            for batch in read_decoded(self.log.directory, start):
+                for entry in batch.entries:
+                    delta.replay(entry.record, entry.offset)
+                last, count = batch, count + 1
+            if last is not None:
+                provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
+                self.image = delta.apply(provenance)
+            return count
+
+    def claim_leadership(self) -> bool:
+        """Append a leader-change record for the next epoch, conditional on the log ending
+        where this image ends; True when this controller won and is now active."""
+        with self._lock:
+            epoch = max(self.log.latest_epoch, self.image.provenance.epoch, self.epoch) + 1
+            previous = self.epoch
+            self.epoch = epoch
+            try:
+                self._append([LeaderChangeRecord(self.node_id, epoch)], None)
+            except (FencedEpochError, StaleOffsetError):
+                self.epoch = previous
+                return False
+            self.fenced = False
+            return True
+
+    def still_leading(self) -> bool:
+        """True when nobody else has written since this controller's last commit (checked
+        against the log itself, so a controller that was paused learns it was deposed before
+        it answers anything from its stale image)."""
+        with self._lock:
+            self.log.refresh_view()
+            stale = (
+                self.log.latest_epoch > self.epoch
+                or self.log.end_offset != self.image.provenance.last_offset + 1
+            )
+            if stale:
+                self.fenced = True
+            return not stale
+
+    def heartbeat(self) -> bool:
+        """Append a no-op record so standbys see the active controller alive; False when this
+        controller turned out to be deposed."""
+        with self._lock:
+            try:
+                self._append([NoOpRecord()], None)
+            except (FencedEpochError, StaleOffsetError):
+                self.fenced = True
+                return False
+            return True
 
     # -- snapshots -----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from aclog.log.errors import LogLockedError
@@ -39,3 +40,41 @@ class WriterLock:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+class SharedWriterLock:
+    """The same lock file, held only while one mutation runs, so that several controllers can
+    share a data directory and take turns: each append locks, re-reads the tail, checks its
+    epoch and expected offset, writes, fsyncs and unlocks (an atomic compare-and-append).
+
+    Not thread-safe: one thread per instance. A holder frozen while it holds the lock blocks the
+    others; :meth:`acquire` gives up after ``timeout`` seconds with :class:`LogLockedError`.
+    """
+
+    def __init__(self, directory: Path, timeout: float = 10.0) -> None:
+        self.directory = directory
+        self.path = directory / LOCK_FILE
+        self.timeout = timeout
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+
+    def acquire(self) -> None:
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(self._fd, 64, 0).decode("ascii", "replace").strip()
+                    who = f"pid {holder or 'unknown'}"
+                    raise LogLockedError(str(self.directory), who) from None
+                time.sleep(0.001)
+
+    def release(self) -> None:
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        """Close the lock file (idempotent)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1

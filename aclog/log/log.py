@@ -18,13 +18,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.log.batch import build_batch
 from aclog.log.errors import CorruptLogError, FencedEpochError, LogError, StaleOffsetError
 from aclog.log.index import OffsetIndex, index_path
-from aclog.log.lock import WriterLock
+from aclog.log.lock import SharedWriterLock, WriterLock
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
 from aclog.log.segment import SegmentScan, list_segments, segment_file_name
 
@@ -68,20 +69,65 @@ class SegmentedLog:
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
         fsync: bool = True,
         clock: Callable[[], float] = time.time,
+        shared: bool = False,
     ) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.segment_bytes = segment_bytes
         self.fsync = fsync
         self.clock = clock
-        self._lock = WriterLock(self.directory)
+        self.shared = shared
         self._fd = -1
         self._index_fd = -1
+        self._lock: WriterLock | None = None
+        self._shared_lock: SharedWriterLock | None = None
+        if shared:
+            self._shared_lock = SharedWriterLock(self.directory)
+        else:
+            self._lock = WriterLock(self.directory)
         try:
-            self.recovery = self._open_tail()
+            with self._mutation(refresh=False):
+                self.recovery = self._open_tail()
         except BaseException:
-            self._lock.release()
+            self._release_locks()
             raise
+
+    @contextmanager
+    def _mutation(self, *, refresh: bool = True) -> Iterator[None]:
+        """Run one mutation: in shared mode under the lock and on a fresh view of the tail."""
+        if self._shared_lock is None:
+            yield
+            return
+        self._shared_lock.acquire()
+        try:
+            if refresh:
+                self.refresh()
+            yield
+        finally:
+            self._shared_lock.release()
+
+    def refresh_view(self) -> None:
+        """Bring ``end_offset`` and ``latest_epoch`` up to date with other writers' appends
+        (shared mode; a no-op for an exclusive writer)."""
+        if self._shared_lock is not None:
+            with self._mutation():
+                pass
+
+    def refresh(self) -> None:
+        """Re-read the tail if another writer changed the log (shared mode); cheap otherwise.
+
+        A torn tail found here was left by a writer that died mid-append; it is cut, because
+        in shared mode this runs only while holding the lock.
+        """
+        segments = list_segments(self.directory)
+        if (
+            segments
+            and segments[-1][0] == self._bases[-1]
+            and segments[-1][1].stat().st_size == self._active_size
+        ):
+            return
+        self._close_active()
+        self.recovery = self._open_tail()
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -168,6 +214,17 @@ class SegmentedLog:
         older than the log's newest.
         """
         self._check_open()
+        with self._mutation():
+            return self._append(values, epoch, timestamp_ms, expected_end_offset, fsync)
+
+    def _append(
+        self,
+        values: Sequence[bytes],
+        epoch: int,
+        timestamp_ms: int | None,
+        expected_end_offset: int | None,
+        fsync: bool | None,
+    ) -> AppendResult:
         if not values:
             raise ValueError("append needs at least one record")
         if len(values) > MAX_BATCH_RECORDS:
@@ -201,11 +258,15 @@ class SegmentedLog:
 
     def _maybe_roll(self, incoming: int) -> None:
         if self._active_size and self._active_size + incoming > self.segment_bytes:
-            self.roll()
+            self._roll()
 
     def roll(self) -> None:
         """Start a new segment at the end offset (the old one is fsynced first)."""
         self._check_open()
+        with self._mutation():
+            self._roll()
+
+    def _roll(self) -> None:
         if self._active_size == 0:
             return
         if self.fsync:
@@ -236,6 +297,10 @@ class SegmentedLog:
     def truncate_to(self, offset: int) -> None:
         """Remove every record at ``offset`` and after; ``offset`` must start a batch."""
         self._check_open()
+        with self._mutation():
+            self._truncate_to(offset)
+
+    def _truncate_to(self, offset: int) -> None:
         if offset >= self.end_offset:
             return
         if offset < self.start_offset:
@@ -277,6 +342,10 @@ class SegmentedLog:
         Returns the deleted segment files.
         """
         self._check_open()
+        with self._mutation():
+            return self._delete_below(offset)
+
+    def _delete_below(self, offset: int) -> list[Path]:
         deleted = []
         while len(self._bases) > 1 and self._bases[1] <= offset:
             if len(self._bases) == 2 and self._active_size == 0:
@@ -309,7 +378,13 @@ class SegmentedLog:
         if self._fd >= 0 and self.fsync:
             os.fsync(self._fd)
         self._close_active()
-        self._lock.release()
+        self._release_locks()
+
+    def _release_locks(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+        if self._shared_lock is not None:
+            self._shared_lock.close()
 
     def __enter__(self) -> SegmentedLog:
         return self
