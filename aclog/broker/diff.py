@@ -78,9 +78,12 @@ class Diff:
 Key = tuple[str, ScramMechanism]
 
 
-def diff(directory: Path, start: Point, end: Point) -> Diff:
-    """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse)."""
-    before = rebuild_image(directory, at_offset=start.offset, at_time_ms=start.time_ms).image
+def diff(directory: Path, start: Point, end: Point, *, kraft: bool = False) -> Diff:
+    """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse);
+    ``kraft=True`` reads a KRaft metadata directory (changes then have no author)."""
+    before = rebuild_image(
+        directory, at_offset=start.offset, at_time_ms=start.time_ms, kraft=kraft
+    ).image
     acl_events: dict[uuid.UUID, Entry] = {}
     scram_events: dict[Key, Entry] = {}
 
@@ -96,6 +99,7 @@ def diff(directory: Path, start: Point, end: Point) -> Diff:
         at_time_ms=end.time_ms,
         on_batch=remember,
         use_snapshots=False,
+        kraft=kraft,
     ).image
     result = Diff(before, after)
     result.acls = _acl_changes(before, after, acl_events)

@@ -16,6 +16,7 @@ from aclog.controller.controller import Caller, Controller, LocalOperator
 from aclog.controller.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.image import ApiError, ReplayError
 from aclog.image.stream import DecodedBatch
+from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, err, fail
@@ -27,6 +28,22 @@ DataDir = Annotated[
     ),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+SourceFormat = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        help="aclog (a data directory), kraft (Kafka's __cluster_metadata-0 directory or a "
+        ".checkpoint), or auto: kraft when the path looks like one.",
+    ),
+]
+
+
+def is_kraft(path: Path, source_format: str) -> bool:
+    """Whether ``path`` is read as a KRaft metadata log under ``--format``."""
+    choice = source_format.strip().lower()
+    if choice not in ("auto", "aclog", "kraft"):
+        fail(f"unknown --format {source_format!r}; use aclog, kraft or auto", EXIT_USAGE)
+    return choice == "kraft" or (choice == "auto" and is_kraft_path(path))
 
 
 def local_caller(command: str) -> Caller:
@@ -88,11 +105,13 @@ def parse_time(text: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def load_state(data_dir: Path, at_offset: int | None, at_time: str | None) -> Rebuilt:
+def load_state(
+    data_dir: Path, at_offset: int | None, at_time: str | None, *, kraft: bool = False
+) -> Rebuilt:
     """The state of ``data_dir`` (as of the given point), read without taking the writer lock;
-    a progress bar shows on a terminal."""
+    a progress bar shows on a terminal. ``kraft``: ``data_dir`` is a KRaft metadata log."""
     if not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+        fail(f"no {'KRaft metadata' if kraft else 'data'} directory at {data_dir}", EXIT_USAGE)
     at_time_ms = None if at_time is None else parse_time(at_time)
     try:
         with _progress() as on_batch:
@@ -102,6 +121,7 @@ def load_state(data_dir: Path, at_offset: int | None, at_time: str | None) -> Re
                 at_time_ms=at_time_ms,
                 on_warning=lambda message: err.print(f"aclog: warning: {message}", markup=False),
                 on_batch=on_batch,
+                kraft=kraft,
             )
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
         fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)

@@ -16,11 +16,13 @@ from aclog.image.stream import (
     read_decoded,
     read_segment_decoded,
 )
+from aclog.kraft import KraftError
 from aclog.log import CorruptLogError
 from aclog.records import RecordDecodeError, record_summary
 from aclog.records.types import RECORD_TYPES
 from aclog.snapshot import SnapshotError, read_snapshot
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
+from aclog.tools.common import SourceFormat, is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -30,13 +32,20 @@ from aclog.tools.console import (
     out,
     print_json_line,
 )
+from aclog.tools.kraft_import import kraft_decoded_batches
 
 _TYPE_NAMES = {cls.__name__.lower(): cls.__name__ for cls in RECORD_TYPES}
 
 
 @app.command()
 def dump(
-    paths: Annotated[list[Path], typer.Argument(help="Data directories or segment (.log) files.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Data directories, segment (.log) files, snapshots, or KRaft metadata "
+            "directories (__cluster_metadata-0) and .checkpoint files."
+        ),
+    ],
     from_offset: Annotated[int, typer.Option(help="First offset to print.", min=0)] = 0,
     to_offset: Annotated[int | None, typer.Option(help="Stop before this offset.", min=0)] = None,
     record_type: Annotated[
@@ -49,6 +58,7 @@ def dump(
     no_redact: Annotated[
         bool, typer.Option("--no-redact", help="Show SCRAM salts and keys.")
     ] = False,
+    source_format: SourceFormat = "auto",
 ) -> None:
     """Print every record with its offset, epoch, time, type and author."""
     types = _parse_types(record_type or [])
@@ -58,7 +68,8 @@ def dump(
                 f"no such file or directory: {path} (give a data directory or a .log segment)",
                 EXIT_USAGE,
             )
-    entries = _selected(paths, from_offset, to_offset, types)
+    kraft = [is_kraft(path, source_format) for path in paths]
+    entries = _selected(paths, from_offset, to_offset, types, kraft)
     try:
         if json_output:
             for entry in entries:
@@ -67,7 +78,7 @@ def dump(
             _print_listing(entries, redact=not no_redact)
     except CorruptLogError as error:
         fail(str(error), EXIT_FAILURE)
-    except (RecordDecodeError, SnapshotError) as error:
+    except (RecordDecodeError, SnapshotError, KraftError) as error:
         fail(str(error), EXIT_FAILURE)
     except OSError as error:
         fail(f"cannot read {error.filename}: {error.strerror}", EXIT_IO)
@@ -114,10 +125,16 @@ def _parse_types(names: list[str]) -> set[str] | None:
 
 
 def _selected(
-    paths: list[Path], from_offset: int, to_offset: int | None, types: set[str] | None
+    paths: list[Path],
+    from_offset: int,
+    to_offset: int | None,
+    types: set[str] | None,
+    kraft: list[bool],
 ) -> Iterator[Entry]:
-    for path in paths:
-        if path.name.endswith(SNAPSHOT_SUFFIX):
+    for path, is_kraft_path in zip(paths, kraft, strict=True):
+        if is_kraft_path:
+            batches = kraft_decoded_batches(path, from_offset, to_offset)
+        elif path.name.endswith(SNAPSHOT_SUFFIX):
             batches = iter([snapshot_batch(path)])
         elif path.is_dir():
             batches = read_decoded(path, from_offset, to_offset)

@@ -10,7 +10,7 @@ import typer
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
 from aclog.records import AclOperation, ResourceType, record_to_dict
 from aclog.tools.acl_options import CLUSTER_NAME
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, load_state
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, load_state
 from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
 
 
@@ -68,6 +68,7 @@ def explain(
     ] = False,
     at_offset: AtOffset = None,
     at_time: AtTime = None,
+    source_format: SourceFormat = "auto",
     json_output: JsonFlag = False,
 ) -> None:
     """Decide one request against the committed ACLs and say why (exit 0 either way)."""
@@ -77,7 +78,7 @@ def explain(
         supers = parse_super_users(super_users)
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
-    image = load_state(data_dir, at_offset, at_time).image
+    image = load_state(data_dir, at_offset, at_time, kraft=is_kraft(data_dir, source_format)).image
     authorizer = Authorizer(supers, allow_everyone_if_no_acl_found)
     authorizer.load(image.acls)
     result = explanation_to_dict(authorizer.explain(principal, host, op, resource_type, name))

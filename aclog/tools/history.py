@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from aclog.broker.diff import Point, diff
-from aclog.broker.verify import verify_directory
+from aclog.broker.verify import verify_directory, verify_kraft_directory
 from aclog.controller.rebuild import RebuildError
 from aclog.image import MetadataImage
 from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
@@ -17,6 +17,8 @@ from aclog.tools.common import (
     AtTime,
     DataDir,
     JsonFlag,
+    SourceFormat,
+    is_kraft,
     load_state,
     open_controller,
     parse_time,
@@ -43,18 +45,20 @@ def replay(
     data_dir: DataDir,
     at_offset: AtOffset = None,
     at_time: AtTime = None,
+    source_format: SourceFormat = "auto",
     json_output: JsonFlag = False,
 ) -> None:
     """Print the ACLs and SCRAM users as of a point (default: the end of the log)."""
-    rebuilt = load_state(data_dir, at_offset, at_time)
+    rebuilt = load_state(data_dir, at_offset, at_time, kraft=is_kraft(data_dir, source_format))
     state = state_to_dict(rebuilt.image)
     if json_output:
         print_json(state)
         return
+    snapshot = rebuilt.snapshot or rebuilt.kraft_checkpoint
     source = (
         "the full log"
-        if rebuilt.snapshot is None
-        else (f"snapshot {rebuilt.snapshot.path.name} + {rebuilt.records_replayed} records")
+        if snapshot is None
+        else (f"snapshot {snapshot.path.name} + {rebuilt.records_replayed} records")
     )
     out.print(
         f"state at offset {state['offset']} (epoch {state['epoch']}), from {source}", markup=False
@@ -72,11 +76,16 @@ def replay(
 
 
 @app.command()
-def verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
+def verify(
+    data_dir: DataDir, source_format: SourceFormat = "auto", json_output: JsonFlag = False
+) -> None:
     """Check every batch and snapshot, and that snapshot + tail equals a full replay."""
     if not data_dir.is_dir():
         fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    report = verify_directory(data_dir)
+    if is_kraft(data_dir, source_format):
+        report = verify_kraft_directory(data_dir)
+    else:
+        report = verify_directory(data_dir)
     if json_output:
         print_json(report.to_dict())
     else:
@@ -106,6 +115,7 @@ def diff_command(
     data_dir: DataDir,
     start: Annotated[str, typer.Option("--from", help="An offset or a time.")],
     end: Annotated[str, typer.Option("--to", help="An offset or a time.")],
+    source_format: SourceFormat = "auto",
     json_output: JsonFlag = False,
 ) -> None:
     """ACLs and SCRAM credentials added, removed and changed between two points, with who
@@ -113,7 +123,8 @@ def diff_command(
     if not data_dir.is_dir():
         fail(f"no data directory at {data_dir}", EXIT_USAGE)
     try:
-        result = diff(data_dir, _point(start), _point(end)).to_dict()
+        kraft = is_kraft(data_dir, source_format)
+        result = diff(data_dir, _point(start), _point(end), kraft=kraft).to_dict()
     except (RebuildError, SnapshotError, ValueError) as error:
         fail(str(error), EXIT_FAILURE)
     if json_output:

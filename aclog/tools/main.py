@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from aclog.tools import acls, demo, dump, explain, history, users  # noqa: F401  (registers)
+from aclog.tools import (  # noqa: F401  (registers)
+    acls,
+    demo,
+    dump,
+    explain,
+    history,
+    kraft_import,
+    users,
+)
 from aclog.tools.console import EXIT_IO, app, err
 
 

@@ -1,0 +1,53 @@
+"""Reading Kafka's own KRaft metadata log (``__cluster_metadata-0``) into aclog record types.
+
+Segments (``.log``) and snapshots (``.checkpoint``) are Kafka v2 record batches of framed KRaft
+metadata records. The ACL and SCRAM records (api keys 18, 19, 11, 22) and NoOpRecord (20) become
+aclog's record dataclasses, leader-change control records become :class:`LeaderChangeRecord`,
+and every other record type is skipped by its frame and counted. Read-only and safe on a live
+directory. Sits beside ``aclog.image`` and ``aclog.snapshot``: it imports only ``aclog.records``
+and ``aclog.log``.
+"""
+
+from aclog.kraft.checkpoint import (
+    CheckpointFile,
+    CheckpointInfo,
+    KraftSnapshot,
+    checkpoint_batch,
+    list_checkpoints,
+    newest_checkpoint,
+    read_checkpoint,
+    read_checkpoint_batches,
+    read_checkpoint_info,
+)
+from aclog.kraft.codec import MetadataValue, decode_metadata_value
+from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
+from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, read_kraft_segment
+from aclog.kraft.replay import is_kraft_path, kraft_records_for_replay, kraft_replay_batches
+from aclog.kraft.schemas import control_name, record_name
+
+__all__ = [
+    "CheckpointFile",
+    "CheckpointInfo",
+    "KraftBatch",
+    "KraftCorruptError",
+    "KraftError",
+    "KraftFormatError",
+    "KraftLayoutError",
+    "KraftRecord",
+    "KraftSnapshot",
+    "MetadataValue",
+    "checkpoint_batch",
+    "control_name",
+    "decode_metadata_value",
+    "is_kraft_path",
+    "kraft_records_for_replay",
+    "kraft_replay_batches",
+    "list_checkpoints",
+    "newest_checkpoint",
+    "read_checkpoint",
+    "read_checkpoint_batches",
+    "read_checkpoint_info",
+    "read_kraft",
+    "read_kraft_segment",
+    "record_name",
+]

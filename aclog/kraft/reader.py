@@ -1,0 +1,233 @@
+"""Reading the segments of a KRaft metadata log (``__cluster_metadata-0/*.log``).
+
+Segments are named ``{base_offset:020d}.log`` and hold plain v2 record batches, the same layout
+aclog's own log uses, so the scan is :class:`aclog.log.segment.SegmentScan`: every batch's header,
+size, CRC-32C, offset continuity and epoch order are checked. Data batches are parsed with
+:func:`aclog.log.batch.record_values` (kafka-python for compressed ones), control batches with
+kafka-python's ``DefaultRecordBatch``, which keeps their keys.
+
+Each batch becomes a :class:`KraftBatch`: the ACL, SCRAM and no-op records as aclog record
+dataclasses with their offsets, a :class:`LeaderChangeRecord` for each leader-change control
+record, and counts of everything skipped (other metadata api keys; other control types).
+
+Read-only and safe on a live directory: no lock is taken, nothing is written, Kafka's ``.index``
+and ``.timeindex`` files are not used, only names matching ``{20 digits}.log`` are segments (so
+``.log.deleted``, ``.cleaned`` and ``.swap`` files are ignored), and an incomplete batch at the end
+of the last segment (a write in progress) ends the read quietly. Damage followed by valid data,
+or a hole between segments, raises :class:`KraftCorruptError`.
+
+Thread-safe: each read opens its own files. Cost: O(bytes read) plus one decode per ACL/SCRAM
+record; skipped records cost three byte reads each.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from kafka.record.default_records import DefaultRecordBatch
+
+from aclog.kraft.codec import (
+    LEADER_CHANGE,
+    control_record_type,
+    decode_metadata_value,
+    leader_change_leader,
+)
+from aclog.kraft.errors import KraftCorruptError
+from aclog.log.batch import HEADER_SIZE, parse_header, record_values
+from aclog.log.segment import RawBatch, SegmentScan, list_segments, segment_base_offset
+from aclog.records import LeaderChangeRecord, Record
+
+
+class KraftRecord(NamedTuple):
+    """One decoded record with where and when KRaft committed it."""
+
+    offset: int
+    epoch: int
+    timestamp_ms: int
+    record: Record
+
+
+@dataclass(frozen=True, slots=True)
+class KraftBatch:
+    """One KRaft batch, offsets ``base_offset..last_offset``, decoded into aclog records.
+
+    ``records`` holds only what aclog tracks (ACL, SCRAM, no-op, leader change) in offset
+    order; ``skipped`` counts the other metadata records by api key and ``skipped_control`` the
+    other control records by control type. ``from_checkpoint`` marks the batch that stands for
+    a whole ``.checkpoint`` snapshot (see :func:`aclog.kraft.checkpoint.checkpoint_batch`).
+    ``timestamp_ms`` is the batch's max timestamp (KRaft writes one append time per batch).
+    """
+
+    base_offset: int
+    last_offset: int
+    epoch: int
+    timestamp_ms: int
+    records: tuple[KraftRecord, ...]
+    skipped: Mapping[int, int] = field(default_factory=dict)
+    skipped_control: Mapping[int, int] = field(default_factory=dict)
+    is_control: bool = False
+    source: Path | None = None
+    position: int = 0
+    from_checkpoint: bool = False
+
+    @property
+    def record_count(self) -> int:
+        """How many records the KRaft batch holds (decoded or skipped)."""
+        return self.last_offset - self.base_offset + 1
+
+
+def read_kraft(
+    directory: Path | str, from_offset: int = 0, to_offset: int | None = None
+) -> Iterator[KraftBatch]:
+    """Every batch of the KRaft log in ``directory`` holding an offset in
+    ``[from_offset, to_offset)`` (``None``: to the end), oldest first.
+
+    A batch straddling a bound is returned whole; callers that need exact bounds filter its
+    records. Snapshots (``.checkpoint`` files) are not read here; see
+    :mod:`aclog.kraft.checkpoint` and :mod:`aclog.kraft.replay`.
+    """
+    directory = Path(directory)
+    segments = list_segments(directory)
+    bases = [base for base, _ in segments]
+    first = max(bisect.bisect_right(bases, from_offset) - 1, 0)
+    last_epoch = -1
+    for i in range(first, len(segments)):
+        base, path = segments[i]
+        if to_offset is not None and base >= to_offset:
+            return
+        is_last = i == len(segments) - 1
+        try:
+            scan = SegmentScan(
+                path, position=0, next_offset=base, last_epoch=last_epoch, skip_below=from_offset
+            )
+        except FileNotFoundError:
+            raise KraftCorruptError(
+                path,
+                None,
+                "the segment was deleted while being read (Kafka's retention "
+                "removed it); read again, from a later offset or the newest snapshot",
+            ) from None
+        for raw in scan:
+            if to_offset is not None and raw.header.base_offset >= to_offset:
+                return
+            yield decode_batch(raw, path)
+        problem = scan.problem
+        if problem is not None and not (problem.tail and is_last):
+            what = (
+                "damage at the end of a segment that is not the last"
+                if problem.tail
+                else ("damage followed by valid batches")
+            )
+            raise KraftCorruptError(path, problem.position, f"{problem.reason} ({what})")
+        if not is_last and segments[i + 1][0] != scan.next_offset:
+            raise KraftCorruptError(
+                segments[i + 1][1],
+                None,
+                f"the segment starts at offset {segments[i + 1][0]} but the previous one ends "
+                f"before offset {scan.next_offset}: the log has a hole",
+            )
+        last_epoch = scan.last_epoch
+
+
+def decode_batch(raw: RawBatch, path: Path, *, in_snapshot: bool = False) -> KraftBatch:
+    """Decode one CRC-checked batch of ``path`` (a segment, or a snapshot when ``in_snapshot``)."""
+    header = raw.header
+    if header.is_control:
+        return _decode_control(raw, path)
+    try:
+        values = record_values(raw.data)
+    except ValueError as err:
+        raise KraftCorruptError(path, raw.position, str(err)) from None
+    if len(values) != header.record_count:
+        raise KraftCorruptError(
+            path, raw.position, f"{len(values)} records, header says {header.record_count}"
+        )
+    records: list[KraftRecord] = []
+    skipped: Counter[int] = Counter()
+    epoch, timestamp = header.epoch, header.max_timestamp
+    where = f"{path} (snapshot offsets)" if in_snapshot else path
+    for delta, value in enumerate(values):
+        offset = header.base_offset + delta
+        decoded = decode_metadata_value(value, path=where, offset=offset)
+        if decoded.record is None:
+            skipped[decoded.api_key] += 1
+        else:
+            records.append(KraftRecord(offset, epoch, timestamp, decoded.record))
+    return KraftBatch(
+        header.base_offset,
+        header.last_offset,
+        epoch,
+        timestamp,
+        tuple(records),
+        dict(skipped),
+        {},
+        False,
+        path,
+        raw.position,
+    )
+
+
+def control_records(raw: RawBatch, path: Path) -> list[tuple[int, int, bytes | None]]:
+    """(offset, control type, value) of every record of a control batch, via kafka-python."""
+    try:
+        parsed = [(r.offset, r.key, r.value) for r in DefaultRecordBatch(raw.data)]
+    except Exception as err:  # kafka-python raises CorruptRecordError, struct.error and friends
+        raise KraftCorruptError(
+            path, raw.position, f"control records do not parse: {err}"
+        ) from None
+    if len(parsed) != raw.header.record_count:
+        raise KraftCorruptError(
+            path, raw.position, f"{len(parsed)} records, header says {raw.header.record_count}"
+        )
+    return [
+        (offset, control_record_type(key, path=path, offset=offset), value)
+        for offset, key, value in parsed
+    ]
+
+
+def _decode_control(raw: RawBatch, path: Path) -> KraftBatch:
+    header = raw.header
+    epoch, timestamp = header.epoch, header.max_timestamp
+    records: list[KraftRecord] = []
+    skipped: Counter[int] = Counter()
+    for offset, control_type, value in control_records(raw, path):
+        if control_type == LEADER_CHANGE:
+            leader = leader_change_leader(value, path=path, offset=offset)
+            records.append(KraftRecord(offset, epoch, timestamp, LeaderChangeRecord(leader, epoch)))
+        else:
+            skipped[control_type] += 1
+    return KraftBatch(
+        header.base_offset,
+        header.last_offset,
+        epoch,
+        timestamp,
+        tuple(records),
+        {},
+        dict(skipped),
+        True,
+        path,
+        raw.position,
+    )
+
+
+def read_kraft_segment(path: Path | str) -> Iterator[KraftBatch]:
+    """Every batch of one segment file read on its own (its base offset from its name, else from
+    its first batch); an incomplete final batch ends the read quietly."""
+    path = Path(path)
+    base = segment_base_offset(path)
+    if base is None:
+        with open(path, "rb") as file:
+            head = file.read(HEADER_SIZE)
+        base = parse_header(head).base_offset if len(head) == HEADER_SIZE else 0
+    scan = SegmentScan(path, position=0, next_offset=base)
+    for raw in scan:
+        yield decode_batch(raw, path)
+    problem = scan.problem
+    if problem is not None and not problem.tail:
+        reason = f"{problem.reason} (damage followed by valid batches)"
+        raise KraftCorruptError(path, problem.position, reason)

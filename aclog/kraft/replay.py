@@ -1,0 +1,182 @@
+"""What a replayer needs from a KRaft metadata directory: the newest usable snapshot, then the
+log batches after it, up to a point.
+
+:func:`kraft_replay_batches` picks the newest ``.checkpoint`` at or below the target (by offset,
+and by its header timestamp for a point in time), reads it whole and checks it, and falls back
+to an older one when it is damaged (reported through ``on_warning``), as long as the log still
+reaches back to it. The snapshot comes first as ONE :class:`KraftBatch` with
+``from_checkpoint=True`` placed at its last covered offset (``end_offset - 1``), then every log
+batch from ``end_offset`` on. Like aclog's own replay, only whole batches are returned: a target
+offset or time inside a batch gives the state before that batch.
+
+Read-only; thread-safe (each call opens its own files). Cost: one snapshot read plus O(bytes of
+log after it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from aclog.kraft.checkpoint import (
+    CHECKPOINT_SUFFIX,
+    CheckpointInfo,
+    checkpoint_timestamp,
+    list_checkpoints,
+    read_checkpoint_info,
+)
+from aclog.kraft.errors import KraftError, KraftLayoutError
+from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft
+from aclog.log.segment import list_segments
+from aclog.records import Record
+
+METADATA_DIRECTORY = "__cluster_metadata-0"
+
+
+def _ignore(message: str) -> None:
+    del message
+
+
+def is_kraft_path(path: Path | str) -> bool:
+    """True for a KRaft metadata log: a directory named ``__cluster_metadata-0`` or holding
+    ``.checkpoint`` snapshots, or a single ``.checkpoint`` file."""
+    path = Path(path)
+    if path.is_file():
+        return path.name.endswith(CHECKPOINT_SUFFIX)
+    if not path.is_dir():
+        return False
+    if path.name == METADATA_DIRECTORY:
+        return True
+    return any(entry.name.endswith(CHECKPOINT_SUFFIX) for entry in path.iterdir())
+
+
+def kraft_replay_batches(
+    directory: Path | str,
+    at_offset: int | None = None,
+    at_time_ms: int | None = None,
+    *,
+    use_snapshots: bool = True,
+    on_warning: Callable[[str], None] = _ignore,
+) -> tuple[CheckpointInfo | None, Iterator[KraftBatch]]:
+    """(the snapshot used or ``None``, its batch then the log batches after it) for the state
+    after every whole batch at or below ``at_offset`` and at or before ``at_time_ms``;
+    ``use_snapshots=False`` reads the whole log from offset 0 instead.
+
+    Raises :class:`KraftLayoutError` when the log starts above offset 0 (Kafka deleted the
+    segments below a snapshot) and no readable snapshot covers the missing offsets. Errors in
+    the log batches are raised while iterating.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise KraftLayoutError(f"no KRaft metadata directory at {directory}")
+    segments = list_segments(directory)
+    log_start = segments[0][0] if segments else None
+    info: CheckpointInfo | None = None
+    records: list[Record] = []
+    problems: list[str] = []
+
+    def warn(message: str) -> None:
+        problems.append(message)
+        on_warning(message)
+
+    if use_snapshots:
+        info, records = _choose_snapshot(directory, log_start, at_offset, at_time_ms, warn)
+    start = 0 if info is None else info.end_offset
+    if log_start is not None and log_start > start:
+        message = _gap_message(directory, log_start, start, at_offset, use_snapshots)
+        raise KraftLayoutError("; ".join([message, *problems]))
+    return info, _batches(directory, info, records, start, at_offset, at_time_ms)
+
+
+def kraft_records_for_replay(
+    directory: Path | str,
+    at_offset: int | None = None,
+    at_time_ms: int | None = None,
+    *,
+    use_snapshots: bool = True,
+    on_warning: Callable[[str], None] = _ignore,
+) -> tuple[CheckpointInfo | None, Iterator[KraftRecord]]:
+    """Like :func:`kraft_replay_batches`, flattened to (offset, epoch, timestamp_ms, record).
+
+    The snapshot's records come first, all at the snapshot's last covered offset
+    (``end_offset - 1``; ``-1`` for a bootstrap snapshot), epoch and header timestamp; replay
+    them into an empty state as a snapshot, then the log records in order.
+    """
+    info, batches = kraft_replay_batches(
+        directory, at_offset, at_time_ms, use_snapshots=use_snapshots, on_warning=on_warning
+    )
+    return info, (record for batch in batches for record in batch.records)
+
+
+def _choose_snapshot(
+    directory: Path,
+    log_start: int | None,
+    at_offset: int | None,
+    at_time_ms: int | None,
+    on_warning: Callable[[str], None],
+) -> tuple[CheckpointInfo | None, list[Record]]:
+    candidates = [
+        c for c in list_checkpoints(directory) if at_offset is None or c.last_offset <= at_offset
+    ]
+    for candidate in reversed(candidates):
+        if log_start is not None and log_start > candidate.end_offset:
+            break  # older snapshots cannot be continued: the log after them is gone
+        try:
+            if at_time_ms is not None and checkpoint_timestamp(candidate.path) > at_time_ms:
+                continue
+            return read_checkpoint_info(candidate.path)
+        except FileNotFoundError:
+            on_warning(f"snapshot {candidate.path.name} was deleted while being read; skipped")
+        except (KraftError, OSError) as error:
+            on_warning(f"snapshot {candidate.path.name} is unusable, trying an older one: {error}")
+    return None, []
+
+
+def _gap_message(
+    directory: Path, log_start: int, start: int, at_offset: int | None, use_snapshots: bool
+) -> str:
+    target = "the end of the log" if at_offset is None else f"offset {at_offset}"
+    why = (
+        "no readable .checkpoint at or below the target covers them; pick a later point"
+        if use_snapshots
+        else "a full replay without snapshots cannot cover them"
+    )
+    return (
+        f"the KRaft log in {directory} starts at offset {log_start}, but the state at {target} "
+        f"needs offsets from {start}: Kafka deleted the segments below its snapshots and {why}"
+    )
+
+
+def _batches(
+    directory: Path,
+    info: CheckpointInfo | None,
+    records: list[Record],
+    start: int,
+    at_offset: int | None,
+    at_time_ms: int | None,
+) -> Iterator[KraftBatch]:
+    if info is not None:
+        at = info.last_offset
+        yield KraftBatch(
+            at,
+            at,
+            info.epoch,
+            info.timestamp_ms,
+            tuple(KraftRecord(at, info.epoch, info.timestamp_ms, r) for r in records),
+            dict(info.skipped),
+            {},
+            False,
+            info.path,
+            0,
+            True,
+        )
+    for batch in read_kraft(directory, start):
+        if at_offset is not None and batch.last_offset > at_offset:
+            return
+        if at_time_ms is not None and batch.timestamp_ms > at_time_ms:
+            return
+        if batch.base_offset < start:  # straddles the snapshot: keep only what follows it
+            yield replace(batch, records=tuple(r for r in batch.records if r.offset >= start))
+        else:
+            yield batch
