@@ -212,6 +212,11 @@ def checkpoint_batch(path: Path | str) -> KraftBatch:
     snapshot's epoch and header timestamp: snapshot records restate the state as of that offset
     and have no log offsets of their own (the same convention as aclog's own snapshots)."""
     info, records = read_checkpoint_info(path)
+    return snapshot_as_batch(info, records)
+
+
+def snapshot_as_batch(info: CheckpointInfo, records: list[Record]) -> KraftBatch:
+    """The records of a read checkpoint as one batch at its last covered offset."""
     at = info.last_offset
     return KraftBatch(
         at,

@@ -25,6 +25,7 @@ from aclog.kraft.checkpoint import (
     checkpoint_timestamp,
     list_checkpoints,
     read_checkpoint_info,
+    snapshot_as_batch,
 )
 from aclog.kraft.errors import KraftError, KraftLayoutError
 from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft
@@ -157,20 +158,7 @@ def _batches(
     at_time_ms: int | None,
 ) -> Iterator[KraftBatch]:
     if info is not None:
-        at = info.last_offset
-        yield KraftBatch(
-            at,
-            at,
-            info.epoch,
-            info.timestamp_ms,
-            tuple(KraftRecord(at, info.epoch, info.timestamp_ms, r) for r in records),
-            dict(info.skipped),
-            {},
-            False,
-            info.path,
-            0,
-            True,
-        )
+        yield snapshot_as_batch(info, records)
     for batch in read_kraft(directory, start):
         if at_offset is not None and batch.last_offset > at_offset:
             return
