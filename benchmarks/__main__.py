@@ -1,4 +1,7 @@
-"""Run the benchmark suite: ``python -m benchmarks [--quick] [--out DIR] [--only NAME]``."""
+"""Run the benchmark suite: ``python -m benchmarks [--quick|--tiny] [--out DIR] [--only NAME]``.
+
+Exits 1 when any ``mismatches`` row (implementations disagreeing on an answer) is non-zero.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +9,58 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks import bench_controller, bench_log
+from benchmarks import (
+    bench_authorizer,
+    bench_controller,
+    bench_failover,
+    bench_glob,
+    bench_log,
+    bench_mutation,
+    bench_snapshot,
+    harness,
+)
 from benchmarks.report import Report
 
-SUITES = {"log": bench_log.run, "commit": bench_controller.run}
+SUITES = {
+    "log": bench_log.run,
+    "commit": bench_controller.run,
+    "snapshot": bench_snapshot.run,
+    "failover": bench_failover.run,
+    "authorizer": bench_authorizer.run,
+    "glob": bench_glob.run,
+    "mutation": bench_mutation.run,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="CI-sized inputs (seconds).")
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="Smoke-test sizes for the authorizer suites (implies --quick).",
+    )
     parser.add_argument("--out", type=Path, help="Write results.md and results.jsonl here.")
     parser.add_argument("--only", choices=sorted(SUITES), action="append")
     args = parser.parse_args(argv)
     report = Report()
-    for name in args.only or list(SUITES):
-        print(f"== {name}", flush=True)
-        SUITES[name](report, args.quick)
+    quick = args.quick or args.tiny
+    harness.SCALE.name = "tiny" if args.tiny else ("quick" if quick else "full")
+    try:
+        for name in args.only or list(SUITES):
+            print(f"== {name}", flush=True)
+            SUITES[name](report, quick)
+    finally:
+        harness.SCALE.name = "full"
     if args.out:
         report.save(args.out, "latest")
         print(f"wrote {args.out / 'latest.md'} and {args.out / 'latest.jsonl'}")
     else:
         sys.stdout.write("\n" + report.markdown())
-    return 0
+    mismatched = [r for r in report.rows if r.metric == "mismatches" and r.value != 0]
+    for r in mismatched:
+        print(f"MISMATCH: {r.impl} on {r.workload} at {r.size}: {r.value:g} ({r.note})")
+    return 1 if mismatched else 0
 
 
 if __name__ == "__main__":
