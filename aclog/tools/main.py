@@ -11,6 +11,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     explain,
     history,
     kraft_import,
+    serve,
     users,
 )
 from aclog.tools.console import EXIT_IO, app, err

@@ -1,0 +1,233 @@
+"""``aclog serve``: run the Kafka-protocol listener on a data directory.
+
+Thin: parse the options into a :class:`~aclog.wire.ServerConfig`, call
+:func:`aclog.wire.serve`, and render where to connect. Logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from aclog.authorizer import parse_super_users
+from aclog.image import ReplayError
+from aclog.log import CorruptLogError, LogError, LogLockedError
+from aclog.records import RecordDecodeError
+from aclog.tools.common import JsonFlag
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_IO,
+    EXIT_USAGE,
+    app,
+    err,
+    fail,
+    out,
+    print_json_line,
+)
+from aclog.wire import (
+    ConfigError,
+    Limits,
+    ListenerInfo,
+    SecurityProtocol,
+    ServerConfig,
+    TopicsFileError,
+    parse_endpoint,
+)
+from aclog.wire import serve as run_listener
+
+
+def _config(
+    data_dir: Path,
+    listen: str,
+    advertised: str | None,
+    node_id: int,
+    security_protocol: str,
+    super_users: list[str] | None,
+    allow_everyone: bool,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    topics: Path | None,
+    max_frame_bytes: int,
+    frame_timeout: float,
+) -> ServerConfig:
+    try:
+        protocol = SecurityProtocol(security_protocol.strip().upper())
+    except ValueError:
+        choices = ", ".join(p.value for p in SecurityProtocol)
+        fail(f"unknown security protocol {security_protocol!r}; use one of {choices}", EXIT_USAGE)
+    try:
+        return ServerConfig(
+            data_dir=data_dir,
+            listen=parse_endpoint(listen),
+            advertised=None if advertised is None else parse_endpoint(advertised),
+            node_id=node_id,
+            security_protocol=protocol,
+            super_users=parse_super_users(";".join(super_users or [])),
+            allow_everyone_if_no_acl_found=allow_everyone,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            topics_file=topics,
+            limits=Limits(max_frame_bytes=max_frame_bytes, frame_timeout=frame_timeout),
+        )
+    except ValueError as error:  # ConfigError, or a super user without a colon
+        fail(str(error), EXIT_USAGE)
+
+
+def _render_ready(info: ListenerInfo, config: ServerConfig, json_output: bool) -> None:
+    if json_output:
+        print_json_line(info.to_dict())
+        sys.stdout.flush()
+        return
+    target = str(info.advertised)
+    protocol = info.security_protocol.value
+    out.print(
+        f"aclog serve: listening on {info.bound} ({protocol}), advertised as {target}, "
+        f"node {info.node_id}, cluster {info.cluster_id}, data dir {config.data_dir}",
+        markup=False,
+    )
+    kp = [f'bootstrap_servers="{target}"']
+    ck = [f'"bootstrap.servers": "{target}"']
+    cli = [f"-b {target}"]
+    if config.security_protocol.uses_sasl:
+        kp += [
+            f'security_protocol="{protocol}"',
+            'sasl_mechanism="SCRAM-SHA-256"',
+            'sasl_plain_username="USER"',
+            'sasl_plain_password="PASSWORD"',
+        ]
+        ck += [
+            f'"security.protocol": "{protocol}"',
+            '"sasl.mechanism": "SCRAM-SHA-256"',
+            '"sasl.username": "USER"',
+            '"sasl.password": "PASSWORD"',
+        ]
+        cli += [f"-S {protocol}", "-M SCRAM-SHA-256", "-U USER", "-P PASSWORD"]
+    if config.security_protocol.uses_tls:
+        kp.append(f'ssl_cafile="{config.tls_cert}"')
+        ck.append(f'"ssl.ca.location": "{config.tls_cert}"')
+    out.print("Connect with:", markup=False)
+    out.print(f"  kafka-python     KafkaAdminClient({', '.join(kp)})", markup=False)
+    out.print(f"  confluent-kafka  AdminClient({{{', '.join(ck)}}})", markup=False)
+    out.print(
+        f"  command line     python -m kafka.admin {' '.join(cli)} acls describe", markup=False
+    )
+    if config.security_protocol.uses_sasl:
+        out.print(
+            "SCRAM users log in as User:<name>. Create the first one before starting: "
+            f"aclog users set USER --mechanism SCRAM-SHA-256 --password-stdin --data-dir "
+            f"{config.data_dir}",
+            markup=False,
+        )
+    else:
+        out.print(
+            "Every client is User:ANONYMOUS here; admin requests need --super-users "
+            "User:ANONYMOUS or ACLs for it.",
+            markup=False,
+        )
+    if not config.super_users:
+        out.print(
+            "No --super-users: admin requests need ALTER/DESCRIBE ACLs on the cluster.",
+            markup=False,
+        )
+    out.print("Stop with Ctrl-C (or SIGTERM).", markup=False)
+    sys.stdout.flush()
+
+
+@app.command()
+def serve(
+    data_dir: Annotated[
+        Path,
+        typer.Option(
+            "--data-dir",
+            help="The aclog data directory (created if missing).",
+            envvar="ACLOG_DATA_DIR",
+        ),
+    ] = Path("aclog-data"),
+    listen: Annotated[
+        str, typer.Option("--listen", help="HOST:PORT to listen on (port 0: any free port).")
+    ] = "127.0.0.1:9092",
+    advertised: Annotated[
+        str | None,
+        typer.Option("--advertised", help="HOST:PORT clients connect to (default: the bound one)."),
+    ] = None,
+    node_id: Annotated[int, typer.Option("--node-id", help="This node's broker id.")] = 1,
+    security_protocol: Annotated[
+        str,
+        typer.Option("--security-protocol", help="PLAINTEXT, SASL_PLAINTEXT or SASL_SSL."),
+    ] = "PLAINTEXT",
+    super_users: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--super-users", help="Principals always allowed, e.g. 'User:admin;User:ops'."
+        ),
+    ] = None,
+    allow_everyone: Annotated[
+        bool,
+        typer.Option(
+            "--allow-everyone-if-no-acl-found", help="Allow access to resources without ACLs."
+        ),
+    ] = False,
+    tls_cert: Annotated[
+        Path | None, typer.Option("--tls-cert", help="PEM certificate (chain) for SASL_SSL.")
+    ] = None,
+    tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key.")] = None,
+    topics: Annotated[
+        Path | None,
+        typer.Option(
+            "--topics",
+            help="Topics to report, one per line: NAME or TOPIC:NAME, then an optional "
+            "partition count.",
+        ),
+    ] = None,
+    max_frame_bytes: Annotated[
+        int, typer.Option("--max-frame-bytes", help="The largest request accepted, in bytes.")
+    ] = Limits().max_frame_bytes,
+    frame_timeout: Annotated[
+        float,
+        typer.Option("--frame-timeout", help="Seconds a client may take to send one request."),
+    ] = Limits().frame_timeout,
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR (on stderr).")
+    ] = "INFO",
+    json_output: JsonFlag = False,
+) -> None:
+    """Serve the Kafka protocol: admin clients manage ACLs and SCRAM users and log in."""
+    level = logging.getLevelName(log_level.strip().upper())
+    if not isinstance(level, int):
+        fail(f"unknown log level {log_level!r}; use DEBUG, INFO, WARNING or ERROR", EXIT_USAGE)
+    logging.basicConfig(
+        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    config = _config(
+        data_dir,
+        listen,
+        advertised,
+        node_id,
+        security_protocol,
+        super_users,
+        allow_everyone,
+        tls_cert,
+        tls_key,
+        topics,
+        max_frame_bytes,
+        frame_timeout,
+    )
+    try:
+        run_listener(
+            config,
+            on_ready=lambda info: _render_ready(info, config, json_output),
+            on_stopping=lambda reason: err.print(f"aclog: {reason}: stopping", markup=False),
+        )
+    except (ConfigError, TopicsFileError) as error:
+        fail(str(error), EXIT_USAGE)
+    except LogLockedError as error:
+        fail(str(error), EXIT_IO)
+    except (CorruptLogError, RecordDecodeError, ReplayError) as error:
+        fail(f"cannot load {data_dir}: {error}", EXIT_FAILURE)
+    except (LogError, OSError) as error:
+        fail(f"cannot serve on {listen} from {data_dir}: {error}", EXIT_IO)
+    err.print("aclog: stopped", markup=False)

@@ -1,0 +1,35 @@
+"""The Kafka-protocol listener: stock admin clients (kafka-python, confluent-kafka/librdkafka)
+manage ACLs and SCRAM users, describe the cluster and topics, and log in with SASL/SCRAM.
+
+Layout: :mod:`~aclog.wire.config` (settings and limits), :mod:`~aclog.wire.protocol` (strict
+decoding on kafka-python's message classes), :mod:`~aclog.wire.apis` (one module per API),
+:mod:`~aclog.wire.scram` (the SCRAM server), :mod:`~aclog.wire.node` (controller plus the broker
+side that follows the log), :mod:`~aclog.wire.dispatch` (one frame in, one response out),
+:mod:`~aclog.wire.connection` (framing, limits, timeouts) and :mod:`~aclog.wire.server`.
+"""
+
+from aclog.wire.config import (
+    ConfigError,
+    Endpoint,
+    Limits,
+    SecurityProtocol,
+    ServerConfig,
+    parse_endpoint,
+)
+from aclog.wire.server import ListenerInfo, Server, serve
+from aclog.wire.topics import TopicInventory, TopicsFileError, load_topics
+
+__all__ = [
+    "ConfigError",
+    "Endpoint",
+    "Limits",
+    "ListenerInfo",
+    "SecurityProtocol",
+    "Server",
+    "ServerConfig",
+    "TopicInventory",
+    "TopicsFileError",
+    "load_topics",
+    "parse_endpoint",
+    "serve",
+]

@@ -1,0 +1,192 @@
+"""What a listener is told: the address, security protocol, authorizer settings and limits.
+
+Immutable; thread-safe. :func:`parse_endpoint` is the one parser of ``HOST:PORT`` text, used by
+the CLI and by tests.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_PORT = 9092
+MEBIBYTE = 1024 * 1024
+
+
+class SecurityProtocol(enum.Enum):
+    """Kafka's listener security protocols that aclog serves (no plain SSL: principals come from
+    SASL, and ``User:ANONYMOUS`` over TLS would add nothing)."""
+
+    PLAINTEXT = "PLAINTEXT"
+    SASL_PLAINTEXT = "SASL_PLAINTEXT"
+    SASL_SSL = "SASL_SSL"
+
+    @property
+    def uses_sasl(self) -> bool:
+        """True when clients must log in with SASL/SCRAM before anything but ApiVersions."""
+        return self is not SecurityProtocol.PLAINTEXT
+
+    @property
+    def uses_tls(self) -> bool:
+        """True when the listener wraps connections in TLS."""
+        return self is SecurityProtocol.SASL_SSL
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """A host and a port. ``str()`` gives ``host:port`` (``[v6]:port`` for IPv6)."""
+
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    @property
+    def is_wildcard(self) -> bool:
+        """True for ``0.0.0.0``, ``::`` or an empty host: every interface, not reachable as is."""
+        return self.host in ("", "0.0.0.0", "::")
+
+
+def parse_endpoint(text: str, *, default_port: int = DEFAULT_PORT) -> Endpoint:
+    """``HOST:PORT``, ``[IPv6]:PORT`` or just ``HOST``. Raises :class:`ConfigError`."""
+    value = text.strip()
+    if value.startswith("["):
+        host, bracket, rest = value[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            raise ConfigError(f"cannot read {text!r}: write an IPv6 address as [::1]:9092")
+        port_text = rest[1:] if rest else ""
+    elif value.count(":") > 1:
+        raise ConfigError(f"cannot read {text!r}: write an IPv6 address as [::1]:9092")
+    else:
+        host, _, port_text = value.partition(":")
+    if not host:
+        raise ConfigError(f"cannot read {text!r}: the host is missing (e.g. 127.0.0.1:9092)")
+    if not port_text:
+        return Endpoint(host, default_port)
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ConfigError(f"cannot read {text!r}: the port must be a number from 0 to 65535")
+    return Endpoint(host, int(port_text))
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds that keep one client from hurting the others.
+
+    - ``max_frame_bytes``: the largest request (Kafka's ``socket.request.max.bytes``); a bigger
+      size prefix closes the connection. Before authentication on a SASL listener the bound is
+      ``max_pre_auth_frame_bytes`` (Kafka's ``sasl.server.max.receive.size``).
+    - ``max_connection_buffered_bytes`` / ``max_in_flight_per_connection``: requests read but not
+      yet answered, per connection; past them the server stops reading that socket (TCP
+      back-pressure). ``None`` means twice the frame limit, at least 4 MiB.
+    - ``max_total_buffered_bytes`` / ``max_total_in_flight``: the same over all connections.
+      ``None`` means four times the frame limit, at least 64 MiB.
+    - ``max_connections``: more are accepted and closed at once.
+    - ``frame_timeout``: seconds to receive the rest of a frame once its size arrived (slow
+      senders); ``idle_timeout``: seconds without a request (Kafka's
+      ``connections.max.idle.ms``); ``authentication_timeout``: seconds a SASL client has to log
+      in; ``write_timeout``: seconds a client may take to read a response;
+      ``tls_handshake_timeout``: seconds for the TLS handshake.
+    """
+
+    max_frame_bytes: int = MEBIBYTE
+    max_pre_auth_frame_bytes: int = 512 * 1024
+    max_connection_buffered_bytes: int | None = None
+    max_in_flight_per_connection: int = 32
+    max_total_buffered_bytes: int | None = None
+    max_total_in_flight: int = 1024
+    max_connections: int = 1000
+    frame_timeout: float = 30.0
+    idle_timeout: float = 600.0
+    authentication_timeout: float = 30.0
+    write_timeout: float = 30.0
+    tls_handshake_timeout: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.max_frame_bytes < 64:
+            raise ConfigError(
+                f"the frame limit must be at least 64 bytes, not {self.max_frame_bytes}"
+            )
+        if self.max_pre_auth_frame_bytes < 64:
+            raise ConfigError("the pre-authentication frame limit must be at least 64 bytes")
+        if self.connection_buffered_bytes < self.max_frame_bytes:
+            raise ConfigError("max_connection_buffered_bytes must be at least max_frame_bytes")
+        if self.total_buffered_bytes < self.connection_buffered_bytes:
+            raise ConfigError("max_total_buffered_bytes must be at least the per-connection bound")
+        for name in ("max_in_flight_per_connection", "max_total_in_flight", "max_connections"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1")
+        for name in (
+            "frame_timeout",
+            "idle_timeout",
+            "authentication_timeout",
+            "write_timeout",
+            "tls_handshake_timeout",
+        ):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be a positive number of seconds")
+
+    @property
+    def connection_buffered_bytes(self) -> int:
+        """The effective per-connection bound on buffered request bytes."""
+        if self.max_connection_buffered_bytes is not None:
+            return self.max_connection_buffered_bytes
+        return max(2 * self.max_frame_bytes, 4 * MEBIBYTE)
+
+    @property
+    def total_buffered_bytes(self) -> int:
+        """The effective bound on buffered request bytes over all connections."""
+        if self.max_total_buffered_bytes is not None:
+            return self.max_total_buffered_bytes
+        return max(4 * self.max_frame_bytes, 64 * MEBIBYTE, self.connection_buffered_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything ``aclog serve`` needs. ``advertised`` defaults to the bound listen address
+    (after a port of 0 is replaced by the one the OS chose)."""
+
+    data_dir: Path = Path("aclog-data")
+    listen: Endpoint = Endpoint("127.0.0.1", DEFAULT_PORT)
+    advertised: Endpoint | None = None
+    node_id: int = 1
+    security_protocol: SecurityProtocol = SecurityProtocol.PLAINTEXT
+    super_users: frozenset[str] = frozenset()
+    allow_everyone_if_no_acl_found: bool = False
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    topics_file: Path | None = None
+    cluster_id: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    workers: int = 4
+    shutdown_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.node_id <= 2**31 - 1:
+            raise ConfigError(f"the node id must be from 0 to 2147483647, not {self.node_id}")
+        if self.security_protocol.uses_tls and (self.tls_cert is None or self.tls_key is None):
+            raise ConfigError("SASL_SSL needs --tls-cert and --tls-key (PEM files)")
+        if not self.security_protocol.uses_tls and (self.tls_cert or self.tls_key):
+            raise ConfigError("--tls-cert and --tls-key are only used with SASL_SSL")
+        if self.advertised is not None and (
+            self.advertised.is_wildcard or self.advertised.port == 0
+        ):
+            raise ConfigError(
+                f"the advertised address {self.advertised} is not reachable; give the host and "
+                "port clients should connect to"
+            )
+        if self.advertised is None and self.listen.is_wildcard:
+            raise ConfigError(
+                f"listening on {self.listen} (every interface) needs --advertised HOST:PORT, "
+                "the address clients should connect to"
+            )
+        if self.workers < 1:
+            raise ConfigError("workers must be at least 1")
+        if self.shutdown_timeout <= 0:
+            raise ConfigError("shutdown_timeout must be a positive number of seconds")

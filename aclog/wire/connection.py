@@ -1,0 +1,266 @@
+"""One client connection: read frames, answer them in order, and never let one client hurt the
+others.
+
+Two tasks per connection. The reader reads a frame's size, reserves that many bytes of the
+per-connection and server-wide budgets (waiting while either is spent, so the socket is no
+longer read and TCP pushes back on the client), then reads the frame within ``frame_timeout``
+and queues it. The processor answers queued frames one at a time, in order, on a worker thread
+(:func:`aclog.wire.dispatch.process`), writes each response within ``write_timeout``, and only
+then returns the frame's bytes to the budgets. A size of 0, a negative size or one above the
+frame limit closes the connection (Kafka does the same; there is no error response for it), and
+so do a client that stays silent past ``idle_timeout``, a SASL client that has not logged in
+within ``authentication_timeout``, and a slow sender or reader. Every close is logged with why.
+
+Used from the event loop only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from aclog.wire.context import Session
+from aclog.wire.dispatch import Outcome, process
+
+if TYPE_CHECKING:
+    from aclog.wire.server import Server
+
+logger = logging.getLogger(__name__)
+
+_SIZE = struct.Struct(">i")
+
+
+@dataclass(slots=True)
+class Usage:
+    """Request bytes and requests read but not yet answered, with their bounds."""
+
+    max_bytes: int
+    max_requests: int
+    bytes: int = 0
+    requests: int = 0
+
+    def fits(self, size: int) -> bool:
+        """Whether one more request of ``size`` bytes stays within the bounds."""
+        return self.bytes + size <= self.max_bytes and self.requests < self.max_requests
+
+
+class Budget:
+    """The server-wide :class:`Usage`, shared by every connection, plus the waiting.
+
+    Taking waits; giving back is synchronous (the event loop is the only thread), so a
+    cancelled task can always return what it holds.
+    """
+
+    def __init__(self, max_bytes: int, max_requests: int) -> None:
+        self.total = Usage(max_bytes, max_requests)
+        self._waiters: set[asyncio.Future[None]] = set()
+
+    async def acquire(self, connection: Usage, size: int) -> None:
+        """Wait until a request of ``size`` bytes fits both the connection and the server."""
+        while not (connection.fits(size) and self.total.fits(size)):
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.add(waiter)
+            try:
+                await waiter
+            finally:
+                self._waiters.discard(waiter)
+        for usage in (connection, self.total):
+            usage.bytes += size
+            usage.requests += 1
+
+    def release(self, connection: Usage, size: int) -> None:
+        """Give back what :meth:`acquire` took and wake every waiter to check again."""
+        for usage in (connection, self.total):
+            usage.bytes -= size
+            usage.requests -= 1
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    reason: str
+    level: int
+    abort: bool = False
+    """Drop unsent data instead of flushing it (the client is not reading)."""
+
+
+class Connection:
+    """Serves one accepted socket until it closes or the server stops."""
+
+    def __init__(
+        self,
+        server: Server,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        connection_id: str,
+        client_host: str,
+    ) -> None:
+        self.server = server
+        self.session = Session.start(connection_id, client_host, server.config.security_protocol)
+        limits = server.config.limits
+        self.usage = Usage(limits.connection_buffered_bytes, limits.max_in_flight_per_connection)
+        self._reader = reader
+        self._writer = writer
+        self._queue: asyncio.Queue[_Frame | _End] = asyncio.Queue()
+        self._stopping = False
+        self._reader_task: asyncio.Task[None] | None = None
+        self._opened = asyncio.get_running_loop().time()
+
+    @property
+    def name(self) -> str:
+        """``<id> from <host>`` for log lines."""
+        return f"{self.session.connection_id} from {self.session.client_host}"
+
+    def stop(self) -> None:
+        """Stop reading; the request being answered is finished, queued ones are dropped."""
+        self._stopping = True
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+        self._queue.put_nowait(_End("the server is shutting down", logging.INFO))
+
+    async def run(self) -> None:
+        """Serve the connection; returns once it is closed."""
+        logger.debug("connection %s opened", self.name)
+        self._reader_task = asyncio.create_task(self._read_loop())
+        end = _End("the connection ended", logging.DEBUG)
+        try:
+            end = await self._process_loop()
+        finally:
+            self._reader_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader_task
+            self._drop_queued()
+            logger.log(end.level, "connection %s closed: %s", self.name, end.reason)
+            await self._close(end.abort)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        try:
+            end = await self._read_frames()
+        except asyncio.IncompleteReadError as error:
+            if error.partial:
+                end = _End(
+                    "the client closed the connection in the middle of a frame", logging.INFO
+                )
+            else:
+                end = _End("the client closed the connection", logging.DEBUG)
+        except (ConnectionError, OSError) as error:
+            end = _End(f"connection error: {error}", logging.INFO)
+        self._queue.put_nowait(end)
+
+    async def _read_frames(self) -> _End:
+        limits = self.server.config.limits
+        while True:
+            timeout, silence = self._wait_allowance()
+            if timeout <= 0:
+                return _End(silence, logging.INFO)
+            try:
+                header = await asyncio.wait_for(self._reader.readexactly(_SIZE.size), timeout)
+            except TimeoutError:
+                return _End(silence, logging.INFO)
+            (size,) = _SIZE.unpack(header)
+            if self.session.authenticated:
+                limit, which = limits.max_frame_bytes, "the frame limit"
+            else:
+                limit = min(limits.max_frame_bytes, limits.max_pre_auth_frame_bytes)
+                which = "the limit before authentication"
+            if size <= 0 or size > limit:
+                return _End(
+                    f"a frame of {size} bytes is outside 1..{limit} bytes ({which})",
+                    logging.WARNING,
+                )
+            await self.server.budget.acquire(self.usage, size)
+            try:
+                payload = await asyncio.wait_for(
+                    self._reader.readexactly(size), limits.frame_timeout
+                )
+            except BaseException as error:
+                self.server.budget.release(self.usage, size)
+                if isinstance(error, TimeoutError):
+                    return _End(
+                        f"a frame of {size} bytes did not arrive within "
+                        f"{limits.frame_timeout:g} s (slow sender)",
+                        logging.WARNING,
+                    )
+                raise
+            self._queue.put_nowait(_Frame(payload))
+
+    def _wait_allowance(self) -> tuple[float, str]:
+        """How long to wait for the next frame, and what to log when it does not come."""
+        limits = self.server.config.limits
+        if self.session.authenticated:
+            return limits.idle_timeout, f"idle for {limits.idle_timeout:g} s"
+        elapsed = asyncio.get_running_loop().time() - self._opened
+        remaining = min(limits.idle_timeout, limits.authentication_timeout - elapsed)
+        return remaining, (
+            f"no SASL login within {limits.authentication_timeout:g} s of connecting"
+        )
+
+    # -- answering -------------------------------------------------------------------------------
+
+    async def _process_loop(self) -> _End:
+        loop = asyncio.get_running_loop()
+        server = self.server
+        while not self._stopping:
+            item = await self._queue.get()
+            if isinstance(item, _End):
+                return item
+            size = len(item.payload)
+            try:
+                outcome: Outcome = await loop.run_in_executor(
+                    server.executor, process, server.node, self.session, item.payload
+                )
+                end = await self._write(outcome)
+            finally:
+                server.budget.release(self.usage, size)
+            if end is not None:
+                return end
+        return _End("the server is shutting down", logging.INFO)
+
+    async def _write(self, outcome: Outcome) -> _End | None:
+        if outcome.data is not None:
+            try:
+                self._writer.write(outcome.data)
+                await asyncio.wait_for(
+                    self._writer.drain(), self.server.config.limits.write_timeout
+                )
+            except TimeoutError:
+                return _End(
+                    "the client did not read its responses (slow reader)", logging.WARNING, True
+                )
+            except (ConnectionError, OSError) as error:
+                return _End(f"cannot send the {outcome.api} response: {error}", logging.INFO, True)
+        if outcome.close_reason is not None:
+            return _End(outcome.close_reason, logging.WARNING)
+        return None
+
+    def _drop_queued(self) -> None:
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if isinstance(item, _Frame):
+                self.server.budget.release(self.usage, len(item.payload))
+
+    async def _close(self, abort: bool) -> None:
+        """Close, flushing what is buffered for at most a second, else (or if ``abort``) drop
+        the connection at once."""
+        if not abort:
+            self._writer.close()
+            try:
+                await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+            except (TimeoutError, ConnectionError, OSError):
+                pass  # the client does not read, or reset the connection: abort below
+            else:
+                return
+        self._writer.transport.abort()

@@ -1,0 +1,104 @@
+"""One request frame in, one response frame (or a reason to close) out.
+
+:func:`process` is synchronous and does no I/O on the socket: the connection runs it on a
+worker thread, because handlers call the controller (which fsyncs) and may encode large
+responses. The rules, in order, are Kafka's:
+
+1. after a v0 SaslHandshake the frame is a bare SCRAM message;
+2. a frame too short for a header, an unknown API key, or a version that was not advertised
+   closes the connection (ApiVersions newer than the listener instead gets
+   UNSUPPORTED_VERSION with a v0 body);
+3. before a SASL login only ApiVersions, SaslHandshake and SaslAuthenticate are served;
+   anything else closes the connection;
+4. a body that does not decode strictly closes the connection;
+5. the handler answers; if it fails unexpectedly, the request gets the API's error response with
+   UNKNOWN_SERVER_ERROR, as Kafka's ``getErrorResponse`` gives, and the failure is logged.
+
+Thread-safe: sessions are touched by one request at a time. At most one frame larger than
+:data:`LARGE_FRAME_BYTES` is decoded at a time, which bounds the memory that decoding
+adversarial frames (many tiny array elements) can take.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+from aclog.wire.apis import ADVERTISED_VERSIONS, APIS, api_versions, sasl_authenticate
+from aclog.wire.context import Reply, RequestContext, SaslState, Session
+from aclog.wire.errors import UNKNOWN_SERVER_ERROR, CloseConnection
+from aclog.wire.node import Node
+from aclog.wire.protocol import decode_request, encode_raw_frame, encode_response, peek_header
+
+logger = logging.getLogger(__name__)
+
+LARGE_FRAME_BYTES = 64 * 1024
+_large_frames = threading.BoundedSemaphore(1)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What to write (``None``: nothing) and whether to close the connection afterwards."""
+
+    data: bytes | None
+    close_reason: str | None = None
+    api: str = "?"
+
+
+def process(node: Node, session: Session, payload: bytes) -> Outcome:
+    """Answer one request frame (``payload`` is the frame without its size prefix)."""
+    if session.state is SaslState.RAW_AUTHENTICATE:
+        reply, failure = sasl_authenticate.step(session, payload)
+        if reply is None:
+            return Outcome(None, failure, "SaslAuthenticate(v0)")
+        return Outcome(encode_raw_frame(reply), None, "SaslAuthenticate(v0)")
+    try:
+        return _process(node, session, payload)
+    except CloseConnection as reason:
+        return Outcome(None, str(reason))
+
+
+def _process(node: Node, session: Session, payload: bytes) -> Outcome:
+    api_key, version, correlation_id = peek_header(payload)
+    api = APIS.get(api_key)
+    if api is None:
+        raise CloseConnection(f"unknown API key {api_key} (version {version})")
+    if api_key == api_versions.API.key and version > api.max_version:
+        response = api_versions.unsupported_version(ADVERTISED_VERSIONS)
+        return Outcome(encode_response(response, correlation_id), None, api.name)
+    if not api.min_version <= version <= api.max_version:
+        raise CloseConnection(
+            f"{api.name} v{version} is not supported (served: v{api.min_version}-"
+            f"v{api.max_version})"
+        )
+    if not session.authenticated and not api.before_authentication:
+        raise CloseConnection(
+            f"{api.name} before SASL authentication (until a login completes only ApiVersions, "
+            "SaslHandshake and SaslAuthenticate are served)"
+        )
+    if len(payload) > LARGE_FRAME_BYTES:
+        with _large_frames:
+            header, request = decode_request(api.request_class, payload, version)
+    else:
+        header, request = decode_request(api.request_class, payload, version)
+    ctx = RequestContext(node, session, header, ADVERTISED_VERSIONS)
+    try:
+        reply = api.handle(ctx, request)
+    except CloseConnection:
+        raise
+    except Exception:
+        logger.exception(
+            "%s v%d from %s on connection %s failed; answering UNKNOWN_SERVER_ERROR",
+            api.name,
+            version,
+            session.principal,
+            session.connection_id,
+        )
+        reply = Reply(api.error_response(ctx, request, UNKNOWN_SERVER_ERROR))
+    try:
+        data = encode_response(reply.response, correlation_id)
+    except Exception as error:
+        logger.exception("cannot encode the %s v%d response", api.name, version)
+        raise CloseConnection(f"cannot encode the {api.name} response: {error}") from None
+    return Outcome(data, reply.close_reason, api.name)

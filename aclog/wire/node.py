@@ -1,0 +1,188 @@
+"""One aclog node behind a listener: the controller (the writer) plus the broker side that
+follows the log.
+
+- The :class:`~aclog.controller.controller.Controller` owns the data directory's writer lock and
+  commits CreateAcls, DeleteAcls and AlterUserScramCredentials.
+- A :class:`~aclog.broker.MetadataLoader` tails the same directory and publishes every committed
+  batch to the trie :class:`~aclog.authorizer.Authorizer`, to a
+  :class:`~aclog.broker.ScramCredentialCache` and to :class:`PublishedOffset`.
+- Reads are answered from what the loader published, as a Kafka broker answers them: DescribeAcls
+  from the authorizer, DescribeUserScramCredentials and SASL logins from the credential cache,
+  authorization (admin APIs included, through :class:`ClusterAccess`) from the authorizer.
+- Read-your-writes: after a write, :meth:`Node.wait_published` blocks until the loader has
+  published the controller's committed offset, and only then is the response sent. So a SCRAM
+  user created through the listener can log in, and a created ACL is in force and listed, as
+  soon as the client has its answer. The controller's own image would have served logins too,
+  but then reads and writes would see two different states; this way everything a client sees
+  comes from one published image, and the wait costs at most one loader poll (10 ms).
+
+Thread-safe: the controller serializes writes; the authorizer, the cache and
+:class:`PublishedOffset` are read lock-free or under their own lock.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import threading
+import uuid
+from pathlib import Path
+
+from aclog.authorizer import Authorizer, Decision
+from aclog.broker import Manifest, MetadataLoader, ScramCredentialCache
+from aclog.broker.publishers import AuthorizerPublisher
+from aclog.controller import check_cluster_access
+from aclog.controller.controller import Controller
+from aclog.controller.validation import CLUSTER_NAME
+from aclog.image import ApiError, MetadataDelta, MetadataImage, ScramCredential
+from aclog.records import AclOperation, ResourceType, ScramMechanism
+from aclog.snapshot import SnapshotPolicy
+from aclog.wire.config import Endpoint, ServerConfig
+from aclog.wire.topics import TopicInventory, load_topics
+
+logger = logging.getLogger(__name__)
+
+PUBLISH_WAIT_SECONDS = 10.0
+"""How long a write waits for the loader before answering anyway (the commit is durable)."""
+
+
+class PublishedOffset:
+    """A publisher that remembers the last offset the loader published and lets writers wait
+    for it. Registered last, so when it sees an offset every other publisher has it too."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._offset = -1
+
+    @property
+    def offset(self) -> int:
+        """The last published offset (-1 before the first record)."""
+        return self._offset
+
+    def publish(
+        self, delta: MetadataDelta | None, image: MetadataImage, manifest: Manifest
+    ) -> None:
+        with self._condition:
+            self._offset = image.provenance.last_offset
+            self._condition.notify_all()
+
+    def wait_for(self, offset: int, timeout: float) -> bool:
+        """Block until ``offset`` is published; False if ``timeout`` seconds pass first."""
+        with self._condition:
+            return self._condition.wait_for(lambda: self._offset >= offset, timeout)
+
+
+class ClusterAccess:
+    """The controller's :class:`~aclog.controller.ClusterAuthorizer`, backed by the trie
+    authorizer: may this principal do this operation on CLUSTER ``kafka-cluster``?"""
+
+    def __init__(self, authorizer: Authorizer) -> None:
+        self.authorizer = authorizer
+
+    def authorize_cluster(self, principal: str, host: str, operation: AclOperation) -> bool:
+        decision = self.authorizer.authorize(
+            principal, host, operation, ResourceType.CLUSTER, CLUSTER_NAME
+        )
+        return decision is Decision.ALLOWED
+
+
+class Node:
+    """The controller and broker state one listener serves. Use :meth:`open` and
+    :meth:`close`."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        controller: Controller,
+        authorizer: Authorizer,
+        credentials: ScramCredentialCache,
+        loader: MetadataLoader,
+        published: PublishedOffset,
+        topics: TopicInventory,
+    ) -> None:
+        self.config = config
+        self.controller = controller
+        self.authorizer = authorizer
+        self.cluster_access = ClusterAccess(authorizer)
+        self.credentials = credentials
+        self.loader = loader
+        self.published = published
+        self.topics = topics
+        self.node_id = config.node_id
+        self.cluster_id = config.cluster_id or default_cluster_id(config.data_dir)
+        self.advertised: Endpoint = config.advertised or config.listen
+
+    @classmethod
+    def open(cls, config: ServerConfig) -> Node:
+        """Read the topics, open the controller (taking the writer lock), then load and start
+        following the log. The authorizer is ready when this returns."""
+        topics = load_topics(config.topics_file)
+        authorizer = Authorizer(config.super_users, config.allow_everyone_if_no_acl_found)
+        controller = Controller.open(
+            config.data_dir,
+            node_id=config.node_id,
+            authorizer=ClusterAccess(authorizer),
+            snapshot_policy=SnapshotPolicy(),
+        )
+        try:
+            credentials = ScramCredentialCache()
+            published = PublishedOffset()
+            loader = MetadataLoader(
+                config.data_dir, [AuthorizerPublisher(authorizer), credentials, published]
+            )
+            loader.start()
+        except BaseException:
+            controller.close()
+            raise
+        return cls(config, controller, authorizer, credentials, loader, published, topics)
+
+    def close(self) -> None:
+        """Stop following the log, then release the data directory (the log fsyncs on close)."""
+        self.loader.stop()
+        self.controller.close()
+
+    # -- questions handlers ask ----------------------------------------------------------------
+
+    def check_cluster(
+        self, principal: str, host: str, operation: AclOperation, *, acl_api: bool
+    ) -> ApiError | None:
+        """``None`` if the caller may do ``operation`` on the cluster, else the error for the
+        whole request (CLUSTER_AUTHORIZATION_FAILED)."""
+        return check_cluster_access(
+            self.cluster_access, principal, host, operation, acl_api=acl_api
+        )
+
+    def allows(
+        self,
+        principal: str,
+        host: str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: str,
+    ) -> bool:
+        """Whether the published ACLs allow the operation on the LITERAL resource."""
+        decision = self.authorizer.authorize(principal, host, operation, resource_type, name)
+        return decision is Decision.ALLOWED
+
+    def scram_credential(self, user: str, mechanism: ScramMechanism) -> ScramCredential | None:
+        """The published credential a login checks against."""
+        return self.credentials.credential(user, mechanism)
+
+    def wait_published(self) -> None:
+        """Block until the loader has published everything the controller has committed."""
+        target = self.controller.image.provenance.last_offset
+        if not self.published.wait_for(target, PUBLISH_WAIT_SECONDS):
+            logger.warning(
+                "the metadata loader has not published offset %d after %.0f s (it is at %d); "
+                "answering anyway, the change is committed",
+                target,
+                PUBLISH_WAIT_SECONDS,
+                self.published.offset,
+            )
+
+
+def default_cluster_id(data_dir: Path) -> str:
+    """A Kafka-style cluster id (22 characters of URL-safe base64) derived from the data
+    directory's absolute path, so it stays the same across restarts."""
+    digest = uuid.uuid5(uuid.NAMESPACE_URL, f"aclog:{data_dir.resolve()}").bytes
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")

@@ -1,0 +1,93 @@
+"""Session-wide ``aclog serve`` subprocesses, one per listener kind, stopped at the end.
+
+- ``plain_server``: PLAINTEXT, ``User:ANONYMOUS`` is a super user, a topics inventory.
+- ``sasl_server``: SASL_PLAINTEXT, super user ``User:admin`` (seeded with both mechanisms),
+  the same inventory.
+- ``ssl_server``: SASL_SSL with a self-signed certificate for 127.0.0.1 (``openssl`` CLI).
+- ``fuzz_server``: PLAINTEXT without super users (every admin request is denied, so random
+  frames cannot change state), a 64 KiB frame limit and a 2 s frame timeout.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aclog.records import ScramMechanism
+from tests.wire.harness import ServerProcess, make_certificate
+
+ADMIN = "admin"
+ADMIN_PASSWORD = "admin-secret"
+TOPICS = "orders 3\npayments.eu\npayments.us 2\nTOPIC:audit\nGROUP:billing\n# a comment\n"
+
+
+def _start(
+    tmp_path_factory: pytest.TempPathFactory, name: str, *args: str, seed: bool = False
+) -> Iterator[ServerProcess]:
+    workdir = tmp_path_factory.mktemp(name)
+    (workdir / "topics.txt").write_text(TOPICS)
+    server = ServerProcess(workdir, *args, "--topics", str(workdir / "topics.txt"), name=name)
+    if seed:
+        server.seed_user(ADMIN, ADMIN_PASSWORD, ScramMechanism.SCRAM_SHA_256)
+        server.seed_user(ADMIN, ADMIN_PASSWORD, ScramMechanism.SCRAM_SHA_512)
+    server.start()
+    try:
+        yield server
+    finally:
+        code = server.stop()
+        assert code == 0, f"{name} exited with {code}:\n{server.stderr()[-3000:]}"
+
+
+@pytest.fixture(scope="session")
+def plain_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    yield from _start(tmp_path_factory, "plain", "--super-users", "User:ANONYMOUS")
+
+
+@pytest.fixture(scope="session")
+def sasl_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    yield from _start(
+        tmp_path_factory,
+        "sasl",
+        "--security-protocol",
+        "SASL_PLAINTEXT",
+        "--super-users",
+        f"User:{ADMIN}",
+        seed=True,
+    )
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    # The SASL_SSL tests must run, not skip: without openssl they fail and say what to install.
+    assert shutil.which("openssl"), "install the openssl CLI (Debian: openssl) for the TLS tests"
+    return make_certificate(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture(scope="session")
+def ssl_server(
+    tmp_path_factory: pytest.TempPathFactory, certificate: tuple[Path, Path]
+) -> Iterator[ServerProcess]:
+    cert, key = certificate
+    yield from _start(
+        tmp_path_factory,
+        "ssl",
+        "--security-protocol",
+        "SASL_SSL",
+        "--tls-cert",
+        str(cert),
+        "--tls-key",
+        str(key),
+        "--super-users",
+        f"User:{ADMIN}",
+        seed=True,
+    )
+
+
+@pytest.fixture(scope="session")
+def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    yield from _start(
+        tmp_path_factory, "fuzz", "--max-frame-bytes", "65536", "--frame-timeout", "2"
+    )
