@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: install
-	$(BIN)/aclog demo --data-dir $(DATA)
+	$(BIN)/aclog quickstart --data-dir $(DATA)
 
 lint: install
 	$(BIN)/ruff check aclog tests benchmarks
