@@ -257,10 +257,8 @@ class Connection:
         the connection at once."""
         if not abort:
             self._writer.close()
-            try:
+            # A client that does not read, or that reset the connection, is aborted below.
+            with contextlib.suppress(TimeoutError, ConnectionError, OSError):
                 await asyncio.wait_for(self._writer.wait_closed(), 1.0)
-            except (TimeoutError, ConnectionError, OSError):
-                pass  # the client does not read, or reset the connection: abort below
-            else:
                 return
         self._writer.transport.abort()
