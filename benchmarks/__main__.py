@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchmarks import (
     bench_authorizer,
+    bench_coldstart,
     bench_controller,
     bench_failover,
     bench_glob,
@@ -25,6 +26,7 @@ SUITES = {
     "log": bench_log.run,
     "commit": bench_controller.run,
     "snapshot": bench_snapshot.run,
+    "coldstart": bench_coldstart.run,
     "failover": bench_failover.run,
     "authorizer": bench_authorizer.run,
     "glob": bench_glob.run,
