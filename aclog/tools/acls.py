@@ -1,4 +1,5 @@
-"""``aclog acls add|remove|list``: kafka-acls-style ACL management on a data directory."""
+"""``aclog acls add|remove|list``: kafka-acls-style ACL management on a data directory, or on
+any Kafka cluster with ``--bootstrap-server`` (see :mod:`aclog.tools.remote`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import typer
 
 from aclog.authorizer.filters import AclFilter
 from aclog.authorizer.impact import impact_of_adding
+from aclog.controller.controller import Controller
 from aclog.controller.result import AclCreateResult, AclDeleteResult
 from aclog.image import ApiError
-from aclog.records import AclBinding, record_to_dict
+from aclog.records import AccessControlEntryRecord, AclBinding, record_to_dict
 from aclog.records.render import json_value
 from aclog.tools.acl_options import (
     AclOptions,
@@ -25,17 +27,29 @@ from aclog.tools.acl_options import (
 from aclog.tools.common import (
     AtOffset,
     AtTime,
-    DataDir,
     JsonFlag,
+    OptionalDataDir,
     load_state,
     local_caller,
-    open_controller,
     report_failures,
 )
 from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
+from aclog.tools.remote import (
+    REMOTE_ACL_ID,
+    BootstrapServer,
+    CommandConfig,
+    RemoteAdmin,
+    RemoteTarget,
+    choose_target,
+    data_dir_only,
+    open_admin,
+)
 
 acls_app = typer.Typer(
-    help="Add, remove and list ACLs (options as in kafka-acls).", no_args_is_help=True
+    help="Add, remove and list ACLs (options as in kafka-acls), in a data directory "
+    "(--data-dir) or on a Kafka cluster (--bootstrap-server; Kafka has no ACL ids, so JSON "
+    'shows "id": null).',
+    no_args_is_help=True,
 )
 app.add_typer(acls_app, name="acls")
 
@@ -67,7 +81,9 @@ def _options(**values: Any) -> AclOptions:
 
 @acls_app.command("add")
 def add(
-    data_dir: DataDir,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
     allow_principal: AllowPrincipal = None,
     deny_principal: DenyPrincipal = None,
     allow_host: AllowHost = None,
@@ -83,7 +99,10 @@ def add(
     producer: Annotated[bool, typer.Option("--producer", help="Producer role ACLs.")] = False,
     consumer: Annotated[bool, typer.Option("--consumer", help="Consumer role ACLs.")] = False,
     idempotent: Annotated[bool, typer.Option("--idempotent", help="With --producer.")] = False,
-    dry_run: DryRun = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Show what would change; write nothing (--data-dir only)."),
+    ] = False,
     inventory: Annotated[
         Path | None,
         typer.Option(
@@ -94,7 +113,10 @@ def add(
     ] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Add ACLs. Adding an ACL that already exists succeeds and writes nothing."""
+    """Add ACLs. Adding an ACL that already exists succeeds and writes nothing.
+
+    With --bootstrap-server the JSON "id" is null: Kafka does not expose ACL ids.
+    """
     options = _options(
         allow_principals=allow_principal,
         deny_principals=deny_principal,
@@ -112,18 +134,23 @@ def add(
     bindings = _parse(lambda: bindings_for_add(options))
     if inventory is not None and not dry_run:
         fail("--inventory shows the effect of a change; use it with --dry-run", EXIT_USAGE)
+    target = choose_target(data_dir, bootstrap_server, command_config)
+    if dry_run:
+        data_dir_only(target, "--dry-run", "Kafka's CreateAcls cannot preview a change")
+    if inventory is not None:
+        data_dir_only(target, "--inventory", "it needs the whole ACL state to compare against")
     resources = _parse(lambda: read_inventory(inventory)) if inventory else None
-    with open_controller(data_dir) as controller:
-        current = controller.image.acls
-        results = controller.create_acls(bindings, local_caller("aclog acls add"), dry_run=dry_run)
-    before = set(current.acls)
+    with open_admin(target) as admin:
+        current = admin.image.acls if isinstance(admin, Controller) else None
+        before = _existing(admin, bindings) if not json_output or resources else set()
+        results = admin.create_acls(bindings, local_caller("aclog acls add"), dry_run=dry_run)
     rows = [_create_row(b, r) for b, r in zip(bindings, results, strict=True)]
     impacts = None
-    if resources is not None:
+    if resources is not None and current is not None:
         new = [
             b.with_id(r.acl_id)
             for b, r in zip(bindings, results, strict=True)
-            if r.acl_id is not None and r.acl_id not in before
+            if r.acl_id is not None and b not in before
         ]
         impacts = [i.to_dict() for i in impact_of_adding(current, new, resources)]
     if json_output:
@@ -143,7 +170,9 @@ def add(
 
 @acls_app.command("remove")
 def remove(
-    data_dir: DataDir,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
     allow_principal: AllowPrincipal = None,
     deny_principal: DenyPrincipal = None,
     allow_host: AllowHost = None,
@@ -160,7 +189,11 @@ def remove(
     dry_run: DryRun = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """Remove the ACLs that match; without principals, every ACL on the named resources."""
+    """Remove the ACLs that match; without principals, every ACL on the named resources.
+
+    With --bootstrap-server, --dry-run and the confirmation list the ACLs DescribeAcls finds
+    with the same filters, and the JSON "id" is null: Kafka does not expose ACL ids.
+    """
     options = _options(
         allow_principals=allow_principal,
         deny_principals=deny_principal,
@@ -175,12 +208,13 @@ def remove(
     )
     options.cluster, options.pattern_type = cluster, resource_pattern_type
     filters = _parse(lambda: filters_for_remove(options))
+    target = choose_target(data_dir, bootstrap_server, command_config)
     caller = local_caller("aclog acls remove")
-    with open_controller(data_dir) as controller:
+    with open_admin(target) as admin:
         if not force and not dry_run:
-            planned = controller.delete_acls(filters, caller, dry_run=True)
+            planned = admin.delete_acls(filters, caller, dry_run=True)
             _confirm(planned)
-        results = controller.delete_acls(filters, caller, dry_run=dry_run)
+        results = admin.delete_acls(filters, caller, dry_run=dry_run)
     if json_output:
         print_json({"results": [_delete_row(f, r) for f, r in zip(filters, results, strict=True)]})
     else:
@@ -212,7 +246,7 @@ def _print_impacts(impacts: list[dict[str, Any]] | None) -> None:
 
 
 def _confirm(planned: list[AclDeleteResult]) -> None:
-    acls = {acl.id: acl for result in planned for acl in result.acls}
+    acls = {acl.binding: acl for result in planned for acl in result.acls}
     if not acls:
         return
     if not sys.stdin.isatty():
@@ -229,7 +263,9 @@ def _confirm(planned: list[AclDeleteResult]) -> None:
 
 @acls_app.command("list")
 def list_acls(
-    data_dir: DataDir,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
     topic: Topic = None,
     group: Group = None,
     cluster: Cluster = False,
@@ -242,7 +278,11 @@ def list_acls(
     at_time: AtTime = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """List ACLs; with --resource-pattern-type match, every ACL that applies to the resource."""
+    """List ACLs; with --resource-pattern-type match, every ACL that applies to the resource.
+
+    A data directory lists in commit order; a cluster (--bootstrap-server) in its DescribeAcls
+    order, with "id": null in JSON (Kafka does not expose ACL ids).
+    """
     options = _options(
         topics=topic,
         groups=group,
@@ -253,14 +293,30 @@ def list_acls(
     )
     options.cluster, options.pattern_type = cluster, resource_pattern_type
     filters = _parse(lambda: filters_for_list(options))
-    image = load_state(data_dir, at_offset, at_time).image
-    found = {acl.id: acl for acl in image.acls if any(f.matches(acl) for f in filters)}
+    target = choose_target(data_dir, bootstrap_server, command_config)
+    failures: list[tuple[str, ApiError]] = []
+    found: dict[Any, AccessControlEntryRecord]
+    if isinstance(target, RemoteTarget):
+        if at_offset is not None or at_time is not None:
+            data_dir_only(target, "--at-offset/--at-time", "Kafka keeps no ACL history")
+        found = {}
+        with open_admin(target) as admin:
+            for acl_filter in filters:
+                error, acls = admin.describe_acls(acl_filter)
+                if not error.is_success:
+                    failures.append((_describe_filter(acl_filter), error))
+                for acl in acls:
+                    found.setdefault(acl.binding, acl)
+    else:
+        image = load_state(target, at_offset, at_time).image
+        found = {acl.id: acl for acl in image.acls if any(f.matches(acl) for f in filters)}
     if json_output:
-        print_json({"acls": [record_to_dict(acl) for acl in found.values()]})
-        return
-    for acl in found.values():
-        out.print(_describe(acl), markup=False)
-    out.print(f"{len(found)} ACLs", markup=False)
+        print_json({"acls": [_acl_dict(acl) for acl in found.values()]})
+    else:
+        for acl in found.values():
+            out.print(_describe(acl), markup=False)
+        out.print(f"{len(found)} ACLs", markup=False)
+    report_failures(failures)
 
 
 def _parse(build: Any) -> Any:
@@ -281,20 +337,40 @@ def _create_row(binding: AclBinding, result: AclCreateResult) -> dict[str, Any]:
     return row
 
 
+def _acl_dict(acl: AccessControlEntryRecord) -> dict[str, Any]:
+    row = record_to_dict(acl)
+    if acl.id == REMOTE_ACL_ID:
+        row["id"] = None  # read from a cluster: Kafka does not expose ACL ids
+    return row
+
+
+def _existing(admin: Controller | RemoteAdmin, bindings: list[AclBinding]) -> set[AclBinding]:
+    """Which of ``bindings`` exist already (for "exists" versus "added")."""
+    if isinstance(admin, Controller):
+        return {acl.binding for acl in admin.image.acls}
+    patterns = dict.fromkeys((b.resource_type, b.resource_name, b.pattern_type) for b in bindings)
+    found: set[AclBinding] = set()
+    for resource_type, name, pattern_type in patterns:
+        error, acls = admin.describe_acls(AclFilter(resource_type, name, pattern_type))
+        if error.is_success:  # without DESCRIBE on the cluster every ACL shows as added
+            found.update(acl.binding for acl in acls)
+    return found & set(bindings)
+
+
 def _delete_row(acl_filter: AclFilter, result: AclDeleteResult) -> dict[str, Any]:
     row = record_to_dict(acl_filter)
-    row["acls"] = [record_to_dict(acl) for acl in result.acls]
+    row["acls"] = [_acl_dict(acl) for acl in result.acls]
     row.update(_error_fields(result.error))
     return row
 
 
 def _print_created(
-    binding: AclBinding, result: AclCreateResult, before: set[Any], dry_run: bool
+    binding: AclBinding, result: AclCreateResult, before: set[AclBinding], dry_run: bool
 ) -> None:
     if not result.error.is_success:
         return
     fresh = "would add" if dry_run else "added"
-    state = "exists" if result.acl_id in before else fresh
+    state = "exists" if binding in before else fresh
     out.print(f"{state:<9} {_describe(binding)}", markup=False)
 
 

@@ -27,6 +27,14 @@ DataDir = Annotated[
         "--data-dir", help="The aclog data directory (created if missing).", envvar="ACLOG_DATA_DIR"
     ),
 ]
+OptionalDataDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="The aclog data directory (created if missing; default $ACLOG_DATA_DIR). "
+        "Excludes --bootstrap-server.",
+    ),
+]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 SourceFormat = Annotated[
     str,
@@ -77,9 +85,8 @@ def open_controller(data_dir: Path) -> Iterator[Controller]:
 def report_failures(failures: list[tuple[str, ApiError]]) -> None:
     """Print each failed item's Kafka error name and message on stderr; exit 1 if any."""
     for item, error in failures:
-        err.print(
-            f"aclog: {item}: {error.error.name} ({error.code}): {error.message or ''}", markup=False
-        )
+        name = getattr(error, "kafka_name", error.error.name)  # a code aclog does not know
+        err.print(f"aclog: {item}: {name} ({error.code}): {error.message or ''}", markup=False)
     if failures:
         raise typer.Exit(EXIT_FAILURE)
 

@@ -1,7 +1,9 @@
-"""``aclog users set|delete|list``: SCRAM credentials on a data directory (kafka-configs style).
+"""``aclog users set|delete|list``: SCRAM credentials on a data directory (kafka-configs style),
+or on any Kafka cluster with ``--bootstrap-server`` (see :mod:`aclog.tools.remote`).
 
-The password never reaches the log: the CLI salts and hashes it (RFC 5802 ``Hi``) the way a
-Kafka admin client does, and the controller stores only StoredKey and ServerKey.
+The password never reaches the log or the network: the CLI salts and hashes it (RFC 5802
+``Hi``) the way a Kafka admin client does, and the controller stores only StoredKey and
+ServerKey.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from typing import Annotated
 import typer
 
 from aclog.controller import ScramAlterResult, ScramDeletion, upsertion_for_password
-from aclog.image import user_to_dict
+from aclog.image import ApiError, user_to_dict
 from aclog.records import ScramMechanism
-from aclog.tools.common import DataDir, JsonFlag, local_caller, open_controller, report_failures
+from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, report_failures
 from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
+from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target, open_admin
 
 users_app = typer.Typer(
-    help="Manage SCRAM users (salts and keys are never shown).", no_args_is_help=True
+    help="Manage SCRAM users (salts and keys are never shown) in a data directory (--data-dir) "
+    "or on a Kafka cluster (--bootstrap-server).",
+    no_args_is_help=True,
 )
 app.add_typer(users_app, name="users")
 
@@ -38,8 +43,10 @@ def _mechanism(text: str) -> ScramMechanism:
 @users_app.command("set")
 def set_user(
     user: Annotated[str, typer.Argument(help="The user name (principal User:<name>).")],
-    data_dir: DataDir,
     mechanism: Mechanism,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
     iterations: Annotated[int, typer.Option(help="PBKDF2 iterations, 4096 to 16384.")] = 8192,
     password: Annotated[
         str | None, typer.Option("--password", help="The password (visible in `ps`).")
@@ -55,23 +62,27 @@ def set_user(
     secret = password if password is not None else sys.stdin.readline().rstrip("\r\n")
     if not secret:
         fail("the password must not be empty", EXIT_USAGE)
+    target = choose_target(data_dir, bootstrap_server, command_config)
     upsertion = upsertion_for_password(user, _mechanism(mechanism), secret, iterations)
-    with open_controller(data_dir) as controller:
-        results = controller.alter_scram([upsertion], [], local_caller("aclog users set"))
+    with open_admin(target) as admin:
+        results = admin.alter_scram([upsertion], [], local_caller("aclog users set"))
     _render(results, json_output, "set")
 
 
 @users_app.command("delete")
 def delete_user(
     user: Annotated[str, typer.Argument(help="The user name.")],
-    data_dir: DataDir,
     mechanism: Mechanism,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Delete USER's credential for one mechanism."""
+    target = choose_target(data_dir, bootstrap_server, command_config)
     deletion = ScramDeletion(user, _mechanism(mechanism))
-    with open_controller(data_dir) as controller:
-        results = controller.alter_scram([], [deletion], local_caller("aclog users delete"))
+    with open_admin(target) as admin:
+        results = admin.alter_scram([], [deletion], local_caller("aclog users delete"))
     _render(results, json_output, "deleted")
 
 
@@ -94,14 +105,17 @@ def _render(results: list[ScramAlterResult], json_output: bool, verb: str) -> No
 
 @users_app.command("list")
 def list_users(
-    data_dir: DataDir,
     users: Annotated[list[str] | None, typer.Argument(help="Only these users.")] = None,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
     json_output: JsonFlag = False,
 ) -> None:
     """List users with their mechanisms and iteration counts."""
-    with open_controller(data_dir) as controller:
+    target = choose_target(data_dir, bootstrap_server, command_config)
+    with open_admin(target) as admin:
         caller = local_caller("aclog users list")
-        _, described = controller.describe_scram(users or None, caller)
+        error, described = admin.describe_scram(users or None, caller)
     found = [
         user_to_dict(d.user, {c.mechanism: c for c in d.credentials})
         for d in described
@@ -115,4 +129,6 @@ def list_users(
                 f"{c.mechanism.mechanism_name} ({c.iterations} iterations)" for c in d.credentials
             )
             out.print(f"{d.user}: {mechanisms}", markup=False)
-    report_failures([(f"user {d.user}", d.error) for d in described if not d.error.is_success])
+    failures: list[tuple[str, ApiError]] = [] if error.is_success else [("users", error)]
+    failures += [(f"user {d.user}", d.error) for d in described if not d.error.is_success]
+    report_failures(failures)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from aclog.wire.server import Server
 
 logger = logging.getLogger(__name__)
+CLOSE_AFTER_RESPONSE_DELAY = 0.1
 
 _SIZE = struct.Struct(">i")
 
@@ -243,6 +244,11 @@ class Connection:
             except (ConnectionError, OSError) as error:
                 return _End(f"cannot send the {outcome.api} response: {error}", logging.INFO, True)
         if outcome.close_reason is not None:
+            if outcome.data is not None:
+                # A response that ends the connection (a failed login) is given time to arrive
+                # before the close, as Kafka's connection.failed.authentication.delay.ms (100 ms)
+                # does; otherwise a client may see the close first and retry instead of failing.
+                await asyncio.sleep(CLOSE_AFTER_RESPONSE_DELAY)
             return _End(outcome.close_reason, logging.WARNING)
         return None
 
