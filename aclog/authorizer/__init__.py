@@ -1,4 +1,4 @@
-"""How questions are answered fast: GLOB patterns, ACL filters, the trie index and the
+"""How questions are answered fast: GLOB patterns, ACL filters, the pattern index and the
 authorizer (``authorize``, ``explain``, KIP-430 operations, ``authorizeByResourceType``).
 
 Imports only :mod:`aclog.records` (and the standard library).

@@ -1,4 +1,4 @@
-"""The trie authorizer: Kafka's StandardAuthorizer semantics plus GLOB, over an :class:`AclIndex`.
+"""The authorizer: Kafka's StandardAuthorizer semantics plus GLOB, over an :class:`AclIndex`.
 
 Decisions follow ``reference/kafka-acl-spec.md`` §6-§9 and DESIGN.md §3: super users are always
 allowed (even before the first load, and over any DENY); until :meth:`Authorizer.load` or
@@ -11,8 +11,8 @@ compare as parsed IP addresses.
 Thread-safety: every query is thread-safe and lock-free; it reads the current
 :class:`AclIndex` once and works on that immutable snapshot, so a reader never sees half a
 batch. Mutations (:meth:`Authorizer.load`, :meth:`~Authorizer.add`, :meth:`~Authorizer.remove`,
-:meth:`~Authorizer.apply`) must come from one thread: each builds a new index by path copying
-and publishes it with a single attribute rebind.
+:meth:`~Authorizer.apply`) must come from one thread: each builds a new index by copying only the
+shards it changes and publishes it with a single attribute rebind.
 """
 
 from __future__ import annotations
@@ -21,8 +21,16 @@ import uuid
 from collections.abc import Iterable, Mapping
 
 from aclog.authorizer import decide as core
+from aclog.authorizer.batches import (
+    BIG_BATCH,
+    ById,
+    by_id_of,
+    check_adds,
+    checked_removes,
+    gc_paused,
+)
 from aclog.authorizer.by_type import find_allowed_name
-from aclog.authorizer.entries import canonical_host
+from aclog.authorizer.entries import CANONICAL, canonical_host
 from aclog.authorizer.filters import AclFilter
 from aclog.authorizer.index import AclIndex
 from aclog.authorizer.operations import granted_operations, supported_operations
@@ -31,20 +39,20 @@ from aclog.authorizer.results import (
     AuthorizerNotReadyError,
     Decision,
     Explanation,
-    UnknownAclError,
     describe_acl,
 )
 from aclog.records.enums import AclOperation, AclPermissionType, ResourceType
-from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
+from aclog.records.types import AccessControlEntryRecord
 
 
 class Authorizer:
     """Represents a broker's authorizer: the published ACL index plus the configuration.
 
     Queries are thread-safe and lock-free; mutations must come from one thread (see the module
-    docstring). ``authorize`` costs O(len(name)) dict probes plus one GLOB match per candidate
-    GLOB pattern (those whose literal prefix prefixes the name, and those starting with a
-    wildcard).
+    docstring). ``authorize`` costs one dict probe for the LITERAL name, one per distinct prefix
+    length (and GLOB suffix length) up to ``len(name)``, plus one GLOB match per candidate GLOB
+    pattern (see :mod:`aclog.authorizer.names`); about 2 µs on the common path, whatever the
+    number of ACLs.
     """
 
     def __init__(
@@ -55,7 +63,7 @@ class Authorizer:
         self._super_users = frozenset(super_users)
         self._allow_everyone = allow_everyone_if_no_acl_found
         self._index = AclIndex.EMPTY
-        self._by_id: dict[uuid.UUID, AccessControlEntryRecord] = {}  # the writer's own view
+        self._by_id: ById = {}  # the writer's own view
         self._ready = False
 
     # -- configuration and state ------------------------------------------------------------
@@ -86,15 +94,15 @@ class Authorizer:
     # -- mutations (one writer thread) ------------------------------------------------------
 
     def load(self, acls: Iterable[AccessControlEntryRecord]) -> None:
-        """Replace every ACL with ``acls`` and mark the authorizer ready. O(total name length).
+        """Replace every ACL with ``acls`` and mark the authorizer ready. O(ACLs), about 2 µs
+        per ACL at a million; the cyclic garbage collector is paused meanwhile
+        (:func:`~aclog.authorizer.batches.gc_paused`).
 
         Raises ``ValueError`` (and changes nothing) for a repeated id or an invalid GLOB."""
-        by_id: dict[uuid.UUID, AccessControlEntryRecord] = {}
-        for acl in acls:
-            if acl.id in by_id:
-                raise ValueError(f"ACL id {kafka_uuid_text(acl.id)} appears twice in the load")
-            by_id[acl.id] = acl
-        self._index = AclIndex.build(by_id.values())
+        with gc_paused():
+            records = acls if isinstance(acls, list | tuple) else list(acls)
+            by_id = by_id_of(records)
+            self._index = AclIndex.build(records)
         self._by_id = by_id
         self._ready = True
 
@@ -103,11 +111,11 @@ class Authorizer:
         self._ready = True
 
     def add(self, acl: AccessControlEntryRecord) -> None:
-        """Add one ACL. O(len(name) + node container). ``ValueError`` if its id is stored."""
+        """Add one ACL. O(ACLs of its pattern + shard). ``ValueError`` if its id is stored."""
         self.apply(adds=(acl,), removes=())
 
     def remove(self, acl_id: uuid.UUID) -> None:
-        """Remove one ACL. O(len(name) + node container). :class:`UnknownAclError` (a
+        """Remove one ACL. O(ACLs of its pattern + shard). :class:`UnknownAclError` (a
         ``KeyError``) if no ACL has that id."""
         self.apply(adds=(), removes=(acl_id,))
 
@@ -117,48 +125,31 @@ class Authorizer:
         ``removes`` are applied first and must name stored ACLs; then ``adds``, whose ids must
         not be stored (so removing and re-adding an id replaces that ACL). Two ids may hold
         identical ACLs (the controller prevents it; both are kept). On any error nothing
-        changes. O(batch x (len(name) + node container)).
+        changes. O(batch + ACLs of the changed patterns + one shard (about 512 patterns) per
+        changed pattern).
         """
         adds, removes = list(adds), list(removes)
-        removed = self._check_removes(removes)
-        added = self._check_adds(adds, set(removes))
-        self._index = self._index.changed(adds=added, removes=removed)
-        for acl_id in removes:
-            del self._by_id[acl_id]
-        self._by_id.update((acl.id, acl) for acl in added)
+        removed = checked_removes(self._by_id, removes)
+        check_adds(self._by_id, adds, removes)
+        if len(adds) + len(removes) < BIG_BATCH:
+            self._index = self._index.changed(adds=adds, removes=removed)
+        else:
+            with gc_paused():
+                self._index = self._index.changed(adds=adds, removes=removed)
+        by_id = self._by_id
+        for acl in removed:
+            del by_id[acl.id.int]
+        for acl in adds:
+            by_id[acl.id.int] = acl
 
     def apply_changes(self, changes: Mapping[uuid.UUID, AccessControlEntryRecord | None]) -> None:
         """Apply an image delta's ordered changes (a record adds or replaces its id, ``None``
         removes it) as one atomic batch."""
         removes = [
-            acl_id for acl_id, acl in changes.items() if acl is None or acl_id in self._by_id
+            acl_id for acl_id, acl in changes.items() if acl is None or acl_id.int in self._by_id
         ]
         adds = [acl for acl in changes.values() if acl is not None]
         self.apply(adds, removes)
-
-    def _check_removes(self, removes: list[uuid.UUID]) -> list[AccessControlEntryRecord]:
-        if len(set(removes)) != len(removes):
-            raise ValueError("a batch names the same ACL id twice in its removals")
-        missing = [acl_id for acl_id in removes if acl_id not in self._by_id]
-        if missing:
-            raise UnknownAclError(
-                f"cannot remove ACL id {kafka_uuid_text(missing[0])}: no stored ACL has it; "
-                "list the stored ACLs to find the right id"
-            )
-        return [self._by_id[acl_id] for acl_id in removes]
-
-    def _check_adds(
-        self, adds: list[AccessControlEntryRecord], freed: set[uuid.UUID]
-    ) -> list[AccessControlEntryRecord]:
-        seen: set[uuid.UUID] = set()
-        for acl in adds:
-            if acl.id in seen or (acl.id in self._by_id and acl.id not in freed):
-                raise ValueError(
-                    f"ACL id {kafka_uuid_text(acl.id)} is already stored; remove it first "
-                    "or give the new ACL a fresh id"
-                )
-            seen.add(acl.id)
-        return adds
 
     # -- queries (thread-safe) --------------------------------------------------------------
 
@@ -173,16 +164,20 @@ class Authorizer:
         """Whether ``principal`` connecting from ``host`` may do ``operation`` on the resource.
 
         Raises :class:`AuthorizerNotReadyError` before the initial load (except for super users)
-        and ``ValueError`` for resource type or operation ANY. O(len(name)) + candidate GLOBs.
+        and ``ValueError`` for resource type or operation ANY. A few hash probes (see the class
+        docstring); the checks below are inlined because every call runs them.
         """
-        _check_request(operation, resource_type)
+        if operation == _ANY_OPERATION or resource_type == _ANY_TYPE:
+            _check_request(operation, resource_type)
         if principal in self._super_users:
-            return Decision.ALLOWED
-        self._check_ready()
-        outcome = core.decide(
-            self._index, principal, canonical_host(host), operation, resource_type, name
-        )
-        return self._decision(outcome)
+            return _ALLOWED
+        if not self._ready:
+            self._check_ready()
+        canonical = CANONICAL.get(host) or canonical_host(host)
+        outcome = core.decide(self._index, principal, canonical, operation, resource_type, name)
+        if outcome == _OUTCOME_ALLOWED or (outcome == _OUTCOME_NO_ACL and self._allow_everyone):
+            return _ALLOWED
+        return _DENIED
 
     def _decision(self, outcome: int) -> Decision:
         if outcome == core.ALLOWED or (outcome == core.NO_ACL and self._allow_everyone):
@@ -274,8 +269,9 @@ class Authorizer:
         """The stored ACLs ``acl_filter`` matches (Kafka filter semantics, plus GLOB), in Kafka's
         sort order (``reference/kafka-acl-spec.md`` §2; see :mod:`aclog.authorizer.ordering`).
 
-        A MATCH filter with a name walks the trie for that name; a name with a specific pattern
-        type is one lookup; a filter without a name scans. Plus O(k log k) to sort k results.
+        A MATCH filter with a name is answered like ``authorize`` (a few probes); a name with a
+        specific pattern type is one lookup; a filter without a name scans. Plus O(k log k) to
+        sort k results.
         """
         return kafka_order(self._index.select(acl_filter))
 
@@ -287,6 +283,12 @@ class Authorizer:
             )
 
 
+_ALLOWED = Decision.ALLOWED
+_DENIED = Decision.DENIED
+_OUTCOME_ALLOWED = core.ALLOWED
+_OUTCOME_NO_ACL = core.NO_ACL
+_ANY_OPERATION = AclOperation.ANY
+_ANY_TYPE = ResourceType.ANY
 _NOT_A_TYPE = (ResourceType.ANY, ResourceType.UNKNOWN)
 _NOT_AN_OPERATION = (AclOperation.ANY, AclOperation.UNKNOWN)
 

@@ -35,11 +35,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from aclog.authorizer import buckets
 from aclog.authorizer.entries import WILDCARD_RESOURCE
 from aclog.authorizer.glob import compile_glob
 from aclog.authorizer.index import AclIndex
-from aclog.records.enums import AclOperation, PatternType, ResourceType
+from aclog.authorizer.rules import candidates
+from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
 PROBE_NAME = "hardcode"
@@ -60,8 +60,7 @@ def find_allowed_name(
     found as the module docstring describes; ``None`` when there is none to be found."""
     if allows(PROBE_NAME):
         return PROBE_NAME
-    trie = index.trie(resource_type)
-    if trie is None:
+    if index.names(resource_type) is None:
         return None
     kept_allows, kept_denies = _kept(index, principal, host, operation, resource_type)
     if any(_applies_to_every_name(d) for d in kept_denies):
@@ -95,14 +94,17 @@ def _kept(
 ) -> tuple[list[AccessControlEntryRecord], list[AccessControlEntryRecord]]:
     allows: list[AccessControlEntryRecord] = []
     denies: list[AccessControlEntryRecord] = []
-    trie = index.trie(resource_type)
-    if trie is None:
+    names = index.names(resource_type)
+    if names is None:
         return allows, denies
     fits = (operation, AclOperation.ALL)
-    for _, container in trie.containers():
-        for entry in buckets.candidates(container, principal, host):
-            if entry.operation in fits:
-                (denies if entry.deny else allows).append(entry.acl)
+    for _, rules in names.containers():
+        for acl in candidates(rules, principal, host):
+            if acl.operation in fits:
+                if acl.permission_type == AclPermissionType.DENY:
+                    denies.append(acl)
+                elif acl.permission_type == AclPermissionType.ALLOW:
+                    allows.append(acl)
     return allows, denies
 
 

@@ -3,33 +3,40 @@
 For a request (principal, host, operation) on a resource (type, name), the ACLs "on the
 resource" are those whose pattern applies to the name: LITERAL equal, PREFIXED a prefix (equal
 included), LITERAL ``*``, GLOB matching. Of those, an ACL matches the request when it covers the
-principal and host (:class:`IndexedAcl`) and its operation fits
+principal and host (:func:`~aclog.authorizer.entries.covers`) and its operation fits
 (:mod:`aclog.authorizer.operations`). Then: any matching DENY denies; else any matching ALLOW
 allows; else the default applies only if no ACL at all is on the resource, and otherwise the
 request is denied.
 
 ``host`` arguments here are already canonical (:func:`canonical_host`).
 
-Pure; thread-safe. Each function is one trie walk: O(len(name)) plus the candidate GLOBs.
+Pure; thread-safe. Each function is a few hash probes: one for the LITERAL name, one per
+distinct prefix length and per distinct GLOB suffix length up to ``len(name)``, plus one GLOB
+match per candidate GLOB pattern (see :mod:`aclog.authorizer.names`).
 """
 
 from __future__ import annotations
 
-from aclog.authorizer import buckets
 from aclog.authorizer.glob import compile_glob
 from aclog.authorizer.index import AclIndex
+from aclog.authorizer.names import NameIndex
 from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
-from aclog.records.enums import AclOperation, PatternType, ResourceType
+from aclog.authorizer.rules import MASKS, extra_bits, operations_of, rules_bits
+from aclog.authorizer.rules import candidates as covering
+from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
-DENIED = buckets.DENY
-ALLOWED = buckets.ALLOW
-NO_MATCH = buckets.NONE
+DENIED = 2
+ALLOWED = 1
+NO_MATCH = 0
 NO_ACL = -1
 """Outcomes of :func:`decide`: a DENY matched, an ALLOW matched, ACLs exist on the resource but
 none matched, or no ACL is on the resource at all (the default applies)."""
 
 Ranked = tuple[int, AccessControlEntryRecord]
+
+_ALLOW = AclPermissionType.ALLOW
+_DENY = AclPermissionType.DENY
 
 
 def decide(
@@ -40,19 +47,86 @@ def decide(
     resource_type: ResourceType,
     name: str,
 ) -> int:
-    """:data:`DENIED`, :data:`ALLOWED`, :data:`NO_MATCH` or :data:`NO_ACL`. Stops at the first
-    matching DENY."""
-    trie = index.trie(resource_type)
-    if trie is None:
+    """:data:`DENIED`, :data:`ALLOWED`, :data:`NO_MATCH` or :data:`NO_ACL`.
+
+    The hot path of ``authorize``, so one function with local variables, longer than usual: it
+    ORs the operation bits of every applicable pattern's rules for this principal (inlining
+    :func:`rules_bits` and :meth:`ShardedMap.get` for LITERAL ``*``, the LITERAL name and the
+    prefixes), then tests the request's DENY and ALLOW masks once. About 1.5 µs for three probes
+    on a machine where a dict probe takes 40 ns.
+    """
+    names = index.by_type.get(resource_type)
+    if names is None:
         return NO_ACL
-    deny_ops, allow_ops = DENY_OPS[operation], ALLOW_OPS[operation]
-    outcome = NO_ACL
-    for _, _, container in trie.applicable(name):
-        found = buckets.verdict(container, principal, host, deny_ops, allow_ops)
-        if found == DENIED:
-            return DENIED
-        outcome = max(outcome, found)
-    return outcome
+    bits = 0
+    found = False
+    rules = names.wildcard
+    if rules is not None:
+        found = True
+        bits = rules.exact.get(principal, 0) | rules.wild
+        if rules.extra is not None:
+            bits |= extra_bits(rules.extra, principal, host)
+    literal = names.literal
+    rules = literal.shards[hash(name) >> literal.shift].get(name)
+    if rules is not None:
+        found = True
+        bits |= rules.exact.get(principal, 0) | rules.wild
+        if rules.extra is not None:
+            bits |= extra_bits(rules.extra, principal, host)
+    n = len(name)
+    prefixes = names.prefixes
+    shards, shift = prefixes.shards, prefixes.shift
+    for size in prefixes.lengths:
+        if size > n:
+            break
+        key = name[:size]
+        slot = shards[hash(key) >> shift].get(key)
+        if slot is None:
+            continue
+        rules = slot.prefixed
+        if rules is not None:
+            found = True
+            bits |= rules.exact.get(principal, 0) | rules.wild
+            if rules.extra is not None:
+                bits |= extra_bits(rules.extra, principal, host)
+        if slot.globs is not None:
+            for glob, rules in slot.globs:
+                if glob.required in name and glob.matches(name):
+                    found = True
+                    bits |= rules_bits(rules, principal, host)
+    if names.suffixes.size or names.rest:
+        more = _unprefixed_bits(names, principal, host, name)
+        if more >= 0:
+            found = True
+            bits |= more
+    deny, allow = MASKS[operation]
+    if bits & deny:
+        return DENIED
+    if bits & allow:
+        return ALLOWED
+    return NO_MATCH if found else NO_ACL
+
+
+def _unprefixed_bits(names: NameIndex, principal: str, host: str, name: str) -> int:
+    """The bits of the GLOBs without a literal prefix that match ``name`` (those filed under a
+    suffix of it, and ``rest``), or -1 when none matches."""
+    bits = 0
+    found = False
+    n = len(name)
+    suffixes = names.suffixes
+    for size in suffixes.lengths:
+        if size > n:
+            break
+        key = name[n - size :]
+        for glob, rules in suffixes.shards[hash(key) >> suffixes.shift].get(key, ()):
+            if glob.required in name and glob.matches(name):
+                found = True
+                bits |= rules_bits(rules, principal, host)
+    for glob, rules in names.rest:
+        if glob.required in name and glob.matches(name):
+            found = True
+            bits |= rules_bits(rules, principal, host)
+    return bits if found else -1
 
 
 def matching(
@@ -68,17 +142,23 @@ def matching(
 
     Ties are broken by pattern type (LITERAL, PREFIXED, GLOB), then DENY before ALLOW, then id.
     """
-    trie = index.trie(resource_type)
-    if trie is None:
+    names = index.by_type.get(resource_type)
+    if names is None:
         return [], False
+    deny, allow = MASKS[operation]
     deny_ops, allow_ops = DENY_OPS[operation], ALLOW_OPS[operation]
     ranked: list[Ranked] = []
     on_resource = False
-    for _, skipped, container in trie.applicable(name):
+    for _, skipped, rules in names.applicable(name):
         on_resource = True
-        for entry in buckets.candidates(container, principal, host):
-            if entry.operation in (deny_ops if entry.deny else allow_ops):
-                ranked.append((skipped, entry.acl))
+        if not rules_bits(rules, principal, host) & (deny | allow):
+            continue  # no ACL of this pattern matches: skip the per-ACL checks
+        for acl in covering(rules, principal, host):
+            permission = acl.permission_type
+            if (permission == _DENY and acl.operation in deny_ops) or (
+                permission == _ALLOW and acl.operation in allow_ops
+            ):
+                ranked.append((skipped, acl))
     ranked.sort(key=lambda r: (r[0], r[1].pattern_type, r[1].permission_type, r[1].id.int))
     return ranked, on_resource
 
@@ -87,17 +167,16 @@ def operations(
     index: AclIndex, principal: str, host: str, resource_type: ResourceType, name: str
 ) -> tuple[set[AclOperation], set[AclOperation], bool]:
     """The operations of the ALLOW and of the DENY ACLs on the resource that cover the principal
-    and host, and whether any ACL is on the resource: one walk for every operation at once."""
-    allowed: set[AclOperation] = set()
-    denied: set[AclOperation] = set()
-    trie = index.trie(resource_type)
-    if trie is None:
-        return allowed, denied, False
+    and host, and whether any ACL is on the resource: one lookup for every operation at once."""
+    names = index.by_type.get(resource_type)
+    if names is None:
+        return set(), set(), False
+    bits = 0
     on_resource = False
-    for _, _, container in trie.applicable(name):
+    for _, _, rules in names.applicable(name):
         on_resource = True
-        for entry in buckets.candidates(container, principal, host):
-            (denied if entry.deny else allowed).add(entry.acl.operation)
+        bits |= rules_bits(rules, principal, host)
+    allowed, denied = operations_of(bits)
     return allowed, denied, on_resource
 
 

@@ -49,21 +49,35 @@ class _Segment:
 class Glob:
     """A compiled GLOB pattern.
 
-    ``literal_prefix`` is the text before the first wildcard (the trie indexes GLOB ACLs under it);
-    ``literal_count`` is the number of literal characters (used for specificity).
+    ``literal_prefix`` is the text before the first wildcard and ``literal_suffix`` the text after
+    the last one (escapes resolved; both are the whole text when there is no wildcard): the index
+    files a GLOB ACL under one of them. ``literal_count`` is the number of literal characters
+    (used for specificity). ``required`` is the longest run of literal characters after the
+    first wildcard (the whole text when there is none): every name that matches contains it, so
+    ``required in name`` is a cheap necessary test a caller that already knows the name starts
+    with the literal prefix may run before :meth:`matches` (which runs it too).
     """
 
     pattern: str
     literal_prefix: str
+    literal_suffix: str
     literal_count: int
     min_length: int
     has_wildcards: bool
     _segments: tuple[_Segment, ...] = field(repr=False)
     _starred: bool = field(repr=False)  # at least one "*" in the pattern
+    required: str = field(repr=False)
 
     def matches(self, name: str) -> bool:
-        """True when the whole ``name`` matches. O(len(name) * len(pattern)) worst case."""
-        if len(name) < self.min_length:
+        """True when the whole ``name`` matches. O(len(name) * len(pattern)) worst case; a name
+        without the pattern's longest literal run, literal prefix or literal suffix is rejected
+        by C-level string tests first."""
+        if (
+            self.required not in name
+            or len(name) < self.min_length
+            or not name.startswith(self.literal_prefix)
+            or not name.endswith(self.literal_suffix)
+        ):
             return False
         segments = self._segments
         if not self._starred:
@@ -115,21 +129,30 @@ def compile_glob(pattern: str) -> Glob:
         else:
             segments[-1].append(None if token == "?" else token[-1])
     compiled = tuple(_segment(parts) for parts in segments)
-    prefix = ""
-    for token in tokens:
-        if token in ("*", "?"):
-            break
-        prefix += token[-1]
-    literal_count = sum(1 for t in tokens if t not in ("*", "?"))
+    runs = _literal_runs(tokens)
     return Glob(
         pattern=pattern,
-        literal_prefix=prefix,
-        literal_count=literal_count,
+        literal_prefix=runs[0],
+        literal_suffix=runs[-1],
+        literal_count=sum(len(run) for run in runs),
         min_length=sum(len(s.text) for s in compiled),
-        has_wildcards=any(t in ("*", "?") for t in tokens),
+        has_wildcards=len(runs) > 1,
         _segments=compiled,
         _starred=len(compiled) > 1,
+        required=max(runs[1:] or runs, key=len),
     )
+
+
+def _literal_runs(tokens: list[str]) -> list[str]:
+    """The literal texts between wildcards (escapes resolved), empty ones included: the first is
+    the literal prefix, the last the literal suffix."""
+    runs = [""]
+    for token in tokens:
+        if token in ("*", "?"):
+            runs.append("")
+        else:
+            runs[-1] += token[-1]
+    return runs
 
 
 def _tokens(pattern: str) -> list[str]:

@@ -1,40 +1,40 @@
-"""An immutable snapshot of every stored ACL, indexed for authorization: one trie per type.
+"""An immutable snapshot of every stored ACL, indexed for authorization: one
+:class:`NameIndex` per resource type.
 
 :class:`AclIndex` is what the authorizer publishes to its readers. A change never touches a
-published index: :meth:`AclIndex.changed` runs one transaction that path-copies the nodes it
-changes and returns a new index, so readers holding the old one see it whole.
+published index: :meth:`AclIndex.changed` groups the batch by resource pattern, runs one
+transaction that copies the shards it changes and rebuilds the changed patterns' rules, and
+returns a new index, so readers holding the old one see it whole.
 
-Immutable; thread-safe. :meth:`AclIndex.changed` costs O(depth + container size) per ACL and
-never O(total ACLs); :meth:`AclIndex.build` is O(total name length).
+Immutable; thread-safe. :meth:`AclIndex.changed` costs O(batch + ACLs of the changed patterns +
+touched shards), never O(total ACLs); :meth:`AclIndex.build` is O(ACLs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from types import MappingProxyType
+from collections.abc import Iterable, Iterator
 
-from aclog.authorizer import buckets
-from aclog.authorizer.buckets import Container
-from aclog.authorizer.entries import IndexedAcl
 from aclog.authorizer.filters import AclFilter
 from aclog.authorizer.glob import GlobSyntaxError, compile_glob
-from aclog.authorizer.trie import NameTrie
+from aclog.authorizer.names import NameIndex
+from aclog.authorizer.rules import Rules
 from aclog.records.enums import PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
 
 class AclIndex:
-    """Represents a set of stored ACLs, indexed by resource type and resource name.
+    """Represents a set of stored ACLs, indexed by resource type and resource pattern.
 
-    Immutable; thread-safe. ``len`` is O(1); iteration is O(nodes).
+    Immutable; thread-safe. ``len`` is O(1); iteration is O(ACLs).
     """
 
-    __slots__ = ("_size", "_tries")
+    __slots__ = ("_size", "by_type")
 
     EMPTY: AclIndex
 
-    def __init__(self, tries: Mapping[ResourceType, NameTrie], size: int) -> None:
-        self._tries = MappingProxyType(dict(tries))
+    def __init__(self, by_type: dict[ResourceType, NameIndex], size: int) -> None:
+        self.by_type = by_type
+        """Read-only (the index owns it): the hot path probes this dict directly."""
         self._size = size
 
     @classmethod
@@ -50,81 +50,100 @@ class AclIndex:
         """A new index: this one with ``removes`` (stored records) taken out, then ``adds`` put
         in. Raises ``KeyError`` for a removal that is not stored and ``ValueError`` for an ACL
         that cannot be indexed (an invalid GLOB pattern); this index is unchanged either way."""
+        removed = _group(removes)
+        added = _group(adds)
         token = object()
-        tries = dict(self._tries)
+        by_type = self.by_type.copy()
         size = self._size
-        for acl in removes:
-            trie = tries.get(acl.resource_type)
-            if trie is None:
-                raise KeyError(acl.id)
-            tries[acl.resource_type] = trie = trie.owned(token)
-            trie.delete(IndexedAcl(acl), token)
-            size -= 1
-        for acl in adds:
-            trie = tries.get(acl.resource_type)
-            trie = NameTrie(token) if trie is None else trie.owned(token)
-            tries[acl.resource_type] = trie
-            trie.insert(IndexedAcl(acl), token)
-            size += 1
-        return AclIndex({t: trie for t, trie in tries.items() if trie.size}, size)
+        for resource_type in added.keys() | removed.keys():
+            names = by_type.get(resource_type)
+            names = NameIndex(token) if names is None else names.owned(token)
+            size -= names.size
+            names.apply(added.get(resource_type, {}), removed.get(resource_type, {}))
+            size += names.size
+            if names.size:
+                by_type[resource_type] = names
+            else:
+                by_type.pop(resource_type, None)
+        return AclIndex(by_type, size)
 
     def __len__(self) -> int:
         return self._size
 
     def __iter__(self) -> Iterator[AccessControlEntryRecord]:
-        for trie in self._tries.values():
-            for _, container in trie.containers():
-                for entry in buckets.entries(container):
-                    yield entry.acl
+        for names in self.by_type.values():
+            for _, rules in names.containers():
+                yield from rules.acls
 
     @property
     def resource_types(self) -> frozenset[ResourceType]:
         """The resource types with at least one ACL."""
-        return frozenset(self._tries)
+        return frozenset(self.by_type)
 
-    def trie(self, resource_type: ResourceType) -> NameTrie | None:
+    def names(self, resource_type: ResourceType) -> NameIndex | None:
         """The ACLs of ``resource_type``, or ``None`` when it has none."""
-        return self._tries.get(resource_type)
+        return self.by_type.get(resource_type)
 
     def select(self, acl_filter: AclFilter) -> list[AccessControlEntryRecord]:
         """The ACLs ``acl_filter`` matches, in no particular order.
 
-        A filter with a name is answered from the tries: MATCH walks the name (every ACL that
+        A filter with a name is answered from the index: MATCH looks the name up (every ACL that
         applies to it), a specific or ANY pattern type looks the exact pattern up. A filter
         without a name scans the chosen types. Every candidate is then checked with
         :meth:`AclFilter.matches`, the one definition of filter semantics.
         """
         found: list[AccessControlEntryRecord] = []
-        for trie in self._tries_for(acl_filter.resource_type):
-            for container in _filter_candidates(trie, acl_filter):
-                found.extend(e.acl for e in buckets.entries(container) if acl_filter.matches(e.acl))
+        for names in self._names_for(acl_filter.resource_type):
+            for rules in _filter_candidates(names, acl_filter):
+                found.extend(acl for acl in rules.acls if acl_filter.matches(acl))
         return found
 
-    def _tries_for(self, resource_type: ResourceType) -> list[NameTrie]:
+    def _names_for(self, resource_type: ResourceType) -> list[NameIndex]:
         if resource_type == ResourceType.ANY:
-            return list(self._tries.values())
-        trie = self._tries.get(resource_type)
-        return [] if trie is None else [trie]
+            return list(self.by_type.values())
+        names = self.by_type.get(resource_type)
+        return [] if names is None else [names]
 
 
 AclIndex.EMPTY = AclIndex({}, 0)
 
 
-def _filter_candidates(trie: NameTrie, acl_filter: AclFilter) -> Iterator[Container]:
+def _group(
+    acls: Iterable[AccessControlEntryRecord],
+) -> dict[ResourceType, dict[PatternType, dict[str, list[AccessControlEntryRecord]]]]:
+    """``acls`` by resource type, pattern type and pattern. Runs once per ACL of a bulk load,
+    so it remembers the last (type, pattern type) pair: ACLs usually come in runs of one pair."""
+    grouped: dict[ResourceType, dict[PatternType, dict[str, list[AccessControlEntryRecord]]]] = {}
+    last_type = last_kind = None
+    per: dict[str, list[AccessControlEntryRecord]] = {}
+    for acl in acls:
+        resource_type, kind = acl.resource_type, acl.pattern_type
+        if resource_type is not last_type or kind is not last_kind:
+            per = grouped.setdefault(resource_type, {}).setdefault(kind, {})
+            last_type, last_kind = resource_type, kind
+        same = per.get(acl.resource_name)
+        if same is None:
+            per[acl.resource_name] = [acl]
+        else:
+            same.append(acl)
+    return grouped
+
+
+def _filter_candidates(names: NameIndex, acl_filter: AclFilter) -> Iterator[Rules]:
     name, wanted = acl_filter.resource_name, acl_filter.pattern_type
     if name is None:
-        yield from (container for _, container in trie.containers())
+        yield from (rules for _, rules in names.containers())
     elif wanted == PatternType.MATCH:
-        yield from (container for _, _, container in trie.applicable(name))
+        yield from (rules for _, _, rules in names.applicable(name))
     else:
         kinds = (PatternType.LITERAL, PatternType.PREFIXED, PatternType.GLOB)
         for kind in kinds if wanted == PatternType.ANY else (wanted,):
             if kind == PatternType.GLOB and not _valid_glob(name):
                 continue  # no stored GLOB can have an invalid pattern
             if kind in kinds:
-                container = trie.exact(kind, name)
-                if container is not None:
-                    yield container
+                rules = names.exact(kind, name)
+                if rules is not None:
+                    yield rules
 
 
 def _valid_glob(pattern: str) -> bool:

@@ -1,25 +1,34 @@
 """Structural checks of an :class:`AclIndex`, for tests and debugging.
 
-:func:`check_index` raises ``AssertionError`` naming the first broken invariant: every ACL sits
-where its pattern says (LITERAL on its name's node, PREFIXED on its prefix's node, GLOB on its
-literal prefix's node under its pattern, LITERAL ``*`` beside the trie); the trie is path
-compressed (no bare node with fewer than two children below the root, no empty labels, children
-keyed by the first character of their label); containers are non-empty, tuples hold at most
-``SMALL`` ACLs and buckets more than ``SMALL // 2``; sizes add up.
+:func:`check_index` raises ``AssertionError`` naming the first broken invariant:
 
-Pure; thread-safe. O(ACLs + nodes).
+- every ACL sits where its pattern says (:mod:`aclog.authorizer.names`): LITERAL ``*`` beside the
+  maps, other LITERAL names under their name, PREFIXED under their prefix, GLOB under its
+  literal prefix, else its literal suffix, else in ``rest``, grouped by pattern;
+- each pattern's :class:`Rules` is non-empty and equals a fresh build of its ACLs; it has
+  ``groups`` when it holds more than ``SMALL`` ACLs (and only above ``SMALL // 2``), each group
+  holding exactly the ACLs of its destination;
+- no empty prefix slot, GLOB group or published type; sizes add up;
+- each :class:`ShardedMap` has 2**b shards for its shift, every key in its hash's shard,
+  and ``lengths`` equal to the distinct key lengths.
+
+Pure; thread-safe. O(ACLs + patterns).
 """
 
 from __future__ import annotations
 
-from aclog.authorizer import buckets
-from aclog.authorizer.buckets import AclBucket, Container
+from collections.abc import Iterable
+
+from aclog.authorizer import grouped
 from aclog.authorizer.entries import WILDCARD_RESOURCE
-from aclog.authorizer.glob import compile_glob
+from aclog.authorizer.grouped import destination
 from aclog.authorizer.index import AclIndex
-from aclog.authorizer.nodes import Node
-from aclog.authorizer.trie import NameTrie
+from aclog.authorizer.names import GlobRules, NameIndex, glob_key
+from aclog.authorizer.rules import Rules, build
+from aclog.authorizer.shards import HASH_BITS, ShardedMap
 from aclog.records.enums import PatternType, ResourceType
+
+LITERAL, PREFIXED, GLOB = PatternType.LITERAL, PatternType.PREFIXED, PatternType.GLOB
 
 
 def _fail(message: str) -> None:
@@ -30,80 +39,105 @@ def check_index(index: AclIndex) -> None:
     """Raise ``AssertionError`` if ``index`` breaks an invariant (see the module docstring)."""
     total = 0
     for resource_type in index.resource_types:
-        trie = index.trie(resource_type)
-        assert trie is not None
-        total += _check_trie(resource_type, trie)
+        names = index.names(resource_type)
+        assert names is not None
+        total += _check_names(resource_type, names)
     if total != len(index):
         _fail(f"index size {len(index)} but {total} ACLs stored")
 
 
-def _check_trie(resource_type: ResourceType, trie: NameTrie) -> int:
+def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
+    for table in (names.literal, names.prefixes, names.suffixes):
+        _check_map(table)  # type: ignore[arg-type]
     count = 0
-    if trie.wildcard is not None:
-        count += _check_container(trie.wildcard, resource_type, PatternType.LITERAL, "*")
-    stack: list[tuple[Node, str]] = [(trie.root, "")]
-    while stack:
-        node, path = stack.pop()
-        count += _check_node(node, path, resource_type)
-        for first, child in (node.children or {}).items():
-            if not child.label or child.label[0] != first:
-                _fail(f"child {child.label!r} of {path!r} is keyed by {first!r}")
-            stack.append((child, path + child.label))
-    if count != trie.size:
-        _fail(f"{resource_type.name} trie size {trie.size} but {count} ACLs stored")
+    if names.wildcard is not None:
+        count += _check_rules(names.wildcard, resource_type, LITERAL, WILDCARD_RESOURCE)
+    for name, rules in names.literal.items():
+        if name == WILDCARD_RESOURCE:
+            _fail("a LITERAL '*' ACL is stored among the names instead of beside them")
+        count += _check_rules(rules, resource_type, LITERAL, name)
+    for prefix, slot in names.prefixes.items():
+        if slot.prefixed is None and not slot.globs:
+            _fail(f"prefix slot {prefix!r} is empty")
+        if slot.prefixed is not None:
+            count += _check_rules(slot.prefixed, resource_type, PREFIXED, prefix)
+        count += _check_globs(slot.globs or (), resource_type, ("prefix", prefix))
+    for suffix, group in names.suffixes.items():
+        if not group:
+            _fail(f"suffix group {suffix!r} is empty")
+        count += _check_globs(group, resource_type, ("suffix", suffix))
+    count += _check_globs(names.rest, resource_type, ("rest", ""))
+    if count != names.size:
+        _fail(f"{resource_type.name} index size {names.size} but {count} ACLs stored")
     if count == 0:
-        _fail(f"{resource_type.name} trie is empty but still published")
+        _fail(f"{resource_type.name} index is empty but still published")
     return count
 
 
-def _check_node(node: Node, path: str, resource_type: ResourceType) -> int:
-    if path and node.is_bare() and len(node.children or {}) < 2:
-        _fail(f"node {path!r} holds no ACL and has fewer than two children")
-    if node.children is not None and not node.children:
-        _fail(f"node {path!r} has an empty child dict")
-    count = 0
-    if node.literal is not None:
-        if path == WILDCARD_RESOURCE:
-            _fail("a LITERAL '*' ACL is stored in the trie instead of beside it")
-        count += _check_container(node.literal, resource_type, PatternType.LITERAL, path)
-    if node.prefixed is not None:
-        count += _check_container(node.prefixed, resource_type, PatternType.PREFIXED, path)
-    if node.globs is not None:
-        if not node.globs:
-            _fail(f"node {path!r} has an empty GLOB dict")
-        for pattern, group in node.globs.items():
-            if compile_glob(pattern).literal_prefix != path or group.glob.pattern != pattern:
-                _fail(f"GLOB {pattern!r} is stored on node {path!r}")
-            count += _check_container(group.acls, resource_type, PatternType.GLOB, pattern)
-    return count
-
-
-def _check_container(
-    container: Container, resource_type: ResourceType, kind: PatternType, pattern: str
+def _check_globs(
+    group: Iterable[GlobRules], resource_type: ResourceType, where: tuple[str, str]
 ) -> int:
-    if isinstance(container, tuple):
-        if not 0 < len(container) <= buckets.SMALL:
-            _fail(f"tuple container of {len(container)} ACLs for {pattern!r}")
-    elif isinstance(container, AclBucket):
-        _check_bucket(container, pattern)
-    for entry in buckets.entries(container):
-        acl = entry.acl
+    count = 0
+    patterns = set()
+    for glob, rules in group:
+        if glob_key(glob) != where:
+            _fail(f"GLOB {glob.pattern!r} is filed under {where}")
+        if glob.pattern in patterns:
+            _fail(f"GLOB {glob.pattern!r} appears twice under {where}")
+        patterns.add(glob.pattern)
+        count += _check_rules(rules, resource_type, GLOB, glob.pattern)
+    return count
+
+
+def _check_rules(rules: Rules, resource_type: ResourceType, kind: PatternType, pattern: str) -> int:
+    if not rules.acls:
+        _fail(f"empty rules for {kind.name} {pattern!r}")
+    for acl in rules.acls:
         if (acl.resource_type, acl.pattern_type, acl.resource_name) != (
             resource_type,
             kind,
             pattern,
         ):
             _fail(f"ACL {acl.id} is stored under {resource_type.name} {kind.name} {pattern!r}")
-    return buckets.size(container)
+    fresh = build(rules.acls)
+    if (fresh.exact, fresh.wild) != (rules.exact, rules.wild) or _extra(fresh) != _extra(rules):
+        _fail(f"the rules of {kind.name} {pattern!r} do not match their ACLs")
+    _check_groups(rules, f"{kind.name} {pattern!r}")
+    return len(rules.acls)
 
 
-def _check_bucket(bucket: AclBucket, pattern: str) -> None:
-    if bucket.size <= buckets.SMALL // 2:
-        _fail(f"bucket for {pattern!r} holds only {bucket.size} ACLs")
-    if bucket.size != sum(len(group) for group in bucket.exact.values()) + len(bucket.globby):
-        _fail(f"bucket for {pattern!r} miscounts its ACLs")
-    for key, group in bucket.exact.items():
-        if not group or any((e.principal_key, e.host_key) != key for e in group):
-            _fail(f"bucket for {pattern!r} files ACLs under the wrong key {key}")
-    if any(not e.has_glob_fields for e in bucket.globby):
-        _fail(f"bucket for {pattern!r} keeps a non-glob ACL in its glob list")
+def _check_groups(rules: Rules, where: str) -> None:
+    count = len(rules.acls)
+    if rules.groups is None:
+        if count > grouped.SMALL:
+            _fail(f"the rules of {where} hold {count} ACLs without groups")
+        return
+    if count <= grouped.SMALL // 2:
+        _fail(f"the rules of {where} keep groups for {count} ACLs")
+    members = [acl for group in rules.groups.values() for acl in group]
+    if sorted(a.id.int for a in members) != sorted(a.id.int for a in rules.acls):
+        _fail(f"the groups of {where} do not hold its ACLs")
+    for key, group in rules.groups.items():
+        if not group or any(destination(acl) != key for acl in group):
+            _fail(f"the group {key} of {where} holds ACLs of another destination")
+
+
+def _extra(rules: Rules) -> object:
+    extra = rules.extra
+    return None if extra is None else (extra.hosted, set(extra.globby))
+
+
+def _check_map(table: ShardedMap[object]) -> None:
+    count = len(table.shards)
+    if count != 1 << (HASH_BITS - table.shift):
+        _fail(f"a map has {count} shards and shift {table.shift}")
+    lengths = set()
+    size = 0
+    for index, shard in enumerate(table.shards):
+        for key in shard:
+            if (hash(key) >> table.shift) % count != index:
+                _fail(f"key {key!r} is in shard {index} of {count}")
+            lengths.add(len(key))
+        size += len(shard)
+    if size != table.size or tuple(sorted(lengths)) != table.lengths:
+        _fail(f"a map counts {table.size} keys of lengths {table.lengths}")

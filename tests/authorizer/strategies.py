@@ -84,7 +84,19 @@ def _valid_glob(pattern: str) -> bool:
 
 names = st.text(alphabet="ab*", min_size=1, max_size=3)
 request_names = st.text(alphabet="ab*", max_size=3) | st.text(alphabet="ab*?", max_size=5)
-glob_patterns = st.text(alphabet="ab*?\\", min_size=1, max_size=4).filter(_valid_glob)
+# Patterns that start with a wildcard and end in literals are filed under their literal suffix;
+# draw them often, with suffixes that share characters so that several suffix lengths match.
+leading_wildcard_globs = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(("*", "*", "?", "*?", "?*", "**", "*a*", "*\\*")),
+        st.text(alphabet="ab*?\\", max_size=2),
+        st.text(alphabet="ab", min_size=1, max_size=2),
+    ),
+).filter(_valid_glob)
+glob_patterns = (
+    st.text(alphabet="ab*?\\", min_size=1, max_size=4).filter(_valid_glob) | leading_wildcard_globs
+)
 
 
 types = st.sampled_from((ResourceType.TOPIC, ResourceType.TOPIC, ResourceType.GROUP))

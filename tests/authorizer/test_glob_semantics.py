@@ -4,10 +4,12 @@ patterns; on both the trie authorizer and the naive reference where it applies."
 from __future__ import annotations
 
 import time
+from unittest import mock
 
 import pytest
 
-from aclog.authorizer import Authorizer, Decision, skipped_characters
+from aclog.authorizer import Authorizer, Decision, Glob, compile_glob, skipped_characters
+from aclog.authorizer.invariants import check_index
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from tests.authorizer.strategies import make_acl
 
@@ -168,3 +170,56 @@ def test_an_invalid_glob_pattern_cannot_be_loaded(pattern) -> None:
     with pytest.raises(ValueError, match="GLOB pattern"):
         authorizer.load([make_acl(pattern, GLOB)])
     assert not authorizer.is_ready
+
+
+@pytest.mark.parametrize(
+    ("pattern", "prefix", "suffix", "required"),
+    [
+        ("*.dlq", "", ".dlq", ".dlq"),
+        ("t0001.*.dlq", "t0001.", ".dlq", ".dlq"),
+        ("t*.audit.??", "t", "", ".audit."),
+        ("*a?bc", "", "bc", "bc"),
+        ("*\\*x", "", "*x", "*x"),
+        ("a\\?b", "a?b", "a?b", "a?b"),
+        ("*a*", "", "", "a"),
+        ("?*", "", "", ""),
+    ],
+)
+def test_a_glob_knows_its_literal_prefix_suffix_and_required_text(
+    pattern, prefix, suffix, required
+) -> None:
+    glob = compile_glob(pattern)
+    assert (glob.literal_prefix, glob.literal_suffix, glob.required) == (prefix, suffix, required)
+
+
+def test_leading_wildcard_globs_are_filed_by_suffix_and_only_candidates_are_tested() -> None:
+    suffixed = [make_acl(f"*.c{i}.dlq", GLOB) for i in range(300)]
+    others = [make_acl("*a*", GLOB), make_acl("?*", GLOB, permission=DENY, principal="User:x")]
+    authorizer = Authorizer()
+    authorizer.load([*suffixed, *others, make_acl("orders.", PatternType.PREFIXED)])
+    check_index(authorizer.index)
+    names = authorizer.index.names(TOPIC)
+    assert names.suffixes.lengths == (len(".c0.dlq"), len(".c10.dlq"), len(".c100.dlq"))
+    assert [g.pattern for g, _ in names.rest] == ["*a*", "?*"]
+    tested: list[str] = []
+    original = Glob.matches
+
+    def counting(glob: Glob, name: str) -> bool:
+        tested.append(glob.pattern)
+        return original(glob, name)
+
+    with mock.patch.object(Glob, "matches", counting):
+        assert ask(authorizer, "orders.c7.dlq", O.READ) == ALLOWED
+        # Only the GLOB filed under a suffix of the name, and the two without prefix or suffix.
+        assert "*.c7.dlq" in tested and set(tested) <= {"*.c7.dlq", "*a*", "?*"}
+        tested.clear()
+        assert ask(authorizer, "orders.c7.dlqx", O.READ) == ALLOWED  # by the PREFIXED ACL
+        assert set(tested) <= {"*a*", "?*"}
+    assert ask(authorizer, "x.c7.dlq", O.READ) == ALLOWED
+    assert ask(authorizer, "x.c7.dlq", O.READ, principal="User:x") == DENIED
+    assert ask(authorizer, "c7.dlq", O.READ) == DENIED  # "*.c7.dlq" needs the dot; "?*" is DENY
+    authorizer.remove(suffixed[7].id)
+    check_index(authorizer.index)
+    assert ask(authorizer, "xyz.c7.dlq", O.READ) == DENIED
+    explanation = authorizer.explain(ALICE, HOST, O.READ, TOPIC, "ba.c8.dlq")
+    assert explanation.matching_acls == [suffixed[8], others[0]]

@@ -246,3 +246,17 @@ def test_requests_for_any_are_rejected(operation, resource_type) -> None:
     authorizer.load([])
     with pytest.raises(ValueError, match="ANY is only for filters"):
         authorizer.authorize(ALICE, HOST, operation, resource_type, "foo")
+
+
+@pytest.mark.parametrize("permission", [AclPermissionType.ANY, AclPermissionType.UNKNOWN])
+def test_an_acl_that_neither_allows_nor_denies_is_on_the_resource_but_never_matches(
+    make, permission
+) -> None:
+    """Such records cannot be created (the controller rejects them); if one is ever loaded it
+    keeps the default away but grants nothing, as the spec's two checks (DENY, ALLOW) imply."""
+    odd = make_acl("foo", principal="User:*", operation=O.ALL, permission=permission)
+    authorizer = make([odd], allow_everyone=True)
+    assert ask(authorizer) == DENIED
+    assert authorizer.explain(ALICE, HOST, O.READ, TOPIC, "foo").matching_acls == []
+    assert authorizer.authorized_operations(ALICE, HOST, TOPIC, "foo") == frozenset()
+    assert ask(authorizer, name="bar") == ALLOWED

@@ -8,8 +8,7 @@ import uuid
 
 import pytest
 
-from aclog.authorizer import AclFilter, Authorizer, Decision, UnknownAclError, kafka_order
-from aclog.authorizer.buckets import SMALL, AclBucket
+from aclog.authorizer import AclFilter, Authorizer, Decision, UnknownAclError, kafka_order, shards
 from aclog.authorizer.invariants import check_index
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from tests.authorizer.reference import ReferenceAuthorizer
@@ -80,8 +79,14 @@ def test_load_replaces_everything_and_rejects_repeated_ids() -> None:
     assert authorizer.acls(EVERYTHING) == [fresh]
 
 
-def test_published_snapshots_never_change_and_untouched_branches_are_shared() -> None:
-    acls = [make_acl(name) for name in ("alpha", "alpine", "beta", "gamma")]
+def _shard_of(table: shards.ShardedMap, key: str) -> dict:
+    return table.shards[hash(key) >> table.shift]
+
+
+def test_published_snapshots_never_change_and_untouched_shards_are_shared(monkeypatch) -> None:
+    monkeypatch.setattr(shards, "TARGET", 1)  # many shards of about one name each
+    names = [f"topic-{i}" for i in range(64)]
+    acls = [make_acl(name) for name in names]
     authorizer = ready(acls)
     old = authorizer.index
     old_listing = kafka_order(old)
@@ -90,14 +95,18 @@ def test_published_snapshots_never_change_and_untouched_branches_are_shared() ->
     check_index(old)
     assert kafka_order(old) == old_listing
     new = authorizer.index
-    old_root, new_root = old.trie(TOPIC).root, new.trie(TOPIC).root
-    assert new_root is not old_root
-    assert new_root.children["g"] is old_root.children["g"]  # "gamma" was not copied
-    assert "b" not in new_root.children  # "beta" is gone and its node pruned
+    old_names, new_names = old.names(TOPIC).literal, new.names(TOPIC).literal
+    assert new_names is not old_names and len(new_names.shards) == len(old_names.shards)
+    touched = {id(_shard_of(old_names, key)) for key in ("alps", names[2])}
+    shared = [n for n in names if id(_shard_of(old_names, n)) not in touched]
+    assert shared  # names in untouched shards: their shard dicts were not copied
+    for name in shared:
+        assert _shard_of(new_names, name) is _shard_of(old_names, name)
+    assert new_names.get(names[2]) is None and old_names.get(names[2]) is not None
     check_index(new)
 
 
-def test_a_node_with_many_acls_is_indexed_and_shrinks_back() -> None:
+def test_a_pattern_with_many_acls_is_indexed_and_shrinks_back() -> None:
     principals = [f"User:u{i}" for i in range(40)] + ["User:*"]
     hosts = ["*", "10.0.0.1", "::1", "10.0.0.2"]
     acls = [
@@ -110,7 +119,9 @@ def test_a_node_with_many_acls_is_indexed_and_shrinks_back() -> None:
     authorizer = ready(acls)
     reference = ReferenceAuthorizer()
     reference.load(acls)
-    assert isinstance(authorizer.index.trie(TOPIC).exact(PatternType.LITERAL, "foo"), AclBucket)
+    rules = authorizer.index.names(TOPIC).exact(PatternType.LITERAL, "foo")
+    # One entry per principal from any host; User:* and host-specific ACLs aside.
+    assert len(rules.exact) == 40 and rules.wild and rules.extra is not None
     check_index(authorizer.index)
     for principal in ("User:u1", "User:u39", "User:nobody", "User:*"):
         for host in ("10.0.0.1", "0:0:0:0:0:0:0:1", "10.0.0.3"):
@@ -120,10 +131,14 @@ def test_a_node_with_many_acls_is_indexed_and_shrinks_back() -> None:
                 assert got.decision == want.decision
                 assert got.deciding_acl == want.deciding_acl
                 assert got.matching_acls == want.matching_acls
-    for acl in acls[: len(acls) - SMALL // 2]:
+    for acl in acls[: len(acls) - 4]:
         authorizer.remove(acl.id)
         check_index(authorizer.index)
-    assert isinstance(authorizer.index.trie(TOPIC).exact(PatternType.LITERAL, "foo"), tuple)
+    rules = authorizer.index.names(TOPIC).exact(PatternType.LITERAL, "foo")
+    assert len(rules.acls) == 4 and set(rules.exact) == {"User:u1"} and not rules.wild
+    for acl in acls[-4:]:
+        authorizer.remove(acl.id)
+    assert authorizer.index.names(TOPIC) is None
 
 
 def test_readers_never_see_half_a_batch() -> None:

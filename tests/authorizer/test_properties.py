@@ -11,8 +11,9 @@ from aclog.authorizer import (
     AclFilter,
     Authorizer,
     Decision,
-    buckets,
+    grouped,
     kafka_order,
+    shards,
     skipped_characters,
 )
 from aclog.authorizer.invariants import check_index
@@ -151,6 +152,18 @@ def histories(draw: st.DrawFn) -> list[tuple[str, object]]:
 @PROPERTY
 @given(histories(), st.lists(requests, min_size=1, max_size=10))
 def test_add_remove_sequences_equal_a_load_of_the_final_set(steps, asked) -> None:
+    _check_history(steps, asked)
+
+
+@PROPERTY
+@given(histories(), st.lists(requests, min_size=1, max_size=10))
+def test_add_remove_sequences_on_grouped_patterns(steps, asked) -> None:
+    """Every pattern of three or more ACLs grouped: changes go through the incremental path."""
+    with mock.patch.object(grouped, "SMALL", 2):
+        _check_history(steps, asked)
+
+
+def _check_history(steps, asked) -> None:
     trie = Authorizer(super_users={SUPER})
     trie.complete_initial_load()
     final: dict = {}
@@ -192,15 +205,22 @@ def test_load_of_the_same_set_in_any_order_lists_the_same(fields) -> None:
 
 @PROPERTY
 @given(scenarios(max_requests=8), st.data())
-def test_indexed_buckets_answer_like_small_tuples(scenario, data) -> None:
-    """With a tiny SMALL every container with two or more ACLs becomes an indexed bucket."""
+def test_tiny_shards_and_groups_answer_like_the_reference(scenario, data) -> None:
+    """With a tiny shard target every map splits into many shards and regrows as ACLs come; with
+    a tiny ``SMALL`` every pattern of three or more ACLs is grouped and changed incrementally."""
     acls, asked = scenario
-    with mock.patch.object(buckets, "SMALL", 1):
+    with mock.patch.object(shards, "TARGET", 1), mock.patch.object(grouped, "SMALL", 2):
         trie, reference = pair(acls)
         check_index(trie.index)
+        grown = Authorizer(super_users={SUPER})
+        grown.complete_initial_load()
+        for acl in acls:
+            grown.add(acl)
+            check_index(grown.index)
         for request in asked:
             got, want = trie.explain(*request), reference.explain(*request)
             assert (got.decision, got.matching_acls) == (want.decision, want.matching_acls)
+            assert grown.explain(*request) == got
             principal, host, _, resource_type, name = request
             assert trie.authorized_operations(
                 principal, host, resource_type, name

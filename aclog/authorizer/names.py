@@ -1,0 +1,278 @@
+"""The ACLs of one resource type, indexed by resource pattern so that a name is answered with a
+few hash probes instead of a walk.
+
+Where each ACL's :class:`Rules` live (one ``Rules`` per distinct pattern):
+
+- LITERAL ``*``: ``wildcard``, beside everything; it applies to every name, including names that
+  start with ``*`` (a deliberate fix of Kafka's scan quirk);
+- other LITERAL names: ``literal``, keyed by the name: one probe with the requested name;
+- PREFIXED prefixes: ``prefixes``, keyed by the prefix, in a :class:`PrefixSlot`. A request
+  probes one slice ``name[:k]`` per distinct prefix length ``k`` (``prefixes.lengths``), so its
+  cost follows the number of distinct prefix lengths, not the number of ACLs;
+- GLOB patterns with a literal prefix: in the slot of that prefix (``globs``), tested only for
+  names that start with it;
+- GLOB patterns that start with a wildcard but end with a literal suffix (``*.dlq``):
+  ``suffixes``, keyed by the suffix, probed with ``name[-k:]`` per distinct suffix length;
+- GLOB patterns with neither (``*a*``, ``?*``): ``rest``, tested for every name.
+
+Every map is a :class:`ShardedMap`: copy-on-write by shard. A writer holds a transaction token and
+calls :meth:`NameIndex.owned`, then :meth:`NameIndex.apply` with the whole batch; published
+indexes are never changed again.
+
+Thread-safe for readers. :meth:`NameIndex.applicable` costs one probe per distinct prefix length
+and per distinct suffix length up to ``len(name)``, plus one GLOB match per GLOB pattern in the
+slots found and in ``rest``. :meth:`NameIndex.apply` is O(ACLs of the changed patterns + touched
+shards).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TypeVar
+
+from aclog.authorizer.entries import WILDCARD_RESOURCE
+from aclog.authorizer.glob import Glob, compile_glob
+from aclog.authorizer.grouped import build_rules, edited
+from aclog.authorizer.rules import Rules
+from aclog.authorizer.shards import ShardedMap
+from aclog.records.enums import PatternType
+from aclog.records.types import AccessControlEntryRecord
+
+LITERAL = PatternType.LITERAL
+PREFIXED = PatternType.PREFIXED
+GLOB = PatternType.GLOB
+
+GlobRules = tuple[Glob, Rules]
+Globs = tuple[GlobRules, ...]
+T = TypeVar("T")
+Grouped = Mapping[PatternType, Mapping[str, T]]
+"""Something per pattern, by pattern type then pattern text."""
+Records = Sequence[AccessControlEntryRecord]
+GlobChange = tuple[Glob, Rules | None]
+"""A GLOB pattern's new rules (``None``: it has no ACL left), with the compiled pattern."""
+
+
+class PrefixSlot:
+    """Represents what hangs on one prefix: the PREFIXED ACLs and the GLOBs starting with it."""
+
+    __slots__ = ("globs", "prefixed")
+
+    def __init__(self, prefixed: Rules | None, globs: Globs | None) -> None:
+        self.prefixed = prefixed
+        self.globs = globs
+
+
+def glob_key(glob: Glob) -> tuple[str, str]:
+    """Where a GLOB is filed: ``("prefix", p)``, ``("suffix", s)`` or ``("rest", "")``."""
+    if glob.literal_prefix:
+        return "prefix", glob.literal_prefix
+    if glob.literal_suffix:
+        return "suffix", glob.literal_suffix
+    return "rest", ""
+
+
+class NameIndex:
+    """Represents the ACLs of one resource type (see the module docstring).
+
+    Immutable once published; thread-safe for readers.
+    """
+
+    __slots__ = ("literal", "owner", "prefixes", "rest", "size", "suffixes", "wildcard")
+
+    def __init__(self, owner: object) -> None:
+        self.owner = owner
+        self.wildcard: Rules | None = None
+        self.literal: ShardedMap[Rules] = ShardedMap(owner)
+        self.prefixes: ShardedMap[PrefixSlot] = ShardedMap(owner)
+        self.suffixes: ShardedMap[Globs] = ShardedMap(owner)
+        self.rest: Globs = ()
+        self.size = 0
+
+    def owned(self, token: object) -> NameIndex:
+        """This index if ``token`` owns it, else a copy owned by ``token``. O(1): the copy
+        shares the maps until :meth:`apply` changes one."""
+        if self.owner is token:
+            return self
+        copy = NameIndex.__new__(NameIndex)
+        copy.owner = token
+        copy.wildcard, copy.rest, copy.size = self.wildcard, self.rest, self.size
+        copy.literal, copy.prefixes, copy.suffixes = self.literal, self.prefixes, self.suffixes
+        return copy
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def applicable(self, name: str) -> Iterator[tuple[PatternType, int, Rules]]:
+        """Every (pattern type, name characters skipped, rules) whose pattern applies to
+        ``name``, in no particular order (see the module docstring for the cost)."""
+        n = len(name)
+        if self.wildcard is not None:
+            yield LITERAL, 0 if name == WILDCARD_RESOURCE else n, self.wildcard
+        found = self.literal.get(name)
+        if found is not None:
+            yield LITERAL, 0, found
+        for size in self.prefixes.lengths:
+            if size > n:
+                break
+            slot = self.prefixes.get(name[:size])
+            if slot is not None:
+                if slot.prefixed is not None:
+                    yield PREFIXED, n - size, slot.prefixed
+                yield from _matching(slot.globs or (), name)
+        yield from self.glob_suffix_and_rest(name)
+
+    def glob_suffix_and_rest(self, name: str) -> Iterator[tuple[PatternType, int, Rules]]:
+        """The part of :meth:`applicable` for the GLOBs without a literal prefix: those filed
+        under a suffix of ``name``, and ``rest``."""
+        n = len(name)
+        for size in self.suffixes.lengths:
+            if size > n:
+                break
+            yield from _matching(self.suffixes.get(name[n - size :]) or (), name)
+        yield from _matching(self.rest, name)
+
+    def containers(self) -> Iterator[tuple[PatternType, Rules]]:
+        """Every pattern's rules with its pattern type. O(patterns)."""
+        if self.wildcard is not None:
+            yield LITERAL, self.wildcard
+        for found in self.literal.values():
+            yield LITERAL, found
+        for slot in self.prefixes.values():
+            if slot.prefixed is not None:
+                yield PREFIXED, slot.prefixed
+            for _, found in slot.globs or ():
+                yield GLOB, found
+        for group in self.suffixes.values():
+            for _, found in group:
+                yield GLOB, found
+        for _, found in self.rest:
+            yield GLOB, found
+
+    def exact(self, pattern_type: PatternType, pattern: str) -> Rules | None:
+        """The rules of exactly (``pattern_type``, ``pattern``), or ``None``. A GLOB pattern must
+        be valid."""
+        if pattern_type == LITERAL:
+            return self.wildcard if pattern == WILDCARD_RESOURCE else self.literal.get(pattern)
+        if pattern_type == PREFIXED:
+            slot = self.prefixes.get(pattern)
+            return None if slot is None else slot.prefixed
+        if pattern_type != GLOB:
+            return None
+        for glob, found in self._globs_at(compile_glob(pattern)):
+            if glob.pattern == pattern:
+                return found
+        return None
+
+    def _globs_at(self, glob: Glob) -> Globs:
+        where, key = glob_key(glob)
+        if where == "prefix":
+            slot = self.prefixes.get(key)
+            return () if slot is None else slot.globs or ()
+        if where == "suffix":
+            return self.suffixes.get(key) or ()
+        return self.rest
+
+    # -- writing (owned index only) ---------------------------------------------------------
+
+    def apply(self, added: Grouped[Records], removed: Grouped[Records]) -> None:
+        """Apply one batch in place: for each pattern (by pattern type, then pattern), remove the
+        ACLs in ``removed`` (matched by id), then add those in ``added``. ``KeyError`` for an
+        ACL that pattern does not hold, ``ValueError`` for an invalid GLOB or pattern type."""
+        bulk = not self.size and not removed  # a load: nothing to look up or remove
+        for kind in added.keys() | removed.keys():
+            if kind not in (LITERAL, PREFIXED, GLOB):
+                raise ValueError(f"pattern type {kind.name} cannot be stored")
+            adds, removes = added.get(kind, {}), removed.get(kind, {})
+            changed: dict[str, Rules | None]
+            if bulk and kind == LITERAL:
+                self._load_literal(adds)
+                continue
+            if bulk:
+                changed = {name: build_rules(tuple(acls)) for name, acls in adds.items()}
+                self.size += sum(map(len, adds.values()))
+            else:
+                changed = self._edited(kind, adds, removes)
+            if kind == LITERAL:
+                if WILDCARD_RESOURCE in changed:
+                    self.wildcard = changed.pop(WILDCARD_RESOURCE)
+                if changed:
+                    self.literal = self.literal.owned(self.owner)
+                    self.literal.update(changed)
+            elif kind == PREFIXED:
+                self._apply_slots(changed, {})
+            else:
+                self._apply_globs(changed)
+
+    def _load_literal(self, adds: Mapping[str, Records]) -> None:
+        """Bulk-load the LITERAL ACLs into an empty index: rules go straight into the shards."""
+        build = build_rules
+        wildcard = adds.get(WILDCARD_RESOURCE)
+        if wildcard is not None:
+            self.wildcard = build(tuple(wildcard))
+        entries = ((n, build(tuple(acls))) for n, acls in adds.items() if n != WILDCARD_RESOURCE)
+        self.literal = self.literal.owned(self.owner)
+        self.literal.fill(entries, len(adds))
+        self.size += sum(map(len, adds.values()))
+
+    def _edited(
+        self, kind: PatternType, adds: Mapping[str, Records], removes: Mapping[str, Records]
+    ) -> dict[str, Rules | None]:
+        changed: dict[str, Rules | None] = {}
+        for name in itertools.chain(adds, (name for name in removes if name not in adds)):
+            old = self.exact(kind, name)
+            new = edited(old, removes.get(name, ()), adds.get(name, ()))
+            self.size += (0 if new is None else len(new.acls)) - (
+                0 if old is None else len(old.acls)
+            )
+            changed[name] = new
+        return changed
+
+    def _apply_globs(self, changed: Mapping[str, Rules | None]) -> None:
+        slots: dict[str, dict[str, GlobChange]] = {}
+        suffixes: dict[str, dict[str, GlobChange]] = {}
+        rest: dict[str, GlobChange] = {}
+        for pattern, new in changed.items():
+            glob = compile_glob(pattern)
+            where, key = glob_key(glob)
+            if where == "prefix":
+                slots.setdefault(key, {})[pattern] = (glob, new)
+            elif where == "suffix":
+                suffixes.setdefault(key, {})[pattern] = (glob, new)
+            else:
+                rest[pattern] = (glob, new)
+        if slots:
+            self._apply_slots({}, slots)
+        if suffixes:
+            self.suffixes = self.suffixes.owned(self.owner)
+            self.suffixes.update({k: _merged(self.suffixes.get(k), c) for k, c in suffixes.items()})
+        self.rest = _merged(self.rest, rest) or ()
+
+    def _apply_slots(
+        self, prefixed: Mapping[str, Rules | None], globs: Mapping[str, Mapping[str, GlobChange]]
+    ) -> None:
+        """Replace the PREFIXED rules of the prefixes in ``prefixed`` and the GLOB patterns in
+        ``globs`` (by literal prefix, then pattern); drop slots left empty."""
+        updates: dict[str, PrefixSlot | None] = {}
+        for key in prefixed.keys() | globs.keys():
+            old = self.prefixes.get(key) if self.prefixes.size else None
+            new = prefixed.get(key, None if old is None else old.prefixed)
+            merged = _merged(None if old is None else old.globs, globs.get(key, {}))
+            empty = new is None and merged is None
+            updates[key] = None if empty else PrefixSlot(new, merged)
+        self.prefixes = self.prefixes.owned(self.owner)
+        self.prefixes.update(updates)
+
+
+def _matching(globs: Globs, name: str) -> Iterator[tuple[PatternType, int, Rules]]:
+    for glob, found in globs:
+        if glob.matches(name):
+            yield GLOB, len(name) - glob.literal_count, found
+
+
+def _merged(old: Globs | None, changes: Mapping[str, GlobChange]) -> Globs | None:
+    """``old`` with the GLOB patterns of ``changes`` replaced (``None`` rules: removed)."""
+    if not changes:
+        return old
+    kept = [(glob, found) for glob, found in old or () if glob.pattern not in changes]
+    kept += [(glob, found) for glob, found in changes.values() if found is not None]
+    return tuple(kept) or None

@@ -1,0 +1,222 @@
+"""The ACLs of one resource pattern, folded into bit masks so that a request is a dict probe.
+
+A :class:`Rules` holds every ACL whose resource pattern is one (type, pattern type, pattern). For
+authorization it keeps, per principal, the OR of the ACLs' *operation bits*: bit ``op`` for an
+ALLOW of operation ``op``, bit ``op + 15`` for a DENY (Kafka's codes stop at 14, so every mask is a
+small int). A request for operation ``o`` is denied by any bit of ``MASKS[o][0]`` (``o`` or ALL,
+shifted) and allowed by any bit of ``MASKS[o][1]`` (``o``, ALL and the operations implying ``o``),
+so the ACLs of a pattern decide with ``exact.get(principal, 0) | wild`` and two ``&``:
+
+- ``exact``: principal text -> bits of the ACLs for that principal from any host;
+- ``wild``: bits of the ``User:*`` ACLs from any host;
+- ``extra`` (usually ``None``): host-specific ACLs keyed by (principal or ``None``, canonical
+  host), and the ACLs whose principal or host is a glob (GLOB ACLs), tested one by one.
+
+An ACL whose permission is neither ALLOW nor DENY adds no bit: it is on the resource but never
+matches; no entry holds 0 bits. ``acls`` keeps the records themselves for listing, explaining
+and removal; a pattern with many ACLs also keeps them in ``groups`` by destination (see
+:mod:`aclog.authorizer.grouped`), so that a change recomputes one entry, not all.
+
+Immutable; thread-safe. :func:`build` is O(ACLs of the pattern); :func:`rules_bits` is one dict
+probe (plus two more and one GLOB match per glob field pair when ``extra`` is set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from aclog.authorizer.entries import (
+    WILDCARD_HOST,
+    WILDCARD_PRINCIPAL,
+    Matcher,
+    canonical_host,
+    covers,
+    field_matches,
+    host_matcher,
+    principal_matcher,
+)
+from aclog.authorizer.glob import Glob
+from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
+from aclog.records.enums import AclOperation, AclPermissionType, PatternType
+from aclog.records.types import AccessControlEntryRecord
+
+DENY_SHIFT = 15
+_ALLOW = AclPermissionType.ALLOW
+_DENY = AclPermissionType.DENY
+_GLOB = PatternType.GLOB
+
+
+def _mask(operations: Iterable[int], shift: int) -> int:
+    mask = 0
+    for op in operations:
+        mask |= 1 << (op + shift)
+    return mask
+
+
+MASKS: dict[AclOperation, tuple[int, int]] = {
+    op: (_mask(DENY_OPS[op], DENY_SHIFT), _mask(ALLOW_OPS[op], 0)) for op in AclOperation
+}
+"""For a requested operation, (the bits that deny it, the bits that allow it). Read-only: a plain
+dict because the hot path probes it."""
+
+
+_OPERATION_BITS = tuple((op, 1 << op, 1 << (op + DENY_SHIFT)) for op in AclOperation)
+
+
+Globby = tuple[tuple[Matcher, Matcher, int], ...]
+"""(principal matcher, host matcher, bits) per distinct (principal, host) text of glob ACLs."""
+Groups = dict[tuple[object, ...], tuple[AccessControlEntryRecord, ...]]
+
+
+class Extra:
+    """Represents the rarely present part of :class:`Rules`: host-specific and glob ACLs."""
+
+    __slots__ = ("globby", "hosted")
+
+    def __init__(
+        self,
+        hosted: dict[tuple[str | None, str], int] | None,
+        globby: Globby,
+    ) -> None:
+        self.hosted = hosted
+        self.globby = globby
+
+
+class Rules:
+    """Represents the ACLs of one resource pattern (see the module docstring). Immutable."""
+
+    __slots__ = ("acls", "exact", "extra", "groups", "wild")
+
+    def __init__(
+        self,
+        acls: tuple[AccessControlEntryRecord, ...],
+        exact: dict[str, int],
+        wild: int,
+        extra: Extra | None,
+        groups: Groups | None = None,
+    ) -> None:
+        self.acls = acls
+        self.exact = exact
+        self.wild = wild
+        self.extra = extra
+        self.groups = groups
+
+
+def operation_bit(acl: AccessControlEntryRecord) -> int:
+    """The bit ``acl`` contributes: its operation, shifted for a DENY; 0 for other permissions."""
+    permission = acl.permission_type
+    if permission == _ALLOW:
+        return 1 << acl.operation
+    if permission == _DENY:
+        return 1 << (acl.operation + DENY_SHIFT)
+    return 0
+
+
+def build(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
+    """The rules of ``acls``, which must be non-empty and share one resource pattern; without
+    ``groups`` (:func:`aclog.authorizer.grouped.build_rules` adds them for big patterns).
+
+    The loop runs once per ACL of a bulk load, so it inlines the common case (a LITERAL or
+    PREFIXED ACL from any host: its principal is exact text or the wildcard) and leaves the
+    others to :func:`_add_others`."""
+    exact: dict[str, int] = {}
+    wild = 0
+    others: list[AccessControlEntryRecord] = []
+    if acls[0].pattern_type == _GLOB:
+        others = list(acls)
+    else:
+        for acl in acls:
+            if acl.host != WILDCARD_HOST:
+                others.append(acl)
+                continue
+            permission = acl.permission_type
+            if permission == _ALLOW:
+                bit = 1 << acl.operation
+            elif permission == _DENY:
+                bit = 1 << (acl.operation + DENY_SHIFT)
+            else:
+                continue  # on the resource, but never matches
+            principal = acl.principal
+            if principal == WILDCARD_PRINCIPAL:
+                wild |= bit
+            else:
+                exact[principal] = exact.get(principal, 0) | bit
+    extra = None
+    if others:
+        wild, extra = _add_others(others, exact, wild)
+    return Rules(acls, exact, wild, extra)
+
+
+def _add_others(
+    acls: list[AccessControlEntryRecord], exact: dict[str, int], wild: int
+) -> tuple[int, Extra | None]:
+    """Fold host-specific and GLOB ACLs into ``exact`` (changed in place), ``wild`` (returned)
+    and a new :class:`Extra`."""
+    hosted: dict[tuple[str | None, str], int] = {}
+    globby: dict[tuple[str, str], tuple[Matcher, Matcher, int]] = {}
+    for acl in acls:
+        bit = operation_bit(acl)
+        if not bit:
+            continue
+        is_glob = acl.pattern_type == _GLOB
+        who, where = principal_matcher(acl.principal, is_glob), host_matcher(acl.host, is_glob)
+        if where is None and not isinstance(who, Glob):
+            if who is None:
+                wild |= bit
+            else:
+                exact[who] = exact.get(who, 0) | bit
+        elif isinstance(where, str) and not isinstance(who, Glob):
+            key = (who, where)
+            hosted[key] = hosted.get(key, 0) | bit
+        else:
+            texts = (acl.principal, acl.host)
+            old = globby.get(texts, (who, where, 0))[2]
+            globby[texts] = (who, where, old | bit)
+    return wild, extra_of(hosted, tuple(globby.values()))
+
+
+def extra_of(hosted: dict[tuple[str | None, str], int], globby: Globby) -> Extra | None:
+    """The :class:`Extra` of these entries, or ``None`` when there are none."""
+    return Extra(hosted or None, globby) if hosted or globby else None
+
+
+def extra_bits(extra: Extra, principal: str, host: str) -> int:
+    """The bits of the host-specific and glob ACLs that cover ``principal`` from ``host``."""
+    bits = 0
+    hosted = extra.hosted
+    if hosted is not None:
+        bits = hosted.get((principal, host), 0) | hosted.get((None, host), 0)
+    for who, where, bit in extra.globby:
+        if field_matches(who, principal) and field_matches(where, host):
+            bits |= bit
+    return bits
+
+
+def rules_bits(rules: Rules, principal: str, host: str) -> int:
+    """The bits of the ACLs of ``rules`` that cover ``principal`` from ``host`` (canonical)."""
+    bits = rules.exact.get(principal, 0) | rules.wild
+    if rules.extra is not None:
+        bits |= extra_bits(rules.extra, principal, host)
+    return bits
+
+
+def operations_of(bits: int) -> tuple[set[AclOperation], set[AclOperation]]:
+    """The operations of the ALLOW bits and of the DENY bits in ``bits``."""
+    allowed = {op for op, allow, _ in _OPERATION_BITS if bits & allow}
+    denied = {op for op, _, deny in _OPERATION_BITS if bits & deny}
+    return allowed, denied
+
+
+def candidates(rules: Rules, principal: str, host: str) -> list[AccessControlEntryRecord]:
+    """The ACLs of ``rules`` that cover ``principal`` from ``host``, whatever their operation
+    and permission. O(ACLs of the pattern), with :func:`covers` inlined for LITERAL and
+    PREFIXED ACLs (exact principal or ``User:*``, host ``*`` or equal once canonical)."""
+    acls = rules.acls
+    if acls[0].pattern_type == _GLOB:
+        return [acl for acl in acls if covers(acl, principal, host)]
+    return [
+        acl
+        for acl in acls
+        if acl.principal in (principal, WILDCARD_PRINCIPAL)
+        and (acl.host == WILDCARD_HOST or canonical_host(acl.host) == host)
+    ]
