@@ -22,6 +22,7 @@ from aclog.image.render import acl_to_dict
 from aclog.records.types import (
     AccessControlEntryRecord,
     AclBinding,
+    AclKey,
     RemoveAccessControlEntryRecord,
     kafka_uuid_text,
 )
@@ -53,12 +54,16 @@ class AclsImage:
         return iter(self.acls.values())
 
     @cached_property
-    def _ids_by_binding(self) -> Mapping[AclBinding, uuid.UUID]:
-        return MappingProxyType({acl.binding: acl_id for acl_id, acl in self.acls.items()})
+    def _ids_by_binding(self) -> Mapping[AclKey, uuid.UUID]:
+        return MappingProxyType({acl.key: acl_id for acl_id, acl in self.acls.items()})
 
     def id_of(self, binding: AclBinding) -> uuid.UUID | None:
         """The id of the stored ACL identical to ``binding`` (all seven fields), if any. O(1)."""
-        return self._ids_by_binding.get(binding)
+        return self._ids_by_binding.get(binding.key)
+
+    def id_of_key(self, key: AclKey) -> uuid.UUID | None:
+        """Like :meth:`id_of`, for an :attr:`AccessControlEntryRecord.key`."""
+        return self._ids_by_binding.get(key)
 
     def to_dict(self) -> list[dict[str, str]]:
         """Every ACL as :func:`aclog.image.render.acl_to_dict`, in commit order."""
@@ -80,7 +85,7 @@ class AclsDelta:
         self._image = image
         self._snapshot = snapshot
         self._changes: dict[uuid.UUID, AccessControlEntryRecord | None] = {}
-        self._added: dict[AclBinding, uuid.UUID] = {}
+        self._added: dict[AclKey, uuid.UUID] = {}
 
     @property
     def image(self) -> AclsImage:
@@ -103,13 +108,13 @@ class AclsDelta:
 
     def replay_add(self, record: AccessControlEntryRecord, offset: int) -> None:
         """Add the ACL; its id and its binding must both be new."""
-        acl_id, binding = record.id, record.binding
+        acl_id, key = record.id, record.key
         if self._present(acl_id):
             raise ReplayError(f"ACL id {_text(acl_id)} already exists", offset)
-        if self._binding_present(binding):
+        duplicate = self._id_of(key)
+        if duplicate is not None:
             raise ReplayError(
-                f"ACL {_text(acl_id)} duplicates the stored ACL {_text(self._id_of(binding))}",
-                offset,
+                f"ACL {_text(acl_id)} duplicates the stored ACL {_text(duplicate)}", offset
             )
         self._set(acl_id, record)
 
@@ -123,7 +128,7 @@ class AclsDelta:
             )
         current = self._changes.get(acl_id)
         if current is not None:
-            self._added.pop(current.binding, None)
+            self._added.pop(current.key, None)
         if acl_id in self._image.acls:
             self._set(acl_id, None)
         else:
@@ -163,10 +168,10 @@ class AclsDelta:
         index = dict(base)
         for acl_id, change in self._changes.items():
             old = self._image.acls.get(acl_id)
-            if old is not None and index.get(old.binding) == acl_id:
-                del index[old.binding]
+            if old is not None and index.get(old.key) == acl_id:
+                del index[old.key]
             if change is not None:
-                index[change.binding] = acl_id
+                index[change.key] = acl_id
         image.__dict__["_ids_by_binding"] = MappingProxyType(index)
 
     def _set(self, acl_id: uuid.UUID, change: AccessControlEntryRecord | None) -> None:
@@ -174,21 +179,18 @@ class AclsDelta:
         self._changes.pop(acl_id, None)
         self._changes[acl_id] = change
         if change is not None:
-            self._added[change.binding] = acl_id
+            self._added[change.key] = acl_id
 
     def _present(self, acl_id: uuid.UUID) -> bool:
         if acl_id in self._changes:
             return self._changes[acl_id] is not None
         return acl_id in self._image.acls and not self._snapshot
 
-    def _binding_present(self, binding: AclBinding) -> bool:
-        return self._id_of(binding) is not None
-
-    def _id_of(self, binding: AclBinding) -> uuid.UUID | None:
-        added = self._added.get(binding)
+    def _id_of(self, key: AclKey) -> uuid.UUID | None:
+        added = self._added.get(key)
         if added is not None:
             return added
-        stored = self._image.id_of(binding)
+        stored = self._image.id_of_key(key)
         if stored is None or self._snapshot or stored in self._changes:
             return None  # removed by this delta, or about to be replaced by the snapshot
         return stored

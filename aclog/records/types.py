@@ -23,6 +23,10 @@ from aclog.records.enums import (
     ScramMechanism,
 )
 
+AclKey = tuple[int, str, int, str, str, int, int]
+"""An ACL's identity: (resource type, name, pattern type, principal, host, operation,
+permission) with the enums as ints."""
+
 
 class RecordType(IntEnum):
     """The type code written in every record's frame."""
@@ -51,6 +55,20 @@ class AclBinding:
     operation: AclOperation
     permission_type: AclPermissionType
 
+    @property
+    def key(self) -> AclKey:
+        """The seven fields as a plain tuple: ACL identity, cheap to hash (enum members hash
+        through a Python-level ``Enum.__hash__``; ints and strings hash in C)."""
+        return (
+            int(self.resource_type),
+            self.resource_name,
+            int(self.pattern_type),
+            self.principal,
+            self.host,
+            int(self.operation),
+            int(self.permission_type),
+        )
+
     def with_id(self, acl_id: uuid.UUID) -> AccessControlEntryRecord:
         """The record that stores this ACL under ``acl_id``."""
         return AccessControlEntryRecord(
@@ -77,6 +95,19 @@ class AccessControlEntryRecord:
     host: str
     operation: AclOperation
     permission_type: AclPermissionType
+
+    @property
+    def key(self) -> AclKey:
+        """The same identity tuple as :attr:`AclBinding.key`."""
+        return (
+            int(self.resource_type),
+            self.resource_name,
+            int(self.pattern_type),
+            self.principal,
+            self.host,
+            int(self.operation),
+            int(self.permission_type),
+        )
 
     @property
     def binding(self) -> AclBinding:
