@@ -5,7 +5,20 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DATA ?= aclog-data
 
-.PHONY: install run test lint unit bench bench-quick clean
+.PHONY: install java run test lint unit bench bench-quick bench-pipeline clean
+
+# The Spark pipeline needs Java 17+: install it when missing and possible, else say why not.
+java:
+	@if command -v java >/dev/null 2>&1 || { [ -n "$$JAVA_HOME" ] && [ -x "$$JAVA_HOME/bin/java" ]; }; then \
+	  echo "java: $$($${JAVA_HOME:+$$JAVA_HOME/bin/}java -version 2>&1 | head -n 1)"; \
+	elif command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }; then \
+	  echo "java: not found; installing openjdk-17-jre-headless for the Spark pipeline"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo -n); \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; \
+	else \
+	  echo "java: not found, and apt-get cannot run here (not root, no passwordless sudo, or not Debian/Ubuntu)."; \
+	  echo "java: the Spark pipeline needs Java 17+: install openjdk-17-jre-headless or set JAVA_HOME."; \
+	fi
 
 install: $(STAMP)
 
@@ -24,16 +37,19 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-unit: install
+unit: install java
 	$(BIN)/pytest -q
 
 test: lint unit
 
-bench: install
+bench: install java
 	$(BIN)/python -m benchmarks --out benchmarks/results
 
-bench-quick: install
+bench-quick: install java
 	$(BIN)/python -m benchmarks --quick
+
+bench-pipeline: install java
+	$(BIN)/python -m benchmarks --only pipeline --out benchmarks/results/pipeline
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis $(DATA)

@@ -11,6 +11,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     explain,
     history,
     kraft_import,
+    pipeline,
     quickstart,
     serve,
     users,

@@ -1,0 +1,49 @@
+"""The PySpark pipeline: the only package that imports pyspark.
+
+- :mod:`~aclog.pipeline.source`: ``spark.read.format("aclog").load(DIR)``, a Python data source
+  with one partition per segment piece (and per snapshot when asked), decoded by the one decoder;
+- :mod:`~aclog.pipeline.session`: the SparkSession factory the CLI, tests and benchmarks share;
+- :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
+- jobs, each a lazy DataFrame -> DataFrame function in its module (exported as modules, so
+  ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as last-record-wins
+  windows), :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
+  :mod:`~aclog.pipeline.access` (every principal x resource x operation decision, with the
+  deciding ACL), :mod:`~aclog.pipeline.orphans`;
+- :mod:`~aclog.pipeline.plot`: the history picture (matplotlib, Agg).
+
+Requires the ``spark`` extra (pyspark, pyarrow, pandas, matplotlib) and Java 17+.
+"""
+
+from aclog.pipeline import access, history, orphans, state
+from aclog.pipeline.access import AccessQuestion
+from aclog.pipeline.load import (
+    Records,
+    read_parquet_records,
+    read_records,
+    records_as_of,
+    records_for_history,
+)
+from aclog.pipeline.schema import RECORD_SCHEMA
+from aclog.pipeline.session import JavaMissingError, PipelineError, make_spark, spark_session
+from aclog.pipeline.source import AclogDataSource
+from aclog.pipeline.state import State
+
+__all__ = [
+    "RECORD_SCHEMA",
+    "AccessQuestion",
+    "AclogDataSource",
+    "JavaMissingError",
+    "PipelineError",
+    "Records",
+    "State",
+    "access",
+    "history",
+    "make_spark",
+    "orphans",
+    "read_parquet_records",
+    "read_records",
+    "records_as_of",
+    "records_for_history",
+    "spark_session",
+    "state",
+]

@@ -1,0 +1,349 @@
+"""``spark.read.format("aclog").load(DIR)``: the records of a data directory as a DataFrame.
+
+A PySpark 4 Python data source. Planning (:meth:`AclogReader.partitions`) lists the segments and
+makes one partition per segment, splitting a large segment at its sparse-index entries into
+pieces of about ``split_bytes``, and one partition per snapshot when ``snapshots`` asks for them.
+Each task decodes its piece with the one decoder (:mod:`aclog.image.stream` over
+:mod:`aclog.records`) and yields Arrow record batches of :data:`~aclog.pipeline.schema.
+ARROW_SCHEMA` (or plain tuples with ``arrow=false``, which Spark converts itself, value by
+value: about 15% slower end to end, measured over 5M records).
+
+Options (all strings, as Spark passes them):
+
+- ``path`` (``load(DIR)``): the data directory;
+- ``snapshots``: ``none`` (default), ``all``, or a comma-separated list of snapshot paths;
+- ``segments``: ``true`` (default) or ``false`` (snapshots only);
+- ``from_offset``: skip log records below this offset (default 0);
+- ``split_bytes``: the largest piece of a segment one task reads (default 16 MiB);
+- ``min_partitions``: split segments further until there are about this many log pieces;
+- ``batch_rows``: rows per Arrow batch (default 8192);
+- ``arrow``: ``true`` (default) or ``false``.
+
+A piece owns the batches whose base offset lies in its range, so a stale index entry can move a
+split point but never duplicate or drop a batch. Corruption raises ``CorruptLogError`` (a torn
+tail is tolerated only at the end of the last segment, as for every reader).
+
+The planner and the reader run in Python workers, so ``aclog`` must be importable there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.types import StructType
+
+from aclog.image.stream import read_decoded
+from aclog.log.index import OffsetIndex
+from aclog.log.segment import list_segments
+from aclog.pipeline.schema import (
+    ARROW_SCHEMA,
+    COLUMN_NAMES,
+    RECORD_SCHEMA,
+    SOURCE_LOG,
+    SOURCE_SNAPSHOT,
+)
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclOperation,
+    AclPermissionType,
+    LeaderChangeRecord,
+    PatternType,
+    Record,
+    RemoveAccessControlEntryRecord,
+    RemoveUserScramCredentialRecord,
+    RequestContextRecord,
+    ResourceType,
+    ScramMechanism,
+    UserScramCredentialRecord,
+    kafka_uuid_text,
+)
+from aclog.records.schemas import CURRENT_VERSIONS
+from aclog.records.types import RECORD_TYPES, record_type_name
+from aclog.snapshot import list_snapshots, read_snapshot
+
+FORMAT_NAME = "aclog"
+DEFAULT_SPLIT_BYTES = 16 << 20
+DEFAULT_BATCH_ROWS = 8192
+
+Row = tuple[Any, ...]
+
+# Enum code -> the name every JSON output uses: one dict probe instead of ``.name``. One table per
+# enum: IntEnum members of different enums with the same code are equal dict keys.
+_RESOURCE_TYPES: dict[int, str] = {m.value: m.name for m in ResourceType}
+_PATTERN_TYPES: dict[int, str] = {m.value: m.name for m in PatternType}
+_OPERATIONS: dict[int, str] = {m.value: m.name for m in AclOperation}
+_PERMISSIONS: dict[int, str] = {m.value: m.name for m in AclPermissionType}
+_MECHANISMS: dict[int, str] = {m.value: m.mechanism_name for m in ScramMechanism}
+_TYPE_NAMES: dict[int, str] = {code: record_type_name(code) for code in RECORD_TYPES.values()}
+_TYPES: dict[int, tuple[str, int]] = {
+    code: (record_type_name(code), int(code)) for code in RECORD_TYPES.values()
+}
+_NO_FIELDS: Row = (None,) * 12
+_NO_AUTHOR: Row = (None,) * 4
+
+
+@dataclass
+class LogPiece(InputPartition):
+    """The log batches whose base offset is in ``[low, high)`` (``high`` None: to the end);
+    records below ``from_offset`` are skipped."""
+
+    directory: str
+    low: int
+    high: int | None
+    from_offset: int
+
+    def __post_init__(self) -> None:
+        InputPartition.__init__(self, (self.directory, self.low, self.high))
+
+
+@dataclass
+class SnapshotPiece(InputPartition):
+    """Every record of one snapshot file."""
+
+    path: str
+
+    def __post_init__(self) -> None:
+        InputPartition.__init__(self, self.path)
+
+
+def _record_fields(record: Record) -> Row:
+    """The 12 record columns: acl_id, 7 ACL fields, user, mechanism, iterations, leader_id."""
+    if type(record) is AccessControlEntryRecord:
+        return (
+            kafka_uuid_text(record.id),
+            _RESOURCE_TYPES[record.resource_type],
+            record.resource_name,
+            _PATTERN_TYPES[record.pattern_type],
+            record.principal,
+            record.host,
+            _OPERATIONS[record.operation],
+            _PERMISSIONS[record.permission_type],
+            None,
+            None,
+            None,
+            None,
+        )
+    if type(record) is RemoveAccessControlEntryRecord:
+        return (kafka_uuid_text(record.id), *_NO_FIELDS[1:])
+    if type(record) is UserScramCredentialRecord:
+        # Salt, StoredKey and ServerKey are deliberately not read: they never leave the decoder.
+        return (
+            *_NO_FIELDS[:8],
+            record.name,
+            _MECHANISMS[record.mechanism],
+            record.iterations,
+            None,
+        )
+    if type(record) is RemoveUserScramCredentialRecord:
+        return (*_NO_FIELDS[:8], record.name, _MECHANISMS[record.mechanism], None, None)
+    if type(record) is LeaderChangeRecord:
+        return (*_NO_FIELDS[:11], record.leader_id)
+    return _NO_FIELDS
+
+
+def _author(author: RequestContextRecord | None) -> Row:
+    if author is None:
+        return _NO_AUTHOR
+    return (author.principal, author.client_address, author.client_id, author.api)
+
+
+def read_log_rows(piece: LogPiece) -> Iterator[Row]:
+    """The rows of one log piece in offset order, in :data:`~aclog.pipeline.schema.COLUMNS`
+    order with ``timestamp`` still in milliseconds; what a batch shares is computed once."""
+    low, high, start = piece.low, piece.high, piece.from_offset
+    types = _TYPES
+    for batch in read_decoded(Path(piece.directory), max(low, start), high):
+        base = batch.base_offset
+        if base < low:
+            continue  # owned by the previous piece (a split point inside this batch)
+        if high is not None and base >= high:
+            return
+        shared = (batch.epoch, batch.timestamp_ms, batch.timestamp_ms, base, batch.last_offset)
+        author = _author(batch.author)
+        for entry in batch.entries:
+            offset = entry.offset
+            if offset >= start:
+                yield (
+                    offset,
+                    *shared,
+                    SOURCE_LOG,
+                    offset - base,
+                    *types[entry.record_type],
+                    entry.version,
+                    *author,
+                    *_record_fields(entry.record),
+                )
+
+
+def read_snapshot_rows(path: str) -> Iterator[Row]:
+    """The rows of one snapshot: its records at its last offset, epoch and time."""
+    reader = read_snapshot(path)
+    info = reader.info
+    for position, record in enumerate(reader.records()):
+        code = int(RECORD_TYPES[type(record)])
+        yield (
+            info.last_offset,
+            info.epoch,
+            info.timestamp_ms,
+            info.timestamp_ms,
+            None,
+            None,
+            SOURCE_SNAPSHOT,
+            position,
+            _TYPE_NAMES[code],
+            code,
+            CURRENT_VERSIONS[RECORD_TYPES[type(record)]],
+            *_NO_AUTHOR,
+            *_record_fields(record),
+        )
+
+
+_TIMESTAMP_COLUMN = COLUMN_NAMES.index("timestamp")
+
+
+def rows_to_batch(rows: Sequence[Row]) -> pa.RecordBatch:
+    """Rows (``timestamp`` in milliseconds) as one Arrow batch of the declared schema."""
+    arrays = []
+    for column, field in zip(zip(*rows, strict=True), ARROW_SCHEMA, strict=True):
+        if field.name == "timestamp":
+            millis = pa.array(column, type=pa.int64())
+            arrays.append(pc.multiply(millis, 1000).cast(field.type))
+        else:
+            arrays.append(pa.array(column, type=field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
+
+
+def _as_tuple(row: Row) -> Row:
+    ms = row[_TIMESTAMP_COLUMN]
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
+    return (*row[:_TIMESTAMP_COLUMN], moment, *row[_TIMESTAMP_COLUMN + 1 :])
+
+
+def _flag(options: dict[str, str], name: str, default: bool) -> bool:
+    value = options.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in ("true", "1", "yes")
+
+
+def plan_pieces(
+    directory: Path,
+    *,
+    from_offset: int = 0,
+    split_bytes: int = DEFAULT_SPLIT_BYTES,
+    min_partitions: int = 1,
+) -> list[LogPiece]:
+    """The log pieces of ``directory``: one per segment, large segments split at index entries
+    so that no piece is much over ``split_bytes`` and there are about ``min_partitions``."""
+    segments = list_segments(directory)
+    sizes = [path.stat().st_size for _, path in segments]
+    target = max(1, min(split_bytes, sum(sizes) // max(min_partitions, 1) or 1))
+    pieces: list[LogPiece] = []
+    for i, (base, path) in enumerate(segments):
+        high = segments[i + 1][0] if i + 1 < len(segments) else None
+        if high is not None and high <= from_offset:
+            continue
+        bounds = [base, *_split_offsets(path, base, sizes[i], target)]
+        ends: list[int | None] = [*bounds[1:], high]
+        for low, end in zip(bounds, ends, strict=True):
+            if end is not None and end <= from_offset:
+                continue
+            pieces.append(LogPiece(str(directory), low, end, from_offset))
+    return pieces
+
+
+def _split_offsets(path: Path, base: int, size: int, target: int) -> list[int]:
+    """Offsets of index entries about ``target`` bytes apart (batch starts, per the index)."""
+    if size <= target:
+        return []
+    index = OffsetIndex.load(path, base)
+    splits: list[int] = []
+    next_cut = target
+    for offset, position in zip(index.offsets, index.positions, strict=True):
+        if position >= next_cut and size - position >= target // 4 and offset > base:
+            splits.append(offset)
+            next_cut = position + target
+    return splits
+
+
+def snapshot_paths(directory: Path, choice: str) -> list[str]:
+    """The snapshot files the ``snapshots`` option names."""
+    choice = choice.strip()
+    if choice in ("", "none"):
+        return []
+    if choice == "all":
+        return [str(s.path) for s in list_snapshots(directory)]
+    return [part.strip() for part in choice.split(",") if part.strip()]
+
+
+class AclogReader(DataSourceReader):
+    """Plans pieces and decodes them (see the module docstring)."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.directory = Path(options.get("path", "."))
+        self.snapshots = options.get("snapshots", "none")
+        self.segments = _flag(options, "segments", True)
+        self.from_offset = int(options.get("from_offset", "0"))
+        self.split_bytes = int(options.get("split_bytes", str(DEFAULT_SPLIT_BYTES)))
+        self.min_partitions = int(options.get("min_partitions", "1"))
+        self.batch_rows = int(options.get("batch_rows", str(DEFAULT_BATCH_ROWS)))
+        self.arrow = _flag(options, "arrow", True)
+
+    def partitions(self) -> Sequence[InputPartition]:
+        if not self.directory.is_dir():
+            raise FileNotFoundError(f"no aclog data directory at {self.directory}")
+        parts: list[InputPartition] = [
+            SnapshotPiece(path) for path in snapshot_paths(self.directory, self.snapshots)
+        ]
+        if self.segments:
+            parts.extend(
+                plan_pieces(
+                    self.directory,
+                    from_offset=self.from_offset,
+                    split_bytes=self.split_bytes,
+                    min_partitions=self.min_partitions,
+                )
+            )
+        # Spark needs at least one partition; an empty piece past the end reads nothing.
+        return parts or [LogPiece(str(self.directory), 0, 0, 0)]
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        if isinstance(partition, SnapshotPiece):
+            rows = read_snapshot_rows(partition.path)
+        elif isinstance(partition, LogPiece):
+            rows = read_log_rows(partition)
+        else:  # pragma: no cover - Spark only hands back what partitions() returned
+            raise TypeError(f"unexpected partition {partition!r}")
+        if not self.arrow:
+            yield from map(_as_tuple, rows)
+            return
+        chunk: list[Row] = []
+        for row in rows:
+            chunk.append(row)
+            if len(chunk) >= self.batch_rows:
+                yield rows_to_batch(chunk)
+                chunk = []
+        if chunk:
+            yield rows_to_batch(chunk)
+
+
+class AclogDataSource(DataSource):
+    """The ``aclog`` format: ``spark.read.format("aclog").load(DIR)``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return FORMAT_NAME
+
+    def schema(self) -> StructType:
+        return RECORD_SCHEMA
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        del schema
+        return AclogReader(dict(self.options))

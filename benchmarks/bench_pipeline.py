@@ -1,0 +1,448 @@
+"""Pipeline benchmarks on local[2]: ``state`` over a large log, ``access`` over a large grid.
+
+``state``: a log of 5M records (quick: 200k) written with ``SegmentedLog.append`` of pre-encoded
+records in 10k-record batches (fsync off), mostly ACL additions with removals of earlier ACLs and
+SCRAM upserts, rotations and removals. Measured: decoding alone (the data source, ``count``),
+the state job end to end (decode, last-record-wins windows, Parquet out), the ``records`` job
+(decode to Parquet) and the state job over that Parquet, beside ``rebuild_image`` in one
+process. Targets: state >= 300k records/s.
+
+``access``: 1,000 principals x 100,000 topics x 3 operations (quick: 100 x 5,000 x 3) over
+about 21k ACLs (team PREFIXED grants, random LITERAL ALLOW/DENY, prefix and suffix GLOBs, a
+``User:*`` grant), decisions written to Parquet; beside the in-process authorizer's
+``authorize`` and ``explain`` on a random sample of the same questions. Target: access >= 500k
+decisions/s. ``mismatches`` counts sampled decisions (and deciding ACLs) that differ from
+``Authorizer.explain``; state ``mismatches`` counts ACL ids and credentials that differ from
+``rebuild_image``.
+
+Spark timings are single runs after one warm-up query: the full sizes take minutes.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aclog.authorizer import Authorizer
+from aclog.controller.rebuild import Rebuilt, rebuild_image
+from aclog.log import SegmentedLog
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclOperation,
+    AclPermissionType,
+    LeaderChangeRecord,
+    PatternType,
+    Record,
+    RemoveAccessControlEntryRecord,
+    RemoveUserScramCredentialRecord,
+    RequestContextRecord,
+    ResourceType,
+    ScramMechanism,
+    UserScramCredentialRecord,
+    encode,
+    kafka_uuid_text,
+)
+from aclog.tools.history import state_to_dict
+from benchmarks.report import Report, Row
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from aclog.pipeline.state import State
+
+BATCH = 10_000
+TEAMS = 50
+START_MS = 1_750_000_000_000
+
+
+def _uuid(rng: random.Random) -> uuid.UUID:
+    return uuid.UUID(int=rng.getrandbits(128) | 2)
+
+
+def _mutation_batches(total: int, seed: int = 3) -> Iterator[list[bytes]]:
+    """Pre-encoded 10k-record batches: a RequestContextRecord, then ~75% ACL additions, ~20%
+    removals of live ACLs, ~5% SCRAM upserts and removals."""
+    rng = random.Random(seed)
+    live: list[uuid.UUID] = []
+    users: set[tuple[str, ScramMechanism]] = set()
+    ops = [AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE]
+    written = 1
+    yield [encode(LeaderChangeRecord(1, 1))]
+    while written < total:
+        size = min(BATCH, total - written)
+        context = RequestContextRecord(
+            f"User:admin{rng.randrange(5)}", "10.0.0.1", "bench", START_MS + written, "CreateAcls"
+        )
+        records: list[Record] = [context]
+        while len(records) < size:
+            draw = rng.random()
+            if draw < 0.2 and live:
+                index = rng.randrange(len(live))
+                live[index], live[-1] = live[-1], live[index]
+                records.append(RemoveAccessControlEntryRecord(live.pop()))
+            elif draw < 0.25:
+                key = (f"user{rng.randrange(20_000)}", ScramMechanism(rng.randint(1, 2)))
+                if key in users and rng.random() < 0.3:
+                    users.discard(key)
+                    records.append(RemoveUserScramCredentialRecord(*key))
+                else:
+                    users.add(key)
+                    salt, key_bytes = rng.randbytes(16), rng.randbytes(32)
+                    records.append(
+                        UserScramCredentialRecord(*key, salt, key_bytes, key_bytes, 4096)
+                    )
+            else:
+                acl_id = _uuid(rng)
+                live.append(acl_id)
+                records.append(
+                    AccessControlEntryRecord(
+                        acl_id,
+                        ResourceType.TOPIC,
+                        f"team{rng.randrange(TEAMS):02d}.topic{written + len(records):08d}",
+                        rng.choice([PatternType.LITERAL, PatternType.PREFIXED]),
+                        f"User:u{rng.randrange(1000):04d}",
+                        "*",
+                        rng.choice(ops),
+                        AclPermissionType.ALLOW,
+                    )
+                )
+        written += len(records)
+        yield [encode(r) for r in records]
+
+
+def write_log(directory: Path, total: int) -> float:
+    """Write a ``total``-record log into ``directory``; returns the seconds it took."""
+    start = time.perf_counter()
+    with SegmentedLog(directory, fsync=False) as log:
+        for i, values in enumerate(_mutation_batches(total)):
+            log.append(values, 1, timestamp_ms=START_MS + i * 1000)
+    return time.perf_counter() - start
+
+
+def access_acls(principals: int, topics: int, seed: int = 1) -> list[AccessControlEntryRecord]:
+    """About 21 ACLs per principal: team PREFIXED READ (and WRITE for a quarter), 20 random
+    LITERAL grants per principal (10% DENY), 200 GLOBs, ``User:*`` DESCRIBE on one team."""
+    rng = random.Random(seed)
+    acls: list[AccessControlEntryRecord] = []
+    seen: set[tuple[str, PatternType, str, AclOperation, AclPermissionType]] = set()
+
+    def add(
+        name: str,
+        pattern: PatternType,
+        principal: str,
+        op: AclOperation,
+        permission: AclPermissionType = AclPermissionType.ALLOW,
+    ) -> None:
+        if (name, pattern, principal, op, permission) in seen:
+            return  # the controller would refuse a duplicate binding
+        seen.add((name, pattern, principal, op, permission))
+        acls.append(
+            AccessControlEntryRecord(
+                _uuid(rng), ResourceType.TOPIC, name, pattern, principal, "*", op, permission
+            )
+        )
+
+    for u in range(principals):
+        team = f"team{u % TEAMS:02d}."
+        add(team, PatternType.PREFIXED, f"User:u{u:04d}", AclOperation.READ)
+        if u % 4 == 0:
+            add(team, PatternType.PREFIXED, f"User:u{u:04d}", AclOperation.WRITE)
+    for _ in range(20 * principals):
+        topic = rng.randrange(topics)
+        add(
+            _topic(topic),
+            PatternType.LITERAL,
+            f"User:u{rng.randrange(principals):04d}",
+            rng.choice([AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE]),
+            AclPermissionType.DENY if rng.random() < 0.1 else AclPermissionType.ALLOW,
+        )
+    for _ in range(100):
+        team = f"team{rng.randrange(TEAMS):02d}"
+        add(
+            f"{team}.topic00*",
+            PatternType.GLOB,
+            f"User:u{rng.randrange(principals):04d}",
+            AclOperation.READ,
+        )
+        add(
+            f"*{rng.randrange(100):02d}",
+            PatternType.GLOB,
+            f"User:u{rng.randrange(principals):04d}",
+            AclOperation.WRITE,
+        )
+    add("team00.", PatternType.PREFIXED, "User:*", AclOperation.DESCRIBE)
+    return acls
+
+
+def _topic(i: int) -> str:
+    return f"team{i % TEAMS:02d}.topic{i:06d}"
+
+
+def _rate_row(workload: str, impl: str, size: int, rate: float, unit: str, note: str) -> Row:
+    return Row("pipeline", impl, workload, size, "throughput", rate, unit, note)
+
+
+def run(report: Report, quick: bool) -> None:
+    from aclog.pipeline.session import make_spark
+
+    spark = make_spark("local[2]", app_name="aclog-bench", shuffle_partitions=2, driver_memory="2g")
+    try:
+        with tempfile.TemporaryDirectory(prefix="aclog-bench-pipeline-") as tmp:
+            _bench_state(report, spark, Path(tmp), 200_000 if quick else 5_000_000, quick)
+            principals, topics = (100, 5_000) if quick else (1_000, 100_000)
+            _bench_access(report, spark, Path(tmp), principals, topics)
+    finally:
+        spark.stop()
+
+
+def _timed(action: Callable[[], object]) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = action()
+    return time.perf_counter() - start, result
+
+
+def _bench_state(report: Report, spark: SparkSession, tmp: Path, total: int, quick: bool) -> None:
+    from aclog.pipeline.load import read_records
+
+    directory = tmp / "state-log"
+    seconds = write_log(directory, total)
+    note = "pre-encoded 10k-record batches, fsync off"
+    report.add(
+        _rate_row("write the log", "SegmentedLog.append", total, total / seconds, "records/s", note)
+    )
+    write_log(tmp / "warm-up", 20_000)  # warm the JVM, the workers and planning on a small log
+    read_records(spark, tmp / "warm-up").count()
+    for arrow, impl, note in (
+        (True, "pipeline source", "Arrow batches, one task per segment piece"),
+        (False, "pipeline source rows", "tuples instead of Arrow"),
+    ):
+        elapsed = min(  # best of two when quick (small runs are noisy), one run at full size
+            _timed(lambda a=arrow: read_records(spark, directory, arrow=a).count())[0]
+            for _ in range(2 if quick else 1)
+        )
+        report.add(_rate_row("decode (count)", impl, total, total / elapsed, "records/s", note))
+    _state_rates(report, spark, tmp, directory, total, quick)
+
+
+def _write_state(result: State, out: Path) -> object:
+    result.acls.write.mode("overwrite").parquet(str(out / "acls"))
+    result.users.write.mode("overwrite").parquet(str(out / "users"))
+    return result.provenance.first()
+
+
+def _state_rates(
+    report: Report, spark: SparkSession, tmp: Path, directory: Path, total: int, quick: bool
+) -> None:
+    from aclog.pipeline.load import read_parquet_records, read_records
+    from aclog.pipeline.state import state
+
+    result = state(read_records(spark, directory))
+    elapsed, head = _timed(lambda: _write_state(result, tmp / "state"))
+    report.add(
+        _rate_row(
+            "state -> Parquet",
+            "pipeline",
+            total,
+            total / elapsed,
+            "records/s",
+            f"target >= 300k; {elapsed:.1f} s; decode-bound",
+        )
+    )
+    records_out = tmp / "records"
+    elapsed, _ = _timed(
+        lambda: read_records(spark, directory).write.mode("overwrite").parquet(str(records_out))
+    )
+    report.add(
+        _rate_row(
+            "records -> Parquet",
+            "pipeline",
+            total,
+            total / elapsed,
+            "records/s",
+            "decode once, keep the Parquet",
+        )
+    )
+    again = state(read_parquet_records(spark, records_out), persist=False)
+    elapsed, _ = _timed(lambda: _write_state(again, tmp / "state2"))
+    report.add(
+        _rate_row(
+            "state from records Parquet",
+            "pipeline",
+            total,
+            total / elapsed,
+            "records/s",
+            "no decoding: windows + Parquet only",
+        )
+    )
+    again.unpersist()
+    elapsed, rebuilt = _timed(lambda: rebuild_image(directory))
+    assert isinstance(rebuilt, Rebuilt)
+    report.add(
+        _rate_row(
+            "state (rebuild_image)", "in-process", total, total / elapsed, "records/s", "one core"
+        )
+    )
+    wrong = _state_mismatches(spark, tmp / "state", result, rebuilt, head, quick)
+    result.unpersist()
+    report.add(
+        Row(
+            "pipeline",
+            "pipeline vs rebuild_image",
+            "state",
+            total,
+            "mismatches",
+            wrong,
+            "count",
+            f"{len(rebuilt.image.acls)} ACLs at the end",
+        )
+    )
+
+
+def _state_mismatches(
+    spark: SparkSession, out: Path, result: State, rebuilt: Rebuilt, head: Any, quick: bool
+) -> int:
+    """0 when the pipeline's state equals ``rebuild_image``'s: the whole ``aclog replay --json``
+    document when quick, else the ACL ids, the credentials and the offset."""
+    if quick:
+        return int(result.to_dict() != state_to_dict(rebuilt.image))
+    ids = {r["acl_id"] for r in spark.read.parquet(str(out / "acls")).collect()}
+    want = {kafka_uuid_text(a.id) for a in rebuilt.image.acls}
+    creds = {
+        (r["user"], r["mechanism"], r["iterations"])
+        for r in spark.read.parquet(str(out / "users")).collect()
+    }
+    want_creds = {
+        (name, m.mechanism_name, c.iterations)
+        for name, by in rebuilt.image.scram.users.items()
+        for m, c in by.items()
+    }
+    wrong = len(ids ^ want) + len(creds ^ want_creds)
+    return wrong + int(head is None or head["offset"] != rebuilt.image.provenance.last_offset)
+
+
+def _bench_access(
+    report: Report, spark: SparkSession, tmp: Path, principals: int, topics: int
+) -> None:
+    from pyspark.sql import functions as F
+
+    from aclog.pipeline.access import AccessQuestion, access
+    from aclog.pipeline.load import records_as_of
+    from aclog.pipeline.state import state
+
+    acls = access_acls(principals, topics)
+    directory = tmp / "access-log"
+    with SegmentedLog(directory, fsync=False) as log:
+        log.append([encode(LeaderChangeRecord(1, 1))], 1, timestamp_ms=START_MS)
+        for start in range(0, len(acls), BATCH):
+            log.append([encode(a) for a in acls[start : start + BATCH]], 1, timestamp_ms=START_MS)
+    operations = (AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE)
+    decisions = principals * topics * len(operations)
+    current = state(records_as_of(spark, directory).frame)
+    current.acls.count()
+    resources = spark.range(topics).select(
+        F.lit("TOPIC").alias("resource_type"),
+        F.concat(
+            F.lit("team"),
+            F.lpad((F.col("id") % TEAMS).cast("string"), 2, "0"),
+            F.lit(".topic"),
+            F.lpad(F.col("id").cast("string"), 6, "0"),
+        ).alias("resource_name"),
+    )
+    people = spark.range(principals).select(
+        F.concat(F.lit("User:u"), F.lpad(F.col("id").cast("string"), 4, "0")).alias("principal")
+    )
+    partitions = max(2, decisions // 10_000_000)
+    out = tmp / "access"
+    start = time.perf_counter()
+    access(
+        current.acls,
+        resources,
+        people,
+        AccessQuestion(operations=operations),
+        partitions=partitions,
+    ).write.mode("overwrite").parquet(str(out))
+    elapsed = time.perf_counter() - start
+    report.add(
+        _rate_row(
+            f"access {principals}x{topics}x3 -> Parquet",
+            "pipeline",
+            decisions,
+            decisions / elapsed,
+            "decisions/s",
+            f"target >= 500k; {len(acls)} ACLs; {elapsed:.1f} s",
+        )
+    )
+
+    authorizer = Authorizer()
+    authorizer.load(acls)
+    rng = random.Random(9)
+    sample = [
+        (
+            f"User:u{rng.randrange(principals):04d}",
+            _topic(rng.randrange(topics)),
+            rng.choice(operations),
+        )
+        for _ in range(200_000)
+    ]
+    start = time.perf_counter()
+    for principal, topic, op in sample:
+        authorizer.authorize(principal, "*", op, ResourceType.TOPIC, topic)
+    elapsed = time.perf_counter() - start
+    report.add(
+        _rate_row(
+            "access (sampled)",
+            "in-process authorize",
+            len(sample),
+            len(sample) / elapsed,
+            "decisions/s",
+            "one core, no deciding ACL",
+        )
+    )
+    start = time.perf_counter()
+    for principal, topic, op in sample[:20_000]:
+        authorizer.explain(principal, "*", op, ResourceType.TOPIC, topic)
+    elapsed = time.perf_counter() - start
+    report.add(
+        _rate_row(
+            "access (sampled)",
+            "in-process explain",
+            20_000,
+            20_000 / elapsed,
+            "decisions/s",
+            "one core, with the deciding ACL",
+        )
+    )
+
+    checked = {(p, t) for p, t, _ in sample[:2_000]}
+    wanted = spark.createDataFrame(sorted(checked), "principal string, resource_name string")
+    rows = spark.read.parquet(str(out)).join(F.broadcast(wanted), ["principal", "resource_name"])
+    wrong = 0
+    for row in rows.collect():
+        explained = authorizer.explain(
+            row["principal"],
+            "*",
+            AclOperation[row["operation"]],
+            ResourceType.TOPIC,
+            row["resource_name"],
+        )
+        deciding = explained.deciding_acl
+        expected = (explained.decision.value, deciding and kafka_uuid_text(deciding.id))
+        wrong += int((row["decision"], row["acl_id"]) != expected)
+    current.unpersist()
+    report.add(
+        Row(
+            "pipeline",
+            "pipeline vs explain",
+            "access (sampled)",
+            len(checked) * 3,
+            "mismatches",
+            wrong,
+            "count",
+            "decision and deciding ACL id",
+        )
+    )
