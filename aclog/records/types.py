@@ -28,6 +28,20 @@ AclKey = tuple[int, str, int, str, str, int, int]
 permission) with the enums as ints."""
 
 
+def acl_key(acl: AclBinding | AccessControlEntryRecord) -> AclKey:
+    """An ACL's seven fields as a plain tuple. Enum members hash through a Python-level
+    ``Enum.__hash__``; ints and strings hash in C, which matters on replay's hot path."""
+    return (
+        int(acl.resource_type),
+        acl.resource_name,
+        int(acl.pattern_type),
+        acl.principal,
+        acl.host,
+        int(acl.operation),
+        int(acl.permission_type),
+    )
+
+
 class RecordType(IntEnum):
     """The type code written in every record's frame."""
 
@@ -57,17 +71,8 @@ class AclBinding:
 
     @property
     def key(self) -> AclKey:
-        """The seven fields as a plain tuple: ACL identity, cheap to hash (enum members hash
-        through a Python-level ``Enum.__hash__``; ints and strings hash in C)."""
-        return (
-            int(self.resource_type),
-            self.resource_name,
-            int(self.pattern_type),
-            self.principal,
-            self.host,
-            int(self.operation),
-            int(self.permission_type),
-        )
+        """The seven fields as a plain tuple: ACL identity, cheap to hash (see :func:`acl_key`)."""
+        return acl_key(self)
 
     def with_id(self, acl_id: uuid.UUID) -> AccessControlEntryRecord:
         """The record that stores this ACL under ``acl_id``."""
@@ -99,15 +104,7 @@ class AccessControlEntryRecord:
     @property
     def key(self) -> AclKey:
         """The same identity tuple as :attr:`AclBinding.key`."""
-        return (
-            int(self.resource_type),
-            self.resource_name,
-            int(self.pattern_type),
-            self.principal,
-            self.host,
-            int(self.operation),
-            int(self.permission_type),
-        )
+        return acl_key(self)
 
     @property
     def binding(self) -> AclBinding:
