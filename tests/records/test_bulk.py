@@ -1,0 +1,102 @@
+"""The batch decoder gives what the one-record decoder gives, records and errors alike."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    RecordDecodeError,
+    RecordType,
+    RemoveAccessControlEntryRecord,
+    ResourceType,
+    decode_framed,
+    encode,
+)
+from aclog.records.bulk import MIN_RUN, SENTINEL, decode_values
+from aclog.records.schemas import known_versions
+from tests.records.samples import SAMPLES
+
+_text = st.text(max_size=12)
+_uuids = st.builds(uuid.UUID, bytes=st.binary(min_size=16, max_size=16))
+_acls = st.builds(
+    AccessControlEntryRecord,
+    _uuids,
+    st.sampled_from(ResourceType),
+    _text,
+    st.sampled_from(PatternType),
+    _text,
+    _text,
+    st.sampled_from(AclOperation),
+    st.sampled_from(AclPermissionType),
+)
+_samples = st.sampled_from(
+    [encode(SAMPLES[(t, v)], v) for t in RecordType for v in known_versions(t)]
+)
+# Values of every type and version, with long runs of one type mixed in.
+_values = st.lists(
+    st.one_of(
+        _samples,
+        st.lists(st.builds(encode, _acls), min_size=1, max_size=3 * MIN_RUN),
+        st.lists(st.builds(lambda i: encode(RemoveAccessControlEntryRecord(i)), _uuids)),
+    ).map(lambda v: v if isinstance(v, list) else [v]),
+    max_size=8,
+).map(lambda runs: [value for run in runs for value in run])
+
+
+def _one_by_one(values: list[bytes], first: int) -> tuple[list[object], list[object]]:
+    decoded = [decode_framed(value, first + i) for i, value in enumerate(values)]
+    return [d.record for d in decoded], [d.kind for d in decoded]
+
+
+@given(_values, st.integers(min_value=0, max_value=1 << 40))
+def test_bulk_equals_one_by_one(values: list[bytes], first: int) -> None:
+    records, kinds = decode_values(values, first)
+    assert (records, kinds) == _one_by_one(values, first)
+    assert [type(r) for r in records] == [type(r) for r in _one_by_one(values, first)[0]]
+
+
+def test_empty_and_single() -> None:
+    assert decode_values([]) == ([], [])
+    value = encode(SAMPLES[(RecordType.ACCESS_CONTROL_ENTRY, 0)])
+    assert decode_values([value], 7) == _one_by_one([value], 7)
+
+
+def _acl_values(count: int) -> list[bytes]:
+    return [encode(SAMPLES[(RecordType.ACCESS_CONTROL_ENTRY, 0)]) for _ in range(count)]
+
+
+@given(st.integers(min_value=0, max_value=3 * MIN_RUN - 1), st.binary(min_size=1, max_size=20))
+def test_left_over_bytes_inside_a_run_name_the_offset(index: int, extra: bytes) -> None:
+    values = _acl_values(3 * MIN_RUN)
+    values[index] += extra
+    with pytest.raises(RecordDecodeError, match=f"offset {100 + index}: .* left over"):
+        decode_values(values, 100)
+
+
+def test_left_over_bytes_that_look_like_the_sentinel_are_still_caught() -> None:
+    values = _acl_values(2 * MIN_RUN)
+    values[1] += SENTINEL
+    with pytest.raises(RecordDecodeError, match="offset 11: 8 bytes left over"):
+        decode_values(values, 10)
+
+
+def test_short_body_inside_a_run_names_the_offset() -> None:
+    values = [encode(RemoveAccessControlEntryRecord(uuid.UUID(int=i))) for i in range(10)]
+    values[3] += b"\x00"  # 17 bytes, then 15: together still a whole number of ids
+    values[4] = values[4][:-1]
+    with pytest.raises(RecordDecodeError, match="offset 3: 1 bytes left over"):
+        decode_values(values, 0)
+
+
+def test_unknown_type_in_a_batch_names_type_version_and_offset() -> None:
+    values = [*_acl_values(MIN_RUN), bytes((1, 99, 3))]
+    with pytest.raises(RecordDecodeError, match=r"offset 4: unknown record type 99 version 3"):
+        decode_values(values, 0)
