@@ -8,7 +8,7 @@ randomness or any I/O; everything comes from the records and the offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -112,6 +112,16 @@ class MetadataDelta:
             raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
         handler(self, record, offset)
 
+    def replay_records(self, records: Sequence[Record], first_offset: int) -> None:
+        """Apply ``records``, the first read at ``first_offset`` and the rest at the offsets
+        after it, as :meth:`replay` would one by one (the loop of every log replay)."""
+        handlers = _HANDLERS
+        for offset, record in enumerate(records, first_offset):
+            handler = handlers.get(type(record))
+            if handler is None:
+                raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
+            handler(self, record, offset)
+
     def finish_snapshot(self) -> None:
         """Everything in the base image that the snapshot did not restate becomes a removal."""
         self.get_or_create_acls_delta().finish_snapshot()
@@ -125,10 +135,13 @@ class MetadataDelta:
         scram = self._scram.apply() if self._scram is not None else self._image.scram
         return MetadataImage(provenance, acls, scram)
 
-    def _replay_acl(
-        self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
-    ) -> None:
-        self.get_or_create_acls_delta().replay(record, offset)
+    def _replay_acl(self, record: AccessControlEntryRecord, offset: int) -> None:
+        acls = self._acls if self._acls is not None else self.get_or_create_acls_delta()
+        acls.replay_add(record, offset)
+
+    def _replay_acl_removal(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
+        acls = self._acls if self._acls is not None else self.get_or_create_acls_delta()
+        acls.replay_remove(record, offset)
 
     def _replay_scram(
         self, record: UserScramCredentialRecord | RemoveUserScramCredentialRecord, offset: int
@@ -146,7 +159,7 @@ class MetadataDelta:
 
 _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
     AccessControlEntryRecord: MetadataDelta._replay_acl,
-    RemoveAccessControlEntryRecord: MetadataDelta._replay_acl,
+    RemoveAccessControlEntryRecord: MetadataDelta._replay_acl_removal,
     UserScramCredentialRecord: MetadataDelta._replay_scram,
     RemoveUserScramCredentialRecord: MetadataDelta._replay_scram,
     RequestContextRecord: MetadataDelta._replay_request_context,

@@ -121,27 +121,51 @@ def _parse_values(buf: bytes, count: int) -> tuple[list[bytes], int]:
     values: list[bytes] = []
     append = values.append
     pos = HEADER_SIZE
+    varint = _varint
     for expected_delta in range(count):
-        length, pos = _varint(buf, pos)
+        # Most varints here take one byte, read inline: a call per field would cost more
+        # than the rest of the parse (zigzag: (b >> 1) ^ -(b & 1)).
+        byte = buf[pos]
+        if byte < 0x80:
+            length, pos = (byte >> 1) ^ -(byte & 1), pos + 1
+        else:
+            length, pos = varint(buf, pos)
         end = pos + length
-        pos += 1  # attributes
-        _, pos = _varint(buf, pos)  # timestamp delta
-        offset_delta, pos = _varint(buf, pos)
+        if buf[pos + 1] == 0:  # attributes, then a timestamp delta of 0
+            pos += 2
+        else:
+            _, pos = varint(buf, pos + 1)
+        offset_delta, pos = varint(buf, pos)
         if offset_delta != expected_delta:
             raise ValueError(f"records do not parse: offset delta {offset_delta} out of order")
-        key_length, pos = _varint(buf, pos)
-        pos += max(key_length, 0)
-        value_length, pos = _varint(buf, pos)
+        if buf[pos] == 1:  # key length -1: a null key
+            pos += 1
+        else:
+            key_length, pos = varint(buf, pos)
+            pos += max(key_length, 0)
+        byte = buf[pos]
+        if byte < 0x80:
+            value_length, pos = (byte >> 1) ^ -(byte & 1), pos + 1
+        else:
+            value_length, pos = varint(buf, pos)
         if value_length < 0:
             raise ValueError("records do not parse: a record has a null value")
         append(buf[pos : pos + value_length])
         pos += value_length
-        headers, pos = _varint(buf, pos)
-        for _ in range(headers):
-            pos = _skip_header(buf, pos)
+        if buf[pos] == 0:  # no headers
+            pos += 1
+        else:
+            pos = _skip_headers(buf, pos)
         if pos != end:
             raise ValueError("records do not parse: a record's length does not fit its fields")
     return values, pos
+
+
+def _skip_headers(buf: bytes, pos: int) -> int:
+    headers, pos = _varint(buf, pos)
+    for _ in range(headers):
+        pos = _skip_header(buf, pos)
+    return pos
 
 
 def _skip_header(buf: bytes, pos: int) -> int:
