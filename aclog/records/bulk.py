@@ -76,7 +76,7 @@ def _offset(first_offset: int | None, index: int) -> int | None:
 def _decode_run(plan: Plan, run: Sequence[bytes], first_offset: int | None) -> list[Record]:
     """The records of ``run``, whose values all start with ``plan``'s three frame bytes."""
     body = SENTINEL.join([value[3:] for value in run])
-    buffer = b"".join((_zigzag(len(run)), body, SENTINEL, b"\x00"))
+    buffer = b"".join((zigzag(len(run)), body, SENTINEL, b"\x00"))
     stream = io.BytesIO(buffer)
     writer, reader = _array_schemas(plan.record_type, plan.version)
     try:
@@ -117,7 +117,7 @@ def _sentinel_array(record_schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": items}
 
 
-def _zigzag(value: int) -> bytes:
+def zigzag(value: int) -> bytes:
     """Avro's long encoding (zigzag, then base-128 varint) of a non-negative ``value``."""
     value <<= 1
     out = bytearray()

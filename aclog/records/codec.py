@@ -391,3 +391,8 @@ def record_to_fields(record: Record) -> dict[str, Any]:
 def record_from_fields(record_type: RecordType, fields: dict[str, Any]) -> Record:
     """The record of ``record_type`` whose current-version Avro fields are ``fields``."""
     return _FROM_AVRO[record_type](fields)
+
+
+def record_builder(record_type: RecordType) -> Callable[[dict[str, Any]], Record]:
+    """What :func:`record_from_fields` calls for ``record_type``, for loops over many records."""
+    return _FROM_AVRO[record_type]
