@@ -109,8 +109,7 @@ def _rebuild_from_log(
     if found is not None:
         info, records = found
         delta = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
-        for record in records:
-            delta.replay(record, info.last_offset)
+        delta.replay_restated(records, info.last_offset)
         image = delta.apply(MetadataProvenance(info.last_offset, info.epoch, info.timestamp_ms))
         start = info.last_offset + 1
     _check_log_reaches(directory, start)

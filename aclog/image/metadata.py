@@ -8,8 +8,9 @@ randomness or any I/O; everything comes from the records and the offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import count, repeat
 from typing import Any, ClassVar
 
 from aclog.image.acls import AclsDelta, AclsImage
@@ -112,11 +113,18 @@ class MetadataDelta:
             raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
         handler(self, record, offset)
 
-    def replay_records(self, records: Sequence[Record], first_offset: int) -> None:
+    def replay_records(self, records: Iterable[Record], first_offset: int) -> None:
         """Apply ``records``, the first read at ``first_offset`` and the rest at the offsets
         after it, as :meth:`replay` would one by one (the loop of every log replay)."""
+        self._replay_pairs(zip(count(first_offset), records))
+
+    def replay_restated(self, records: Iterable[Record], offset: int) -> None:
+        """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image."""
+        self._replay_pairs(zip(repeat(offset), records))
+
+    def _replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None:
         handlers = _HANDLERS
-        for offset, record in enumerate(records, first_offset):
+        for offset, record in pairs:
             handler = handlers.get(type(record))
             if handler is None:
                 raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
