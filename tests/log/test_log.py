@@ -273,3 +273,30 @@ def test_record_parser_accepts_and_rejects_like_the_field_by_field_parser(
             record_values(bytes(batch))
     else:
         assert record_values(bytes(batch)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.binary(max_size=300), min_size=1, max_size=30)
+    | st.lists(st.just(b"v"), min_size=8190, max_size=8200)  # offset deltas of 3 bytes
+    | st.lists(st.binary(min_size=8180, max_size=8200), min_size=1, max_size=2),
+    base_offset=st.integers(min_value=0, max_value=1 << 62),
+    epoch=st.integers(min_value=0, max_value=(1 << 31) - 1),
+    timestamp_ms=st.integers(min_value=0, max_value=1 << 50),
+)
+def test_batches_are_built_byte_for_byte_as_kafka_python_builds_them(
+    values: list[bytes], base_offset: int, epoch: int, timestamp_ms: int
+) -> None:
+    import struct
+
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    from aclog.log.batch import build_batch
+
+    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 62)
+    for delta, value in enumerate(values):
+        builder.append(delta, timestamp_ms, None, value, [])
+    expected = builder.build()
+    struct.pack_into(">q", expected, 0, base_offset)  # what kafka-python leaves to the broker
+    struct.pack_into(">i", expected, 12, epoch)
+    assert build_batch(values, base_offset, epoch, timestamp_ms) == expected
