@@ -15,8 +15,7 @@ from pathlib import Path
 
 from aclog.authorizer import Authorizer
 from aclog.broker import AuthorizerPublisher, MetadataLoader
-from aclog.controller.rebuild import rebuild_image
-from aclog.image import MetadataDelta
+from aclog.controller.rebuild import rebuild_image, replay_tail
 from aclog.image.stream import read_decoded
 from aclog.log import SegmentedLog
 from aclog.records import RemoveAccessControlEntryRecord, encode
@@ -92,7 +91,7 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
     )
     first_tail = snapshot_acls
     start = time.perf_counter()
-    count = sum(len(b.entries) for b in read_decoded(directory, first_tail))
+    count = sum(len(b.records) for b in read_decoded(directory, first_tail))
     decode_seconds = time.perf_counter() - start
     report.add(
         Row(
@@ -107,13 +106,9 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
     )
     base = rebuild_image(directory, at_offset=first_tail - 1).image
     start = time.perf_counter()
-    delta = MetadataDelta(base)
-    replayed = 0
-    for batch in read_decoded(directory, first_tail):
-        for entry in batch.entries:
-            delta.replay(entry.record, entry.offset)
-        replayed += len(batch.entries)
-    delta.apply(base.provenance)
+    # What a broker or controller does with the log after its snapshot: every batch replayed
+    # into one delta, applied to the snapshot's image.
+    _, replayed = replay_tail(directory, base, first_tail)
     replay_seconds = time.perf_counter() - start
     report.add(
         Row(

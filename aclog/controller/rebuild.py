@@ -113,7 +113,7 @@ def _rebuild_from_log(
         image = delta.apply(MetadataProvenance(info.last_offset, info.epoch, info.timestamp_ms))
         start = info.last_offset + 1
     _check_log_reaches(directory, start)
-    image, replayed = _replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
+    image, replayed = replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     return Rebuilt(image, found[0] if found else None, replayed)
 
 
@@ -142,6 +142,20 @@ def _check_log_reaches(directory: Path, start: int) -> None:
             f"offsets from {start}: the segments below were deleted and no valid snapshot "
             "covers them; restore a snapshot or pick a later point"
         )
+
+
+def replay_tail(
+    directory: Path,
+    image: MetadataImage,
+    start: int,
+    at_offset: int | None = None,
+    at_time_ms: int | None = None,
+    on_batch: Callable[[DecodedBatch], None] | None = None,
+) -> tuple[MetadataImage, int]:
+    """``image`` with the log's records from ``start`` replayed as one delta (whole batches at
+    or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed."""
+    with gc_paused():  # see rebuild_image
+        return _replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
 
 
 def _replay_tail(
