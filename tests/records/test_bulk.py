@@ -100,3 +100,32 @@ def test_unknown_type_in_a_batch_names_type_version_and_offset() -> None:
     values = [*_acl_values(MIN_RUN), bytes((1, 99, 3))]
     with pytest.raises(RecordDecodeError, match=r"offset 4: unknown record type 99 version 3"):
         decode_values(values, 0)
+
+
+def _damage(value: bytes, how: int) -> bytes:
+    if how == 0:
+        return value + b"\x00"  # left-over bytes
+    if how == 1:
+        return value[:-1]  # a body cut short
+    return bytes((1, 99, 0)) + value[3:]  # an unknown type
+
+
+@given(
+    _values.filter(bool),
+    st.lists(st.tuples(st.integers(min_value=0), st.integers(0, 2)), min_size=1, max_size=3),
+)
+def test_damaged_batches_raise_what_one_by_one_raises_first(
+    values: list[bytes], damage: list[tuple[int, int]]
+) -> None:
+    for position, how in damage:
+        index = position % len(values)
+        values[index] = _damage(values[index], how)
+    try:
+        expected: object = _one_by_one(values, 50)
+    except RecordDecodeError as error:
+        expected = str(error)
+    try:
+        actual: object = decode_values(values, 50)
+    except RecordDecodeError as error:
+        actual = str(error)
+    assert actual == expected
