@@ -132,6 +132,24 @@ class AclsDelta:
         changes[acl_id] = record
         self._added[key] = acl_id
 
+    def restate(self, records: list[AccessControlEntryRecord]) -> bool:
+        """:meth:`replay_add` of every record of a snapshot, in one go, into a snapshot delta
+        with no changes yet; ``False`` (and nothing changed) when they cannot all apply, so
+        the caller replays them one by one to name the record that fails.
+
+        Cost: one id hash and one key per record, in two dict builds (no per-record calls).
+        """
+        if not self._snapshot or self._changes or self._added:
+            return False
+        changes: dict[uuid.UUID, AccessControlEntryRecord | None] = {r.id: r for r in records}
+        if len(changes) != len(records):
+            return False  # an id stated twice
+        added = dict(zip(map(acl_key, records), changes, strict=True))
+        if len(added) != len(records):
+            return False  # an ACL stated twice, under two ids
+        self._changes, self._added = changes, added
+        return True
+
     def replay_remove(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
         """Remove the ACL; it must exist in the image or have been added by this delta."""
         acl_id = record.id

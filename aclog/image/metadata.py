@@ -119,7 +119,16 @@ class MetadataDelta:
         self._replay_pairs(zip(count(first_offset), records))
 
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:
-        """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image."""
+        """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image.
+
+        Into a snapshot delta, the ACLs go in one :meth:`AclsDelta.restate` (they are
+        independent of the other types); if that refuses them, everything is replayed one by
+        one, in order, which raises what :meth:`replay` raises first.
+        """
+        records = list(records)
+        acls = [r for r in records if type(r) is AccessControlEntryRecord]
+        if acls and self._snapshot and self.get_or_create_acls_delta().restate(acls):
+            records = [r for r in records if type(r) is not AccessControlEntryRecord]
         self._replay_pairs(zip(repeat(offset), records))
 
     def _replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None:
