@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import ClassVar, TypeVar
+from typing import ClassVar, TypeVar, cast
 
 from aclog.image.errors import ReplayError
 from aclog.image.render import acl_to_dict
@@ -186,8 +186,11 @@ class AclsDelta:
                 acls.pop(acl_id, None)
                 if change is not None:
                     acls[acl_id] = change
-        else:  # a first image (a snapshot's, a log's from the start): nothing to replace
-            acls = {i: change for i, change in self._changes.items() if change is not None}
+        else:
+            # A first image (a snapshot's, a log's from the start): nothing to replace, and no
+            # removal either (one of an id added here deletes the change). dict(dict) copies
+            # the stored hashes instead of calling UUID.__hash__ per id.
+            acls = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
         image = AclsImage(MappingProxyType(acls))
         self._carry_index(image)
         return image
