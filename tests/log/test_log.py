@@ -277,14 +277,29 @@ def test_record_parser_accepts_and_rejects_like_the_field_by_field_parser(
 
 @settings(max_examples=200, deadline=None)
 @given(
-    values=st.lists(st.binary(max_size=300), min_size=1, max_size=30)
-    | st.lists(st.just(b"v"), min_size=8190, max_size=8200)  # offset deltas of 3 bytes
-    | st.lists(st.binary(min_size=8180, max_size=8200), min_size=1, max_size=2),
+    values=st.lists(st.binary(max_size=300), min_size=1, max_size=30),
     base_offset=st.integers(min_value=0, max_value=1 << 62),
     epoch=st.integers(min_value=0, max_value=(1 << 31) - 1),
     timestamp_ms=st.integers(min_value=0, max_value=1 << 50),
 )
 def test_batches_are_built_byte_for_byte_as_kafka_python_builds_them(
+    values: list[bytes], base_offset: int, epoch: int, timestamp_ms: int
+) -> None:
+    _assert_built_as_kafka_python(values, base_offset, epoch, timestamp_ms)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [b"v"] * 8200,  # offset deltas from 8192 on take three varint bytes
+        [b"x" * 8191, b"y" * 8192, b"z" * 70_000],  # value lengths past the ready-made varints
+    ],
+)
+def test_large_batches_are_built_as_kafka_python_builds_them(values: list[bytes]) -> None:
+    _assert_built_as_kafka_python(values, 1 << 40, 3, 1_700_000_000_000)
+
+
+def _assert_built_as_kafka_python(
     values: list[bytes], base_offset: int, epoch: int, timestamp_ms: int
 ) -> None:
     import struct
