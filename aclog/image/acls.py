@@ -28,8 +28,8 @@ from aclog.records.types import (
     kafka_uuid_text,
 )
 
-_K = TypeVar("_K")
-_V = TypeVar("_V")
+K = TypeVar("K")
+V = TypeVar("V")
 
 AclChanges = Mapping[uuid.UUID, AccessControlEntryRecord | None]
 """Ordered changes by ACL id: a record is an addition, ``None`` a removal."""
@@ -246,14 +246,13 @@ _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""
 
 
-def _copy(mapping: Mapping[_K, _V]) -> dict[_K, _V]:
-    """A dict copy of ``mapping``. The images' read-only views copy through their dict's own
-    ``copy`` (no rehashing: ``dict(view)`` calls the Python-level ``UUID.__hash__`` per key,
-    about 0.6 s at a million ACLs)."""
-    if isinstance(mapping, MappingProxyType):
-        copied: dict[_K, _V] = mapping.copy()
-        return copied
-    return dict(mapping)
+def _copy(view: Mapping[K, V]) -> dict[K, V]:
+    """A dict copy of ``view``. A read-only view's ``copy()`` is the dict's C copy, which reuses
+    the stored hashes; ``dict(view)`` would call ``UUID.__hash__`` (Python code) twice per ACL,
+    which made every commit O(ACLs) in Python on a large image."""
+    if isinstance(view, MappingProxyType):
+        return view.copy()
+    return dict(view)
 
 
 def _text(acl_id: uuid.UUID | None) -> str:
