@@ -75,7 +75,7 @@ def build_batch(
         raise ValueError("a batch needs at least one record")
     parts: list[bytes] = []
     extend = parts.extend
-    varint = _uvarint_of_double
+    varint = _zigzag_varint
     for delta, value in enumerate(values):
         value_length = varint(len(value))
         offset_delta = varint(delta)
@@ -108,7 +108,7 @@ def build_batch(
     return buffer
 
 
-def _uvarint_of_double(value: int) -> bytes:
+def _zigzag_varint(value: int) -> bytes:
     """Kafka's zigzag varint of a non-negative ``value``: the base-128 varint of ``2 * value``."""
     if value < len(_SMALL_VARINTS):
         return _SMALL_VARINTS[value]
