@@ -129,3 +129,17 @@ def test_damaged_batches_raise_what_one_by_one_raises_first(
     except RecordDecodeError as error:
         actual = str(error)
     assert actual == expected
+
+
+def test_a_run_of_an_older_version_resolves_to_the_current_schema() -> None:
+    """The array path resolves like the one-record path. Today only RequestContextRecord has
+    two versions, and its type code takes two frame bytes (never bulk-decoded), so its v0
+    bodies are run through the array path directly, under a stand-in 3-byte frame."""
+    from aclog.records import RequestContextRecord
+    from aclog.records.bulk import _decode_run
+    from aclog.records.codec import _plan
+
+    records = [RequestContextRecord(f"User:{i}", "10.0.0.1", "c", i) for i in range(6)]
+    values = [b"\x01\x7f\x00" + encode(record, 0)[4:] for record in records]
+    decoded = _decode_run(_plan(RecordType.REQUEST_CONTEXT, 0), values)
+    assert decoded == records  # v1's added field (api) takes its default
