@@ -36,7 +36,7 @@ from aclog.records.types import Record, RecordType
 SENTINEL = b"\xa5\x3c\x96\x0f\xe1\x5a\x78\xc3"
 _SENTINEL_FIELD = "aclog_bulk_sentinel"
 _sentinel_of: Callable[[dict[str, Any]], bytes] = itemgetter(_SENTINEL_FIELD)
-MIN_RUN = 4
+MIN_GROUP = 4
 """Fewer records of one (type, version) are decoded one by one: the array's setup (a few
 microseconds) would cost more than it saves."""
 _FAILED = (EOFError, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError)
@@ -55,7 +55,7 @@ def decode_values(
     if len(groups) == 1:  # the common batch: one record type throughout
         ((frame, indices),) = groups.items()
         plan = frame_plan(frame)
-        if plan is not None and len(indices) >= MIN_RUN:
+        if plan is not None and len(indices) >= MIN_GROUP:
             decoded = _decode_run(plan, values)
             if decoded is not None:
                 return decoded, [plan.kind] * len(values)
@@ -65,7 +65,7 @@ def decode_values(
     singles: list[int] = []
     for frame, indices in groups.items():
         plan = frame_plan(frame)
-        if plan is None or len(indices) < MIN_RUN:
+        if plan is None or len(indices) < MIN_GROUP:
             singles += indices
             continue
         decoded = _decode_run(plan, [values[i] for i in indices])

@@ -20,7 +20,7 @@ from aclog.records import (
     decode_framed,
     encode,
 )
-from aclog.records.bulk import MIN_RUN, SENTINEL, decode_values
+from aclog.records.bulk import MIN_GROUP, SENTINEL, decode_values
 from aclog.records.schemas import known_versions
 from tests.records.samples import SAMPLES
 
@@ -44,7 +44,7 @@ _samples = st.sampled_from(
 _values = st.lists(
     st.one_of(
         _samples,
-        st.lists(st.builds(encode, _acls), min_size=1, max_size=3 * MIN_RUN),
+        st.lists(st.builds(encode, _acls), min_size=1, max_size=3 * MIN_GROUP),
         st.lists(st.builds(lambda i: encode(RemoveAccessControlEntryRecord(i)), _uuids)),
     ).map(lambda v: v if isinstance(v, list) else [v]),
     max_size=8,
@@ -73,16 +73,16 @@ def _acl_values(count: int) -> list[bytes]:
     return [encode(SAMPLES[(RecordType.ACCESS_CONTROL_ENTRY, 0)]) for _ in range(count)]
 
 
-@given(st.integers(min_value=0, max_value=3 * MIN_RUN - 1), st.binary(min_size=1, max_size=20))
+@given(st.integers(min_value=0, max_value=3 * MIN_GROUP - 1), st.binary(min_size=1, max_size=20))
 def test_left_over_bytes_inside_a_run_name_the_offset(index: int, extra: bytes) -> None:
-    values = _acl_values(3 * MIN_RUN)
+    values = _acl_values(3 * MIN_GROUP)
     values[index] += extra
     with pytest.raises(RecordDecodeError, match=f"offset {100 + index}: .* left over"):
         decode_values(values, 100)
 
 
 def test_left_over_bytes_that_look_like_the_sentinel_are_still_caught() -> None:
-    values = _acl_values(2 * MIN_RUN)
+    values = _acl_values(2 * MIN_GROUP)
     values[1] += SENTINEL
     with pytest.raises(RecordDecodeError, match="offset 11: 8 bytes left over"):
         decode_values(values, 10)
@@ -97,7 +97,7 @@ def test_short_body_inside_a_run_names_the_offset() -> None:
 
 
 def test_unknown_type_in_a_batch_names_type_version_and_offset() -> None:
-    values = [*_acl_values(MIN_RUN), bytes((1, 99, 3))]
+    values = [*_acl_values(MIN_GROUP), bytes((1, 99, 3))]
     with pytest.raises(RecordDecodeError, match=r"offset 4: unknown record type 99 version 3"):
         decode_values(values, 0)
 
