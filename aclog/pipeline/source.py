@@ -28,7 +28,7 @@ The planner and the reader run in Python workers, so ``aclog`` must be importabl
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -113,39 +113,53 @@ class SnapshotPiece(InputPartition):
         InputPartition.__init__(self, self.path)
 
 
+def _acl_fields(record: AccessControlEntryRecord) -> Row:
+    return (
+        kafka_uuid_text(record.id),
+        _RESOURCE_TYPES[record.resource_type],
+        record.resource_name,
+        _PATTERN_TYPES[record.pattern_type],
+        record.principal,
+        record.host,
+        _OPERATIONS[record.operation],
+        _PERMISSIONS[record.permission_type],
+        None,
+        None,
+        None,
+        None,
+    )
+
+
+def _remove_acl_fields(record: RemoveAccessControlEntryRecord) -> Row:
+    return (kafka_uuid_text(record.id), *_NO_FIELDS[1:])
+
+
+def _scram_fields(record: UserScramCredentialRecord) -> Row:
+    # Salt, StoredKey and ServerKey are deliberately not read: they never leave the decoder.
+    return (*_NO_FIELDS[:8], record.name, _MECHANISMS[record.mechanism], record.iterations, None)
+
+
+def _remove_scram_fields(record: RemoveUserScramCredentialRecord) -> Row:
+    return (*_NO_FIELDS[:8], record.name, _MECHANISMS[record.mechanism], None, None)
+
+
+def _leader_fields(record: LeaderChangeRecord) -> Row:
+    return (*_NO_FIELDS[:11], record.leader_id)
+
+
+_FIELDS: dict[type, Callable[[Any], Row]] = {
+    AccessControlEntryRecord: _acl_fields,
+    RemoveAccessControlEntryRecord: _remove_acl_fields,
+    UserScramCredentialRecord: _scram_fields,
+    RemoveUserScramCredentialRecord: _remove_scram_fields,
+    LeaderChangeRecord: _leader_fields,
+}
+
+
 def _record_fields(record: Record) -> Row:
     """The 12 record columns: acl_id, 7 ACL fields, user, mechanism, iterations, leader_id."""
-    if type(record) is AccessControlEntryRecord:
-        return (
-            kafka_uuid_text(record.id),
-            _RESOURCE_TYPES[record.resource_type],
-            record.resource_name,
-            _PATTERN_TYPES[record.pattern_type],
-            record.principal,
-            record.host,
-            _OPERATIONS[record.operation],
-            _PERMISSIONS[record.permission_type],
-            None,
-            None,
-            None,
-            None,
-        )
-    if type(record) is RemoveAccessControlEntryRecord:
-        return (kafka_uuid_text(record.id), *_NO_FIELDS[1:])
-    if type(record) is UserScramCredentialRecord:
-        # Salt, StoredKey and ServerKey are deliberately not read: they never leave the decoder.
-        return (
-            *_NO_FIELDS[:8],
-            record.name,
-            _MECHANISMS[record.mechanism],
-            record.iterations,
-            None,
-        )
-    if type(record) is RemoveUserScramCredentialRecord:
-        return (*_NO_FIELDS[:8], record.name, _MECHANISMS[record.mechanism], None, None)
-    if type(record) is LeaderChangeRecord:
-        return (*_NO_FIELDS[:11], record.leader_id)
-    return _NO_FIELDS
+    fields = _FIELDS.get(type(record))
+    return _NO_FIELDS if fields is None else fields(record)
 
 
 def _author(author: RequestContextRecord | None) -> Row:
@@ -158,7 +172,7 @@ def read_log_rows(piece: LogPiece) -> Iterator[Row]:
     """The rows of one log piece in offset order, in :data:`~aclog.pipeline.schema.COLUMNS`
     order with ``timestamp`` still in milliseconds; what a batch shares is computed once."""
     low, high, start = piece.low, piece.high, piece.from_offset
-    types = _TYPES
+    types, get_fields = _TYPES, _FIELDS.get
     for batch in read_decoded(Path(piece.directory), max(low, start), high):
         base = batch.base_offset
         if base < low:
@@ -167,19 +181,20 @@ def read_log_rows(piece: LogPiece) -> Iterator[Row]:
             return
         shared = (batch.epoch, batch.timestamp_ms, batch.timestamp_ms, base, batch.last_offset)
         author = _author(batch.author)
-        for entry in batch.entries:
-            offset = entry.offset
-            if offset >= start:
-                yield (
-                    offset,
-                    *shared,
-                    SOURCE_LOG,
-                    offset - base,
-                    *types[entry.record_type],
-                    entry.version,
-                    *author,
-                    *_record_fields(entry.record),
-                )
+        skip = max(0, start - base)
+        records = zip(batch.kinds[skip:], batch.records[skip:], strict=True)
+        for position, ((code, version), record) in enumerate(records, skip):
+            fields = get_fields(type(record))
+            yield (
+                base + position,
+                *shared,
+                SOURCE_LOG,
+                position,
+                *types[code],
+                version,
+                *author,
+                *(_NO_FIELDS if fields is None else fields(record)),
+            )
 
 
 def read_snapshot_rows(path: str) -> Iterator[Row]:
