@@ -84,8 +84,26 @@ def decode_request(request_class: Any, payload: bytes, version: int) -> tuple[Re
     return header, body
 
 
+@dataclass(frozen=True, slots=True)
+class EncodedResponse:
+    """A response body a handler encoded itself, where kafka-python's message classes would
+    cost too much (one Python object per array element): the same bytes, built directly."""
+
+    body: bytes
+    flexible: bool
+    """Whether the version is flexible: its response header then ends with tagged fields."""
+
+
+_CORRELATION = struct.Struct(">i")
+_FRAME_HEAD = struct.Struct(">ii")
+
+
 def encode_response(response: Any, correlation_id: int) -> bytes:
     """The framed response (size prefix, response header, body), ready to write."""
+    if isinstance(response, EncodedResponse):
+        header_size = _CORRELATION.size + (1 if response.flexible else 0)
+        head = _FRAME_HEAD.pack(header_size + len(response.body), correlation_id)
+        return head + (b"\x00" if response.flexible else b"") + response.body
     response.with_header(correlation_id=correlation_id)
     return bytes(response.encode(header=True, framed=True))
 
