@@ -1,5 +1,6 @@
 """The responses aclog encodes itself are byte for byte what kafka-python's message classes
-encode: DescribeAcls bodies at every served version, with the response header and frame."""
+encode: DescribeAcls bodies and the cached ApiVersions body at every served version, with the
+response header and frame."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from aclog.records import (
     PatternType,
     ResourceType,
 )
+from aclog.wire.apis import ADVERTISED_VERSIONS, api_versions
 from aclog.wire.apis.describe_acls import encode_body
 from aclog.wire.encoding import uvarint
 from aclog.wire.errors import NONE, KafkaError
@@ -105,3 +107,11 @@ def test_uvarint() -> None:
     assert uvarint(128) == b"\x80\x01"
     assert uvarint(300) == b"\xac\x02"
     assert uvarint(2**21) == b"\x80\x80\x80\x01"
+
+
+def test_api_versions_cached_body_matches_kafka_python() -> None:
+    for version in range(api_versions.API.max_version + 1):
+        body = api_versions._success_body(version, tuple(ADVERTISED_VERSIONS.items()))
+        reference = api_versions._response(version, 0, api_versions._api_keys(ADVERTISED_VERSIONS))
+        cached = encode_response(EncodedResponse(body, flexible=False), 99)
+        assert cached == encode_response(reference, 99)

@@ -7,7 +7,8 @@ client always sees its own changes here. Without DESCRIBE on the cluster the res
 CLUSTER_AUTHORIZATION_FAILED (31) and no ACL at all. A filter with code 0 in an enum field fails
 Kafka's parser: the connection is closed. ACLs are grouped into one resource per (type, name,
 pattern type), in the order they are met. The success response is encoded directly
-(:func:`encode_body`), not through kafka-python's message objects.
+(:func:`encode_body`), not through kafka-python's message objects. A filter with a resource name
+and an answer of at most :data:`ON_LOOP_MAX_ACLS` ACLs is answered on the event loop.
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ from aclog.wire.encoding import (
     nullable_string,
     string,
 )
-from aclog.wire.errors import NONE, KafkaError
+from aclog.wire.errors import NONE, KafkaError, Offload
 from aclog.wire.protocol import EncodedResponse
 
 FLEXIBLE_FROM = 2
+ON_LOOP_MAX_ACLS = 64
+"""The most ACLs an answer built on the event loop may hold (a named filter is a few index
+lookups; a longer answer is looked up again and encoded on a worker thread)."""
 
 
 def _grouped(
@@ -90,11 +94,15 @@ def _response(ctx: RequestContext, error: KafkaError, resources: list[Any]) -> A
 
 def handle(ctx: RequestContext, request: Any) -> Reply:
     check_known("DescribeAcls", [filter_codes(request)])
+    if ctx.on_loop and request.resource_name_filter is None:
+        raise Offload  # a filter without a name scans every ACL of its types
     node = ctx.node
     denied = node.check_cluster(ctx.principal, ctx.host, AclOperation.DESCRIBE, acl_api=True)
     if denied is not None:
         return Reply(_response(ctx, KafkaError.of(denied), []))
     acls = node.authorizer.acls(acl_filter(request))
+    if ctx.on_loop and len(acls) > ON_LOOP_MAX_ACLS:
+        raise Offload  # encoding a long answer would hold up every other connection
     body = encode_body(ctx.version, NONE, acls)
     return Reply(EncodedResponse(body, ctx.version >= FLEXIBLE_FROM))
 
@@ -103,4 +111,4 @@ def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
     return _response(ctx, error, [])
 
 
-API = Api(DescribeAclsRequest, DescribeAclsResponse, 1, 3, handle, error_response)
+API = Api(DescribeAclsRequest, DescribeAclsResponse, 1, 3, handle, error_response, on_loop=True)
