@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from aclog.image.errors import ReplayError
 from aclog.image.render import acl_to_dict
@@ -26,6 +26,9 @@ from aclog.records.types import (
     RemoveAccessControlEntryRecord,
     kafka_uuid_text,
 )
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 AclChanges = Mapping[uuid.UUID, AccessControlEntryRecord | None]
 """Ordered changes by ACL id: a record is an addition, ``None`` a removal."""
@@ -147,7 +150,7 @@ class AclsDelta:
             self.finish_snapshot()
         if not self._changes:
             return self._image
-        acls = dict(self._image.acls)
+        acls = _copy(self._image.acls)
         for acl_id, change in self._changes.items():
             acls.pop(acl_id, None)
             if change is not None:
@@ -165,7 +168,7 @@ class AclsDelta:
         base = self._image.__dict__.get("_ids_by_binding")
         if base is None:
             return
-        index = dict(base)
+        index = _copy(base)
         for acl_id, change in self._changes.items():
             old = self._image.acls.get(acl_id)
             if old is not None and index.get(old.key) == acl_id:
@@ -194,6 +197,15 @@ class AclsDelta:
         if stored is None or self._snapshot or stored in self._changes:
             return None  # removed by this delta, or about to be replaced by the snapshot
         return stored
+
+
+def _copy(view: Mapping[K, V]) -> dict[K, V]:
+    """A dict copy of ``view``. A read-only view's ``copy()`` is the dict's C copy, which reuses
+    the stored hashes; ``dict(view)`` would call ``UUID.__hash__`` (Python code) twice per ACL,
+    which made every commit O(ACLs) in Python on a large image."""
+    if isinstance(view, MappingProxyType):
+        return view.copy()
+    return dict(view)
 
 
 def _text(acl_id: uuid.UUID | None) -> str:
