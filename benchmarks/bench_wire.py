@@ -28,16 +28,10 @@ rate is bounded by the disk's fsync rate, not by the protocol code.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
-import os
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from aclog.controller.controller import Caller, Controller, LocalOperator
@@ -45,9 +39,8 @@ from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternTy
 from benchmarks import wire_clients as wc
 from benchmarks.harness import SCALE, percentile
 from benchmarks.report import Report, Row
+from benchmarks.servers import serve
 
-REPO = Path(__file__).resolve().parents[1]
-LAUNCHER = "from aclog.tools.main import main; main()"
 PRELOAD_BATCH = 1000
 TARGET = "target >= 2,000 requests/s"
 SMALL = (wc.DESCRIBE_ONE, wc.CREATE, wc.API_VERSIONS)
@@ -62,7 +55,8 @@ def run(report: Report, quick: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="aclog-bench-wire-") as tmp:
         data_dir = Path(tmp) / "data"
         _preload(data_dir, many)
-        with _server(Path(tmp), data_dir) as port:
+        with serve(Path(tmp), data_dir) as server:
+            port = server.port
             runs = iter(range(1, 1 << 30))
             for workload in (wc.API_VERSIONS, wc.DESCRIBE_ONE, wc.DESCRIBE_MANY, wc.CREATE):
                 size = many if workload == wc.DESCRIBE_MANY else 1
@@ -100,40 +94,6 @@ def _preload(data_dir: Path, many: int) -> None:
             batch = bindings[start : start + PRELOAD_BATCH]
             results = controller.create_acls(batch, Caller(api="bench preload"))
             assert all(r.error.is_success for r in results), results[:1]
-
-
-@contextmanager
-def _server(workdir: Path, data_dir: Path, timeout: float = 60.0) -> Iterator[int]:
-    """``aclog serve`` on a free port; yields the port; always stopped (SIGTERM, then kill)."""
-    out, err = workdir / "server.out", workdir / "server.err"
-    command = [sys.executable, "-c", LAUNCHER, "serve", "--data-dir", str(data_dir)]
-    command += ["--listen", "127.0.0.1:0", "--json", "--super-users", "User:ANONYMOUS"]
-    command += ["--log-level", "WARNING"]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen(
-            command, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env
-        )
-    try:
-        yield _wait_ready(process, out, err, timeout)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
-
-
-def _wait_ready(process: subprocess.Popen[bytes], out: Path, err: Path, timeout: float) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
-        text = out.read_text()
-        if text.strip():
-            listening = json.loads(text.splitlines()[0])["listening"]
-            return int(str(listening).rsplit(":", 1)[1])
-        time.sleep(0.05)
-    raise RuntimeError(f"aclog serve did not start:\n{err.read_text(errors='replace')}")
 
 
 # -- measuring -----------------------------------------------------------------------------------
