@@ -76,9 +76,11 @@ def decide(
     n = len(name)
     prefixes = names.prefixes
     shards, shift = prefixes.shards, prefixes.shift
-    for size in prefixes.lengths:
+    for size, ends in prefixes.probes:
         if size > n:
             break
+        if size and name[size - 1] not in ends:
+            continue  # no prefix of this length ends with that character
         key = name[:size]
         slot = shards[hash(key) >> shift].get(key)
         if slot is None:
@@ -114,9 +116,11 @@ def _unprefixed_bits(names: NameIndex, principal: str, host: str, name: str) -> 
     found = False
     n = len(name)
     suffixes = names.suffixes
-    for size in suffixes.lengths:
+    for size, starts in suffixes.probes:
         if size > n:
             break
+        if name[n - size] not in starts:
+            continue
         key = name[n - size :]
         for glob, rules in suffixes.shards[hash(key) >> suffixes.shift].get(key, ()):
             if glob.required in name and glob.matches(name):

@@ -10,7 +10,8 @@
   holding exactly the ACLs of its destination;
 - no empty prefix slot, GLOB group or published type; sizes add up;
 - each :class:`ShardedMap` has 2**b shards for its shift, every key in its hash's shard,
-  and ``lengths`` equal to the distinct key lengths.
+  and ``probes`` (with ``lengths``) equal to the distinct key lengths and edge characters
+  (none for a map without an edge).
 
 Pure; thread-safe. O(ACLs + patterns).
 """
@@ -25,7 +26,7 @@ from aclog.authorizer.grouped import destination
 from aclog.authorizer.index import AclIndex
 from aclog.authorizer.names import GlobRules, NameIndex, glob_key
 from aclog.authorizer.rules import Rules, build
-from aclog.authorizer.shards import HASH_BITS, ShardedMap
+from aclog.authorizer.shards import HASH_BITS, ShardedMap, mark, probes_of
 from aclog.records.enums import PatternType, ResourceType
 
 LITERAL, PREFIXED, GLOB = PatternType.LITERAL, PatternType.PREFIXED, PatternType.GLOB
@@ -131,13 +132,16 @@ def _check_map(table: ShardedMap[object]) -> None:
     count = len(table.shards)
     if count != 1 << (HASH_BITS - table.shift):
         _fail(f"a map has {count} shards and shift {table.shift}")
-    lengths = set()
+    marks = set()
     size = 0
     for index, shard in enumerate(table.shards):
         for key in shard:
             if (hash(key) >> table.shift) % count != index:
                 _fail(f"key {key!r} is in shard {index} of {count}")
-            lengths.add(len(key))
+            if table.edge is not None:
+                marks.add(mark(key, table.edge))
         size += len(shard)
-    if size != table.size or tuple(sorted(lengths)) != table.lengths:
-        _fail(f"a map counts {table.size} keys of lengths {table.lengths}")
+    if size != table.size or probes_of(marks) != table.probes:
+        _fail(f"a map counts {table.size} keys of lengths {table.probes}")
+    if table.lengths != tuple(length for length, _ in table.probes):
+        _fail(f"a map has lengths {table.lengths} for probes {table.probes}")

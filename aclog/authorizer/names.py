@@ -7,12 +7,14 @@ Where each ACL's :class:`Rules` live (one ``Rules`` per distinct pattern):
   start with ``*`` (a deliberate fix of Kafka's scan quirk);
 - other LITERAL names: ``literal``, keyed by the name: one probe with the requested name;
 - PREFIXED prefixes: ``prefixes``, keyed by the prefix, in a :class:`PrefixSlot`. A request
-  probes one slice ``name[:k]`` per distinct prefix length ``k`` (``prefixes.lengths``), so its
-  cost follows the number of distinct prefix lengths, not the number of ACLs;
+  probes one slice ``name[:k]`` per distinct prefix length ``k`` whose prefixes may end with
+  ``name[k - 1]`` (``prefixes.probes``), so its cost follows the number of distinct prefix
+  lengths, not the number of ACLs, and a length costs little when the name cannot match there;
 - GLOB patterns with a literal prefix: in the slot of that prefix (``globs``), tested only for
   names that start with it;
 - GLOB patterns that start with a wildcard but end with a literal suffix (``*.dlq``):
-  ``suffixes``, keyed by the suffix, probed with ``name[-k:]`` per distinct suffix length;
+  ``suffixes``, keyed by the suffix, probed with ``name[-k:]`` per distinct suffix length (the
+  same way: only where ``name[-k]`` starts a stored suffix; stored suffixes are never empty);
 - GLOB patterns with neither (``*a*``, ``?*``): ``rest``, tested for every name.
 
 Every map is a :class:`ShardedMap`: copy-on-write by shard. A writer holds a transaction token and
@@ -84,8 +86,8 @@ class NameIndex:
         self.owner = owner
         self.wildcard: Rules | None = None
         self.literal: ShardedMap[Rules] = ShardedMap(owner)
-        self.prefixes: ShardedMap[PrefixSlot] = ShardedMap(owner)
-        self.suffixes: ShardedMap[Globs] = ShardedMap(owner)
+        self.prefixes: ShardedMap[PrefixSlot] = ShardedMap(owner, edge=-1)
+        self.suffixes: ShardedMap[Globs] = ShardedMap(owner, edge=0)
         self.rest: Globs = ()
         self.size = 0
 
@@ -111,9 +113,11 @@ class NameIndex:
         found = self.literal.get(name)
         if found is not None:
             yield LITERAL, 0, found
-        for size in self.prefixes.lengths:
+        for size, ends in self.prefixes.probes:
             if size > n:
                 break
+            if size and name[size - 1] not in ends:
+                continue
             slot = self.prefixes.get(name[:size])
             if slot is not None:
                 if slot.prefixed is not None:
@@ -125,9 +129,11 @@ class NameIndex:
         """The part of :meth:`applicable` for the GLOBs without a literal prefix: those filed
         under a suffix of ``name``, and ``rest``."""
         n = len(name)
-        for size in self.suffixes.lengths:
+        for size, starts in self.suffixes.probes:
             if size > n:
                 break
+            if name[n - size] not in starts:
+                continue
             yield from _matching(self.suffixes.get(name[n - size :]) or (), name)
         yield from _matching(self.rest, name)
 

@@ -9,8 +9,9 @@ so the ACLs of a pattern decide with ``exact.get(principal, 0) | wild`` and two 
 
 - ``exact``: principal text -> bits of the ACLs for that principal from any host;
 - ``wild``: bits of the ``User:*`` ACLs from any host;
-- ``extra`` (usually ``None``): host-specific ACLs keyed by (principal or ``None``, canonical
-  host), and the ACLs whose principal or host is a glob (GLOB ACLs), tested one by one.
+- ``extra`` (usually ``None``): host-specific ACLs keyed by canonical host, then by principal
+  (``None`` for ``User:*``), so that a request from a host no ACL names costs one probe; and the
+  ACLs whose principal or host is a glob (GLOB ACLs), tested one by one.
 
 An ACL whose permission is neither ALLOW nor DENY adds no bit: it is on the resource but never
 matches; no entry holds 0 bits. ``acls`` keeps the records themselves for listing, explaining
@@ -65,6 +66,8 @@ _OPERATION_BITS = tuple((op, 1 << op, 1 << (op + DENY_SHIFT)) for op in AclOpera
 
 Globby = tuple[tuple[Matcher, Matcher, int], ...]
 """(principal matcher, host matcher, bits) per distinct (principal, host) text of glob ACLs."""
+Hosted = dict[str, dict[str | None, int]]
+"""Canonical host -> principal (``None``: any principal) -> bits of the ACLs for that host."""
 Groups = dict[tuple[object, ...], tuple[AccessControlEntryRecord, ...]]
 
 
@@ -75,7 +78,7 @@ class Extra:
 
     def __init__(
         self,
-        hosted: dict[tuple[str | None, str], int] | None,
+        hosted: Hosted | None,
         globby: Globby,
     ) -> None:
         self.hosted = hosted
@@ -152,7 +155,7 @@ def _add_others(
 ) -> tuple[int, Extra | None]:
     """Fold host-specific and GLOB ACLs into ``exact`` (changed in place), ``wild`` (returned)
     and a new :class:`Extra`."""
-    hosted: dict[tuple[str | None, str], int] = {}
+    hosted: Hosted = {}
     globby: dict[tuple[str, str], tuple[Matcher, Matcher, int]] = {}
     for acl in acls:
         bit = operation_bit(acl)
@@ -166,8 +169,8 @@ def _add_others(
             else:
                 exact[who] = exact.get(who, 0) | bit
         elif isinstance(where, str) and not isinstance(who, Glob):
-            key = (who, where)
-            hosted[key] = hosted.get(key, 0) | bit
+            by_principal = hosted.setdefault(where, {})
+            by_principal[who] = by_principal.get(who, 0) | bit
         else:
             texts = (acl.principal, acl.host)
             old = globby.get(texts, (who, where, 0))[2]
@@ -175,7 +178,7 @@ def _add_others(
     return wild, extra_of(hosted, tuple(globby.values()))
 
 
-def extra_of(hosted: dict[tuple[str | None, str], int], globby: Globby) -> Extra | None:
+def extra_of(hosted: Hosted, globby: Globby) -> Extra | None:
     """The :class:`Extra` of these entries, or ``None`` when there are none."""
     return Extra(hosted or None, globby) if hosted or globby else None
 
@@ -185,7 +188,9 @@ def extra_bits(extra: Extra, principal: str, host: str) -> int:
     bits = 0
     hosted = extra.hosted
     if hosted is not None:
-        bits = hosted.get((principal, host), 0) | hosted.get((None, host), 0)
+        by_principal = hosted.get(host)
+        if by_principal is not None:
+            bits = by_principal.get(principal, 0) | by_principal.get(None, 0)
     for who, where, bit in extra.globby:
         if field_matches(who, principal) and field_matches(where, host):
             bits |= bit
