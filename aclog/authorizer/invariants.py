@@ -8,7 +8,8 @@
 - each pattern's :class:`Rules` is non-empty and equals a fresh build of its ACLs; it has
   ``groups`` when it holds more than ``SMALL`` ACLs (and only above ``SMALL // 2``), each group
   holding exactly the ACLs of its destination;
-- no empty prefix slot, GLOB group or published type; sizes add up;
+- no empty prefix slot, GLOB group or published type; sizes add up; ``unprefixed`` says whether
+  any GLOB sits in ``suffixes`` or ``rest``;
 - each :class:`ShardedMap` has 2**b shards for its shift, every key in its hash's shard,
   and ``probes`` (with ``lengths``) equal to the distinct key lengths and edge characters
   (none for a map without an edge).
@@ -68,6 +69,8 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
             _fail(f"suffix group {suffix!r} is empty")
         count += _check_globs(group, resource_type, ("suffix", suffix))
     count += _check_globs(names.rest, resource_type, ("rest", ""))
+    if names.unprefixed != bool(names.suffixes.size or names.rest):
+        _fail(f"{resource_type.name} index says unprefixed={names.unprefixed}")
     if count != names.size:
         _fail(f"{resource_type.name} index size {names.size} but {count} ACLs stored")
     if count == 0:

@@ -80,7 +80,16 @@ class NameIndex:
     Immutable once published; thread-safe for readers.
     """
 
-    __slots__ = ("literal", "owner", "prefixes", "rest", "size", "suffixes", "wildcard")
+    __slots__ = (
+        "literal",
+        "owner",
+        "prefixes",
+        "rest",
+        "size",
+        "suffixes",
+        "unprefixed",
+        "wildcard",
+    )
 
     def __init__(self, owner: object) -> None:
         self.owner = owner
@@ -89,6 +98,7 @@ class NameIndex:
         self.prefixes: ShardedMap[PrefixSlot] = ShardedMap(owner, edge=-1)
         self.suffixes: ShardedMap[Globs] = ShardedMap(owner, edge=0)
         self.rest: Globs = ()
+        self.unprefixed = False  # some GLOB without a literal prefix: suffixes or rest
         self.size = 0
 
     def owned(self, token: object) -> NameIndex:
@@ -99,6 +109,7 @@ class NameIndex:
         copy = NameIndex.__new__(NameIndex)
         copy.owner = token
         copy.wildcard, copy.rest, copy.size = self.wildcard, self.rest, self.size
+        copy.unprefixed = self.unprefixed
         copy.literal, copy.prefixes, copy.suffixes = self.literal, self.prefixes, self.suffixes
         return copy
 
@@ -252,6 +263,7 @@ class NameIndex:
             self.suffixes = self.suffixes.owned(self.owner)
             self.suffixes.update({k: _merged(self.suffixes.get(k), c) for k, c in suffixes.items()})
         self.rest = _merged(self.rest, rest) or ()
+        self.unprefixed = bool(self.suffixes.size or self.rest)
 
     def _apply_slots(
         self, prefixed: Mapping[str, Rules | None], globs: Mapping[str, Mapping[str, GlobChange]]
