@@ -21,7 +21,7 @@ from aclog.authorizer.glob import compile_glob
 from aclog.authorizer.index import AclIndex
 from aclog.authorizer.names import NameIndex
 from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
-from aclog.authorizer.rules import MASKS, extra_bits, operations_of, rules_bits
+from aclog.authorizer.rules import ALLOW_BIT, MASKS, extra_bits, operations_of, rules_bits
 from aclog.authorizer.rules import candidates as covering
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
@@ -39,9 +39,10 @@ _ALLOW = AclPermissionType.ALLOW
 _DENY = AclPermissionType.DENY
 
 
-ON_RESOURCE = 1 << 30
-"""The bit :func:`request_bits` sets when some ACL is on the resource: above every operation bit
-(DENY bits stop at 29), so one int carries both answers."""
+ON_RESOURCE = ALLOW_BIT[AclOperation.ANY]
+"""The bit :func:`request_bits` sets when some ACL is on the resource: the ALLOW bit of operation
+ANY (bit 0), which no request may ask for, so no mask of a valid request holds it; a low bit keeps
+the usual results below 256, ints CPython never allocates."""
 
 
 def decide(

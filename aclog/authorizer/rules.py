@@ -1,11 +1,16 @@
 """The ACLs of one resource pattern, folded into bit masks so that a request is a dict probe.
 
 A :class:`Rules` holds every ACL whose resource pattern is one (type, pattern type, pattern). For
-authorization it keeps, per principal, the OR of the ACLs' *operation bits*: bit ``op`` for an
-ALLOW of operation ``op``, bit ``op + 15`` for a DENY (Kafka's codes stop at 14, so every mask is a
-small int). A request for operation ``o`` is denied by any bit of ``MASKS[o][0]`` (``o`` or ALL,
-shifted) and allowed by any bit of ``MASKS[o][1]`` (``o``, ALL and the operations implying ``o``),
-so the ACLs of a pattern decide with ``exact.get(principal, 0) | wild`` and two ``&``:
+authorization it keeps, per principal, the OR of the ACLs' *operation bits*: bit
+``POSITION[op]`` for an ALLOW of operation ``op``, that plus 15 for a DENY (Kafka's codes stop at
+14, so every mask fits in 30 bits, one CPython int digit). ``POSITION[op]`` is ``(op - 1) % 15``:
+ANY gets bit 0, which no request may ask for (:mod:`aclog.authorizer.decide` uses it to say "some
+ACL is on the resource"), and ALL, READ, WRITE, CREATE, DELETE, ALTER and DESCRIBE get bits 1 to
+7, so the ALLOW bits of the usual ACLs OR to ints below 256, which CPython preallocates: the hot
+path's ``|`` allocates nothing and reads no int object from memory. A request for operation ``o``
+is denied by any bit of ``MASKS[o][0]`` (``o`` or ALL, shifted) and allowed by any bit of
+``MASKS[o][1]`` (``o``, ALL and the operations implying ``o``), so the ACLs of a pattern decide
+with ``exact.get(principal, 0) | wild`` and two ``&``:
 
 - ``exact``: principal text -> bits of the ACLs for that principal from any host;
 - ``wild``: bits of the ``User:*`` ACLs from any host;
@@ -47,21 +52,29 @@ _DENY = AclPermissionType.DENY
 _GLOB = PatternType.GLOB
 
 
-def _mask(operations: Iterable[int], shift: int) -> int:
+POSITION = tuple((op - 1) % 15 for op in range(15))
+"""The bit position of each operation code (see the module docstring)."""
+ALLOW_BIT = tuple(1 << position for position in POSITION)
+"""The bit of an ALLOW ACL, by operation code."""
+DENY_BIT = tuple(1 << (position + DENY_SHIFT) for position in POSITION)
+"""The bit of a DENY ACL, by operation code."""
+
+
+def _mask(operations: Iterable[int], bit: tuple[int, ...]) -> int:
     mask = 0
     for op in operations:
-        mask |= 1 << (op + shift)
+        mask |= bit[op]
     return mask
 
 
 MASKS: dict[AclOperation, tuple[int, int]] = {
-    op: (_mask(DENY_OPS[op], DENY_SHIFT), _mask(ALLOW_OPS[op], 0)) for op in AclOperation
+    op: (_mask(DENY_OPS[op], DENY_BIT), _mask(ALLOW_OPS[op], ALLOW_BIT)) for op in AclOperation
 }
 """For a requested operation, (the bits that deny it, the bits that allow it). Read-only: a plain
 dict because the hot path probes it."""
 
 
-_OPERATION_BITS = tuple((op, 1 << op, 1 << (op + DENY_SHIFT)) for op in AclOperation)
+_OPERATION_BITS = tuple((op, ALLOW_BIT[op], DENY_BIT[op]) for op in AclOperation)
 
 
 Globby = tuple[tuple[Matcher, Matcher, int], ...]
@@ -109,9 +122,9 @@ def operation_bit(acl: AccessControlEntryRecord) -> int:
     """The bit ``acl`` contributes: its operation, shifted for a DENY; 0 for other permissions."""
     permission = acl.permission_type
     if permission == _ALLOW:
-        return 1 << acl.operation
+        return ALLOW_BIT[acl.operation]
     if permission == _DENY:
-        return 1 << (acl.operation + DENY_SHIFT)
+        return DENY_BIT[acl.operation]
     return 0
 
 
@@ -125,6 +138,7 @@ def build(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
     exact: dict[str, int] = {}
     wild = 0
     others: list[AccessControlEntryRecord] = []
+    allow_bit, deny_bit = ALLOW_BIT, DENY_BIT
     if acls[0].pattern_type == _GLOB:
         others = list(acls)
     else:
@@ -134,9 +148,9 @@ def build(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
                 continue
             permission = acl.permission_type
             if permission == _ALLOW:
-                bit = 1 << acl.operation
+                bit = allow_bit[acl.operation]
             elif permission == _DENY:
-                bit = 1 << (acl.operation + DENY_SHIFT)
+                bit = deny_bit[acl.operation]
             else:
                 continue  # on the resource, but never matches
             principal = acl.principal
