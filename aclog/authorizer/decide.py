@@ -84,15 +84,17 @@ def request_bits(
     if rules is not None:
         found = True
         bits = rules.exact.get(principal, 0) | rules.wild
-        if rules.extra is not None:
-            bits |= extra_bits(rules.extra, principal, host)
+        extra = rules.extra
+        if extra is not None and (host in extra.hosted or extra.globby):
+            bits |= extra_bits(extra, principal, host)  # not for a request from another host
     literal = names.literal
     rules = literal.shards[hash(name) >> literal.shift].get(name)
     if rules is not None:
         found = True
         bits |= rules.exact.get(principal, 0) | rules.wild
-        if rules.extra is not None:
-            bits |= extra_bits(rules.extra, principal, host)
+        extra = rules.extra
+        if extra is not None and (host in extra.hosted or extra.globby):
+            bits |= extra_bits(extra, principal, host)  # not for a request from another host
     n = len(name)
     prefixes = names.prefixes
     shards, shift = prefixes.shards, prefixes.shift
@@ -105,12 +107,12 @@ def request_bits(
         slot = shards[hash(key) >> shift].get(key)
         if slot is None:
             continue
-        rules = slot.prefixed
-        if rules is not None:
+        if slot.prefixed is not None:  # its rules repeated in the slot: one object less to read
             found = True
-            bits |= rules.exact.get(principal, 0) | rules.wild
-            if rules.extra is not None:
-                bits |= extra_bits(rules.extra, principal, host)
+            bits |= slot.exact.get(principal, 0) | slot.wild
+            extra = slot.extra
+            if extra is not None and (host in extra.hosted or extra.globby):
+                bits |= extra_bits(extra, principal, host)
         if slot.globs is not None:
             for glob, rules in slot.globs:
                 if glob.required in name and glob.matches(name):

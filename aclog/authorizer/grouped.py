@@ -118,8 +118,7 @@ def _recomputed(
     """``old``'s entries with those of the ``changed`` destinations recomputed from ``groups``."""
     exact = old.exact.copy()
     wild = old.wild
-    old_hosted = None if old.extra is None else old.extra.hosted
-    hosted: Hosted = {} if old_hosted is None else old_hosted.copy()
+    hosted: Hosted = {} if old.extra is None else old.extra.hosted.copy()
     globby = () if old.extra is None else old.extra.globby
     for key in changed:
         bits = _bits(groups.get(key, ()))

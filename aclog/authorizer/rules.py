@@ -91,7 +91,7 @@ class Extra:
 
     def __init__(
         self,
-        hosted: Hosted | None,
+        hosted: Hosted,
         globby: Globby,
     ) -> None:
         self.hosted = hosted
@@ -194,17 +194,15 @@ def _add_others(
 
 def extra_of(hosted: Hosted, globby: Globby) -> Extra | None:
     """The :class:`Extra` of these entries, or ``None`` when there are none."""
-    return Extra(hosted or None, globby) if hosted or globby else None
+    return Extra(hosted, globby) if hosted or globby else None
 
 
 def extra_bits(extra: Extra, principal: str, host: str) -> int:
     """The bits of the host-specific and glob ACLs that cover ``principal`` from ``host``."""
     bits = 0
-    hosted = extra.hosted
-    if hosted is not None:
-        by_principal = hosted.get(host)
-        if by_principal is not None:
-            bits = by_principal.get(principal, 0) | by_principal.get(None, 0)
+    by_principal = extra.hosted.get(host)
+    if by_principal is not None:
+        bits = by_principal.get(principal, 0) | by_principal.get(None, 0)
     for who, where, bit in extra.globby:
         if field_matches(who, principal) and field_matches(where, host):
             bits |= bit
