@@ -8,9 +8,9 @@
 - each pattern's :class:`Rules` is non-empty and equals a fresh build of its ACLs; it has
   ``groups`` when it holds more than ``SMALL`` ACLs (and only above ``SMALL // 2``), each group
   holding exactly the ACLs of its destination;
-- no empty prefix slot, GLOB group or published type; a slot repeats its PREFIXED rules' entries;
-  sizes add up; ``unprefixed`` says whether
-  any GLOB sits in ``suffixes`` or ``rest``;
+- no empty prefix slot, GLOB group or published type; sizes add up; ``unprefixed`` says whether
+  any GLOB sits in ``suffixes`` or ``rest``; each remembered name maps to exactly the rules that
+  apply to it;
 - each :class:`ShardedMap` has 2**b shards for its shift, every key in its hash's shard,
   and ``probes`` (with ``lengths``) equal to the distinct key lengths and edge characters
   (none for a map without an edge).
@@ -64,16 +64,15 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
             _fail(f"prefix slot {prefix!r} is empty")
         if slot.prefixed is not None:
             count += _check_rules(slot.prefixed, resource_type, PREFIXED, prefix)
-        own = slot.prefixed
-        repeated = ({}, 0, None) if own is None else (own.exact, own.wild, own.extra)
-        if (slot.exact, slot.wild, slot.extra) != repeated:
-            _fail(f"prefix slot {prefix!r} does not repeat its rules")
         count += _check_globs(slot.globs or (), resource_type, ("prefix", prefix))
     for suffix, group in names.suffixes.items():
         if not group:
             _fail(f"suffix group {suffix!r} is empty")
         count += _check_globs(group, resource_type, ("suffix", suffix))
     count += _check_globs(names.rest, resource_type, ("rest", ""))
+    for name, found in list(names.memo.items()):
+        if found != tuple(rules for _, _, rules in names.applicable(name)):
+            _fail(f"{resource_type.name} index remembers other rules for {name!r}")
     if names.unprefixed != bool(names.suffixes.size or names.rest):
         _fail(f"{resource_type.name} index says unprefixed={names.unprefixed}")
     if count != names.size:

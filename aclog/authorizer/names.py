@@ -21,10 +21,15 @@ Every map is a :class:`ShardedMap`: copy-on-write by shard. A writer holds a tra
 calls :meth:`NameIndex.owned`, then :meth:`NameIndex.apply` with the whole batch; published
 indexes are never changed again.
 
-Thread-safe for readers. :meth:`NameIndex.applicable` costs one probe per distinct prefix length
-and per distinct suffix length up to ``len(name)``, plus one GLOB match per GLOB pattern in the
-slots found and in ``rest``. :meth:`NameIndex.apply` is O(ACLs of the changed patterns + touched
-shards).
+A published index also remembers, in ``memo``, the rules that apply to the last names asked
+(:mod:`aclog.authorizer.memo`); it starts empty with every new index, so a change never leaves
+a stale entry.
+
+Thread-safe for readers (the memo is the one thing they write; see its module).
+:meth:`NameIndex.applicable` costs one probe per distinct prefix length and
+per distinct suffix length up to ``len(name)`` whose edge character the name has, plus one GLOB
+match per GLOB pattern in the slots found and in ``rest``; a remembered name costs one probe.
+:meth:`NameIndex.apply` is O(ACLs of the changed patterns + touched shards).
 """
 
 from __future__ import annotations
@@ -56,24 +61,13 @@ GlobChange = tuple[Glob, Rules | None]
 
 
 class PrefixSlot:
-    """Represents what hangs on one prefix: the PREFIXED ACLs and the GLOBs starting with it.
+    """Represents what hangs on one prefix: the PREFIXED ACLs and the GLOBs starting with it."""
 
-    ``exact``, ``wild`` and ``extra`` repeat those of ``prefixed`` (empty without it), so that
-    the hot path reads the slot and not also the rules: at a million prefixes each object read
-    is a likely cache miss. Immutable."""
-
-    __slots__ = ("exact", "extra", "globs", "prefixed", "wild")
+    __slots__ = ("globs", "prefixed")
 
     def __init__(self, prefixed: Rules | None, globs: Globs | None) -> None:
         self.prefixed = prefixed
         self.globs = globs
-        self.exact = _NO_ENTRIES if prefixed is None else prefixed.exact
-        self.wild = 0 if prefixed is None else prefixed.wild
-        self.extra = None if prefixed is None else prefixed.extra
-
-
-_NO_ENTRIES: dict[str, int] = {}
-"""The ``exact`` of a slot without PREFIXED ACLs. Never changed."""
 
 
 def glob_key(glob: Glob) -> tuple[str, str]:
@@ -93,6 +87,7 @@ class NameIndex:
 
     __slots__ = (
         "literal",
+        "memo",
         "owner",
         "prefixes",
         "rest",
@@ -111,6 +106,7 @@ class NameIndex:
         self.rest: Globs = ()
         self.unprefixed = False  # some GLOB without a literal prefix: suffixes or rest
         self.size = 0
+        self.memo: dict[str, tuple[Rules, ...]] = {}  # see aclog.authorizer.memo
 
     def owned(self, token: object) -> NameIndex:
         """This index if ``token`` owns it, else a copy owned by ``token``. O(1): the copy
@@ -121,6 +117,7 @@ class NameIndex:
         copy.owner = token
         copy.wildcard, copy.rest, copy.size = self.wildcard, self.rest, self.size
         copy.unprefixed = self.unprefixed
+        copy.memo = {}  # the copy will change: nothing remembered of this index applies to it
         copy.literal, copy.prefixes, copy.suffixes = self.literal, self.prefixes, self.suffixes
         return copy
 
@@ -145,7 +142,8 @@ class NameIndex:
                 if slot.prefixed is not None:
                     yield PREFIXED, n - size, slot.prefixed
                 yield from _matching(slot.globs or (), name)
-        yield from self.glob_suffix_and_rest(name)
+        if self.unprefixed:
+            yield from self.glob_suffix_and_rest(name)
 
     def glob_suffix_and_rest(self, name: str) -> Iterator[tuple[PatternType, int, Rules]]:
         """The part of :meth:`applicable` for the GLOBs without a literal prefix: those filed
@@ -206,6 +204,7 @@ class NameIndex:
         """Apply one batch in place: for each pattern (by pattern type, then pattern), remove the
         ACLs in ``removed`` (matched by id), then add those in ``added``. ``KeyError`` for an
         ACL that pattern does not hold, ``ValueError`` for an invalid GLOB or pattern type."""
+        self.memo = {}  # already empty unless the index was read before the change; be sure
         bulk = not self.size and not removed  # a load: nothing to look up or remove
         for kind in added.keys() | removed.keys():
             if kind not in (LITERAL, PREFIXED, GLOB):
