@@ -36,17 +36,20 @@ def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
     found: list[Rules] = []
     if names.wildcard is not None:
         found.append(names.wildcard)
-    rules = names.literal.get(name)
+    literal = names.literal  # ShardedMap.get inlined: a scan of every topic misses every time
+    rules = literal.shards[hash(name) >> literal.shift].get(name)
     if rules is not None:
         found.append(rules)
     n = len(name)
     prefixes = names.prefixes
+    shards, shift = prefixes.shards, prefixes.shift
     for size, ends in prefixes.probes:
         if size > n:
             break
         if size and name[size - 1] not in ends:
             continue  # no prefix of this length ends with that character
-        slot = prefixes.get(name[:size])
+        key = name[:size]
+        slot = shards[hash(key) >> shift].get(key)
         if slot is None:
             continue
         if slot.prefixed is not None:
