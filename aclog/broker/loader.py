@@ -99,9 +99,8 @@ class MetadataLoader:
         batches = records = 0
         last: DecodedBatch | None = None
         for batch in read_decoded(self.directory, start):
-            for entry in batch.entries:
-                delta.replay(entry.record, entry.offset)
-            batches, records, last = batches + 1, records + len(batch.entries), batch
+            delta.replay_records(batch.records, batch.base_offset)
+            batches, records, last = batches + 1, records + len(batch.records), batch
         if last is None:
             return None
         provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)

@@ -275,8 +275,7 @@ class Controller:
                 return 0
             delta, last, count = MetadataDelta(self.image), None, 0
             for batch in read_decoded(self.log.directory, start):
-                for entry in batch.entries:
-                    delta.replay(entry.record, entry.offset)
+                delta.replay_records(batch.records, batch.base_offset)
                 last, count = batch, count + 1
             if last is not None:
                 provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
@@ -363,8 +362,7 @@ def replay_log(directory: Path) -> MetadataImage:
     delta = MetadataDelta(image)
     last = None
     for batch in read_decoded(directory):
-        for entry in batch.entries:
-            delta.replay(entry.record, entry.offset)
+        delta.replay_records(batch.records, batch.base_offset)
         last = batch
     if last is None:
         return image

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import ClassVar, TypeVar
+from typing import ClassVar, TypeVar, cast
 
 from aclog.image.errors import ReplayError
 from aclog.image.render import acl_to_dict
@@ -24,6 +24,7 @@ from aclog.records.types import (
     AclBinding,
     AclKey,
     RemoveAccessControlEntryRecord,
+    acl_key,
     kafka_uuid_text,
 )
 
@@ -111,15 +112,43 @@ class AclsDelta:
 
     def replay_add(self, record: AccessControlEntryRecord, offset: int) -> None:
         """Add the ACL; its id and its binding must both be new."""
-        acl_id, key = record.id, record.key
-        if self._present(acl_id):
+        # The hot path of replay: UUID hashing runs in Python (UUID.__hash__), so each id is
+        # looked up as few times as possible, and the key is computed once.
+        acl_id, key = record.id, acl_key(record)
+        changes = self._changes
+        current = changes.get(acl_id, _ABSENT)
+        if current is _ABSENT:
+            if not self._snapshot and acl_id in self._image.acls:
+                raise ReplayError(f"ACL id {_text(acl_id)} already exists", offset)
+        elif current is not None:
             raise ReplayError(f"ACL id {_text(acl_id)} already exists", offset)
         duplicate = self._id_of(key)
         if duplicate is not None:
             raise ReplayError(
                 f"ACL {_text(acl_id)} duplicates the stored ACL {_text(duplicate)}", offset
             )
-        self._set(acl_id, record)
+        if current is not _ABSENT:
+            del changes[acl_id]  # re-inserting moves the id to the end: commit order
+        changes[acl_id] = record
+        self._added[key] = acl_id
+
+    def restate(self, records: list[AccessControlEntryRecord]) -> bool:
+        """:meth:`replay_add` of every record of a snapshot, in one go, into a snapshot delta
+        with no changes yet; ``False`` (and nothing changed) when they cannot all apply, so
+        the caller replays them one by one to name the record that fails.
+
+        Cost: one id hash and one key per record, in two dict builds (no per-record calls).
+        """
+        if not self._snapshot or self._changes or self._added:
+            return False
+        changes: dict[uuid.UUID, AccessControlEntryRecord | None] = {r.id: r for r in records}
+        if len(changes) != len(records):
+            return False  # an id stated twice
+        added = dict(zip(map(acl_key, records), changes, strict=True))
+        if len(added) != len(records):
+            return False  # an ACL stated twice, under two ids
+        self._changes, self._added = changes, added
+        return True
 
     def replay_remove(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
         """Remove the ACL; it must exist in the image or have been added by this delta."""
@@ -131,7 +160,7 @@ class AclsDelta:
             )
         current = self._changes.get(acl_id)
         if current is not None:
-            self._added.pop(current.key, None)
+            self._added.pop(acl_key(current), None)
         if acl_id in self._image.acls:
             self._set(acl_id, None)
         else:
@@ -150,31 +179,43 @@ class AclsDelta:
             self.finish_snapshot()
         if not self._changes:
             return self._image
-        acls = _copy(self._image.acls)
-        for acl_id, change in self._changes.items():
-            acls.pop(acl_id, None)
-            if change is not None:
-                acls[acl_id] = change
+        base = self._image.acls
+        if base:
+            acls = _copy(base)
+            for acl_id, change in self._changes.items():
+                acls.pop(acl_id, None)
+                if change is not None:
+                    acls[acl_id] = change
+        else:
+            # A first image (a snapshot's, a log's from the start): nothing to replace, and no
+            # removal either (one of an id added here deletes the change). dict(dict) copies
+            # the stored hashes instead of calling UUID.__hash__ per id.
+            acls = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
         image = AclsImage(MappingProxyType(acls))
         self._carry_index(image)
         return image
 
     def _carry_index(self, image: AclsImage) -> None:
-        """Give ``image`` its binding index by patching the base image's, if that was built.
+        """Give ``image`` its binding index by patching the base image's, if that was built
+        (an empty image needs none).
 
-        Rebuilding it from scratch costs one AclBinding per ACL; patching costs one dict copy
-        (C speed) plus work per change, which keeps a commit cheap on a large image.
+        Rebuilding it from scratch costs one key per ACL; patching costs one dict copy (C
+        speed), work per removed or replaced ACL, and one C-speed update with the keys this
+        delta added (``_added`` holds exactly those still present, by key).
         """
         base = self._image.__dict__.get("_ids_by_binding")
-        if base is None:
+        if base is None and self._image.acls:
             return
-        index = _copy(base)
-        for acl_id, change in self._changes.items():
-            old = self._image.acls.get(acl_id)
-            if old is not None and index.get(old.key) == acl_id:
-                del index[old.key]
-            if change is not None:
-                index[change.key] = acl_id
+        index: dict[AclKey, uuid.UUID] = {} if base is None else _copy(base)
+        if self._image.acls:
+            stored = self._image.acls
+            for acl_id in self._changes:
+                old = stored.get(acl_id)
+                if old is not None:
+                    key = acl_key(old)
+                    if index.get(key) == acl_id:
+                        del index[key]
+        index.update(self._added)
         image.__dict__["_ids_by_binding"] = MappingProxyType(index)
 
     def _set(self, acl_id: uuid.UUID, change: AccessControlEntryRecord | None) -> None:
@@ -193,10 +234,16 @@ class AclsDelta:
         added = self._added.get(key)
         if added is not None:
             return added
+        if self._snapshot:
+            return None  # a stored ACL is about to be replaced by the snapshot's
         stored = self._image.id_of_key(key)
-        if stored is None or self._snapshot or stored in self._changes:
+        if stored is None or stored in self._changes:
             return None  # removed by this delta, or about to be replaced by the snapshot
         return stored
+
+
+_ABSENT = object()
+"""Stands for "no change recorded" in lookups where ``None`` means a removal."""
 
 
 def _copy(view: Mapping[K, V]) -> dict[K, V]:

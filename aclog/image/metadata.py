@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import count, repeat
 from typing import Any, ClassVar
 
 from aclog.image.acls import AclsDelta, AclsImage
@@ -112,6 +113,32 @@ class MetadataDelta:
             raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
         handler(self, record, offset)
 
+    def replay_records(self, records: Iterable[Record], first_offset: int) -> None:
+        """Apply ``records``, the first read at ``first_offset`` and the rest at the offsets
+        after it, as :meth:`replay` would one by one (the loop of every log replay)."""
+        self._replay_pairs(zip(count(first_offset), records))
+
+    def replay_restated(self, records: Iterable[Record], offset: int) -> None:
+        """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image.
+
+        Into a snapshot delta, the ACLs go in one :meth:`AclsDelta.restate` (they are
+        independent of the other types); if that refuses them, everything is replayed one by
+        one, in order, which raises what :meth:`replay` raises first.
+        """
+        records = list(records)
+        acls = [r for r in records if type(r) is AccessControlEntryRecord]
+        if acls and self._snapshot and self.get_or_create_acls_delta().restate(acls):
+            records = [r for r in records if type(r) is not AccessControlEntryRecord]
+        self._replay_pairs(zip(repeat(offset), records))
+
+    def _replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None:
+        handlers = _HANDLERS
+        for offset, record in pairs:
+            handler = handlers.get(type(record))
+            if handler is None:
+                raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
+            handler(self, record, offset)
+
     def finish_snapshot(self) -> None:
         """Everything in the base image that the snapshot did not restate becomes a removal."""
         self.get_or_create_acls_delta().finish_snapshot()
@@ -125,10 +152,13 @@ class MetadataDelta:
         scram = self._scram.apply() if self._scram is not None else self._image.scram
         return MetadataImage(provenance, acls, scram)
 
-    def _replay_acl(
-        self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
-    ) -> None:
-        self.get_or_create_acls_delta().replay(record, offset)
+    def _replay_acl(self, record: AccessControlEntryRecord, offset: int) -> None:
+        acls = self._acls if self._acls is not None else self.get_or_create_acls_delta()
+        acls.replay_add(record, offset)
+
+    def _replay_acl_removal(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
+        acls = self._acls if self._acls is not None else self.get_or_create_acls_delta()
+        acls.replay_remove(record, offset)
 
     def _replay_scram(
         self, record: UserScramCredentialRecord | RemoveUserScramCredentialRecord, offset: int
@@ -146,7 +176,7 @@ class MetadataDelta:
 
 _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
     AccessControlEntryRecord: MetadataDelta._replay_acl,
-    RemoveAccessControlEntryRecord: MetadataDelta._replay_acl,
+    RemoveAccessControlEntryRecord: MetadataDelta._replay_acl_removal,
     UserScramCredentialRecord: MetadataDelta._replay_scram,
     RemoveUserScramCredentialRecord: MetadataDelta._replay_scram,
     RequestContextRecord: MetadataDelta._replay_request_context,

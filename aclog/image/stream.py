@@ -1,29 +1,29 @@
 """The decoded record stream of a log: what every tool and replayer reads.
 
-Each committed batch decodes to a :class:`DecodedBatch` of :class:`Entry` values (offset, epoch,
-timestamp, type, version, record) plus the batch's author, taken from its leading
-:class:`RequestContextRecord` when it has one. There is exactly one decoder
-(:mod:`aclog.records.codec`); this module only walks batches.
+Each committed batch decodes to a :class:`DecodedBatch`: its records in offset order plus the
+batch's author, taken from its leading :class:`RequestContextRecord` when it has one, and, on
+demand, :class:`Entry` values (offset, epoch, timestamp, type, version, record). There is
+exactly one decoder (:mod:`aclog.records`, whose batch path decodes a batch's runs of one type
+in one fastavro call); this module only walks batches.
 
-Thread-safe (each call opens its own files). Cost: O(records) decodes.
+Thread-safe (each call opens its own files). Cost: O(records) decodes; replay reads
+``records`` and never pays for the entries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from aclog.log import LogBatch, read_batches, read_segment_file
 from aclog.log.batch import HEADER_SIZE, parse_header
 from aclog.log.segment import segment_base_offset
-from aclog.records import (
-    RecordType,
-    RequestContextRecord,
-    decode_framed,
-    record_to_dict,
-)
+from aclog.records import RecordType, RequestContextRecord, record_to_dict
+from aclog.records.bulk import decode_values
+from aclog.records.codec import DecodedKind
 from aclog.records.types import Record, record_type_name
 
 
@@ -60,38 +60,68 @@ class Entry:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DecodedBatch:
-    """The decoded records of one batch, committed atomically with one epoch."""
+    """The decoded records of one batch, committed atomically with one epoch.
+
+    ``records`` are in offset order from ``base_offset``; ``kinds`` holds the (type, version)
+    each was written with. Immutable; thread-safe (``entries`` is built once, on first use;
+    two threads racing build equal tuples). Cost: O(1) until ``entries`` is read.
+    """
 
     base_offset: int
     last_offset: int
     epoch: int
     timestamp_ms: int
-    entries: tuple[Entry, ...]
+    records: tuple[Record, ...]
+    kinds: tuple[DecodedKind, ...]
     author: RequestContextRecord | None
+
+    @cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        """Each record with where it sits in the log: one :class:`Entry` per record."""
+        base, epoch, timestamp, author = (
+            self.base_offset,
+            self.epoch,
+            self.timestamp_ms,
+            self.author,
+        )
+        return tuple(
+            Entry(base + i, epoch, timestamp, kind[0], kind[1], record, base, author)
+            for i, (kind, record) in enumerate(zip(self.kinds, self.records, strict=True))
+        )
+
+    @classmethod
+    def of_entries(
+        cls,
+        base_offset: int,
+        last_offset: int,
+        epoch: int,
+        timestamp_ms: int,
+        entries: tuple[Entry, ...],
+        author: RequestContextRecord | None,
+    ) -> DecodedBatch:
+        """A batch whose entries are given (their offsets need not follow ``base_offset``)."""
+        records = tuple(entry.record for entry in entries)
+        kinds = tuple((entry.record_type, entry.version) for entry in entries)
+        batch = cls(base_offset, last_offset, epoch, timestamp_ms, records, kinds, author)
+        batch.__dict__["entries"] = entries
+        return batch
 
 
 def decode_batch(batch: LogBatch) -> DecodedBatch:
     """Decode every record of ``batch``; raises ``RecordDecodeError`` naming the offset."""
-    decoded = [decode_framed(value, batch.base_offset + i) for i, value in enumerate(batch.values)]
-    first = decoded[0].record
+    records, kinds = decode_values(batch.values, batch.base_offset)
+    first = records[0] if records else None
     author = first if isinstance(first, RequestContextRecord) else None
-    entries = tuple(
-        Entry(
-            batch.base_offset + i,
-            batch.epoch,
-            batch.timestamp_ms,
-            d.record_type,
-            d.version,
-            d.record,
-            batch.base_offset,
-            author,
-        )
-        for i, d in enumerate(decoded)
-    )
     return DecodedBatch(
-        batch.base_offset, batch.last_offset, batch.epoch, batch.timestamp_ms, entries, author
+        batch.base_offset,
+        batch.last_offset,
+        batch.epoch,
+        batch.timestamp_ms,
+        tuple(records),
+        tuple(kinds),
+        author,
     )
 
 

@@ -54,6 +54,10 @@ class RecordDecodeError(ValueError):
     """A record value that this build cannot decode; the message names the offset."""
 
 
+DecodedKind = tuple[RecordType, int]
+"""The (type code, version) a record was written with."""
+
+
 @dataclass(frozen=True, slots=True)
 class DecodedRecord:
     """A decoded record with the type code and version it was written with."""
@@ -61,6 +65,11 @@ class DecodedRecord:
     record_type: RecordType
     version: int
     record: Record
+
+    @property
+    def kind(self) -> DecodedKind:
+        """``(record_type, version)``."""
+        return (self.record_type, self.version)
 
 
 def encode(record: Record, version: int | None = None) -> bytes:
@@ -110,7 +119,7 @@ def decode_framed(value: bytes, offset: int | None = None) -> DecodedRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class _Plan:
+class Plan:
     """How to decode one (type, version): its schemas and the dataclass builder."""
 
     record_type: RecordType
@@ -118,17 +127,25 @@ class _Plan:
     writer: Any
     reader: Any
     build: Callable[[dict[str, Any]], Record]
+    kind: DecodedKind
 
 
-def _plan(record_type: RecordType, version: int) -> _Plan:
+def _plan(record_type: RecordType, version: int) -> Plan:
     current = CURRENT_VERSIONS[record_type]
-    return _Plan(
+    return Plan(
         record_type,
         version,
         parsed_schema(record_type, version),
         None if version == current else parsed_schema(record_type, current),
         _FROM_AVRO[record_type],
+        (record_type, version),
     )
+
+
+def frame_plan(frame: bytes) -> Plan | None:
+    """The plan of a value starting with the three bytes ``frame``, or ``None`` when those are
+    not a whole known frame (a type code of 128 or more, an unknown type or version)."""
+    return _PLANS.get(frame)
 
 
 def _read_frame(value: bytes, offset: int | None) -> tuple[RecordType, int, int]:
@@ -204,37 +221,74 @@ _UNKNOWN = (
 
 _new_object = object.__new__
 _SAFE_UNKNOWN = uuid.SafeUUID.unknown
-_set_attribute = object.__setattr__
+_from_bytes = int.from_bytes
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """The ``__set__`` of ``cls``'s slot ``name``: it stores a value in C, bypassing the
+    frozen ``__setattr__`` (which refuses) and ``object.__setattr__`` (a name lookup per call)."""
+    setter: Callable[[Any, Any], None] = cls.__dict__[name].__set__
+    return setter
+
+
+_set_uuid_int = _slot_setter(uuid.UUID, "int")
+_set_uuid_safe = _slot_setter(uuid.UUID, "is_safe")
 
 
 def _uuid(raw: bytes) -> uuid.UUID:
-    """``uuid.UUID(bytes=raw)`` without its argument checks (a third of the cost); the Avro
+    """``uuid.UUID(bytes=raw)`` without its argument checks (most of the cost); the Avro
     fixed(16) type already guarantees 16 bytes."""
     value = _new_object(uuid.UUID)
-    _set_attribute(value, "int", int.from_bytes(raw, "big"))
-    _set_attribute(value, "is_safe", _SAFE_UNKNOWN)
+    _set_uuid_int(value, _from_bytes(raw, "big"))
+    _set_uuid_safe(value, _SAFE_UNKNOWN)
     return value
+
+
+_ACL_SETTERS = tuple(
+    _slot_setter(AccessControlEntryRecord, name)
+    for name in (
+        "id",
+        "resource_type",
+        "resource_name",
+        "pattern_type",
+        "principal",
+        "host",
+        "operation",
+        "permission_type",
+    )
+)
+_set_remove_id = _slot_setter(RemoveAccessControlEntryRecord, "id")
 
 
 def _acl_from(
     d: dict[str, Any],
+    _setters: tuple[Callable[[Any, Any], None], ...] = _ACL_SETTERS,
     _rt: Callable[[int, Any], Any] = _RT.get,
     _pt: Callable[[int, Any], Any] = _PT.get,
     _op: Callable[[int, Any], Any] = _OP.get,
     _perm: Callable[[int, Any], Any] = _PERM.get,
     _unknown: tuple[Any, ...] = _UNKNOWN,
 ) -> AccessControlEntryRecord:
-    # The hottest function of replay: enum lookups are bound as defaults (local loads).
-    return AccessControlEntryRecord(
-        _uuid(d["id"]),
-        _rt(d["resource_type"], _unknown[0]),
-        d["resource_name"],
-        _pt(d["pattern_type"], _unknown[1]),
-        d["principal"],
-        d["host"],
-        _op(d["operation"], _unknown[2]),
-        _perm(d["permission_type"], _unknown[3]),
-    )
+    # The hottest function of replay. The dataclass __init__ stores each field through
+    # object.__setattr__ (about half the cost); slot setters, enum lookups and the UUID
+    # construction are bound as defaults (local loads). Same result as the constructor.
+    record: AccessControlEntryRecord = _new_object(AccessControlEntryRecord)
+    set_id, set_rt, set_name, set_pt, set_principal, set_host, set_op, set_perm = _setters
+    set_id(record, _uuid(d["id"]))
+    set_rt(record, _rt(d["resource_type"], _unknown[0]))
+    set_name(record, d["resource_name"])
+    set_pt(record, _pt(d["pattern_type"], _unknown[1]))
+    set_principal(record, d["principal"])
+    set_host(record, d["host"])
+    set_op(record, _op(d["operation"], _unknown[2]))
+    set_perm(record, _perm(d["permission_type"], _unknown[3]))
+    return record
+
+
+def _remove_acl_from(d: dict[str, Any]) -> RemoveAccessControlEntryRecord:
+    record: RemoveAccessControlEntryRecord = _new_object(RemoveAccessControlEntryRecord)
+    _set_remove_id(record, _uuid(d["id"]))
+    return record
 
 
 def _acl_to(r: Any) -> dict[str, Any]:
@@ -297,9 +351,7 @@ _TO_AVRO: dict[int, Callable[[Any], dict[str, Any]]] = {
 
 _FROM_AVRO: dict[int, Callable[[dict[str, Any]], Record]] = {
     RecordType.ACCESS_CONTROL_ENTRY: _acl_from,
-    RecordType.REMOVE_ACCESS_CONTROL_ENTRY: lambda d: RemoveAccessControlEntryRecord(
-        _uuid(d["id"])
-    ),
+    RecordType.REMOVE_ACCESS_CONTROL_ENTRY: _remove_acl_from,
     RecordType.USER_SCRAM_CREDENTIAL: _scram_from,
     RecordType.REMOVE_USER_SCRAM_CREDENTIAL: lambda d: RemoveUserScramCredentialRecord(
         d["name"], _MECH.get(d["mechanism"], ScramMechanism.UNKNOWN)
@@ -313,7 +365,7 @@ _FROM_AVRO: dict[int, Callable[[dict[str, Any]], Record]] = {
 
 # Decoding plans keyed by the three frame bytes of every (type, version) whose type code fits in
 # one byte, so the common case costs one dict lookup instead of three varint reads.
-_PLANS: dict[bytes, _Plan] = {
+_PLANS: dict[bytes, Plan] = {
     bytes((FRAME_VERSION, record_type, version)): _plan(record_type, version)
     for record_type in RecordType
     if record_type < 0x80
@@ -339,3 +391,8 @@ def record_to_fields(record: Record) -> dict[str, Any]:
 def record_from_fields(record_type: RecordType, fields: dict[str, Any]) -> Record:
     """The record of ``record_type`` whose current-version Avro fields are ``fields``."""
     return _FROM_AVRO[record_type](fields)
+
+
+def record_builder(record_type: RecordType) -> Callable[[dict[str, Any]], Record]:
+    """What :func:`record_from_fields` calls for ``record_type``, for loops over many records."""
+    return _FROM_AVRO[record_type]

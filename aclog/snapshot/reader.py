@@ -9,8 +9,8 @@ problem raises :class:`SnapshotCorruptError` naming the file and what is wrong; 
 builds state from the records discards it on that error, so no partial state is ever used.
 
 Thread-safe: a reader holds no open file, and each :meth:`SnapshotReader.records` call opens
-its own. Cost: verification reads the file once at CRC-32C speed (GB/s); decoding is fastavro
-plus one dataclass per record.
+its own. Cost: verification reads the file once at CRC-32C speed (GB/s); decoding is one
+fastavro call per container block (:mod:`aclog.snapshot.blocks`) plus one dataclass per record.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import crc32c
 import fastavro
 from fastavro.read import SchemaResolutionError
 
-from aclog.records.codec import record_from_fields
 from aclog.records.types import Record
+from aclog.snapshot.blocks import decode_blocks
 from aclog.snapshot.errors import SnapshotCorruptError
 from aclog.snapshot.header import (
     SnapshotInfo,
@@ -36,7 +36,7 @@ from aclog.snapshot.header import (
     stored_integrity,
 )
 from aclog.snapshot.naming import parse_snapshot_name
-from aclog.snapshot.schema import BY_FULL_NAME, SNAPSHOT_SCHEMA, current_schema_versions
+from aclog.snapshot.schema import current_schema_versions
 
 MAX_HEADER_BYTES = 1 << 20
 _CHUNK_BYTES = 1 << 20
@@ -83,18 +83,8 @@ class SnapshotReader:
     def _decode(self, file: IO[bytes], counts: dict[str, int]) -> Iterator[Record]:
         # Older schema versions are resolved to the current ones (Avro schema resolution).
         current = dict(self.info.schema_versions) == current_schema_versions()
-        avro: Any = fastavro.reader(
-            file, reader_schema=None if current else SNAPSHOT_SCHEMA, return_record_name=True
-        )
-        by_full_name, build = BY_FULL_NAME, record_from_fields
-        for full_name, fields in avro:
-            member = by_full_name.get(full_name)
-            if member is None or member.name not in counts:
-                raise SnapshotCorruptError(
-                    self.info.path, f"it holds a {full_name} record, which its header does not list"
-                )
-            counts[member.name] += 1
-            yield build(member.record_type, fields)
+        for records in decode_blocks(self.info.path, file, counts, current=current):
+            yield from records
 
 
 def read_snapshot(path: Path | str) -> SnapshotReader:

@@ -102,7 +102,7 @@ def snapshot_batch(path: Path) -> DecodedBatch:
         )
         for record in reader.records()
     )
-    return DecodedBatch(
+    return DecodedBatch.of_entries(
         info.last_offset, info.last_offset, info.epoch, info.timestamp_ms, entries, None
     )
 

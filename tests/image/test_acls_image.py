@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aclog.image import AclsDelta, AclsImage, ReplayError
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
@@ -219,3 +222,48 @@ def test_every_batch_split_gives_the_same_image(first: int, later: int) -> None:
     assert image == expected
     assert list(image.acls) == list(expected.acls)
     assert list(image.acls) == [uuid.UUID(int=4), uuid.UUID(int=5)]
+
+
+def _binding_acl(acl_id: int, key: int) -> AccessControlEntryRecord:
+    """ACL ``acl_id`` whose binding is one of a few (``key``), so bindings come back."""
+    return AccessControlEntryRecord(
+        uuid.UUID(int=acl_id),
+        ResourceType.TOPIC,
+        f"t{key}",
+        PatternType.LITERAL,
+        "User:x",
+        "*",
+        AclOperation.READ,
+        AclPermissionType.ALLOW,
+    )
+
+
+_steps = st.lists(
+    st.tuples(
+        st.booleans(),  # a snapshot restating the image, or log records
+        st.booleans(),  # build the base image's binding index first
+        st.lists(st.tuples(st.booleans(), st.integers(1, 12), st.integers(0, 3)), max_size=12),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_steps)
+def test_the_carried_binding_index_equals_a_rebuilt_one(steps) -> None:
+    """However an image was reached (batches, snapshots, ids and bindings coming back), the
+    index a delta hands on equals the one built from the image's ACLs."""
+    image = AclsImage.EMPTY
+    for snapshot, build_index, ops in steps:
+        if build_index:
+            image.id_of_key(("", 0))  # type: ignore[arg-type]
+        delta = AclsDelta(image, snapshot=snapshot)
+        for offset, (add, acl_id, key) in enumerate(ops):
+            record = _binding_acl(acl_id, key) if add else remove(acl_id)
+            with contextlib.suppress(ReplayError):
+                delta.replay(record, offset)
+        image = delta.apply()
+        carried = image.__dict__.get("_ids_by_binding")
+        expected = {acl.key: acl_id for acl_id, acl in image.acls.items()}
+        assert carried is None or dict(carried) == expected
+        assert {k: image.id_of_key(k) for k in expected} == expected

@@ -213,3 +213,105 @@ def test_compressed_batches_are_read_through_kafka_python() -> None:
     for i, value in enumerate(values):
         builder.append(i, 5, None, value, [])
     assert record_values(bytes(builder.build())) == values
+
+
+def _reference_values(buf: bytes, count: int) -> list[bytes]:
+    """The record parser before its single-byte fast paths, field by field."""
+    from aclog.log.batch import HEADER_SIZE, _skip_header, _varint
+
+    values, pos = [], HEADER_SIZE
+    for expected_delta in range(count):
+        length, pos = _varint(buf, pos)
+        end = pos + length
+        _, pos = _varint(buf, pos + 1)
+        offset_delta, pos = _varint(buf, pos)
+        if offset_delta != expected_delta:
+            raise ValueError("offset delta out of order")
+        key_length, pos = _varint(buf, pos)
+        value_length, pos = _varint(buf, pos + max(key_length, 0))
+        if value_length < 0:
+            raise ValueError("null value")
+        values.append(buf[pos : pos + value_length])
+        headers, pos = _varint(buf, pos + value_length)
+        for _ in range(headers):
+            pos = _skip_header(buf, pos)
+        if pos != end:
+            raise ValueError("length does not fit")
+    if pos != len(buf):
+        raise ValueError("bytes after the last record")
+    return values
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(st.binary(max_size=80), min_size=1, max_size=12),
+    timestamps=st.booleans(),
+    keyed=st.booleans(),
+    damage=st.lists(st.tuples(st.integers(min_value=0), st.integers(0, 255)), max_size=3),
+)
+def test_record_parser_accepts_and_rejects_like_the_field_by_field_parser(
+    values: list[bytes], timestamps: bool, keyed: bool, damage: list[tuple[int, int]]
+) -> None:
+    """Fast paths or not, damaged records are refused exactly when the plain parser refuses
+    them, and intact ones give the same values."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    from aclog.log.batch import HEADER_SIZE, record_values
+
+    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+    for i, value in enumerate(values):
+        builder.append(i, 1000 + i * 7 * timestamps, b"k" if keyed else None, value, [])
+    batch = bytearray(builder.build())
+    for position, byte in damage:
+        batch[HEADER_SIZE + position % (len(batch) - HEADER_SIZE)] = byte
+    try:
+        expected: list[bytes] | None = _reference_values(bytes(batch), len(values))
+    except (ValueError, IndexError):
+        expected = None
+    if expected is None:
+        with pytest.raises(ValueError, match="records do not parse"):
+            record_values(bytes(batch))
+    else:
+        assert record_values(bytes(batch)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.binary(max_size=300), min_size=1, max_size=30),
+    base_offset=st.integers(min_value=0, max_value=1 << 62),
+    epoch=st.integers(min_value=0, max_value=(1 << 31) - 1),
+    timestamp_ms=st.integers(min_value=0, max_value=1 << 50),
+)
+def test_batches_are_built_byte_for_byte_as_kafka_python_builds_them(
+    values: list[bytes], base_offset: int, epoch: int, timestamp_ms: int
+) -> None:
+    _assert_built_as_kafka_python(values, base_offset, epoch, timestamp_ms)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [b"v"] * 8200,  # offset deltas from 8192 on take three varint bytes
+        [b"x" * 8191, b"y" * 8192, b"z" * 70_000],  # value lengths past the ready-made varints
+    ],
+)
+def test_large_batches_are_built_as_kafka_python_builds_them(values: list[bytes]) -> None:
+    _assert_built_as_kafka_python(values, 1 << 40, 3, 1_700_000_000_000)
+
+
+def _assert_built_as_kafka_python(
+    values: list[bytes], base_offset: int, epoch: int, timestamp_ms: int
+) -> None:
+    import struct
+
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    from aclog.log.batch import build_batch
+
+    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 62)
+    for delta, value in enumerate(values):
+        builder.append(delta, timestamp_ms, None, value, [])
+    expected = builder.build()
+    struct.pack_into(">q", expected, 0, base_offset)  # what kafka-python leaves to the broker
+    struct.pack_into(">i", expected, 12, epoch)
+    assert build_batch(values, base_offset, epoch, timestamp_ms) == expected

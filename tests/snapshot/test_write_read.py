@@ -195,3 +195,21 @@ def test_older_schema_versions_are_read_through_schema_resolution(
 def test_fsync_false_still_writes_a_complete_snapshot(tmp_path: Path) -> None:
     info = write(tmp_path, SMALL, last_offset=7)
     assert verify_snapshot(info.path) == info
+
+
+def test_records_spanning_many_blocks_come_back_in_order(tmp_path: Path) -> None:
+    """Blocks are decoded whole (one fastavro call each): order and counts hold across them."""
+    records: list[Record] = [acl(i) if i % 7 else scram(f"user-{i}") for i in range(3000)]
+    info = write(tmp_path, records, last_offset=5, epoch=1)
+    assert list(read_snapshot(info.path).records()) == records
+
+
+def test_a_file_of_other_schema_versions_is_resolved_to_the_current_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A header whose schema versions are not this build's makes the reader resolve the file's
+    schema to the current one (the path an older snapshot takes)."""
+    records: list[Record] = [acl(i) if i % 3 else scram(f"user-{i}") for i in range(600)]
+    info = write(tmp_path, records, last_offset=5, epoch=1)
+    monkeypatch.setattr(reader_module, "current_schema_versions", lambda: {"older": 0})
+    assert list(read_snapshot(info.path).records()) == records
