@@ -19,6 +19,7 @@ from benchmarks import (
     bench_mutation,
     bench_pipeline,
     bench_snapshot,
+    bench_wire,
     harness,
 )
 from benchmarks.report import Report
@@ -32,6 +33,7 @@ SUITES = {
     "authorizer": bench_authorizer.run,
     "glob": bench_glob.run,
     "mutation": bench_mutation.run,
+    "wire": bench_wire.run,
     "pipeline": bench_pipeline.run,
 }
 # The Spark suite takes about 25 minutes at full size; it runs only when asked for by name

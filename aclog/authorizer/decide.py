@@ -10,18 +10,20 @@ request is denied.
 
 ``host`` arguments here are already canonical (:func:`canonical_host`).
 
-Pure; thread-safe. Each function is a few hash probes: one for the LITERAL name, one per
-distinct prefix length and per distinct GLOB suffix length up to ``len(name)``, plus one GLOB
-match per candidate GLOB pattern (see :mod:`aclog.authorizer.names`).
+Thread-safe; pure but for the index's memo of the rules that apply to a name (see
+:mod:`aclog.authorizer.names`). Each function is a few hash probes: one for a remembered name,
+else one for the LITERAL name, one per distinct prefix length and per distinct GLOB suffix length
+up to ``len(name)`` (those the name's characters allow), plus one GLOB match per candidate GLOB
+pattern; then one per applicable pattern.
 """
 
 from __future__ import annotations
 
 from aclog.authorizer.glob import compile_glob
 from aclog.authorizer.index import AclIndex
-from aclog.authorizer.names import NameIndex
+from aclog.authorizer.memo import rules_for
 from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
-from aclog.authorizer.rules import MASKS, extra_bits, operations_of, rules_bits
+from aclog.authorizer.rules import ALLOW_BIT, MASKS, extra_bits, operations_of, rules_bits
 from aclog.authorizer.rules import candidates as covering
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
@@ -39,6 +41,12 @@ _ALLOW = AclPermissionType.ALLOW
 _DENY = AclPermissionType.DENY
 
 
+ON_RESOURCE = ALLOW_BIT[AclOperation.ANY]
+"""The bit :func:`request_bits` sets when some ACL is on the resource: the ALLOW bit of operation
+ANY (bit 0), which no request may ask for, so no mask of a valid request holds it; a low bit keeps
+the usual results below 256, ints CPython never allocates."""
+
+
 def decide(
     index: AclIndex,
     principal: str,
@@ -47,86 +55,44 @@ def decide(
     resource_type: ResourceType,
     name: str,
 ) -> int:
-    """:data:`DENIED`, :data:`ALLOWED`, :data:`NO_MATCH` or :data:`NO_ACL`.
-
-    The hot path of ``authorize``, so one function with local variables, longer than usual: it
-    ORs the operation bits of every applicable pattern's rules for this principal (inlining
-    :func:`rules_bits` and :meth:`ShardedMap.get` for LITERAL ``*``, the LITERAL name and the
-    prefixes), then tests the request's DENY and ALLOW masks once. About 1.5 µs for three probes
-    on a machine where a dict probe takes 40 ns.
-    """
-    names = index.by_type.get(resource_type)
-    if names is None:
-        return NO_ACL
-    bits = 0
-    found = False
-    rules = names.wildcard
-    if rules is not None:
-        found = True
-        bits = rules.exact.get(principal, 0) | rules.wild
-        if rules.extra is not None:
-            bits |= extra_bits(rules.extra, principal, host)
-    literal = names.literal
-    rules = literal.shards[hash(name) >> literal.shift].get(name)
-    if rules is not None:
-        found = True
-        bits |= rules.exact.get(principal, 0) | rules.wild
-        if rules.extra is not None:
-            bits |= extra_bits(rules.extra, principal, host)
-    n = len(name)
-    prefixes = names.prefixes
-    shards, shift = prefixes.shards, prefixes.shift
-    for size in prefixes.lengths:
-        if size > n:
-            break
-        key = name[:size]
-        slot = shards[hash(key) >> shift].get(key)
-        if slot is None:
-            continue
-        rules = slot.prefixed
-        if rules is not None:
-            found = True
-            bits |= rules.exact.get(principal, 0) | rules.wild
-            if rules.extra is not None:
-                bits |= extra_bits(rules.extra, principal, host)
-        if slot.globs is not None:
-            for glob, rules in slot.globs:
-                if glob.required in name and glob.matches(name):
-                    found = True
-                    bits |= rules_bits(rules, principal, host)
-    if names.suffixes.size or names.rest:
-        more = _unprefixed_bits(names, principal, host, name)
-        if more >= 0:
-            found = True
-            bits |= more
+    """:data:`DENIED`, :data:`ALLOWED`, :data:`NO_MATCH` or :data:`NO_ACL`."""
+    bits = request_bits(index, principal, host, resource_type, name)
     deny, allow = MASKS[operation]
     if bits & deny:
         return DENIED
     if bits & allow:
         return ALLOWED
-    return NO_MATCH if found else NO_ACL
+    return NO_MATCH if bits else NO_ACL
 
 
-def _unprefixed_bits(names: NameIndex, principal: str, host: str, name: str) -> int:
-    """The bits of the GLOBs without a literal prefix that match ``name`` (those filed under a
-    suffix of it, and ``rest``), or -1 when none matches."""
-    bits = 0
-    found = False
-    n = len(name)
-    suffixes = names.suffixes
-    for size in suffixes.lengths:
-        if size > n:
-            break
-        key = name[n - size :]
-        for glob, rules in suffixes.shards[hash(key) >> suffixes.shift].get(key, ()):
-            if glob.required in name and glob.matches(name):
-                found = True
-                bits |= rules_bits(rules, principal, host)
-    for glob, rules in names.rest:
-        if glob.required in name and glob.matches(name):
-            found = True
-            bits |= rules_bits(rules, principal, host)
-    return bits if found else -1
+def request_bits(
+    index: AclIndex, principal: str, host: str, resource_type: ResourceType, name: str
+) -> int:
+    """The operation bits (:mod:`aclog.authorizer.rules`) of every ACL on the resource that covers
+    the principal and host, plus :data:`ON_RESOURCE` when any ACL is on the resource; 0 when
+    none is. The caller tests the request's DENY and ALLOW masks (:data:`MASKS`).
+
+    The hot path of ``authorize``: the rules that apply to the name come from the index's memo
+    (:func:`~aclog.authorizer.memo.rules_for` on a miss), then each is one probe for the
+    principal, with :func:`rules_bits` inlined; host-specific ACLs are looked at only when the
+    request's host has some. About 0.4 µs plus 0.15 µs per applicable pattern on a machine where
+    a dict probe takes 40 ns.
+    """
+    names = index.by_type.get(resource_type)
+    if names is None:
+        return 0
+    found = names.memo.get(name)
+    if found is None:
+        found = rules_for(names, name)
+    if not found:
+        return 0
+    bits = ON_RESOURCE
+    for rules in found:
+        bits |= rules.exact.get(principal, 0) | rules.wild
+        extra = rules.extra
+        if extra is not None and (host in extra.hosted or extra.globby):
+            bits |= extra_bits(extra, principal, host)
+    return bits
 
 
 def matching(

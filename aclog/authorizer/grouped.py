@@ -26,7 +26,7 @@ from aclog.authorizer.entries import (
     principal_matcher,
 )
 from aclog.authorizer.glob import Glob
-from aclog.authorizer.rules import Groups, Rules, build, extra_of, operation_bit
+from aclog.authorizer.rules import Groups, Hosted, Rules, build, extra_of, operation_bit
 from aclog.records.enums import PatternType
 from aclog.records.types import AccessControlEntryRecord
 
@@ -118,7 +118,7 @@ def _recomputed(
     """``old``'s entries with those of the ``changed`` destinations recomputed from ``groups``."""
     exact = old.exact.copy()
     wild = old.wild
-    hosted = {} if old.extra is None or old.extra.hosted is None else old.extra.hosted.copy()
+    hosted: Hosted = {} if old.extra is None else old.extra.hosted.copy()
     globby = () if old.extra is None else old.extra.globby
     for key in changed:
         bits = _bits(groups.get(key, ()))
@@ -128,7 +128,7 @@ def _recomputed(
         elif kind == "exact":
             _put(exact, cast(str, key[1]), bits)
         elif kind == "hosted":
-            _put(hosted, cast(tuple[str | None, str], key[1:]), bits)
+            _put_hosted(hosted, cast(str | None, key[1]), cast(str, key[2]), bits)
     if any(key[0] == "globby" for key in changed):
         globby = tuple(
             (
@@ -147,6 +147,17 @@ def _bits(acls: Iterable[AccessControlEntryRecord]) -> int:
     for acl in acls:
         bits |= operation_bit(acl)
     return bits
+
+
+def _put_hosted(hosted: Hosted, principal: str | None, host: str, bits: int) -> None:
+    """Set one (host, principal) entry of ``hosted`` (a copy: its inner dicts are shared with the
+    published rules, so the one changed is copied first); drop a host left with no entry."""
+    by_principal = dict(hosted.get(host, {}))
+    _put(by_principal, principal, bits)
+    if by_principal:
+        hosted[host] = by_principal
+    else:
+        hosted.pop(host, None)
 
 
 def _put(entries: dict[K, int], key: K, bits: int) -> None:

@@ -8,9 +8,12 @@
 - each pattern's :class:`Rules` is non-empty and equals a fresh build of its ACLs; it has
   ``groups`` when it holds more than ``SMALL`` ACLs (and only above ``SMALL // 2``), each group
   holding exactly the ACLs of its destination;
-- no empty prefix slot, GLOB group or published type; sizes add up;
+- no empty prefix slot, GLOB group or published type; sizes add up; ``unprefixed`` says whether
+  any GLOB sits in ``suffixes`` or ``rest``; each remembered name maps to exactly the rules that
+  apply to it;
 - each :class:`ShardedMap` has 2**b shards for its shift, every key in its hash's shard,
-  and ``lengths`` equal to the distinct key lengths.
+  and ``probes`` (with ``lengths``) equal to the distinct key lengths and edge characters
+  (none for a map without an edge).
 
 Pure; thread-safe. O(ACLs + patterns).
 """
@@ -25,7 +28,7 @@ from aclog.authorizer.grouped import destination
 from aclog.authorizer.index import AclIndex
 from aclog.authorizer.names import GlobRules, NameIndex, glob_key
 from aclog.authorizer.rules import Rules, build
-from aclog.authorizer.shards import HASH_BITS, ShardedMap
+from aclog.authorizer.shards import HASH_BITS, ShardedMap, mark, probes_of
 from aclog.records.enums import PatternType, ResourceType
 
 LITERAL, PREFIXED, GLOB = PatternType.LITERAL, PatternType.PREFIXED, PatternType.GLOB
@@ -67,6 +70,11 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
             _fail(f"suffix group {suffix!r} is empty")
         count += _check_globs(group, resource_type, ("suffix", suffix))
     count += _check_globs(names.rest, resource_type, ("rest", ""))
+    for name, found in list(names.memo.items()):
+        if found != tuple(rules for _, _, rules in names.applicable(name)):
+            _fail(f"{resource_type.name} index remembers other rules for {name!r}")
+    if names.unprefixed != bool(names.suffixes.size or names.rest):
+        _fail(f"{resource_type.name} index says unprefixed={names.unprefixed}")
     if count != names.size:
         _fail(f"{resource_type.name} index size {names.size} but {count} ACLs stored")
     if count == 0:
@@ -131,13 +139,16 @@ def _check_map(table: ShardedMap[object]) -> None:
     count = len(table.shards)
     if count != 1 << (HASH_BITS - table.shift):
         _fail(f"a map has {count} shards and shift {table.shift}")
-    lengths = set()
+    marks = set()
     size = 0
     for index, shard in enumerate(table.shards):
         for key in shard:
             if (hash(key) >> table.shift) % count != index:
                 _fail(f"key {key!r} is in shard {index} of {count}")
-            lengths.add(len(key))
+            if table.edge is not None:
+                marks.add(mark(key, table.edge))
         size += len(shard)
-    if size != table.size or tuple(sorted(lengths)) != table.lengths:
-        _fail(f"a map counts {table.size} keys of lengths {table.lengths}")
+    if size != table.size or probes_of(marks) != table.probes:
+        _fail(f"a map counts {table.size} keys of lengths {table.probes}")
+    if table.lengths != tuple(length for length, _ in table.probes):
+        _fail(f"a map has lengths {table.lengths} for probes {table.probes}")

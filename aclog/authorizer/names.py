@@ -7,22 +7,29 @@ Where each ACL's :class:`Rules` live (one ``Rules`` per distinct pattern):
   start with ``*`` (a deliberate fix of Kafka's scan quirk);
 - other LITERAL names: ``literal``, keyed by the name: one probe with the requested name;
 - PREFIXED prefixes: ``prefixes``, keyed by the prefix, in a :class:`PrefixSlot`. A request
-  probes one slice ``name[:k]`` per distinct prefix length ``k`` (``prefixes.lengths``), so its
-  cost follows the number of distinct prefix lengths, not the number of ACLs;
+  probes one slice ``name[:k]`` per distinct prefix length ``k`` whose prefixes may end with
+  ``name[k - 1]`` (``prefixes.probes``), so its cost follows the number of distinct prefix
+  lengths, not the number of ACLs, and a length costs little when the name cannot match there;
 - GLOB patterns with a literal prefix: in the slot of that prefix (``globs``), tested only for
   names that start with it;
 - GLOB patterns that start with a wildcard but end with a literal suffix (``*.dlq``):
-  ``suffixes``, keyed by the suffix, probed with ``name[-k:]`` per distinct suffix length;
+  ``suffixes``, keyed by the suffix, probed with ``name[-k:]`` per distinct suffix length (the
+  same way: only where ``name[-k]`` starts a stored suffix; stored suffixes are never empty);
 - GLOB patterns with neither (``*a*``, ``?*``): ``rest``, tested for every name.
 
 Every map is a :class:`ShardedMap`: copy-on-write by shard. A writer holds a transaction token and
 calls :meth:`NameIndex.owned`, then :meth:`NameIndex.apply` with the whole batch; published
 indexes are never changed again.
 
-Thread-safe for readers. :meth:`NameIndex.applicable` costs one probe per distinct prefix length
-and per distinct suffix length up to ``len(name)``, plus one GLOB match per GLOB pattern in the
-slots found and in ``rest``. :meth:`NameIndex.apply` is O(ACLs of the changed patterns + touched
-shards).
+A published index also remembers, in ``memo``, the rules that apply to the last names asked
+(:mod:`aclog.authorizer.memo`); it starts empty with every new index, so a change never leaves
+a stale entry.
+
+Thread-safe for readers (the memo is the one thing they write; see its module).
+:meth:`NameIndex.applicable` costs one probe per distinct prefix length and
+per distinct suffix length up to ``len(name)`` whose edge character the name has, plus one GLOB
+match per GLOB pattern in the slots found and in ``rest``; a remembered name costs one probe.
+:meth:`NameIndex.apply` is O(ACLs of the changed patterns + touched shards).
 """
 
 from __future__ import annotations
@@ -78,16 +85,28 @@ class NameIndex:
     Immutable once published; thread-safe for readers.
     """
 
-    __slots__ = ("literal", "owner", "prefixes", "rest", "size", "suffixes", "wildcard")
+    __slots__ = (
+        "literal",
+        "memo",
+        "owner",
+        "prefixes",
+        "rest",
+        "size",
+        "suffixes",
+        "unprefixed",
+        "wildcard",
+    )
 
     def __init__(self, owner: object) -> None:
         self.owner = owner
         self.wildcard: Rules | None = None
         self.literal: ShardedMap[Rules] = ShardedMap(owner)
-        self.prefixes: ShardedMap[PrefixSlot] = ShardedMap(owner)
-        self.suffixes: ShardedMap[Globs] = ShardedMap(owner)
+        self.prefixes: ShardedMap[PrefixSlot] = ShardedMap(owner, edge=-1)
+        self.suffixes: ShardedMap[Globs] = ShardedMap(owner, edge=0)
         self.rest: Globs = ()
+        self.unprefixed = False  # some GLOB without a literal prefix: suffixes or rest
         self.size = 0
+        self.memo: dict[str, tuple[Rules, ...]] = {}  # see aclog.authorizer.memo
 
     def owned(self, token: object) -> NameIndex:
         """This index if ``token`` owns it, else a copy owned by ``token``. O(1): the copy
@@ -97,6 +116,8 @@ class NameIndex:
         copy = NameIndex.__new__(NameIndex)
         copy.owner = token
         copy.wildcard, copy.rest, copy.size = self.wildcard, self.rest, self.size
+        copy.unprefixed = self.unprefixed
+        copy.memo = {}  # the copy will change: nothing remembered of this index applies to it
         copy.literal, copy.prefixes, copy.suffixes = self.literal, self.prefixes, self.suffixes
         return copy
 
@@ -111,23 +132,28 @@ class NameIndex:
         found = self.literal.get(name)
         if found is not None:
             yield LITERAL, 0, found
-        for size in self.prefixes.lengths:
+        for size, ends in self.prefixes.probes:
             if size > n:
                 break
+            if size and name[size - 1] not in ends:
+                continue
             slot = self.prefixes.get(name[:size])
             if slot is not None:
                 if slot.prefixed is not None:
                     yield PREFIXED, n - size, slot.prefixed
                 yield from _matching(slot.globs or (), name)
-        yield from self.glob_suffix_and_rest(name)
+        if self.unprefixed:
+            yield from self.glob_suffix_and_rest(name)
 
     def glob_suffix_and_rest(self, name: str) -> Iterator[tuple[PatternType, int, Rules]]:
         """The part of :meth:`applicable` for the GLOBs without a literal prefix: those filed
         under a suffix of ``name``, and ``rest``."""
         n = len(name)
-        for size in self.suffixes.lengths:
+        for size, starts in self.suffixes.probes:
             if size > n:
                 break
+            if name[n - size] not in starts:
+                continue
             yield from _matching(self.suffixes.get(name[n - size :]) or (), name)
         yield from _matching(self.rest, name)
 
@@ -178,6 +204,7 @@ class NameIndex:
         """Apply one batch in place: for each pattern (by pattern type, then pattern), remove the
         ACLs in ``removed`` (matched by id), then add those in ``added``. ``KeyError`` for an
         ACL that pattern does not hold, ``ValueError`` for an invalid GLOB or pattern type."""
+        self.memo = {}  # already empty unless the index was read before the change; be sure
         bulk = not self.size and not removed  # a load: nothing to look up or remove
         for kind in added.keys() | removed.keys():
             if kind not in (LITERAL, PREFIXED, GLOB):
@@ -246,6 +273,7 @@ class NameIndex:
             self.suffixes = self.suffixes.owned(self.owner)
             self.suffixes.update({k: _merged(self.suffixes.get(k), c) for k, c in suffixes.items()})
         self.rest = _merged(self.rest, rest) or ()
+        self.unprefixed = bool(self.suffixes.size or self.rest)
 
     def _apply_slots(
         self, prefixed: Mapping[str, Rules | None], globs: Mapping[str, Mapping[str, GlobChange]]

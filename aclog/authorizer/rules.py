@@ -1,16 +1,22 @@
 """The ACLs of one resource pattern, folded into bit masks so that a request is a dict probe.
 
 A :class:`Rules` holds every ACL whose resource pattern is one (type, pattern type, pattern). For
-authorization it keeps, per principal, the OR of the ACLs' *operation bits*: bit ``op`` for an
-ALLOW of operation ``op``, bit ``op + 15`` for a DENY (Kafka's codes stop at 14, so every mask is a
-small int). A request for operation ``o`` is denied by any bit of ``MASKS[o][0]`` (``o`` or ALL,
-shifted) and allowed by any bit of ``MASKS[o][1]`` (``o``, ALL and the operations implying ``o``),
-so the ACLs of a pattern decide with ``exact.get(principal, 0) | wild`` and two ``&``:
+authorization it keeps, per principal, the OR of the ACLs' *operation bits*: bit
+``POSITION[op]`` for an ALLOW of operation ``op``, that plus 15 for a DENY (Kafka's codes stop at
+14, so every mask fits in 30 bits, one CPython int digit). ``POSITION[op]`` is ``(op - 1) % 15``:
+ANY gets bit 0, which no request may ask for (:mod:`aclog.authorizer.decide` uses it to say "some
+ACL is on the resource"), and ALL, READ, WRITE, CREATE, DELETE, ALTER and DESCRIBE get bits 1 to
+7, so the ALLOW bits of the usual ACLs OR to ints below 256, which CPython preallocates: the hot
+path's ``|`` allocates nothing and reads no int object from memory. A request for operation ``o``
+is denied by any bit of ``MASKS[o][0]`` (``o`` or ALL, shifted) and allowed by any bit of
+``MASKS[o][1]`` (``o``, ALL and the operations implying ``o``), so the ACLs of a pattern decide
+with ``exact.get(principal, 0) | wild`` and two ``&``:
 
 - ``exact``: principal text -> bits of the ACLs for that principal from any host;
 - ``wild``: bits of the ``User:*`` ACLs from any host;
-- ``extra`` (usually ``None``): host-specific ACLs keyed by (principal or ``None``, canonical
-  host), and the ACLs whose principal or host is a glob (GLOB ACLs), tested one by one.
+- ``extra`` (usually ``None``): host-specific ACLs keyed by canonical host, then by principal
+  (``None`` for ``User:*``), so that a request from a host no ACL names costs one probe; and the
+  ACLs whose principal or host is a glob (GLOB ACLs), tested one by one.
 
 An ACL whose permission is neither ALLOW nor DENY adds no bit: it is on the resource but never
 matches; no entry holds 0 bits. ``acls`` keeps the records themselves for listing, explaining
@@ -46,25 +52,35 @@ _DENY = AclPermissionType.DENY
 _GLOB = PatternType.GLOB
 
 
-def _mask(operations: Iterable[int], shift: int) -> int:
+POSITION = tuple((op - 1) % 15 for op in range(15))
+"""The bit position of each operation code (see the module docstring)."""
+ALLOW_BIT = tuple(1 << position for position in POSITION)
+"""The bit of an ALLOW ACL, by operation code."""
+DENY_BIT = tuple(1 << (position + DENY_SHIFT) for position in POSITION)
+"""The bit of a DENY ACL, by operation code."""
+
+
+def _mask(operations: Iterable[int], bit: tuple[int, ...]) -> int:
     mask = 0
     for op in operations:
-        mask |= 1 << (op + shift)
+        mask |= bit[op]
     return mask
 
 
 MASKS: dict[AclOperation, tuple[int, int]] = {
-    op: (_mask(DENY_OPS[op], DENY_SHIFT), _mask(ALLOW_OPS[op], 0)) for op in AclOperation
+    op: (_mask(DENY_OPS[op], DENY_BIT), _mask(ALLOW_OPS[op], ALLOW_BIT)) for op in AclOperation
 }
 """For a requested operation, (the bits that deny it, the bits that allow it). Read-only: a plain
 dict because the hot path probes it."""
 
 
-_OPERATION_BITS = tuple((op, 1 << op, 1 << (op + DENY_SHIFT)) for op in AclOperation)
+_OPERATION_BITS = tuple((op, ALLOW_BIT[op], DENY_BIT[op]) for op in AclOperation)
 
 
 Globby = tuple[tuple[Matcher, Matcher, int], ...]
 """(principal matcher, host matcher, bits) per distinct (principal, host) text of glob ACLs."""
+Hosted = dict[str, dict[str | None, int]]
+"""Canonical host -> principal (``None``: any principal) -> bits of the ACLs for that host."""
 Groups = dict[tuple[object, ...], tuple[AccessControlEntryRecord, ...]]
 
 
@@ -75,7 +91,7 @@ class Extra:
 
     def __init__(
         self,
-        hosted: dict[tuple[str | None, str], int] | None,
+        hosted: Hosted,
         globby: Globby,
     ) -> None:
         self.hosted = hosted
@@ -106,9 +122,9 @@ def operation_bit(acl: AccessControlEntryRecord) -> int:
     """The bit ``acl`` contributes: its operation, shifted for a DENY; 0 for other permissions."""
     permission = acl.permission_type
     if permission == _ALLOW:
-        return 1 << acl.operation
+        return ALLOW_BIT[acl.operation]
     if permission == _DENY:
-        return 1 << (acl.operation + DENY_SHIFT)
+        return DENY_BIT[acl.operation]
     return 0
 
 
@@ -122,6 +138,7 @@ def build(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
     exact: dict[str, int] = {}
     wild = 0
     others: list[AccessControlEntryRecord] = []
+    allow_bit, deny_bit = ALLOW_BIT, DENY_BIT
     if acls[0].pattern_type == _GLOB:
         others = list(acls)
     else:
@@ -131,9 +148,9 @@ def build(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
                 continue
             permission = acl.permission_type
             if permission == _ALLOW:
-                bit = 1 << acl.operation
+                bit = allow_bit[acl.operation]
             elif permission == _DENY:
-                bit = 1 << (acl.operation + DENY_SHIFT)
+                bit = deny_bit[acl.operation]
             else:
                 continue  # on the resource, but never matches
             principal = acl.principal
@@ -152,7 +169,7 @@ def _add_others(
 ) -> tuple[int, Extra | None]:
     """Fold host-specific and GLOB ACLs into ``exact`` (changed in place), ``wild`` (returned)
     and a new :class:`Extra`."""
-    hosted: dict[tuple[str | None, str], int] = {}
+    hosted: Hosted = {}
     globby: dict[tuple[str, str], tuple[Matcher, Matcher, int]] = {}
     for acl in acls:
         bit = operation_bit(acl)
@@ -166,8 +183,8 @@ def _add_others(
             else:
                 exact[who] = exact.get(who, 0) | bit
         elif isinstance(where, str) and not isinstance(who, Glob):
-            key = (who, where)
-            hosted[key] = hosted.get(key, 0) | bit
+            by_principal = hosted.setdefault(where, {})
+            by_principal[who] = by_principal.get(who, 0) | bit
         else:
             texts = (acl.principal, acl.host)
             old = globby.get(texts, (who, where, 0))[2]
@@ -175,17 +192,17 @@ def _add_others(
     return wild, extra_of(hosted, tuple(globby.values()))
 
 
-def extra_of(hosted: dict[tuple[str | None, str], int], globby: Globby) -> Extra | None:
+def extra_of(hosted: Hosted, globby: Globby) -> Extra | None:
     """The :class:`Extra` of these entries, or ``None`` when there are none."""
-    return Extra(hosted or None, globby) if hosted or globby else None
+    return Extra(hosted, globby) if hosted or globby else None
 
 
 def extra_bits(extra: Extra, principal: str, host: str) -> int:
     """The bits of the host-specific and glob ACLs that cover ``principal`` from ``host``."""
     bits = 0
-    hosted = extra.hosted
-    if hosted is not None:
-        bits = hosted.get((principal, host), 0) | hosted.get((None, host), 0)
+    by_principal = extra.hosted.get(host)
+    if by_principal is not None:
+        bits = by_principal.get(principal, 0) | by_principal.get(None, 0)
     for who, where, bit in extra.globby:
         if field_matches(who, principal) and field_matches(where, host):
             bits |= bit

@@ -12,9 +12,14 @@ The top bits keep the dicts inside a shard, which use the low bits, spreading th
 shift is the cheapest selector. Readers inline ``shards[hash(key) >> shift]``
 (:mod:`aclog.authorizer.decide`); :meth:`ShardedMap.get` is the readable form.
 
-The map also counts its keys by length: ``lengths`` is the sorted tuple of the distinct key
-lengths, so a reader looking for every key that is a prefix (or suffix) of a name probes one
-slice per length.
+A map made with an ``edge`` (-1 for a map of prefixes, 0 for a map of suffixes) also counts its
+keys by length and edge character (the key's last, or first, character): ``lengths`` is the
+sorted tuple of the distinct key lengths, so a reader looking for every key that is a prefix (or
+suffix) of a name probes one slice per length; ``probes`` pairs each length with the set of edge
+characters its keys have, so that the reader first tests the one character of the name where a
+key of that length would end (or start), a cheap index and set probe, and slices, hashes and
+probes only when it is there. Prefixes usually end at a separator or a digit, so most lengths of
+a name are ruled out by that test. The map of LITERAL names has no edge and keeps no lengths.
 
 Copy-on-write like the rest of the index: a map created or copied under a transaction token is
 changed in place by that transaction only; published maps are never changed. Thread-safe for
@@ -41,19 +46,49 @@ TARGET = 256
 
 _MISSING = object()
 
+Mark = tuple[int, str]
+"""A key's length and edge character (``""`` for the empty key)."""
+Probe = tuple[int, frozenset[str]]
+"""A key length and the edge characters of the keys of that length."""
+
+
+def mark(key: str, edge: int) -> Mark:
+    """The (length, edge character) ``key`` is counted under in a map with that ``edge``."""
+    return len(key), key[edge] if key else ""
+
+
+def probes_of(marks: Iterable[Mark]) -> tuple[Probe, ...]:
+    """The ``probes`` of a map whose keys have these marks: by length, ascending."""
+    edges: dict[int, set[str]] = {}
+    for length, char in marks:
+        edges.setdefault(length, set()).add(char)
+    return tuple((length, frozenset(edges[length])) for length in sorted(edges))
+
 
 class ShardedMap(Generic[V]):
     """Represents a copy-on-write map from strings to values (see the module docstring)."""
 
-    __slots__ = ("_copied", "_counts", "lengths", "owner", "shards", "shift", "size")
+    __slots__ = (
+        "_copied",
+        "_counts",
+        "edge",
+        "lengths",
+        "owner",
+        "probes",
+        "shards",
+        "shift",
+        "size",
+    )
 
-    def __init__(self, owner: object) -> None:
+    def __init__(self, owner: object, edge: int | None = None) -> None:
         self.owner = owner
+        self.edge = edge
         self.shards: list[dict[str, V]] = [{}]
         self.shift = HASH_BITS
         self.size = 0
         self.lengths: tuple[int, ...] = ()
-        self._counts: dict[int, int] = {}
+        self.probes: tuple[Probe, ...] = ()
+        self._counts: dict[Mark, int] = {}  # keys by (length, edge character); only with an edge
         self._copied: set[int] = {0}  # shards this owner may change in place
 
     def get(self, key: str) -> V | None:
@@ -80,6 +115,8 @@ class ShardedMap(Generic[V]):
             return self
         copy: ShardedMap[V] = ShardedMap.__new__(ShardedMap)
         copy.owner = token
+        copy.edge = self.edge
+        copy.probes = self.probes
         copy.shards = list(self.shards)
         copy.shift = self.shift
         copy.size = self.size
@@ -96,8 +133,8 @@ class ShardedMap(Generic[V]):
         if not self.size:
             self.fill(((k, v) for k, v in changes.items() if v is not None), len(changes))
             return
-        counts = self._counts
-        new_lengths = False
+        counts, edge = self._counts, self.edge
+        new_marks = False
         for key, value in changes.items():
             index = (hash(key) >> self.shift) % len(self.shards)
             shard = self.shards[index]
@@ -107,20 +144,18 @@ class ShardedMap(Generic[V]):
             if value is None:
                 if shard.pop(key, _MISSING) is not _MISSING:
                     self.size -= 1
-                    counts[len(key)] -= 1
-                    if not counts[len(key)]:
-                        del counts[len(key)]
-                        new_lengths = True
+                    if edge is not None:
+                        new_marks |= _uncount(counts, mark(key, edge))
             else:
                 if key not in shard:
                     self.size += 1
-                    new_lengths |= len(key) not in counts
-                    counts[len(key)] = counts.get(len(key), 0) + 1
+                    if edge is not None:
+                        new_marks |= _count(counts, mark(key, edge))
                 shard[key] = value
         if self.size > 2 * TARGET * len(self.shards):
             self.fill(list(self.items()), self.size)
-        elif new_lengths:
-            self.lengths = tuple(sorted(counts))
+        elif new_marks:
+            self._reprobe()
 
     def fill(self, entries: Iterable[tuple[str, V]], count: int) -> None:
         """Replace the content with ``entries`` (about ``count`` of them, distinct keys), choosing
@@ -135,5 +170,29 @@ class ShardedMap(Generic[V]):
             shards[hash(key) >> shift][key] = value
         self._copied = set(range(len(shards)))
         self.size = sum(map(len, shards))
-        self._counts = dict(Counter(map(len, itertools.chain.from_iterable(shards))))
-        self.lengths = tuple(sorted(self._counts))
+        edge = self.edge
+        if edge is not None:
+            keys = itertools.chain.from_iterable(shards)
+            self._counts = dict(Counter(mark(key, edge) for key in keys))
+            self._reprobe()
+
+    def _reprobe(self) -> None:
+        self.probes = probes_of(self._counts)
+        self.lengths = tuple(length for length, _ in self.probes)
+
+
+def _count(counts: dict[Mark, int], key_mark: Mark) -> bool:
+    """Count one more key under ``key_mark``; True when it is the first."""
+    old = counts.get(key_mark, 0)
+    counts[key_mark] = old + 1
+    return not old
+
+
+def _uncount(counts: dict[Mark, int], key_mark: Mark) -> bool:
+    """Count one key less under ``key_mark``; True when it was the last."""
+    left = counts[key_mark] - 1
+    if left:
+        counts[key_mark] = left
+        return False
+    del counts[key_mark]
+    return True

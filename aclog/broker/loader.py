@@ -71,6 +71,7 @@ class MetadataLoader:
         self.image = MetadataImage.EMPTY
         self.caught_up = False
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def catch_up(self) -> Manifest:
@@ -121,18 +122,26 @@ class MetadataLoader:
         self._thread = threading.Thread(target=self._run, name="aclog-loader", daemon=True)
         self._thread.start()
 
+    def wake(self) -> None:
+        """Poll now rather than at the end of the current interval: a writer waiting to see its
+        own commit published then waits for one poll, not for half an interval on average."""
+        self._wake.set()
+
     def _run(self) -> None:
         while not self._stop.is_set():
+            # Cleared before the poll: a wake during the poll (a newer commit) polls again.
+            self._wake.clear()
             try:
                 self.poll()
             except Exception:  # keep following; the error is the log's or a publisher's
                 logger.exception("metadata loader failed to apply new batches; retrying")
                 time.sleep(1.0)
-            self._stop.wait(self.poll_interval)
+            self._wake.wait(self.poll_interval)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the tailing thread and wait for it."""
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None

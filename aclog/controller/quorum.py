@@ -16,6 +16,8 @@ the new batches when there are some.
 from __future__ import annotations
 
 import enum
+import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,10 +25,14 @@ from pathlib import Path
 from aclog.authorizer.filters import AclFilter
 from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.controller import NOT_CONTROLLER, Caller, Controller
+from aclog.controller.quorum_state import QuorumState, QuorumStateFile
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.log import SegmentedLog
 from aclog.records import AclBinding
+from aclog.snapshot import SnapshotPolicy
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_HEARTBEAT_MS = 500
 DEFAULT_ELECTION_TIMEOUT_MS = 2000
@@ -40,7 +46,12 @@ class Role(enum.Enum):
 
 
 class ControllerNode:
-    """One controller process's view: a :class:`Controller` plus its role and timers."""
+    """One controller process's view: a :class:`Controller` plus its role and timers.
+
+    ``listener`` (``host:port``) is where this node serves Kafka clients; on winning an election
+    the node records it in the directory's ``quorum-state`` file so the other nodes can send
+    clients there (see :meth:`leader`).
+    """
 
     def __init__(
         self,
@@ -52,17 +63,40 @@ class ControllerNode:
         election_timeout_ms: int = DEFAULT_ELECTION_TIMEOUT_MS,
         authorizer: ClusterAuthorizer | None = None,
         fsync: bool = True,
+        listener: str | None = None,
+        snapshot_policy: SnapshotPolicy | None = None,
     ) -> None:
         self.node_id = node_id
         self.clock = clock
         self.heartbeat_s = heartbeat_ms / 1000
         self.election_timeout_s = election_timeout_ms / 1000
+        self.listener = listener
         log = SegmentedLog(directory, shared=True, clock=clock, fsync=fsync)
-        self.controller = Controller(
-            log, node_id=node_id, authorizer=authorizer, clock=clock, bootstrap=False
-        )
+        try:
+            self.controller = Controller(
+                log,
+                node_id=node_id,
+                authorizer=authorizer,
+                clock=clock,
+                snapshot_policy=snapshot_policy,
+                bootstrap=False,
+            )
+        except BaseException:
+            log.close()
+            raise
+        self.quorum_state = QuorumStateFile(log.directory)
         self.role = Role.STANDBY
-        self._last_write = self._last_progress = clock()
+        self._last_write = clock()
+        self._last_progress = self._last_heard()
+
+    def _last_heard(self) -> float:
+        """When the log last moved: its newest batch's time, so a node that starts on a log
+        nobody has written to for an election timeout (or an empty one) claims at once
+        instead of waiting a full timeout for a leader that is not there."""
+        timestamp_ms = self.controller.image.provenance.timestamp_ms
+        if timestamp_ms < 0:
+            return -math.inf
+        return min(self.clock(), timestamp_ms / 1000)
 
     @property
     def is_active(self) -> bool:
@@ -86,6 +120,24 @@ class ControllerNode:
             self._last_progress = now
             if self.controller.claim_leadership():
                 self.role, self._last_write = Role.ACTIVE, now
+                self._announce()
+
+    def _announce(self) -> None:
+        """Tell the other nodes where clients reach the new leader. The leadership itself is
+        already durable; if the file cannot be written they just cannot redirect clients."""
+        state = QuorumState(self.node_id, self.controller.epoch, self.listener)
+        try:
+            self.quorum_state.write(state)
+        except OSError as error:
+            logger.warning("could not write %s: %s", self.quorum_state.path, error)
+
+    def leader(self) -> QuorumState | None:
+        """The active controller as far as this node knows: itself when active; otherwise the
+        ``quorum-state`` file when it speaks for the newest epoch this node has seen in the
+        log; ``None`` while an election is pending."""
+        if self.role is Role.ACTIVE:
+            return QuorumState(self.node_id, self.controller.epoch, self.listener)
+        return self.quorum_state.current(self.controller.log.latest_epoch)
 
     def _step_down(self, now: float) -> None:
         self.role = Role.STANDBY

@@ -23,6 +23,7 @@ from typing import IO, BinaryIO, cast
 import crc32c
 from fastavro.write import Writer
 
+from aclog.log.durable import fsync_directory
 from aclog.records.codec import record_to_fields
 from aclog.records.types import Record
 from aclog.snapshot.header import SnapshotInfo, finish_header, initial_metadata
@@ -103,7 +104,7 @@ def write_snapshot(
         temp.unlink(missing_ok=True)
         raise
     if fsync:
-        _fsync_directory(directory)
+        fsync_directory(directory)
     return SnapshotInfo(
         final,
         last_offset,
@@ -136,12 +137,3 @@ def _write_container(
         write((member.full_name, to_fields(record)))  # type: ignore[arg-type]
     writer.flush()
     return counts, sink
-
-
-def _fsync_directory(directory: Path) -> None:
-    # The rename survives a crash only once the directory entry is on disk.
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from aclog.authorizer import parse_super_users
+from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
@@ -53,6 +54,7 @@ def _config(
     topics: Path | None,
     max_frame_bytes: int,
     frame_timeout: float,
+    quorum: tuple[bool, int, int],
 ) -> ServerConfig:
     try:
         protocol = SecurityProtocol(security_protocol.strip().upper())
@@ -72,6 +74,9 @@ def _config(
             tls_key=tls_key,
             topics_file=topics,
             limits=Limits(max_frame_bytes=max_frame_bytes, frame_timeout=frame_timeout),
+            controller=quorum[0],
+            heartbeat_ms=quorum[1],
+            election_timeout_ms=quorum[2],
         )
     except ValueError as error:  # ConfigError, or a super user without a colon
         fail(str(error), EXIT_USAGE)
@@ -133,6 +138,13 @@ def _render_ready(info: ListenerInfo, config: ServerConfig, json_output: bool) -
             "No --super-users: admin requests need ALTER/DESCRIBE ACLs on the cluster.",
             markup=False,
         )
+    if config.controller:
+        out.print(
+            f"Controller: shared data directory; node {info.node_id} leads when elected, else "
+            f"stands by (heartbeat {config.heartbeat_ms} ms, election timeout "
+            f"{config.election_timeout_ms} ms). Clients are sent to the active node.",
+            markup=False,
+        )
     out.print("Stop with Ctrl-C (or SIGTERM).", markup=False)
     sys.stdout.flush()
 
@@ -190,6 +202,26 @@ def serve(
         float,
         typer.Option("--frame-timeout", help="Seconds a client may take to send one request."),
     ] = Limits().frame_timeout,
+    controller: Annotated[
+        bool,
+        typer.Option(
+            "--controller",
+            help="Share the data directory with other `aclog serve --controller` nodes: one "
+            "is the active controller, the others stand by and take over when it stops "
+            "heartbeating. Give each node its own --node-id.",
+        ),
+    ] = False,
+    heartbeat_ms: Annotated[
+        int,
+        typer.Option("--heartbeat-ms", help="With --controller: how often the leader heartbeats."),
+    ] = DEFAULT_HEARTBEAT_MS,
+    election_timeout_ms: Annotated[
+        int,
+        typer.Option(
+            "--election-timeout-ms",
+            help="With --controller: how long the log may stand still before a standby takes over.",
+        ),
+    ] = DEFAULT_ELECTION_TIMEOUT_MS,
     log_level: Annotated[
         str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR (on stderr).")
     ] = "INFO",
@@ -215,6 +247,7 @@ def serve(
         topics,
         max_frame_bytes,
         frame_timeout,
+        (controller, heartbeat_ms, election_timeout_ms),
     )
     try:
         run_listener(

@@ -10,6 +10,8 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
+
 DEFAULT_PORT = 9092
 MEBIBYTE = 1024 * 1024
 
@@ -166,6 +168,9 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     workers: int = 4
     shutdown_timeout: float = 30.0
+    controller: bool = False
+    heartbeat_ms: int = DEFAULT_HEARTBEAT_MS
+    election_timeout_ms: int = DEFAULT_ELECTION_TIMEOUT_MS
 
     def __post_init__(self) -> None:
         if not 0 <= self.node_id <= 2**31 - 1:
@@ -185,6 +190,11 @@ class ServerConfig:
             raise ConfigError(
                 f"listening on {self.listen} (every interface) needs --advertised HOST:PORT, "
                 "the address clients should connect to"
+            )
+        if not 0 < self.heartbeat_ms < self.election_timeout_ms:
+            raise ConfigError(
+                "the heartbeat interval must be positive and shorter than the election timeout "
+                f"(got {self.heartbeat_ms} ms and {self.election_timeout_ms} ms)"
             )
         if self.workers < 1:
             raise ConfigError("workers must be at least 1")

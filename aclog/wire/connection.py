@@ -5,11 +5,12 @@ Two tasks per connection. The reader reads a frame's size, reserves that many by
 per-connection and server-wide budgets (waiting while either is spent, so the socket is no
 longer read and TCP pushes back on the client), then reads the frame within ``frame_timeout``
 and queues it. The processor answers queued frames one at a time, in order, on a worker thread
-(:func:`aclog.wire.dispatch.process`), writes each response within ``write_timeout``, and only
-then returns the frame's bytes to the budgets. A size of 0, a negative size or one above the
-frame limit closes the connection (Kafka does the same; there is no error response for it), and
-so do a client that stays silent past ``idle_timeout``, a SASL client that has not logged in
-within ``authentication_timeout``, and a slow sender or reader. Every close is logged with why.
+(:func:`aclog.wire.dispatch.process`; small reads are answered on the event loop), writes each
+response within ``write_timeout``, and only then returns the frame's bytes to the budgets. A
+size of 0, a negative size or one above the frame limit closes the connection (Kafka does the
+same; there is no error response for it), and so do a client that stays silent past
+``idle_timeout``, a SASL client that has not logged in within ``authentication_timeout``, and a
+slow sender or reader. Every close is logged with why.
 
 Used from the event loop only.
 """
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from aclog.wire.context import Session
 from aclog.wire.dispatch import Outcome, process
+from aclog.wire.errors import Offload
 
 if TYPE_CHECKING:
     from aclog.wire.server import Server
@@ -168,7 +170,10 @@ class Connection:
             if timeout <= 0:
                 return _End(silence, logging.INFO)
             try:
-                header = await asyncio.wait_for(self._reader.readexactly(_SIZE.size), timeout)
+                # asyncio.timeout, not wait_for: wait_for wraps the read in a new task, which
+                # costs more than the rest of a small request's reading.
+                async with asyncio.timeout(timeout):
+                    header = await self._reader.readexactly(_SIZE.size)
             except TimeoutError:
                 return _End(silence, logging.INFO)
             (size,) = _SIZE.unpack(header)
@@ -184,9 +189,8 @@ class Connection:
                 )
             await self.server.budget.acquire(self.usage, size)
             try:
-                payload = await asyncio.wait_for(
-                    self._reader.readexactly(size), limits.frame_timeout
-                )
+                async with asyncio.timeout(limits.frame_timeout):
+                    payload = await self._reader.readexactly(size)
             except BaseException as error:
                 self.server.budget.release(self.usage, size)
                 if isinstance(error, TimeoutError):
@@ -220,9 +224,11 @@ class Connection:
                 return item
             size = len(item.payload)
             try:
-                outcome: Outcome = await loop.run_in_executor(
-                    server.executor, process, server.node, self.session, item.payload
-                )
+                outcome = self._answer_on_loop(item.payload)
+                if outcome is None:
+                    outcome = await loop.run_in_executor(
+                        server.executor, process, server.node, self.session, item.payload
+                    )
                 end = await self._write(outcome)
             finally:
                 server.budget.release(self.usage, size)
@@ -230,13 +236,20 @@ class Connection:
                 return end
         return _End("the server is shutting down", logging.INFO)
 
+    def _answer_on_loop(self, payload: bytes) -> Outcome | None:
+        """The outcome if the request is cheap enough to answer right here (see
+        :mod:`aclog.wire.dispatch`), else ``None``: it goes to a worker thread."""
+        try:
+            return process(self.server.node, self.session, payload, on_loop=True)
+        except Offload:
+            return None
+
     async def _write(self, outcome: Outcome) -> _End | None:
         if outcome.data is not None:
             try:
                 self._writer.write(outcome.data)
-                await asyncio.wait_for(
-                    self._writer.drain(), self.server.config.limits.write_timeout
-                )
+                async with asyncio.timeout(self.server.config.limits.write_timeout):
+                    await self._writer.drain()
             except TimeoutError:
                 return _End(
                     "the client did not read its responses (slow reader)", logging.WARNING, True

@@ -72,6 +72,9 @@ class RequestContext:
     session: Session
     header: RequestHeader
     advertised_versions: Mapping[int, tuple[int, int]]
+    on_loop: bool = False
+    """Processed on the event loop: a handler that finds the work large raises
+    :class:`~aclog.wire.errors.Offload` instead of doing it."""
 
     @property
     def version(self) -> int:
@@ -119,6 +122,10 @@ class Api:
     (used when a handler fails unexpectedly)."""
     before_authentication: bool = False
     """True for ApiVersions and the SASL APIs, served before a SASL login."""
+    on_loop: bool = False
+    """Tried on the event loop first (see :mod:`aclog.wire.dispatch`): for APIs that answer
+    from memory, never block, do not change the session, and raise
+    :class:`~aclog.wire.errors.Offload` when a request would take long."""
 
     @property
     def key(self) -> int:

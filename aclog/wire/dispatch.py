@@ -14,6 +14,13 @@ responses. The rules, in order, are Kafka's:
 5. the handler answers; if it fails unexpectedly, the request gets the API's error response with
    UNKNOWN_SERVER_ERROR, as Kafka's ``getErrorResponse`` gives, and the failure is logged.
 
+On the event loop: the connection first calls :func:`process` with ``on_loop=True``, which
+answers only requests of APIs marked ``on_loop`` (ApiVersions; DescribeAcls with a resource name
+and a small answer) and raises :class:`~aclog.wire.errors.Offload` for the rest, before anything
+changed; those are processed again on a worker thread. Handing a request to a worker and back
+costs about as much CPU as answering a small request (thread wake-ups and GIL hand-offs), so
+the cheap ones skip it.
+
 Thread-safe: sessions are touched by one request at a time. At most one frame larger than
 :data:`LARGE_FRAME_BYTES` is decoded at a time, which bounds the memory that decoding
 adversarial frames (many tiny array elements) can take.
@@ -27,7 +34,7 @@ from dataclasses import dataclass
 
 from aclog.wire.apis import ADVERTISED_VERSIONS, APIS, api_versions, sasl_authenticate
 from aclog.wire.context import Reply, RequestContext, SaslState, Session
-from aclog.wire.errors import UNKNOWN_SERVER_ERROR, CloseConnection
+from aclog.wire.errors import UNKNOWN_SERVER_ERROR, CloseConnection, Offload
 from aclog.wire.node import Node
 from aclog.wire.protocol import decode_request, encode_raw_frame, encode_response, peek_header
 
@@ -46,22 +53,27 @@ class Outcome:
     api: str = "?"
 
 
-def process(node: Node, session: Session, payload: bytes) -> Outcome:
-    """Answer one request frame (``payload`` is the frame without its size prefix)."""
+def process(node: Node, session: Session, payload: bytes, *, on_loop: bool = False) -> Outcome:
+    """Answer one request frame (``payload`` is the frame without its size prefix). With
+    ``on_loop``, raise :class:`Offload` unless the request may be answered on the event loop."""
     if session.state is SaslState.RAW_AUTHENTICATE:
+        if on_loop:
+            raise Offload
         reply, failure = sasl_authenticate.step(session, payload)
         if reply is None:
             return Outcome(None, failure, "SaslAuthenticate(v0)")
         return Outcome(encode_raw_frame(reply), None, "SaslAuthenticate(v0)")
     try:
-        return _process(node, session, payload)
+        return _process(node, session, payload, on_loop)
     except CloseConnection as reason:
         return Outcome(None, str(reason))
 
 
-def _process(node: Node, session: Session, payload: bytes) -> Outcome:
+def _process(node: Node, session: Session, payload: bytes, on_loop: bool) -> Outcome:
     api_key, version, correlation_id = peek_header(payload)
     api = APIS.get(api_key)
+    if on_loop and (api is None or not api.on_loop or len(payload) > LARGE_FRAME_BYTES):
+        raise Offload
     if api is None:
         raise CloseConnection(f"unknown API key {api_key} (version {version})")
     if api_key == api_versions.API.key and version > api.max_version:
@@ -82,10 +94,10 @@ def _process(node: Node, session: Session, payload: bytes) -> Outcome:
             header, request = decode_request(api.request_class, payload, version)
     else:
         header, request = decode_request(api.request_class, payload, version)
-    ctx = RequestContext(node, session, header, ADVERTISED_VERSIONS)
+    ctx = RequestContext(node, session, header, ADVERTISED_VERSIONS, on_loop)
     try:
         reply = api.handle(ctx, request)
-    except CloseConnection:
+    except (CloseConnection, Offload):
         raise
     except Exception:
         logger.exception(

@@ -46,3 +46,9 @@ class CloseConnection(Exception):
     """The request cannot be answered: Kafka closes the connection without a response (a
     malformed frame, an unknown API, a version that was not advertised, a request before SASL
     authentication, a request body Kafka's parser rejects). The message says why, for the log."""
+
+
+class Offload(Exception):
+    """Raised while a request is processed on the event loop (``RequestContext.on_loop``) when
+    answering it may take long: the connection then processes the request again, from the
+    start, on a worker thread. Only raised before anything changed (the session included)."""

@@ -14,7 +14,13 @@ follows the log.
   user created through the listener can log in, and a created ACL is in force and listed, as
   soon as the client has its answer. The controller's own image would have served logins too,
   but then reads and writes would see two different states; this way everything a client sees
-  comes from one published image, and the wait costs at most one loader poll (10 ms).
+  comes from one published image, and the wait costs one loader poll (the writer wakes the
+  loader instead of waiting out its 10 ms interval).
+
+With ``--controller`` (:attr:`ServerConfig.controller`) several nodes share the data directory:
+writes go through a :class:`~aclog.wire.quorum.QuorumMember` that is active or standing by, and
+:meth:`Node.cluster_view` sends clients to the active node (Metadata and DescribeCluster list it
+as the broker and the controller), as a KRaft broker names the active controller.
 
 Thread-safe: the controller serializes writes; the authorizer, the cache and
 :class:`PublishedOffset` are read lock-free or under their own lock.
@@ -26,24 +32,75 @@ import base64
 import logging
 import threading
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from aclog.authorizer import Authorizer, Decision
+from aclog.authorizer.filters import AclFilter
 from aclog.broker import Manifest, MetadataLoader, ScramCredentialCache
 from aclog.broker.publishers import AuthorizerPublisher
 from aclog.controller import check_cluster_access
-from aclog.controller.controller import Controller
+from aclog.controller.controller import Caller, Controller
+from aclog.controller.quorum import ControllerNode
+from aclog.controller.requests import ScramDeletion, ScramUpsertion
+from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.controller.validation import CLUSTER_NAME
 from aclog.image import ApiError, MetadataDelta, MetadataImage, ScramCredential
-from aclog.records import AclOperation, ResourceType, ScramMechanism
+from aclog.records import AclBinding, AclOperation, ResourceType, ScramMechanism
 from aclog.snapshot import SnapshotPolicy
-from aclog.wire.config import Endpoint, ServerConfig
+from aclog.wire.config import Endpoint, ServerConfig, parse_endpoint
+from aclog.wire.quorum import QuorumMember
 from aclog.wire.topics import TopicInventory, load_topics
 
 logger = logging.getLogger(__name__)
 
 PUBLISH_WAIT_SECONDS = 10.0
 """How long a write waits for the loader before answering anyway (the commit is durable)."""
+
+
+NO_CONTROLLER = -1
+"""The controller id Kafka reports while no controller is known."""
+
+
+class Committer(Protocol):
+    """What the write handlers call: a :class:`Controller` (this node alone writes the
+    directory) or a :class:`QuorumMember` (several nodes share it)."""
+
+    @property
+    def image(self) -> MetadataImage: ...
+
+    def create_acls(self, acls: Sequence[AclBinding], caller: Caller) -> list[AclCreateResult]: ...
+
+    def delete_acls(
+        self, filters: Sequence[AclFilter], caller: Caller
+    ) -> list[AclDeleteResult]: ...
+
+    def alter_scram(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller,
+    ) -> list[ScramAlterResult]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    """A node as Metadata and DescribeCluster list it."""
+
+    node_id: int
+    endpoint: Endpoint
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterView:
+    """The brokers a client should use and the controller id, as this node sees them."""
+
+    brokers: tuple[Broker, ...]
+    controller_id: int
 
 
 class PublishedOffset:
@@ -93,7 +150,7 @@ class Node:
     def __init__(
         self,
         config: ServerConfig,
-        controller: Controller,
+        controller: Committer,
         authorizer: Authorizer,
         credentials: ScramCredentialCache,
         loader: MetadataLoader,
@@ -118,12 +175,7 @@ class Node:
         following the log. The authorizer is ready when this returns."""
         topics = load_topics(config.topics_file)
         authorizer = Authorizer(config.super_users, config.allow_everyone_if_no_acl_found)
-        controller = Controller.open(
-            config.data_dir,
-            node_id=config.node_id,
-            authorizer=ClusterAccess(authorizer),
-            snapshot_policy=SnapshotPolicy(),
-        )
+        controller = _open_controller(config, ClusterAccess(authorizer))
         try:
             credentials = ScramCredentialCache()
             published = PublishedOffset()
@@ -135,6 +187,31 @@ class Node:
             controller.close()
             raise
         return cls(config, controller, authorizer, credentials, loader, published, topics)
+
+    def start(self, advertised: Endpoint) -> None:
+        """The listener is bound and clients reach it at ``advertised``: in a shared directory,
+        start taking part in elections (a leader announces where it listens)."""
+        self.advertised = advertised
+        if isinstance(self.controller, QuorumMember):
+            self.controller.start(str(advertised))
+
+    def cluster_view(self) -> ClusterView:
+        """Alone on the directory this node is the broker and the controller. In a shared
+        directory clients are sent to the active controller; while an election is pending
+        this node lists itself and reports no controller (clients retry)."""
+        me = Broker(self.node_id, self.advertised)
+        if not isinstance(self.controller, QuorumMember):
+            return ClusterView((me,), self.node_id)
+        leader = self.controller.leader()
+        if leader is None:
+            return ClusterView((me,), NO_CONTROLLER)
+        if leader.leader_id == self.node_id:
+            return ClusterView((me,), self.node_id)
+        try:
+            endpoint = parse_endpoint(leader.listener or "")
+        except ValueError:
+            return ClusterView((me,), NO_CONTROLLER)
+        return ClusterView((Broker(leader.leader_id, endpoint),), leader.leader_id)
 
     def close(self) -> None:
         """Stop following the log, then release the data directory (the log fsyncs on close)."""
@@ -171,6 +248,8 @@ class Node:
     def wait_published(self) -> None:
         """Block until the loader has published everything the controller has committed."""
         target = self.controller.image.provenance.last_offset
+        if self.published.offset < target:
+            self.loader.wake()
         if not self.published.wait_for(target, PUBLISH_WAIT_SECONDS):
             logger.warning(
                 "the metadata loader has not published offset %d after %.0f s (it is at %d); "
@@ -179,6 +258,27 @@ class Node:
                 PUBLISH_WAIT_SECONDS,
                 self.published.offset,
             )
+
+
+def _open_controller(config: ServerConfig, access: ClusterAccess) -> Committer:
+    """The exclusive controller (taking the writer lock), or with ``config.controller`` a
+    standby in a shared directory that elections may make active."""
+    if not config.controller:
+        return Controller.open(
+            config.data_dir,
+            node_id=config.node_id,
+            authorizer=access,
+            snapshot_policy=SnapshotPolicy(),
+        )
+    node = ControllerNode(
+        config.data_dir,
+        config.node_id,
+        authorizer=access,
+        heartbeat_ms=config.heartbeat_ms,
+        election_timeout_ms=config.election_timeout_ms,
+        snapshot_policy=SnapshotPolicy(),
+    )
+    return QuorumMember(node)
 
 
 def default_cluster_id(data_dir: Path) -> str:

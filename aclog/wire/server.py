@@ -43,6 +43,7 @@ class ListenerInfo:
     data_dir: Path
     sasl_mechanisms: tuple[str, ...]
     topics: int
+    controller_mode: str = "exclusive"
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
@@ -56,6 +57,7 @@ class ListenerInfo:
             "cluster_id": self.cluster_id,
             "data_dir": str(self.data_dir),
             "topics": self.topics,
+            "controller": self.controller_mode,
         }
 
 
@@ -114,7 +116,7 @@ class Server:
         )
         port = self._server.sockets[0].getsockname()[1]
         bound = Endpoint(config.listen.host, int(port))
-        self.node.advertised = config.advertised or bound
+        self.node.start(config.advertised or bound)
         return ListenerInfo(
             bound,
             self.node.advertised,
@@ -124,6 +126,7 @@ class Server:
             config.data_dir,
             tuple(SUPPORTED_MECHANISMS) if config.security_protocol.uses_sasl else (),
             len(self.node.topics.topics),
+            "shared" if config.controller else "exclusive",
         )
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

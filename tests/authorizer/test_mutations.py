@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from aclog.authorizer import AclFilter, Authorizer, Decision, UnknownAclError, kafka_order, shards
+from aclog.authorizer.decide import NO_ACL, decide
 from aclog.authorizer.invariants import check_index
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from tests.authorizer.reference import ReferenceAuthorizer
@@ -16,6 +17,7 @@ from tests.authorizer.strategies import make_acl
 
 O = AclOperation  # noqa: E741
 TOPIC = ResourceType.TOPIC
+DENY = AclPermissionType.DENY
 ALICE = "User:alice"
 HOST = "10.0.0.1"
 EVERYTHING = AclFilter()
@@ -174,3 +176,21 @@ def test_readers_never_see_half_a_batch() -> None:
     assert seen_allowed == []
     assert len(rounds) > 10  # the readers really ran while batches were applied
     assert len(authorizer) == 50
+
+
+def test_a_name_asked_before_a_change_is_answered_after_it() -> None:
+    """The index remembers the rules of the names asked; a change starts a new memory."""
+    authorizer = ready([make_acl("foo")])
+    request = (ALICE, HOST, O.WRITE, TOPIC, "foo-1")
+    assert authorizer.authorize(*request) == Decision.DENIED
+    before = authorizer.index
+    authorizer.add(make_acl("foo-", PatternType.PREFIXED, operation=O.WRITE))
+    assert authorizer.authorize(*request) == Decision.ALLOWED
+    deny = make_acl("foo-?", PatternType.GLOB, operation=O.WRITE, permission=DENY)
+    authorizer.add(deny)
+    assert authorizer.authorize(*request) == Decision.DENIED
+    authorizer.remove(deny.id)
+    assert authorizer.authorize(*request) == Decision.ALLOWED
+    assert decide(before, *request) == NO_ACL  # the old snapshot still answers as it did
+    check_index(before)
+    check_index(authorizer.index)

@@ -180,6 +180,10 @@ def _check_history(steps, asked) -> None:
             for acl_id in removes:
                 del final[acl_id]
             final.update((a.id, a) for a in adds)
+        # Asked after every step: the index remembers names, and a change must forget them.
+        _, now = pair(list(final.values()))
+        for request in asked:
+            assert trie.authorize(*request) == now.authorize(*request), (action, request)
         check_index(trie.index)
     loaded, reference = pair(list(final.values()))
     assert len(trie) == len(loaded) == len(final)

@@ -18,7 +18,8 @@ from kafka.protocol.sasl import SaslAuthenticateRequest
 from typer.testing import CliRunner
 
 import aclog.tools.serve  # noqa: F401  (registers the command)
-from aclog.controller.controller import Controller
+from aclog.controller.controller import Caller, Controller
+from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.tools.console import app
 from aclog.wire import (
     ConfigError,
@@ -31,9 +32,10 @@ from aclog.wire import (
     load_topics,
     parse_endpoint,
 )
+from aclog.wire.apis import describe_acls
 from aclog.wire.context import Session
 from aclog.wire.dispatch import process
-from aclog.wire.errors import CloseConnection
+from aclog.wire.errors import CloseConnection, Offload
 from aclog.wire.node import Node, PublishedOffset
 from aclog.wire.protocol import decode_request
 from aclog.wire.topics import TopicInventory, topic_id_for
@@ -281,3 +283,48 @@ def test_cli_reports_an_address_in_use(tmp_path: Path) -> None:
     assert "cannot serve on" in result.output
     with Controller.open(tmp_path / "data"):
         pass  # the failed start released the data directory
+
+
+def _describe(name: str | None, correlation_id: int = 3) -> bytes:
+    request = DescribeAclsRequest(
+        version=3,
+        resource_type_filter=2,
+        resource_name_filter=name,
+        pattern_type_filter=3 if name else 1,
+        principal_filter=None,
+        host_filter=None,
+        operation=1,
+        permission_type=1,
+    )
+    request.with_header(correlation_id=correlation_id, client_id="t")
+    return bytes(request.encode(header=True))
+
+
+def test_only_small_reads_are_answered_on_the_event_loop(node: Node) -> None:
+    bindings = [
+        AclBinding(
+            ResourceType.TOPIC,
+            "big" if i else "small",
+            PatternType.LITERAL,
+            f"User:u{i}",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        )
+        for i in range(describe_acls.ON_LOOP_MAX_ACLS + 2)
+    ]
+    assert all(r.error.is_success for r in node.controller.create_acls(bindings, Caller()))
+    node.wait_published()
+    session = Session.start("t", "127.0.0.1", SecurityProtocol.PLAINTEXT)
+    small = process(node, session, _describe("small"), on_loop=True)
+    assert small == process(node, session, _describe("small"))  # same bytes either way
+    response = DescribeAclsResponse.decode(small.data[4:], version=3, header=True)  # type: ignore[index]
+    assert [acl.principal for r in response.resources for acl in r.acls] == ["User:u0"]
+    for offloaded in (_describe("big"), _describe(None)):
+        with pytest.raises(Offload):
+            process(node, session, offloaded, on_loop=True)
+        assert process(node, session, offloaded).data is not None
+    metadata = MetadataRequest(version=12, topics=[], allow_auto_topic_creation=False)
+    metadata.with_header(correlation_id=4, client_id="t")
+    with pytest.raises(Offload):  # not an on-loop API
+        process(node, session, bytes(metadata.encode(header=True)), on_loop=True)

@@ -4,13 +4,15 @@ Served before authentication. A version newer than the listener's gets UNSUPPORT
 with a version-0 body that still lists every API, so the client can retry with a version both
 sides know (KIP-511); that case is answered by the dispatcher before decoding, since the body of
 an unknown version cannot be read. From v3 the client's software name and version must match
-Kafka's pattern, else INVALID_REQUEST (42), as Kafka's ``ApiVersionsRequest.isValid`` does.
+Kafka's pattern, else INVALID_REQUEST (42), as Kafka's ``ApiVersionsRequest.isValid`` does. The
+success body is encoded once per version and reused.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
@@ -18,6 +20,7 @@ from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 from aclog.image import Errors
 from aclog.wire.context import Api, Reply, RequestContext
 from aclog.wire.errors import KafkaError
+from aclog.wire.protocol import EncodedResponse
 
 _SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
@@ -56,7 +59,16 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
         and _SOFTWARE.fullmatch(request.client_software_version or "")
     ):
         return Reply(_response(ctx.version, int(Errors.INVALID_REQUEST), []))
-    return Reply(_response(ctx.version, 0, _api_keys(ctx.advertised_versions)))
+    body = _success_body(ctx.version, tuple(ctx.advertised_versions.items()))
+    # The response header stays v0 at every version (KIP-511), so never flexible.
+    return Reply(EncodedResponse(body, flexible=False))
+
+
+@lru_cache(maxsize=32)
+def _success_body(version: int, advertised: tuple[tuple[int, tuple[int, int]], ...]) -> bytes:
+    """The success body, encoded once per version: it only depends on what is advertised,
+    which is fixed for the process, and encoding it cost more than the rest of the request."""
+    return bytes(_response(version, 0, _api_keys(dict(advertised))).encode())
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
@@ -71,4 +83,5 @@ API = Api(
     handle,
     error_response,
     before_authentication=True,
+    on_loop=True,
 )

@@ -6,7 +6,9 @@ a MATCH filter with a name is one trie walk. Writes wait for the loader before a
 client always sees its own changes here. Without DESCRIBE on the cluster the response carries
 CLUSTER_AUTHORIZATION_FAILED (31) and no ACL at all. A filter with code 0 in an enum field fails
 Kafka's parser: the connection is closed. ACLs are grouped into one resource per (type, name,
-pattern type), in the order they are met.
+pattern type), in the order they are met. The success response is encoded directly
+(:func:`encode_body`), not through kafka-python's message objects. A filter with a resource name
+and an answer of at most :data:`ON_LOOP_MAX_ACLS` ACLs is answered on the event loop.
 """
 
 from __future__ import annotations
@@ -18,28 +20,66 @@ from kafka.protocol.admin import DescribeAclsRequest, DescribeAclsResponse
 from aclog.records import AccessControlEntryRecord, AclOperation
 from aclog.wire.apis.acl_codes import acl_filter, check_known, filter_codes
 from aclog.wire.context import Api, Reply, RequestContext
-from aclog.wire.errors import NONE, KafkaError
+from aclog.wire.encoding import (
+    INT8,
+    INT8_PAIR,
+    INT32_INT16,
+    NO_TAGS,
+    array_length,
+    nullable_string,
+    string,
+)
+from aclog.wire.errors import NONE, KafkaError, Offload
+from aclog.wire.protocol import EncodedResponse
 
-_Resource = DescribeAclsResponse.DescribeAclsResource
-_Acl = _Resource.AclDescription
+FLEXIBLE_FROM = 2
+ON_LOOP_MAX_ACLS = 64
+"""The most ACLs an answer built on the event loop may hold (a named filter is a few index
+lookups; a longer answer is looked up again and encoded on a worker thread)."""
 
 
-def _resources(acls: list[AccessControlEntryRecord]) -> list[Any]:
-    grouped: dict[tuple[int, str, int], list[Any]] = {}
+def _grouped(
+    acls: list[AccessControlEntryRecord],
+) -> dict[tuple[int, str, int], list[AccessControlEntryRecord]]:
+    grouped: dict[tuple[int, str, int], list[AccessControlEntryRecord]] = {}
     for acl in acls:
-        key = (int(acl.resource_type), acl.resource_name, int(acl.pattern_type))
-        grouped.setdefault(key, []).append(
-            _Acl(
-                principal=acl.principal,
-                host=acl.host,
-                operation=int(acl.operation),
-                permission_type=int(acl.permission_type),
-            )
-        )
-    return [
-        _Resource(resource_type=rt, resource_name=name, pattern_type=pt, acls=entries)
-        for (rt, name, pt), entries in grouped.items()
-    ]
+        key = (acl.resource_type, acl.resource_name, acl.pattern_type)
+        entries = grouped.get(key)
+        if entries is None:
+            grouped[key] = [acl]
+        else:
+            entries.append(acl)
+    return grouped
+
+
+def encode_body(version: int, error: KafkaError, acls: list[AccessControlEntryRecord]) -> bytes:
+    """The response body, byte for byte what kafka-python's ``DescribeAclsResponse`` encodes
+    (tests/wire check it), built straight from the ACLs: about 5 times cheaper than a message
+    object per ACL plus kafka-python's encoder, which made a 10,000-ACL answer cost over 100 ms.
+    Principals, hosts and names repeat a lot, so each distinct string is encoded once."""
+    compact = version >= FLEXIBLE_FROM
+    tag = NO_TAGS if compact else b""
+    strings: dict[str, bytes] = {}
+
+    def text(value: str) -> bytes:
+        encoded = strings.get(value)
+        if encoded is None:
+            encoded = strings[value] = string(value, compact)
+        return encoded
+
+    groups = _grouped(acls)
+    parts = [INT32_INT16.pack(0, error.code), nullable_string(error.message, compact)]
+    parts.append(array_length(len(groups), compact))
+    pack, int8 = INT8_PAIR.pack, INT8.pack
+    for (resource_type, name, pattern_type), entries in groups.items():
+        parts += (int8(resource_type), text(name), int8(pattern_type))
+        parts.append(array_length(len(entries), compact))
+        for acl in entries:
+            parts += (text(acl.principal), text(acl.host))
+            parts += (pack(acl.operation, acl.permission_type), tag)
+        parts.append(tag)
+    parts.append(tag)
+    return b"".join(parts)
 
 
 def _response(ctx: RequestContext, error: KafkaError, resources: list[Any]) -> Any:
@@ -54,16 +94,21 @@ def _response(ctx: RequestContext, error: KafkaError, resources: list[Any]) -> A
 
 def handle(ctx: RequestContext, request: Any) -> Reply:
     check_known("DescribeAcls", [filter_codes(request)])
+    if ctx.on_loop and request.resource_name_filter is None:
+        raise Offload  # a filter without a name scans every ACL of its types
     node = ctx.node
     denied = node.check_cluster(ctx.principal, ctx.host, AclOperation.DESCRIBE, acl_api=True)
     if denied is not None:
         return Reply(_response(ctx, KafkaError.of(denied), []))
     acls = node.authorizer.acls(acl_filter(request))
-    return Reply(_response(ctx, NONE, _resources(acls)))
+    if ctx.on_loop and len(acls) > ON_LOOP_MAX_ACLS:
+        raise Offload  # encoding a long answer would hold up every other connection
+    body = encode_body(ctx.version, NONE, acls)
+    return Reply(EncodedResponse(body, ctx.version >= FLEXIBLE_FROM))
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
     return _response(ctx, error, [])
 
 
-API = Api(DescribeAclsRequest, DescribeAclsResponse, 1, 3, handle, error_response)
+API = Api(DescribeAclsRequest, DescribeAclsResponse, 1, 3, handle, error_response, on_loop=True)

@@ -26,6 +26,7 @@ def _response(
     error: KafkaError,
     brokers: list[Any],
     operations: set[int] | None,
+    controller_id: int,
     endpoint_type: int = BROKER_ENDPOINT,
 ) -> Any:
     node = ctx.node
@@ -36,7 +37,7 @@ def _response(
         error_message=error.message,
         endpoint_type=endpoint_type,
         cluster_id=node.cluster_id,
-        controller_id=node.node_id,
+        controller_id=controller_id,
         brokers=brokers,
         authorized_operations=operations,
     )
@@ -49,30 +50,33 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
             WireError.UNSUPPORTED_ENDPOINT_TYPE,
             f"Unsupported endpoint type {endpoint_type}",
         )
-        return Reply(_response(ctx, error, [], None, endpoint_type))
+        return Reply(_response(ctx, error, [], None, ctx.node.node_id, endpoint_type))
     if endpoint_type != BROKER_ENDPOINT:
         error = KafkaError(
             WireError.MISMATCHED_ENDPOINT_TYPE,
             "The request was sent to an endpoint of type BROKER, but we wanted an endpoint "
             "of type CONTROLLER",
         )
-        return Reply(_response(ctx, error, [], None, endpoint_type))
-    node = ctx.node
-    broker = DescribeClusterResponse.DescribeClusterBroker(
-        broker_id=node.node_id,
-        host=node.advertised.host,
-        port=node.advertised.port,
-        rack=None,
-        is_fenced=False,
-    )
+        return Reply(_response(ctx, error, [], None, ctx.node.node_id, endpoint_type))
+    view = ctx.node.cluster_view()
+    brokers = [
+        DescribeClusterResponse.DescribeClusterBroker(
+            broker_id=b.node_id,
+            host=b.endpoint.host,
+            port=b.endpoint.port,
+            rack=None,
+            is_fenced=False,
+        )
+        for b in view.brokers
+    ]
     operations = None
     if request.include_cluster_authorized_operations:
         operations = cluster_operations(ctx)
-    return Reply(_response(ctx, NONE, [broker], operations))
+    return Reply(_response(ctx, NONE, brokers, operations, view.controller_id))
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
-    return _response(ctx, error, [], None)
+    return _response(ctx, error, [], None, ctx.node.node_id)
 
 
 API = Api(DescribeClusterRequest, DescribeClusterResponse, 0, 2, handle, error_response)

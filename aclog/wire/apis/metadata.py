@@ -48,8 +48,8 @@ def _may_describe(ctx: RequestContext, name: str) -> bool:
     return ctx.node.allows(ctx.principal, ctx.host, AclOperation.DESCRIBE, ResourceType.TOPIC, name)
 
 
-def _described(ctx: RequestContext, topic: Topic, with_operations: bool) -> Any:
-    node_id = ctx.node.node_id
+def _described(ctx: RequestContext, topic: Topic, with_operations: bool, node_id: int) -> Any:
+    """A topic whose partitions are all led by ``node_id`` (the broker the response lists)."""
     partitions = [
         _Partition(
             error_code=0,
@@ -89,14 +89,14 @@ def _failed(error: int, name: str | None, topic_id: Any = None) -> Any:
     )
 
 
-def _topics(ctx: RequestContext, request: Any) -> list[Any]:
+def _topics(ctx: RequestContext, request: Any, node_id: int) -> list[Any]:
     inventory = ctx.node.topics
     version = ctx.version
     with_operations = version >= 8 and bool(request.include_topic_authorized_operations)
     wanted = request.topics
     if wanted is None or (version == 0 and not wanted):
         return [
-            _described(ctx, topic, with_operations)
+            _described(ctx, topic, with_operations, node_id)
             for topic in inventory.topics
             if _may_describe(ctx, topic.name)
         ]
@@ -110,7 +110,7 @@ def _topics(ctx: RequestContext, request: Any) -> list[Any]:
             elif not _may_describe(ctx, found.name):
                 results.append(_failed(WireError.TOPIC_AUTHORIZATION_FAILED, None, topic_id))
             else:
-                results.append(_described(ctx, found, with_operations))
+                results.append(_described(ctx, found, with_operations, node_id))
             continue
         name = entry.name
         if not _may_describe(ctx, name):
@@ -118,18 +118,24 @@ def _topics(ctx: RequestContext, request: Any) -> list[Any]:
         elif name not in inventory.by_name:
             results.append(_failed(WireError.UNKNOWN_TOPIC_OR_PARTITION, name))
         else:
-            results.append(_described(ctx, inventory.by_name[name], with_operations))
+            results.append(_described(ctx, inventory.by_name[name], with_operations, node_id))
     return results
 
 
-def _response(ctx: RequestContext, brokers: list[Any], topics: list[Any], cluster_ops: Any) -> Any:
+def _response(
+    ctx: RequestContext,
+    brokers: list[Any],
+    topics: list[Any],
+    cluster_ops: Any,
+    controller_id: int,
+) -> Any:
     node = ctx.node
     return MetadataResponse(
         version=ctx.version,
         throttle_time_ms=0,
         brokers=brokers,
         cluster_id=node.cluster_id,
-        controller_id=node.node_id,
+        controller_id=controller_id,
         topics=topics,
         authorized_operations=cluster_ops,
         error_code=0,
@@ -152,14 +158,16 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     invalid = _invalid(ctx, request)
     if invalid is not None:
         return Reply(error_response(ctx, request, KafkaError(Errors.INVALID_REQUEST, invalid)))
-    node = ctx.node
-    broker = _Broker(
-        node_id=node.node_id, host=node.advertised.host, port=node.advertised.port, rack=None
-    )
+    view = ctx.node.cluster_view()
+    brokers = [
+        _Broker(node_id=b.node_id, host=b.endpoint.host, port=b.endpoint.port, rack=None)
+        for b in view.brokers
+    ]
     cluster_ops = None
     if 8 <= ctx.version <= 10 and request.include_cluster_authorized_operations:
         cluster_ops = cluster_operations(ctx)
-    return Reply(_response(ctx, [broker], _topics(ctx, request), cluster_ops))
+    topics = _topics(ctx, request, view.brokers[0].node_id)
+    return Reply(_response(ctx, brokers, topics, cluster_ops, view.controller_id))
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
@@ -167,7 +175,7 @@ def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
         _failed(error.code, entry.name or "", getattr(entry, "topic_id", None))
         for entry in request.topics or []
     ]
-    return _response(ctx, [], topics, None)
+    return _response(ctx, [], topics, None, ctx.node.cluster_view().controller_id)
 
 
 API = Api(MetadataRequest, MetadataResponse, 0, 13, handle, error_response)

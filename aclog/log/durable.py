@@ -1,0 +1,37 @@
+"""Small files that must survive a crash whole: written beside the log, replaced atomically.
+
+A reader sees the old content or the new one, never a mix, and after :func:`replace_file`
+returns the new content survives power loss (the file and its directory entry are fsynced).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make renames and creations in ``directory`` durable."""
+    # A rename survives a crash only once the directory entry is on disk.
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, fsync it, rename it over ``path``
+    and fsync the directory. Raises ``OSError``; the temporary file never outlives a failure.
+    Cost: two fsyncs."""
+    temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)

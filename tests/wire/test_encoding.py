@@ -1,0 +1,117 @@
+"""The responses aclog encodes itself are byte for byte what kafka-python's message classes
+encode: DescribeAcls bodies and the cached ApiVersions body at every served version, with the
+response header and frame."""
+
+from __future__ import annotations
+
+import uuid
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kafka.protocol.admin import DescribeAclsResponse
+
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    ResourceType,
+)
+from aclog.wire.apis import ADVERTISED_VERSIONS, api_versions
+from aclog.wire.apis.describe_acls import encode_body
+from aclog.wire.encoding import uvarint
+from aclog.wire.errors import NONE, KafkaError
+from aclog.wire.protocol import EncodedResponse, encode_response
+
+_Resource = DescribeAclsResponse.DescribeAclsResource
+_Acl = _Resource.AclDescription
+
+# Non-ASCII, empty and long (a 2-byte varint length) strings included.
+texts = st.sampled_from(["", "a", "t\u00e9st", "\U0001f600", "x" * 200, "User:alice", "*"])
+acls = st.lists(
+    st.builds(
+        lambda i, rt, name, pt, principal, host, op, perm: AccessControlEntryRecord(
+            uuid.UUID(int=i), rt, name, pt, principal, host, op, perm
+        ),
+        st.integers(1, 2**64),
+        st.sampled_from([ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER]),
+        texts,
+        st.sampled_from([PatternType.LITERAL, PatternType.PREFIXED]),
+        texts,
+        texts,
+        st.sampled_from(list(AclOperation)[2:]),
+        st.sampled_from([AclPermissionType.ALLOW, AclPermissionType.DENY]),
+    ),
+    max_size=40,
+)
+errors = st.sampled_from([NONE, KafkaError(31, "denied"), KafkaError(-1, "")])
+
+
+def _reference(version: int, error: KafkaError, records: list[AccessControlEntryRecord]) -> bytes:
+    grouped: dict[tuple[int, str, int], list[object]] = {}
+    for acl in records:
+        key = (int(acl.resource_type), acl.resource_name, int(acl.pattern_type))
+        grouped.setdefault(key, []).append(
+            _Acl(
+                principal=acl.principal,
+                host=acl.host,
+                operation=int(acl.operation),
+                permission_type=int(acl.permission_type),
+            )
+        )
+    resources = [
+        _Resource(resource_type=rt, resource_name=name, pattern_type=pt, acls=entries)
+        for (rt, name, pt), entries in grouped.items()
+    ]
+    response = DescribeAclsResponse(
+        version=version,
+        throttle_time_ms=0,
+        error_code=error.code,
+        error_message=error.message,
+        resources=resources,
+    )
+    return encode_response(response, 12345)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([1, 2, 3]), errors, acls)
+def test_describe_acls_body_matches_kafka_python(
+    version: int, error: KafkaError, records: list[AccessControlEntryRecord]
+) -> None:
+    encoded = EncodedResponse(encode_body(version, error, records), version >= 2)
+    assert encode_response(encoded, 12345) == _reference(version, error, records)
+
+
+def test_describe_acls_many_resources_need_a_long_array_length() -> None:
+    records = [
+        AccessControlEntryRecord(
+            uuid.UUID(int=i + 1),
+            ResourceType.TOPIC,
+            f"t{i}",
+            PatternType.LITERAL,
+            "User:a",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        )
+        for i in range(300)
+    ]
+    for version in (1, 2, 3):
+        encoded = EncodedResponse(encode_body(version, NONE, records), version >= 2)
+        assert encode_response(encoded, 12345) == _reference(version, NONE, records)
+
+
+def test_uvarint() -> None:
+    assert uvarint(0) == b"\x00"
+    assert uvarint(127) == b"\x7f"
+    assert uvarint(128) == b"\x80\x01"
+    assert uvarint(300) == b"\xac\x02"
+    assert uvarint(2**21) == b"\x80\x80\x80\x01"
+
+
+def test_api_versions_cached_body_matches_kafka_python() -> None:
+    for version in range(api_versions.API.max_version + 1):
+        body = api_versions._success_body(version, tuple(ADVERTISED_VERSIONS.items()))
+        reference = api_versions._response(version, 0, api_versions._api_keys(ADVERTISED_VERSIONS))
+        cached = encode_response(EncodedResponse(body, flexible=False), 99)
+        assert cached == encode_response(reference, 99)
