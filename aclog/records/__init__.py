@@ -20,6 +20,7 @@ from aclog.records.types import (
     RemoveUserScramCredentialRecord,
     RequestContextRecord,
     UserScramCredentialRecord,
+    kafka_uuid_bytes_text,
     kafka_uuid_text,
     new_acl_id,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "decode",
     "decode_framed",
     "encode",
+    "kafka_uuid_bytes_text",
     "kafka_uuid_text",
     "new_acl_id",
     "record_summary",

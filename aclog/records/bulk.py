@@ -29,7 +29,14 @@ from typing import Any
 
 from fastavro import parse_schema, schemaless_reader
 
-from aclog.records.codec import DecodedKind, Plan, decode_framed, frame_plan
+from aclog.records.codec import (
+    DecodedKind,
+    DecodedRecord,
+    Plan,
+    decode_framed,
+    frame_plan,
+    record_to_fields,
+)
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
 
@@ -51,16 +58,35 @@ def decode_values(
     error messages. Raises :class:`~aclog.records.codec.RecordDecodeError` exactly as
     :func:`~aclog.records.codec.decode_framed` does on the first bad value.
     """
+    return _decode(values, first_offset, _build_records, _record_of)
+
+
+def decode_fields(
+    values: Sequence[bytes], first_offset: int | None = None
+) -> tuple[list[dict[str, Any]], list[DecodedKind]]:
+    """Like :func:`decode_values`, but each record as its Avro field values at the current
+    schema version (what :func:`~aclog.records.codec.record_to_fields` gives), without building
+    the records: for readers that only copy fields out, such as the Spark data source. Enum
+    fields are the raw codes, including codes this build has no name for."""
+    return _decode(values, first_offset, _strip_sentinels, _fields_of)
+
+
+def _decode(
+    values: Sequence[bytes],
+    first_offset: int | None,
+    convert_run: Callable[[Plan, list[dict[str, Any]]], list[Any]],
+    convert_one: Callable[[DecodedRecord], Any],
+) -> tuple[list[Any], list[DecodedKind]]:
     groups = _group_by_frame(values)
     if len(groups) == 1:  # the common batch: one record type throughout
         ((frame, indices),) = groups.items()
         plan = frame_plan(frame)
         if plan is not None and len(indices) >= MIN_GROUP:
-            decoded = _decode_run(plan, values)
-            if decoded is not None:
-                return decoded, [plan.kind] * len(values)
-        return _one_by_one(values, first_offset)
-    records: list[Any] = [None] * len(values)
+            items = _decode_run(plan, values)
+            if items is not None:
+                return convert_run(plan, items), [plan.kind] * len(values)
+        return _one_by_one(values, first_offset, convert_one)
+    out: list[Any] = [None] * len(values)
     kinds: list[Any] = [None] * len(values)
     singles: list[int] = []
     for frame, indices in groups.items():
@@ -68,15 +94,34 @@ def decode_values(
         if plan is None or len(indices) < MIN_GROUP:
             singles += indices
             continue
-        decoded = _decode_run(plan, [values[i] for i in indices])
-        if decoded is None:
-            return _one_by_one(values, first_offset)  # raises the first error, in order
-        for index, record in zip(indices, decoded, strict=True):
-            records[index], kinds[index] = record, plan.kind
+        items = _decode_run(plan, [values[i] for i in indices])
+        if items is None:  # decoded again one by one: raises the first error, in order
+            return _one_by_one(values, first_offset, convert_one)
+        for index, converted in zip(indices, convert_run(plan, items), strict=True):
+            out[index], kinds[index] = converted, plan.kind
     for index in sorted(singles):  # every grouped value decoded: the first error is here
         one = decode_framed(values[index], _offset(first_offset, index))
-        records[index], kinds[index] = one.record, one.kind
-    return records, kinds
+        out[index], kinds[index] = convert_one(one), one.kind
+    return out, kinds
+
+
+def _build_records(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
+    return list(map(plan.build, items))
+
+
+def _record_of(one: DecodedRecord) -> Record:
+    return one.record
+
+
+def _strip_sentinels(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
+    del plan
+    for item in items:
+        del item[_SENTINEL_FIELD]
+    return items
+
+
+def _fields_of(one: DecodedRecord) -> dict[str, Any]:
+    return record_to_fields(one.record)
 
 
 def _group_by_frame(values: Sequence[bytes]) -> dict[bytes, list[int]]:
@@ -94,19 +139,22 @@ def _group_by_frame(values: Sequence[bytes]) -> dict[bytes, list[int]]:
 
 
 def _one_by_one(
-    values: Sequence[bytes], first_offset: int | None
-) -> tuple[list[Record], list[DecodedKind]]:
+    values: Sequence[bytes],
+    first_offset: int | None,
+    convert_one: Callable[[DecodedRecord], Any],
+) -> tuple[list[Any], list[DecodedKind]]:
     decoded = [decode_framed(value, _offset(first_offset, i)) for i, value in enumerate(values)]
-    return [one.record for one in decoded], [one.kind for one in decoded]
+    return [convert_one(one) for one in decoded], [one.kind for one in decoded]
 
 
 def _offset(first_offset: int | None, index: int) -> int | None:
     return None if first_offset is None else first_offset + index
 
 
-def _decode_run(plan: Plan, run: Sequence[bytes]) -> list[Record] | None:
-    """The records of ``run``, whose values all start with ``plan``'s three frame bytes, or
-    ``None`` when the array does not decode into exactly one sentinel-checked item each."""
+def _decode_run(plan: Plan, run: Sequence[bytes]) -> list[dict[str, Any]] | None:
+    """The Avro field dicts (each with its sentinel) of ``run``, whose values all start with
+    ``plan``'s three frame bytes, or ``None`` when the array does not decode into exactly one
+    sentinel-checked item each."""
     body = SENTINEL.join([value[3:] for value in run])
     buffer = b"".join((zigzag(len(run)), body, SENTINEL, b"\x00"))
     stream = io.BytesIO(buffer)
@@ -123,7 +171,7 @@ def _decode_run(plan: Plan, run: Sequence[bytes]) -> list[Record] | None:
         or list(map(_sentinel_of, items)).count(SENTINEL) != len(run)
     ):
         return None
-    return list(map(plan.build, items))
+    return items
 
 
 @cache

@@ -226,7 +226,12 @@ def new_acl_id() -> uuid.UUID:
 
 def kafka_uuid_text(value: uuid.UUID) -> str:
     """Kafka's text form of a UUID: URL-safe base64 of the 16 bytes, without padding."""
-    return base64.urlsafe_b64encode(value.bytes).decode("ascii").rstrip("=")
+    return kafka_uuid_bytes_text(value.bytes)
+
+
+def kafka_uuid_bytes_text(raw: bytes) -> str:
+    """:func:`kafka_uuid_text` of the UUID whose 16 bytes are ``raw``."""
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
 def parse_kafka_uuid(text: str) -> uuid.UUID:

@@ -20,7 +20,8 @@ from aclog.records import (
     decode_framed,
     encode,
 )
-from aclog.records.bulk import MIN_GROUP, SENTINEL, decode_values
+from aclog.records.bulk import MIN_GROUP, SENTINEL, decode_fields, decode_values
+from aclog.records.codec import record_to_fields
 from aclog.records.schemas import known_versions
 from tests.records.samples import SAMPLES
 
@@ -61,6 +62,21 @@ def test_bulk_equals_one_by_one(values: list[bytes], first: int) -> None:
     records, kinds = decode_values(values, first)
     assert (records, kinds) == _one_by_one(values, first)
     assert [type(r) for r in records] == [type(r) for r in _one_by_one(values, first)[0]]
+
+
+@given(_values, st.integers(min_value=0, max_value=1 << 40))
+def test_fields_are_the_records_fields(values: list[bytes], first: int) -> None:
+    records, kinds = _one_by_one(values, first)
+    fields, field_kinds = decode_fields(values, first)
+    assert fields == [record_to_fields(r) for r in records]  # type: ignore[arg-type]
+    assert field_kinds == kinds
+
+
+def test_fields_of_a_damaged_batch_raise_the_first_error() -> None:
+    values = _acl_values(2 * MIN_GROUP)
+    values[3] = _damage(values[3], 1)
+    with pytest.raises(RecordDecodeError, match="offset 13"):
+        decode_fields(values, 10)
 
 
 def test_empty_and_single() -> None:
@@ -141,5 +157,7 @@ def test_a_run_of_an_older_version_resolves_to_the_current_schema() -> None:
 
     records = [RequestContextRecord(f"User:{i}", "10.0.0.1", "c", i) for i in range(6)]
     values = [b"\x01\x7f\x00" + encode(record, 0)[4:] for record in records]
-    decoded = _decode_run(_plan(RecordType.REQUEST_CONTEXT, 0), values)
-    assert decoded == records  # v1's added field (api) takes its default
+    plan = _plan(RecordType.REQUEST_CONTEXT, 0)
+    items = _decode_run(plan, values)
+    assert items is not None
+    assert [plan.build(item) for item in items] == records  # v1's api takes its default
