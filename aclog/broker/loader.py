@@ -72,6 +72,7 @@ class MetadataLoader:
         self.caught_up = False
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._poll_lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def catch_up(self) -> Manifest:
@@ -91,7 +92,16 @@ class MetadataLoader:
         return manifest
 
     def poll(self) -> Manifest | None:
-        """Replay the batches committed since the last poll and publish them as one delta."""
+        """Replay the batches committed since the last poll and publish them as one delta.
+
+        Any thread may poll: the loader thread does so every interval, and a writer that wants
+        its own commit published polls itself rather than waking the loader and waiting for it
+        (two thread hand-offs, each up to the interpreter's 5 ms switch interval). Polls are
+        serialized, so publishers still see one delta at a time, in log order."""
+        with self._poll_lock:
+            return self._poll()
+
+    def _poll(self) -> Manifest | None:
         if not self.caught_up:
             return self.catch_up()
         start = self.image.provenance.last_offset + 1

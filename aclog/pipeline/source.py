@@ -5,8 +5,8 @@ makes one partition per segment, splitting a large segment at its sparse-index e
 pieces of about ``split_bytes``, and one partition per snapshot when ``snapshots`` asks for them.
 Each task decodes its piece with the one decoder (:func:`aclog.records.bulk.decode_fields`: each
 batch's Avro field values, no record objects) and yields Arrow record batches of
-:data:`~aclog.pipeline.schema.ARROW_SCHEMA` (or plain tuples with ``arrow=false``, which Spark converts itself, value by
-value: about 15% slower end to end, measured over 5M records).
+:data:`~aclog.pipeline.schema.ARROW_SCHEMA` (or plain tuples with ``arrow=false``, which Spark
+converts itself, value by value: about 15% slower end to end, measured over 5M records).
 
 Options (all strings, as Spark passes them):
 

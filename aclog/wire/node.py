@@ -14,8 +14,8 @@ follows the log.
   user created through the listener can log in, and a created ACL is in force and listed, as
   soon as the client has its answer. The controller's own image would have served logins too,
   but then reads and writes would see two different states; this way everything a client sees
-  comes from one published image, and the wait costs one loader poll (the writer wakes the
-  loader instead of waiting out its 10 ms interval).
+  comes from one published image, and the wait costs one loader poll, which the writer's
+  thread runs itself.
 
 With ``--controller`` (:attr:`ServerConfig.controller`) several nodes share the data directory:
 writes go through a :class:`~aclog.wire.quorum.QuorumMember` that is active or standing by, and
@@ -249,7 +249,10 @@ class Node:
         """Block until the loader has published everything the controller has committed."""
         target = self.controller.image.provenance.last_offset
         if self.published.offset < target:
-            self.loader.wake()
+            try:
+                self.loader.poll()  # on this thread: no hand-off to the loader thread and back
+            except Exception:  # the loader thread retries; wait for it below
+                logger.exception("publishing offset %d from the writer failed", target)
         if not self.published.wait_for(target, PUBLISH_WAIT_SECONDS):
             logger.warning(
                 "the metadata loader has not published offset %d after %.0f s (it is at %d); "
