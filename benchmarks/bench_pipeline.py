@@ -250,7 +250,7 @@ def _state_rates(
             total,
             total / elapsed,
             "records/s",
-            f"target >= 300k; {elapsed:.1f} s; decode-bound",
+            f"target >= 300k; {elapsed:.1f} s",
         )
     )
     records_out = tmp / "records"
