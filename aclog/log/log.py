@@ -276,8 +276,12 @@ class SegmentedLog:
                 AppendResult(base, base + len(spec.values) - 1, spec.epoch, timestamp_ms)
             )
             base += len(spec.values)
+        # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
+        # the group's first batches durable even if the rest of it then failed.
         self._maybe_roll(sum(len(batch) for _, batch in built))
-        if len(built) == 1:
+        if (
+            len(built) == 1
+        ):  # a lone batch keeps the one-batch write path (fault injection hooks it)
             self._write_batch(built[0][1], built[0][0])
         else:
             self._write_batches(built)
@@ -304,6 +308,7 @@ class SegmentedLog:
             raise StaleOffsetError(expected_end_offset, self.end_offset)
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
+        """Write one batch starting at offset ``base`` to the active segment."""
         self._write_batches([(base, batch)])
 
     def _write_batches(self, built: Sequence[tuple[int, bytearray]]) -> None:
