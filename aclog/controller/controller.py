@@ -1,15 +1,22 @@
 """The controller: the only writer of a data directory's log.
 
-It runs one operation at a time. An operation asks a control manager for records and per-item
-results against the committed image (nothing changes yet), replays those records into a pending
-delta (a failure there is a bug and surfaces as :class:`~aclog.image.ReplayError`), appends them as
-ONE batch with the controller's epoch, led by a :class:`RequestContextRecord` naming who asked,
-fsyncs, and only then advances its image and returns the results. A failed append leaves the
-image untouched and fails every item of the request: NOT_CONTROLLER (41) when a newer epoch has
-fenced this controller, UNKNOWN_SERVER_ERROR (-1) for an I/O failure.
+An operation asks a control manager for records and per-item results against an image (nothing
+changes yet), replays those records into a pending delta (a failure there is a bug and surfaces
+as :class:`~aclog.image.ReplayError`), appends them as ONE batch with the controller's epoch, led
+by a :class:`RequestContextRecord` naming who asked, fsyncs, and only then advances its image and
+returns the results. A failed append leaves the image untouched and fails every item of the
+request: NOT_CONTROLLER (41) when a newer epoch has fenced this controller, UNKNOWN_SERVER_ERROR
+(-1) for an I/O failure.
 
-Thread-safe: operations are serialized by a lock; :attr:`Controller.image` is an immutable image
-swapped whole after each commit. Cost: an operation is O(records) plus one fsync.
+Group commit (:mod:`aclog.controller.group`): mutations that arrive while a commit runs queue
+up, and the next thread to commit decides them one after another, each against the pending image
+the earlier ones leave, then appends their batches with one write and one fsync. Every request
+still gets its own batch and exactly the results it would get run alone in that order; a failed
+group append fails every request in the group.
+
+Thread-safe: commits (and dry runs, catch-up and leadership changes) are serialized by one lock;
+:attr:`Controller.image` is an immutable image swapped whole after each commit. Cost: an
+operation is O(records) plus its share of one fsync.
 """
 
 from __future__ import annotations
@@ -20,11 +27,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from aclog.authorizer.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
+from aclog.controller.group import CommitQueue, GroupPlan, Ticket
 from aclog.controller.rebuild import rebuild_image
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
@@ -44,7 +52,7 @@ from aclog.image import (
 )
 from aclog.image.scram import ScramDescribeResult
 from aclog.image.stream import read_decoded
-from aclog.log import FencedEpochError, LogError, SegmentedLog, StaleOffsetError
+from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
@@ -52,8 +60,6 @@ from aclog.records import (
     LeaderChangeRecord,
     NoOpRecord,
     Record,
-    RequestContextRecord,
-    encode,
 )
 from aclog.snapshot import (
     RetentionPolicy,
@@ -90,7 +96,7 @@ class LocalOperator:
 
 
 class Controller:
-    """Validates and commits ACL and SCRAM mutations to one log, one operation at a time."""
+    """Validates and commits ACL and SCRAM mutations to one log, in groups of concurrent ones."""
 
     def __init__(
         self,
@@ -114,6 +120,7 @@ class Controller:
         self.snapshot_policy = snapshot_policy
         self.retention = retention or RetentionPolicy()
         self._lock = threading.Lock()
+        self._queue = CommitQueue(self._lock)
         self.fenced = False
         remove_stale_temp_files(log.directory)
         rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
@@ -155,25 +162,27 @@ class Controller:
         self, acls: Sequence[AclBinding], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclCreateResult]:
         """CreateAcls: one result per binding, in request order."""
-        with self._lock:
+
+        def decide(image: MetadataImage) -> ControllerResult[list[AclCreateResult]]:
             denied = self._check(caller, AclOperation.ALTER, acl_api=True)
             if denied is not None:
-                return [AclCreateResult(denied) for _ in acls]
-            result = self.acl_manager.create_acls(self.image.acls, acls)
-            return self._commit(result, caller, dry_run, lambda e: [AclCreateResult(e)] * len(acls))
+                return ControllerResult((), [AclCreateResult(denied) for _ in acls])
+            return self.acl_manager.create_acls(image.acls, acls)
+
+        return self._run(decide, caller, lambda e: [AclCreateResult(e)] * len(acls), dry_run)
 
     def delete_acls(
         self, filters: Sequence[AclFilter], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclDeleteResult]:
         """DeleteAcls: one result per filter, in request order, each with the ACLs it removed."""
-        with self._lock:
+
+        def decide(image: MetadataImage) -> ControllerResult[list[AclDeleteResult]]:
             denied = self._check(caller, AclOperation.ALTER, acl_api=True)
             if denied is not None:
-                return [AclDeleteResult(denied) for _ in filters]
-            result = self.acl_manager.delete_acls(self.image.acls, filters)
-            return self._commit(
-                result, caller, dry_run, lambda e: [AclDeleteResult(e)] * len(filters)
-            )
+                return ControllerResult((), [AclDeleteResult(denied) for _ in filters])
+            return self.acl_manager.delete_acls(image.acls, filters)
+
+        return self._run(decide, caller, lambda e: [AclDeleteResult(e)] * len(filters), dry_run)
 
     def describe_acls(
         self, acl_filter: AclFilter, caller: Caller = Caller()
@@ -191,15 +200,15 @@ class Controller:
         caller: Caller = Caller(),
     ) -> list[ScramAlterResult]:
         """AlterUserScramCredentials: one result per user; each user's changes are atomic."""
-        with self._lock:
-            users = list(dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions]))
+        users = list(dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions]))
+
+        def decide(image: MetadataImage) -> ControllerResult[list[ScramAlterResult]]:
             denied = self._check(caller, AclOperation.ALTER, acl_api=False)
             if denied is not None:
-                return [ScramAlterResult(user, denied) for user in users]
-            result = self.scram_manager.alter(self.image.scram, upsertions, deletions)
-            return self._commit(
-                result, caller, False, lambda e: [ScramAlterResult(u, e) for u in users]
-            )
+                return ControllerResult((), [ScramAlterResult(user, denied) for user in users])
+            return self.scram_manager.alter(image.scram, upsertions, deletions)
+
+        return self._run(decide, caller, lambda e: [ScramAlterResult(u, e) for u in users], False)
 
     def describe_scram(
         self, names: Sequence[str] | None, caller: Caller = Caller()
@@ -217,46 +226,70 @@ class Controller:
             self.authorizer, caller.principal, caller.client_address, operation, acl_api=acl_api
         )
 
-    def _commit(
+    def _run(
         self,
-        result: ControllerResult[T],
+        decide: Callable[[MetadataImage], ControllerResult[T]],
         caller: Caller,
-        dry_run: bool,
         failed: Callable[[ApiError], T],
+        dry_run: bool,
     ) -> T:
-        if not result.records or dry_run:
-            return result.response
+        """Decide a dry run on the committed image; queue anything else for a group commit."""
+        if dry_run:
+            with self._lock:
+                return decide(self.image).response
+        return self._queue.submit(Ticket(decide, caller, failed), self._commit_group)
+
+    def _commit_group(self, tickets: list[Ticket[Any]]) -> None:
+        """Decide every ticket against the pending image, append the batches as one group,
+        then advance the image and answer (the leader runs this under the commit lock)."""
+        plan = GroupPlan(self.image, self.epoch)
+        for ticket in tickets:
+            self._plan(plan, ticket)
+        if not plan.batches:
+            return
         try:
-            self._append(list(result.records), caller)
+            self._append_plan(plan)
         except (FencedEpochError, StaleOffsetError):
             # A newer controller has written: this one is deposed and its image is stale.
             self.fenced = True
-            return failed(NOT_CONTROLLER)
+            plan.fail(NOT_CONTROLLER)
         except (LogError, OSError):
-            return failed(STORAGE_FAILED)
-        return result.response
+            plan.fail(STORAGE_FAILED)
+        else:
+            plan.publish()
+
+    def _plan(self, plan: GroupPlan, ticket: Ticket[Any]) -> None:
+        """Decide one ticket against the pending image and add its batch to the plan."""
+        try:
+            result = ticket.decide(plan.image)
+            if not result.records:
+                plan.answer(ticket, result.response)
+                return
+            timestamp_ms = int(self.clock() * 1000)
+            plan.add(list(result.records), ticket.caller, timestamp_ms, (ticket, result.response))
+        except Exception as error:
+            # A bug in one request (e.g. a record that does not replay) fails only that request.
+            ticket.fail(error)
 
     def _append(self, records: list[Record], caller: Caller | None) -> None:
-        """Replay into a pending delta, append as one fsynced batch, then advance the image."""
-        timestamp_ms = int(self.clock() * 1000)
-        if caller is not None:
-            context = RequestContextRecord(
-                caller.principal, caller.client_address, caller.client_id, timestamp_ms, caller.api
-            )
-            records = [context, *records]
-        delta = MetadataDelta(self.image)
-        base = self.image.provenance.last_offset + 1
-        for i, record in enumerate(records):
-            delta.replay(record, base + i)
-        values = [encode(r) for r in records]
+        """Append the controller's own records (or one request's) as a one-batch group."""
+        plan = GroupPlan(self.image, self.epoch)
+        plan.add(records, caller, int(self.clock() * 1000))
+        self._append_plan(plan)
+
+    def _append_plan(self, plan: GroupPlan) -> None:
+        """Append the plan's batches with one fsync, then advance the image to the plan's."""
         # Conditional on the log ending where this controller's image ends: if anyone else
         # appended meanwhile, the append fails instead of committing on a stale image.
-        appended = self.log.append(
-            values, self.epoch, timestamp_ms=timestamp_ms, expected_end_offset=base
-        )
-        provenance = MetadataProvenance(appended.last_offset, self.epoch, timestamp_ms)
-        self.image = delta.apply(provenance)
-        self._bytes_since_snapshot += sum(len(v) for v in values)
+        base = plan.base_offset
+        if len(plan.batches) == 1:  # the same one-batch group, through the one-batch entry point
+            values, timestamp_ms = plan.batches[0]
+            self.log.append(values, plan.epoch, timestamp_ms=timestamp_ms, expected_end_offset=base)
+        else:
+            specs = [BatchSpec(values, plan.epoch, ts) for values, ts in plan.batches]
+            self.log.append_batches(specs, expected_end_offset=base)
+        self.image = plan.image
+        self._bytes_since_snapshot += plan.size
         self._maybe_snapshot()
 
     # -- following and leading (several controllers on one log) ---------------------------------

@@ -10,11 +10,12 @@ from aclog.log.errors import (
     LogLockedError,
     StaleOffsetError,
 )
-from aclog.log.log import AppendResult, RecoveryReport, SegmentedLog
+from aclog.log.log import AppendResult, BatchSpec, RecoveryReport, SegmentedLog
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
 
 __all__ = [
     "AppendResult",
+    "BatchSpec",
     "CorruptLogError",
     "FencedEpochError",
     "LogBatch",

@@ -4,6 +4,8 @@ Each :meth:`SegmentedLog.append` writes its records as ONE Kafka v2 batch whose 
 the log's end offset and whose partition leader epoch is the writer's epoch, then fsyncs before
 returning, so an acknowledged append survives a crash and a batch is wholly present or wholly
 absent afterwards. The log refuses an epoch older than the newest one it holds (fencing).
+:meth:`SegmentedLog.append_batches` writes several such batches with one write and one fsync
+(group commit); it checks them all first, so a refused group writes nothing.
 
 Opening recovers the last segment: every batch is checked; a torn tail (a crash mid-write) is
 cut back to the last whole batch and reported in :attr:`SegmentedLog.recovery`; damage with valid
@@ -41,6 +43,15 @@ class AppendResult:
     last_offset: int
     epoch: int
     timestamp_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSpec:
+    """One batch of a group append: its record values, epoch and timestamp (``None``: now)."""
+
+    values: Sequence[bytes]
+    epoch: int
+    timestamp_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +228,24 @@ class SegmentedLog:
         with self._mutation():
             return self._append(values, epoch, timestamp_ms, expected_end_offset, fsync)
 
+    def append_batches(
+        self,
+        batches: Sequence[BatchSpec],
+        *,
+        expected_end_offset: int | None = None,
+        fsync: bool | None = None,
+    ) -> list[AppendResult]:
+        """Append several batches back to back with one write and one fsync (group commit).
+
+        Each batch is checked as :meth:`append` checks one (the conditional end offset applies
+        to the first), all before anything is written: a refused group writes nothing. The
+        group never straddles segments (the log rolls before it when it does not fit), so a
+        failed write is cut back whole. Returns one result per batch, in order.
+        """
+        self._check_open()
+        with self._mutation():
+            return self._append_group(batches, expected_end_offset, fsync)
+
     def _append(
         self,
         values: Sequence[bytes],
@@ -225,36 +254,78 @@ class SegmentedLog:
         expected_end_offset: int | None,
         fsync: bool | None,
     ) -> AppendResult:
-        if not values:
-            raise ValueError("append needs at least one record")
-        if len(values) > MAX_BATCH_RECORDS:
-            raise ValueError(f"a batch holds at most {MAX_BATCH_RECORDS} records")
-        if epoch < self.latest_epoch:
-            raise FencedEpochError(epoch, self.latest_epoch)
-        if expected_end_offset is not None and expected_end_offset != self.end_offset:
-            raise StaleOffsetError(expected_end_offset, self.end_offset)
-        if timestamp_ms is None:
-            timestamp_ms = int(self.clock() * 1000)
-        base = self.end_offset
-        batch = build_batch(values, base, epoch, timestamp_ms)
-        self._maybe_roll(len(batch))
-        self._write_batch(batch, base)
+        group = self._append_group(
+            [BatchSpec(values, epoch, timestamp_ms)], expected_end_offset, fsync
+        )
+        return group[0]
+
+    def _append_group(
+        self,
+        batches: Sequence[BatchSpec],
+        expected_end_offset: int | None,
+        fsync: bool | None,
+    ) -> list[AppendResult]:
+        self._check_group(batches, expected_end_offset)
+        results, built, base = [], [], self.end_offset
+        for spec in batches:
+            timestamp_ms = (
+                int(self.clock() * 1000) if spec.timestamp_ms is None else spec.timestamp_ms
+            )
+            built.append((base, build_batch(spec.values, base, spec.epoch, timestamp_ms)))
+            results.append(
+                AppendResult(base, base + len(spec.values) - 1, spec.epoch, timestamp_ms)
+            )
+            base += len(spec.values)
+        # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
+        # the group's first batches durable even if the rest of it then failed.
+        self._maybe_roll(sum(len(batch) for _, batch in built))
+        if (
+            len(built) == 1
+        ):  # a lone batch keeps the one-batch write path (fault injection hooks it)
+            self._write_batch(built[0][1], built[0][0])
+        else:
+            self._write_batches(built)
         if self.fsync if fsync is None else fsync:
             os.fsync(self._fd)
-        self.end_offset = base + len(values)
-        self.latest_epoch = epoch
-        return AppendResult(base, self.end_offset - 1, epoch, timestamp_ms)
+        self.end_offset = base
+        self.latest_epoch = results[-1].epoch
+        return results
+
+    def _check_group(self, batches: Sequence[BatchSpec], expected_end_offset: int | None) -> None:
+        """Refuse the whole group before anything is written."""
+        if not batches:
+            raise ValueError("append needs at least one batch")
+        latest = self.latest_epoch
+        for spec in batches:
+            if not spec.values:
+                raise ValueError("append needs at least one record")
+            if len(spec.values) > MAX_BATCH_RECORDS:
+                raise ValueError(f"a batch holds at most {MAX_BATCH_RECORDS} records")
+            if spec.epoch < latest:
+                raise FencedEpochError(spec.epoch, latest)
+            latest = spec.epoch
+        if expected_end_offset is not None and expected_end_offset != self.end_offset:
+            raise StaleOffsetError(expected_end_offset, self.end_offset)
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
-        position = self._active_size
-        written = os.write(self._fd, batch)
-        if written != len(batch):
-            # A short write leaves a torn batch; cut it now rather than at the next open.
-            os.ftruncate(self._fd, position)
-            raise LogError(f"short write to {self._active_path} ({written} of {len(batch)})")
+        """Write one batch starting at offset ``base`` to the active segment."""
+        self._write_batches([(base, batch)])
+
+    def _write_batches(self, built: Sequence[tuple[int, bytearray]]) -> None:
+        """Write (base offset, batch bytes) pairs to the active segment in one write."""
+        start = self._active_size
+        data = built[0][1] if len(built) == 1 else bytearray().join(b for _, b in built)
+        written = os.write(self._fd, data)
+        if written != len(data):
+            # A short write leaves torn batches; cut them now rather than at the next open.
+            os.ftruncate(self._fd, start)
+            raise LogError(f"short write to {self._active_path} ({written} of {len(data)})")
         self._active_size += written
-        if self._index.due(position):
-            os.write(self._index_fd, self._index.add(base, position))
+        position = start
+        for base, batch in built:
+            if self._index.due(position):
+                os.write(self._index_fd, self._index.add(base, position))
+            position += len(batch)
 
     def _maybe_roll(self, incoming: int) -> None:
         if self._active_size and self._active_size + incoming > self.segment_bytes:

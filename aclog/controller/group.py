@@ -1,0 +1,156 @@
+"""Group commit: requests that queue up while a commit runs are committed together.
+
+Each mutation becomes a :class:`Ticket` on a :class:`CommitQueue`. The thread that next holds
+the commit lock (the leader) drains every queued ticket and commits them in arrival order; the
+others (followers) find their ticket done when they get the lock and never write. A
+:class:`GroupPlan` decides the tickets one after another against a *pending* image that includes
+the records of the earlier tickets, so the group answers exactly as the same requests run one
+after the other would; each ticket with records becomes its own batch of one group append.
+
+Thread-safe: the queue has its own lock; plans and tickets are touched only by the leader while
+it holds the commit lock, and a ticket's outcome is read by its owner only after that. Cost: a
+ticket is O(its records) plus its share of one write and one fsync per group.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from aclog.controller.result import ControllerResult
+from aclog.image import ApiError, MetadataDelta, MetadataImage, MetadataProvenance
+from aclog.records import Record, RequestContextRecord, encode
+
+if TYPE_CHECKING:
+    from aclog.controller.controller import Caller
+
+T = TypeVar("T")
+
+
+class Ticket(Generic[T]):
+    """One request waiting for the group commit that carries it.
+
+    ``decide`` turns a (pending) image into the request's records and response without changing
+    anything; ``failed`` is the response that answers every item with one error.
+    """
+
+    def __init__(
+        self,
+        decide: Callable[[MetadataImage], ControllerResult[T]],
+        caller: Caller,
+        failed: Callable[[ApiError], T],
+    ) -> None:
+        self.decide = decide
+        self.caller = caller
+        self.failed = failed
+        self.done = False
+        self._response: T | None = None
+        self._error: BaseException | None = None
+
+    def finish(self, response: T) -> None:
+        self._response, self.done = response, True
+
+    def fail(self, error: BaseException) -> None:
+        """The request raised (a bug such as a replay failure): its caller gets the exception."""
+        self._error, self.done = error, True
+
+    def outcome(self) -> T:
+        if self._error is not None:
+            raise self._error
+        return self._response  # type: ignore[return-value]
+
+
+class CommitQueue:
+    """The tickets waiting for a commit, and the commit lock their leader holds."""
+
+    def __init__(self, commit_lock: threading.Lock) -> None:
+        self.commit_lock = commit_lock
+        self._queue_lock = threading.Lock()
+        self._queue: list[Ticket[Any]] = []
+
+    def submit(self, ticket: Ticket[T], commit: Callable[[list[Ticket[Any]]], None]) -> T:
+        """Queue ``ticket``; commit it (and whatever queued with it) unless a leader already
+        did while this thread waited for the lock. Returns the ticket's response."""
+        with self._queue_lock:
+            self._queue.append(ticket)
+        with self.commit_lock:
+            if not ticket.done:
+                self._lead(commit)
+        return ticket.outcome()
+
+    def _lead(self, commit: Callable[[list[Ticket[Any]]], None]) -> None:
+        with self._queue_lock:
+            group, self._queue = self._queue, []
+        try:
+            commit(group)
+        except BaseException as error:
+            # Never leave a follower without an answer: an unexpected failure is everyone's.
+            for ticket in group:
+                if not ticket.done:
+                    ticket.fail(error)
+
+
+class GroupPlan:
+    """The batches a group will append and the pending image after them.
+
+    ``answers`` holds the responses to give once the group is durable; a ticket decided before
+    any batch of the group depends on nothing uncommitted and is answered at once instead.
+    """
+
+    def __init__(self, image: MetadataImage, epoch: int) -> None:
+        self.image = image
+        self.epoch = epoch
+        self.base_offset = image.provenance.last_offset + 1
+        self.batches: list[tuple[list[bytes], int]] = []
+        self.answers: list[tuple[Ticket[Any], Any]] = []
+
+    @property
+    def end_offset(self) -> int:
+        return self.image.provenance.last_offset + 1
+
+    def answer(self, ticket: Ticket[T], response: T) -> None:
+        """A ticket with no records: answered now, or with the group if it saw pending state."""
+        if self.batches:
+            self.answers.append((ticket, response))
+        else:
+            ticket.finish(response)
+
+    def add(
+        self,
+        records: list[Record],
+        caller: Caller | None,
+        timestamp_ms: int,
+        answer: tuple[Ticket[Any], Any] | None = None,
+    ) -> None:
+        """Replay one batch (led by ``caller``'s context) into the pending image.
+
+        A replay failure raises and leaves the plan as it was.
+        """
+        if caller is not None:
+            context = RequestContextRecord(
+                caller.principal, caller.client_address, caller.client_id, timestamp_ms, caller.api
+            )
+            records = [context, *records]
+        delta, base = MetadataDelta(self.image), self.end_offset
+        for i, record in enumerate(records):
+            delta.replay(record, base + i)
+        last = base + len(records) - 1
+        self.image = delta.apply(MetadataProvenance(last, self.epoch, timestamp_ms))
+        self.batches.append(([encode(r) for r in records], timestamp_ms))
+        if answer is not None:
+            self.answers.append(answer)
+
+    def publish(self) -> None:
+        """The group is durable: give every waiting ticket its response."""
+        for ticket, response in self.answers:
+            ticket.finish(response)
+
+    def fail(self, error: ApiError) -> None:
+        """The group append failed: every waiting ticket fails as one failed request does."""
+        for ticket, _ in self.answers:
+            ticket.finish(ticket.failed(error))
+
+    @property
+    def size(self) -> int:
+        return sum(len(v) for values, _ in self.batches for v in values)
