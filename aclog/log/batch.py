@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from kafka.record.default_records import DefaultRecordBatch
 from kafka.record.util import calc_crc32c
 
+from aclog.varint import zigzag
+
 HEADER = struct.Struct(">qiibIhiqqqhii")
 HEADER_SIZE = HEADER.size  # 61
 LENGTH_PREFIX = 12  # base offset (8) + length (4): the bytes the length field does not count
@@ -112,19 +114,11 @@ def _zigzag_varint(value: int) -> bytes:
     """Kafka's zigzag varint of a non-negative ``value``: the base-128 varint of ``2 * value``."""
     if value < len(_SMALL_VARINTS):
         return _SMALL_VARINTS[value]
-    value <<= 1
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return zigzag(value)
 
 
 # The varints of every length and offset delta below 8192 (two bytes at most), ready-made.
-_SMALL_VARINTS = [
-    bytes((2 * n,)) if n < 64 else bytes(((2 * n) & 0x7F | 0x80, (2 * n) >> 7)) for n in range(8192)
-]
+_SMALL_VARINTS = [zigzag(n) for n in range(8192)]
 
 
 def crc_ok(batch: bytes | bytearray | memoryview) -> bool:

@@ -39,6 +39,7 @@ from aclog.records.codec import (
 )
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
+from aclog.varint import zigzag
 
 SENTINEL = b"\xa5\x3c\x96\x0f\xe1\x5a\x78\xc3"
 _SENTINEL_FIELD = "aclog_bulk_sentinel"
@@ -195,14 +196,3 @@ def _sentinel_array(record_schema: dict[str, Any]) -> dict[str, Any]:
     items = {**record_schema, "fields": [*record_schema["fields"], sentinel]}
     array = {"type": "array", "items": items}
     return {"type": "record", "name": "AclogBulkRun", "fields": [{"name": "run", "type": array}]}
-
-
-def zigzag(value: int) -> bytes:
-    """Avro's long encoding (zigzag, then base-128 varint) of a non-negative ``value``."""
-    value <<= 1
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)

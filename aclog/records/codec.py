@@ -46,6 +46,7 @@ from aclog.records.types import (
     UserScramCredentialRecord,
     record_type_name,
 )
+from aclog.varint import uvarint
 
 FRAME_VERSION = 1
 
@@ -194,16 +195,7 @@ def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
 
 @cache
 def _frame(record_type: int, version: int) -> bytes:
-    return _uvarint(FRAME_VERSION) + _uvarint(record_type) + _uvarint(version)
-
-
-def _uvarint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return uvarint(FRAME_VERSION) + uvarint(record_type) + uvarint(version)
 
 
 _RT = {m.value: m for m in ResourceType}

@@ -25,11 +25,11 @@ from typing import IO, Any
 import fastavro
 from fastavro import parse_schema, schemaless_reader
 
-from aclog.records.bulk import zigzag
 from aclog.records.codec import record_builder
 from aclog.records.types import Record
 from aclog.snapshot.errors import SnapshotCorruptError
 from aclog.snapshot.schema import BY_FULL_NAME, SNAPSHOT_SCHEMA
+from aclog.varint import zigzag
 
 _name_of = itemgetter(0)
 _BUILDERS = {name: record_builder(member.record_type) for name, member in BY_FULL_NAME.items()}

@@ -30,6 +30,7 @@ import crc32c
 from aclog.records.schemas import CURRENT_VERSIONS
 from aclog.snapshot.errors import SnapshotCorruptError
 from aclog.snapshot.schema import BY_NAME, MEMBERS
+from aclog.varint import zigzag
 
 FORMAT_VERSION = "1"
 KEY_FORMAT = "aclog.format"
@@ -135,21 +136,11 @@ def _patch(header: bytearray, key: str, value: str) -> None:
 def _slot(header: bytes | bytearray, key: str, width: int) -> int:
     """Where the value of map entry ``key`` starts, given that it is ``width`` bytes long."""
     # An Avro map entry is: long key length, key bytes, long value length, value bytes.
-    prefix = _avro_long(len(key)) + key.encode("ascii") + _avro_long(width)
+    prefix = zigzag(len(key)) + key.encode("ascii") + zigzag(width)
     start = header.find(prefix)
     if start < 0 or header.find(prefix, start + 1) >= 0:
         raise ValueError(f"the header holds no single {key} entry of {width} bytes")
     return start + len(prefix)
-
-
-def _avro_long(value: int) -> bytes:
-    zigzag = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while zigzag >= 0x80:
-        out.append((zigzag & 0x7F) | 0x80)
-        zigzag >>= 7
-    out.append(zigzag)
-    return bytes(out)
 
 
 def check_format(path: Path, metadata: Mapping[str, str]) -> None:

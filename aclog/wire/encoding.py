@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import struct
 
+from aclog.varint import uvarint
+
 INT8 = struct.Struct(">b")
 INT8_PAIR = struct.Struct(">bb")
 INT16 = struct.Struct(">h")
@@ -18,18 +20,6 @@ INT32_INT16 = struct.Struct(">ih")
 
 NO_TAGS = b"\x00"
 """An empty tagged-field section (flexible versions end every struct with one)."""
-
-
-def uvarint(value: int) -> bytes:
-    """An unsigned varint (7 bits a byte, low bits first)."""
-    if value < 0x80:
-        return bytes((value,))
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def string(text: str, compact: bool) -> bytes:

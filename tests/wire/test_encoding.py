@@ -17,9 +17,9 @@ from aclog.records import (
     PatternType,
     ResourceType,
 )
+from aclog.varint import uvarint
 from aclog.wire.apis import ADVERTISED_VERSIONS, api_versions
 from aclog.wire.apis.describe_acls import encode_body
-from aclog.wire.encoding import uvarint
 from aclog.wire.errors import NONE, KafkaError
 from aclog.wire.protocol import EncodedResponse, encode_response
 
