@@ -23,7 +23,8 @@ from typing import Protocol
 
 from aclog.controller.rebuild import rebuild_image
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
-from aclog.image.stream import DecodedBatch, read_decoded
+from aclog.image.stream import DecodedBatch, decode_batch
+from aclog.log.reader import LogTail
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ class MetadataLoader:
         on_warning: Callable[[str], None] = logger.warning,
     ) -> None:
         self.directory = Path(directory)
+        self._tail = LogTail(self.directory)  # polls read only what was appended since
         self.publishers = list(publishers)
         self.poll_interval = poll_interval
         self.on_warning = on_warning
@@ -108,7 +110,7 @@ class MetadataLoader:
         delta = MetadataDelta(self.image)
         batches = records = 0
         last: DecodedBatch | None = None
-        for batch in read_decoded(self.directory, start):
+        for batch in map(decode_batch, self._tail.read(start)):
             delta.replay_records(batch.records, batch.base_offset)
             batches, records, last = batches + 1, records + len(batch.records), batch
         if last is None:

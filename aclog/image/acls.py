@@ -14,10 +14,12 @@ import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from types import MappingProxyType
-from typing import ClassVar, TypeVar, cast
+from typing import ClassVar, cast
 
 from aclog.image.errors import ReplayError
+from aclog.image.layered import LayeredMap
 from aclog.image.render import acl_to_dict
 from aclog.records.types import (
     AccessControlEntryRecord,
@@ -27,9 +29,6 @@ from aclog.records.types import (
     acl_key,
     kafka_uuid_text,
 )
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 AclChanges = Mapping[uuid.UUID, AccessControlEntryRecord | None]
 """Ordered changes by ACL id: a record is an addition, ``None`` a removal."""
@@ -48,8 +47,8 @@ class AclsImage:
     EMPTY: ClassVar[AclsImage]
 
     def __post_init__(self) -> None:
-        if not isinstance(self.acls, MappingProxyType):
-            object.__setattr__(self, "acls", MappingProxyType(dict(self.acls)))
+        if not isinstance(self.acls, LayeredMap):
+            object.__setattr__(self, "acls", LayeredMap(self.acls))
 
     def __len__(self) -> int:
         return len(self.acls)
@@ -58,8 +57,8 @@ class AclsImage:
         return iter(self.acls.values())
 
     @cached_property
-    def _ids_by_binding(self) -> Mapping[AclKey, uuid.UUID]:
-        return MappingProxyType({acl.key: acl_id for acl_id, acl in self.acls.items()})
+    def _ids_by_binding(self) -> LayeredMap[AclKey, uuid.UUID]:
+        return LayeredMap.adopt({acl.key: acl_id for acl_id, acl in self.acls.items()})
 
     def id_of(self, binding: AclBinding) -> uuid.UUID | None:
         """The id of the stored ACL identical to ``binding`` (all seven fields), if any. O(1)."""
@@ -174,39 +173,38 @@ class AclsDelta:
         self._snapshot = False
 
     def apply(self) -> AclsImage:
-        """The image with every change applied; base order kept, additions appended."""
+        """The image with every change applied; base order kept, additions appended.
+
+        Cost: O(changes) plus the base map's overlay (see :class:`LayeredMap`), not O(ACLs).
+        """
         if self._snapshot:
             self.finish_snapshot()
         if not self._changes:
             return self._image
         base = self._image.acls
         if base:
-            acls = _copy(base)
-            for acl_id, change in self._changes.items():
-                acls.pop(acl_id, None)
-                if change is not None:
-                    acls[acl_id] = change
+            acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], base)
+            image = AclsImage(acls.updated(self._changes.items()))
         else:
             # A first image (a snapshot's, a log's from the start): nothing to replace, and no
             # removal either (one of an id added here deletes the change). dict(dict) copies
             # the stored hashes instead of calling UUID.__hash__ per id.
-            acls = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
-        image = AclsImage(MappingProxyType(acls))
+            first = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
+            image = AclsImage(LayeredMap.adopt(first))
         self._carry_index(image)
         return image
 
     def _carry_index(self, image: AclsImage) -> None:
-        """Give ``image`` its binding index by patching the base image's, if that was built
-        (an empty image needs none).
+        """Give ``image`` its binding index by updating the base image's, if that was built
+        (an empty image needs none): O(changes), where rebuilding costs one key per ACL.
 
-        Rebuilding it from scratch costs one key per ACL; patching costs one dict copy (C
-        speed), work per removed or replaced ACL, and one C-speed update with the keys this
-        delta added (``_added`` holds exactly those still present, by key).
+        ``_added`` holds exactly the keys this delta added that are still present.
         """
         base = self._image.__dict__.get("_ids_by_binding")
         if base is None and self._image.acls:
             return
-        index: dict[AclKey, uuid.UUID] = {} if base is None else _copy(base)
+        index: LayeredMap[AclKey, uuid.UUID] = LayeredMap() if base is None else base
+        removed: list[tuple[AclKey, uuid.UUID | None]] = []
         if self._image.acls:
             stored = self._image.acls
             for acl_id in self._changes:
@@ -214,9 +212,8 @@ class AclsDelta:
                 if old is not None:
                     key = acl_key(old)
                     if index.get(key) == acl_id:
-                        del index[key]
-        index.update(self._added)
-        image.__dict__["_ids_by_binding"] = MappingProxyType(index)
+                        removed.append((key, None))
+        image.__dict__["_ids_by_binding"] = index.updated(chain(removed, self._added.items()))
 
     def _set(self, acl_id: uuid.UUID, change: AccessControlEntryRecord | None) -> None:
         # Re-inserting moves the id to the end, so the changes stay in commit order.
@@ -244,15 +241,6 @@ class AclsDelta:
 
 _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""
-
-
-def _copy(view: Mapping[K, V]) -> dict[K, V]:
-    """A dict copy of ``view``. A read-only view's ``copy()`` is the dict's C copy, which reuses
-    the stored hashes; ``dict(view)`` would call ``UUID.__hash__`` (Python code) twice per ACL,
-    which made every commit O(ACLs) in Python on a large image."""
-    if isinstance(view, MappingProxyType):
-        return view.copy()
-    return dict(view)
 
 
 def _text(acl_id: uuid.UUID | None) -> str:

@@ -267,3 +267,17 @@ def test_the_carried_binding_index_equals_a_rebuilt_one(steps) -> None:
         expected = {acl.key: acl_id for acl_id, acl in image.acls.items()}
         assert carried is None or dict(carried) == expected
         assert {k: image.id_of_key(k) for k in expected} == expected
+
+
+def test_a_commit_shares_the_stored_acls_with_the_image_before_it() -> None:
+    # A commit must cost about its own changes, not a copy of every ACL (O(ACLs) per commit
+    # took 60 ms at a million ACLs): the next image shares the previous one's stored ACLs.
+    image = replay_all(AclsImage.EMPTY, [acl(n, name=f"t{n}") for n in range(1000)])
+    assert image.id_of(acl(5, name="t5").binding) == uuid.UUID(int=5)  # index built
+    after = replay_all(image, [acl(2000, name="new"), remove(7)], first_offset=1000)
+    assert after.acls._base is image.acls._base  # type: ignore[attr-defined]
+    assert after.__dict__["_ids_by_binding"]._base is image.__dict__["_ids_by_binding"]._base
+    assert len(after) == 1000 and uuid.UUID(int=7) not in after.acls
+    assert after.id_of(acl(2000, name="new").binding) == uuid.UUID(int=2000)
+    assert after.id_of(acl(7, name="t7").binding) is None
+    assert len(image) == 1000 and image.acls[uuid.UUID(int=7)] == acl(7, name="t7")

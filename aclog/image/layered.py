@@ -1,0 +1,132 @@
+"""An immutable, insertion-ordered mapping whose next version costs about the size of the change.
+
+A metadata image is replaced on every commit, and the controller and each broker derive the next
+one from the last. Copying a dict of every ACL per commit made each commit O(ACLs): about 0.1 ms
+at 10,000 ACLs but 60 ms at a million, several times per commit. :class:`LayeredMap` shares one
+base dict between versions and keeps the changes since that base in a small overlay; a new
+version copies only the overlay. When the overlay outgrows about twice the square root of the
+map's size it is folded into a new base, which keeps both the per-version copy and the amortized
+cost of folding at O(sqrt(n)) per changed key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain
+from math import isqrt
+from typing import Any, Generic, TypeVar, cast, overload
+
+K = TypeVar("K")
+V = TypeVar("V")
+D = TypeVar("D")
+
+_GONE: Any = object()
+"""In the overlay, stands for a key of the base that this version no longer has."""
+
+_MISSING: Any = object()
+
+MIN_OVERLAY = 64
+"""The overlay may always hold this many keys: folding a small map often gains nothing."""
+
+
+class LayeredMap(Mapping[K, V], Generic[K, V]):
+    """Represents an immutable mapping in insertion order; replacing a key's value moves the
+    key to the end, as deleting and re-adding it in a dict does.
+
+    Immutable; thread-safe (no version is ever changed after it is built). Lookups cost two
+    dict probes at most; :meth:`updated` costs O(overlay + changes), plus O(n) when it folds
+    the overlay into a new base (at most once every ~2·sqrt(n) changed keys). Iterating costs
+    one overlay probe per base key while an overlay exists.
+    """
+
+    __slots__ = ("_base", "_len", "_top")
+
+    def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
+        self._base: dict[K, V] = dict(items)
+        self._top: dict[K, V] = {}
+        self._len = len(self._base)
+
+    @classmethod
+    def adopt(cls, base: dict[K, V]) -> LayeredMap[K, V]:
+        """A map over ``base`` without copying it; the caller must never change ``base`` again."""
+        layered: LayeredMap[K, V] = cls.__new__(cls)
+        layered._base, layered._top, layered._len = base, {}, len(base)
+        return layered
+
+    # -- Mapping -------------------------------------------------------------------------------
+
+    def __getitem__(self, key: K) -> V:
+        value = self._top.get(key, _MISSING)
+        if value is _MISSING:
+            return self._base[key]
+        if value is _GONE:
+            raise KeyError(key)
+        return cast(V, value)
+
+    @overload
+    def get(self, key: K, /) -> V | None: ...
+
+    @overload
+    def get(self, key: K, default: V | D, /) -> V | D: ...
+
+    def get(self, key: K, default: Any = None, /) -> Any:
+        value = self._top.get(key, _MISSING)
+        if value is _MISSING:
+            return self._base.get(key, default)
+        return default if value is _GONE else value
+
+    def __contains__(self, key: object) -> bool:
+        value = self._top.get(cast(K, key), _MISSING)
+        if value is _MISSING:
+            return key in self._base
+        return value is not _GONE
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[K]:
+        top = self._top
+        if not top:
+            return iter(self._base)
+        return chain(
+            (key for key in self._base if key not in top),
+            (key for key, value in top.items() if value is not _GONE),
+        )
+
+    def __repr__(self) -> str:
+        return f"LayeredMap({dict(self.items())!r})"
+
+    # -- versions ------------------------------------------------------------------------------
+
+    def updated(self, changes: Iterable[tuple[K, V | None]]) -> LayeredMap[K, V]:
+        """The next version: each ``(key, value)`` sets ``key`` (moving it to the end), and
+        ``(key, None)`` removes it if present. This version is unchanged."""
+        base, top, size = self._base, dict(self._top), self._len
+        for key, value in changes:
+            old = top.pop(key, _MISSING)
+            present = key in base if old is _MISSING else old is not _GONE
+            if value is None:
+                size -= present
+                if key in base:
+                    top[key] = _GONE
+            else:
+                size += not present
+                top[key] = value
+        return self._derive(base, top, size)
+
+    def _derive(self, base: dict[K, V], top: dict[K, V], size: int) -> LayeredMap[K, V]:
+        if len(top) > max(MIN_OVERLAY, 2 * isqrt(size)):
+            return LayeredMap.adopt(_fold(base, top))
+        layered: LayeredMap[K, V] = LayeredMap.__new__(LayeredMap)
+        layered._base, layered._top, layered._len = base, top, size
+        return layered
+
+
+def _fold(base: dict[K, V], top: dict[K, V]) -> dict[K, V]:
+    """``base`` with the overlay applied, as a new dict in the map's order. ``base.copy()``
+    reuses the stored hashes (a key type may hash in Python, as ``uuid.UUID`` does)."""
+    folded = base.copy()
+    for key in top:
+        folded.pop(key, None)
+    folded.update((key, value) for key, value in top.items() if value is not _GONE)
+    return folded

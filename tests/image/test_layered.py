@@ -1,0 +1,82 @@
+"""LayeredMap behaves exactly like copying a dict and applying the changes to the copy, for
+every version ever derived, while the versions share their base."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aclog.image.layered import MIN_OVERLAY, LayeredMap
+
+Change = tuple[int, int | None]
+
+changes = st.lists(st.tuples(st.integers(0, 40), st.none() | st.integers(0, 9)), max_size=30)
+
+
+def _reference(previous: dict[int, int], batch: list[Change]) -> dict[int, int]:
+    current = dict(previous)
+    for key, value in batch:
+        current.pop(key, None)  # setting an existing key moves it to the end
+        if value is not None:
+            current[key] = value
+    return current
+
+
+def _assert_same(layered: LayeredMap[int, int], expected: dict[int, int]) -> None:
+    assert list(layered.items()) == list(expected.items())  # order too
+    assert len(layered) == len(expected)
+    assert layered == expected
+    for key in range(-1, 42):
+        assert (key in layered) == (key in expected)
+        assert layered.get(key) == expected.get(key)
+        assert layered.get(key, -7) == expected.get(key, -7)
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.integers(0, 40), st.integers(0, 9)), st.lists(changes, max_size=40))
+def test_every_version_equals_a_dict_with_the_same_changes(
+    start: dict[int, int], batches: list[list[Change]]
+) -> None:
+    versions = [(LayeredMap(start), dict(start))]
+    for batch in batches:
+        layered, expected = versions[-1]
+        versions.append((layered.updated(batch), _reference(expected, batch)))
+    for layered, expected in versions:  # older versions are untouched by later ones
+        _assert_same(layered, expected)
+
+
+def test_missing_key_raises_key_error_even_when_removed_from_the_base() -> None:
+    layered = LayeredMap({1: 10, 2: 20}).updated([(1, None)])
+    try:
+        layered[1]
+    except KeyError as error:
+        assert error.args == (1,)
+    else:
+        raise AssertionError("a removed key must raise KeyError")
+    assert layered[2] == 20
+
+
+def test_removing_an_absent_key_changes_nothing() -> None:
+    layered = LayeredMap({1: 10}).updated([(5, None), (1, 11)])
+    assert dict(layered) == {1: 11} and len(layered) == 1
+
+
+def test_the_overlay_is_folded_into_a_new_base_once_it_outgrows_the_bound() -> None:
+    size = 10_000  # replacing values keeps the size, so the bound stays 2 * sqrt(10,000)
+    first = LayeredMap({key: key for key in range(size)})
+    bound = max(MIN_OVERLAY, 2 * 100)
+    layered = first
+    for key in range(bound):
+        layered = layered.updated([(key, -key)])
+    assert len(layered._top) == bound and layered._base is first._base  # shared, not copied
+    layered = layered.updated([(bound, -bound)])
+    assert not layered._top and layered._base is not first._base
+    assert list(layered)[: size - bound - 1] == list(range(bound + 1, size))
+    assert list(layered.items())[-2:] == [(bound - 1, 1 - bound), (bound, -bound)]
+    assert dict(first) == {key: key for key in range(size)}
+
+
+def test_adopt_shares_the_dict_and_the_constructor_copies_it() -> None:
+    base = {1: 1}
+    assert LayeredMap.adopt(base)._base is base
+    assert LayeredMap(base)._base is not base
