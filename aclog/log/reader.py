@@ -163,7 +163,8 @@ class LogTail:
     :func:`read_batches` does. Batches are checked exactly as :func:`read_batches` checks them.
 
     Not thread-safe: one owner reads it at a time. Cost per read with nothing new: two
-    ``stat`` calls; otherwise O(new bytes), with no directory listing or index lookup.
+    ``stat`` calls; otherwise O(new bytes), with no directory listing or index lookup. (Each
+    system call lets other threads take the GIL, so a server's hot path keeps them few.)
     """
 
     def __init__(self, directory: Path) -> None:
@@ -176,12 +177,12 @@ class LogTail:
         ``read_batches(directory, from_offset)`` returns them."""
         place = self._place
         self._place = None  # set again only by a read that reaches the end
-        if place is None or place.next_offset != from_offset or not _still_there(place):
+        if place is None or place.next_offset != from_offset:
             yield from self._read_fresh(from_offset)
             return
         try:
             batches: list[LogBatch] | None = list(self._follow(place, from_offset))
-        except CorruptLogError:
+        except (CorruptLogError, _Lost):
             batches = None
         if batches is None or self._damaged:
             # Rewritten under us (truncated and appended again), or a write in progress:
@@ -199,19 +200,27 @@ class LogTail:
             return
         base, path = segments[first]
         offset, position = _index_start(path, base, from_offset)
-        yield from self._follow(_Place(path, position, offset, -1), from_offset)
+        try:
+            yield from self._follow(_Place(path, position, offset, -1), from_offset)
+        except _Lost:  # a segment vanished or shrank while this read went on: read again
+            raise OSError(f"the log in {self.directory} changed while it was read") from None
 
     def _follow(self, place: _Place, from_offset: int) -> Iterator[LogBatch]:
         """Scan from ``place`` to the end of its segment and on through the segments after it,
         remembering where the scan ended."""
         while True:
-            scan = SegmentScan(
-                place.segment,
-                position=place.position,
-                next_offset=place.next_offset,
-                last_epoch=place.epoch,
-                skip_below=from_offset,
-            )
+            try:
+                scan = SegmentScan(
+                    place.segment,
+                    position=place.position,
+                    next_offset=place.next_offset,
+                    last_epoch=place.epoch,
+                    skip_below=from_offset,
+                )
+            except FileNotFoundError:
+                raise _Lost from None  # deleted, or renamed away by a truncation
+            if scan.size < place.position:
+                raise _Lost  # cut shorter than where the last read ended
             if scan.size > place.position:
                 for raw in scan:
                     yield _to_batch(raw, place.segment)
@@ -228,8 +237,5 @@ class LogTail:
             place = _Place(following, 0, scan.next_offset, scan.last_epoch)
 
 
-def _still_there(place: _Place) -> bool:
-    try:
-        return place.segment.stat().st_size >= place.position
-    except OSError:
-        return False
+class _Lost(Exception):
+    """The segment a tail was reading is gone or shorter than where its last read ended."""
