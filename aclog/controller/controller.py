@@ -42,6 +42,7 @@ from aclog.controller.result import (
     ScramAlterResult,
 )
 from aclog.controller.scram_manager import ScramControlManager
+from aclog.controller.snapshotter import BackgroundSnapshotter
 from aclog.image import (
     ApiError,
     Errors,
@@ -127,6 +128,7 @@ class Controller:
         self.image = rebuilt.image
         self._bytes_since_snapshot = 0
         self._last_snapshot_time = clock()
+        self._snapshotter = BackgroundSnapshotter(self._write_snapshot)
         self.epoch = max(log.latest_epoch, 0)
         if bootstrap and log.end_offset == 0:
             self._bootstrap()
@@ -142,7 +144,8 @@ class Controller:
             raise
 
     def close(self) -> None:
-        """Release the log and its writer lock."""
+        """Finish a policy snapshot in progress, then release the log and its writer lock."""
+        self._snapshotter.wait()
         self.log.close()
 
     def __enter__(self) -> Controller:
@@ -358,27 +361,35 @@ class Controller:
     # -- snapshots -----------------------------------------------------------------------------
 
     def _maybe_snapshot(self) -> None:
+        """Hand the committed image to the background snapshotter when the policy says a
+        snapshot is due (if one is still being written, a later commit offers again)."""
         policy = self.snapshot_policy
-        if policy is not None and policy.due(self._bytes_since_snapshot, self._last_snapshot_time):
-            try:
-                self.snapshot()
-            except OSError as error:
-                # The commit already succeeded; a failed snapshot only delays the next one.
-                logger.warning("snapshot at offset %s failed: %s", self.image.provenance, error)
+        if policy is None or not policy.due(self._bytes_since_snapshot, self._last_snapshot_time):
+            return
+        if self._snapshotter.offer(self.image):
+            self._bytes_since_snapshot = 0
+            self._last_snapshot_time = self.clock()
 
     def snapshot(self) -> SnapshotInfo:
-        """Write the committed image as a snapshot (through the one snapshot writer), then
-        delete log segments wholly below it if the retention policy says so."""
-        provenance = self.image.provenance
+        """Write the committed image as a snapshot now, on this thread (through the one
+        snapshot writer), then delete log segments wholly below it if the retention policy
+        says so."""
+        info = self._write_snapshot(self.image)
+        self._bytes_since_snapshot = 0
+        self._last_snapshot_time = self.clock()
+        return info
+
+    def _write_snapshot(self, image: MetadataImage) -> SnapshotInfo:
+        """Write ``image`` as a snapshot and apply retention. Any thread: the image is
+        immutable, and the log serializes segment deletion with appends."""
+        provenance = image.provenance
         info = write_snapshot(
             self.log.directory,
-            image_records(self.image),
+            image_records(image),
             last_offset=provenance.last_offset,
             epoch=max(provenance.epoch, 0),
             timestamp_ms=provenance.timestamp_ms,
         )
-        self._bytes_since_snapshot = 0
-        self._last_snapshot_time = self.clock()
         below = self.retention.delete_below(info.last_offset)
         if below is not None:
             self.log.delete_segments_below(below)
