@@ -279,6 +279,7 @@ class SegmentedLog:
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
         # the group's first batches durable even if the rest of it then failed.
         self._maybe_roll(sum(len(batch) for _, batch in built))
+        start = self._active_size
         if (
             len(built) == 1
         ):  # a lone batch keeps the one-batch write path (fault injection hooks it)
@@ -286,7 +287,7 @@ class SegmentedLog:
         else:
             self._write_batches(built)
         if self.fsync if fsync is None else fsync:
-            os.fsync(self._fd)
+            self._sync_or_cut(start)
         self.end_offset = base
         self.latest_epoch = results[-1].epoch
         return results
@@ -306,6 +307,18 @@ class SegmentedLog:
             latest = spec.epoch
         if expected_end_offset is not None and expected_end_offset != self.end_offset:
             raise StaleOffsetError(expected_end_offset, self.end_offset)
+
+    def _sync_or_cut(self, start: int) -> None:
+        """fsync the active segment; if that fails, cut the group just written (from byte
+        ``start``) before raising. Its writer is told it failed, so it must never reappear:
+        left in place, it would be replayed after a restart, and the next append would follow
+        it with a batch of the same offsets (a corrupt log)."""
+        try:
+            os.fsync(self._fd)
+        except OSError:
+            os.ftruncate(self._fd, start)
+            self._active_size = start
+            raise
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
         """Write one batch starting at offset ``base`` to the active segment."""

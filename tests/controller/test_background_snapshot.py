@@ -73,9 +73,12 @@ def test_a_failed_snapshot_logs_and_commits_stay_acknowledged(
         raise OSError("disk full")
 
     monkeypatch.setattr(controller_module, "write_snapshot", failing_write)
-    with caplog.at_level(logging.WARNING), Controller.open(
-        tmp_path, authorizer=LocalOperator(), snapshot_policy=_every_commit()
-    ) as controller:
+    with (
+        caplog.at_level(logging.WARNING),
+        Controller.open(
+            tmp_path, authorizer=LocalOperator(), snapshot_policy=_every_commit()
+        ) as controller,
+    ):
         assert controller.create_acls([_binding(1)])[0].error.is_success
     assert any(
         "snapshot at offset" in r.message and "disk full" in r.message for r in caplog.records

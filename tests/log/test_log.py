@@ -315,3 +315,26 @@ def _assert_built_as_kafka_python(
     struct.pack_into(">q", expected, 0, base_offset)  # what kafka-python leaves to the broker
     struct.pack_into(">i", expected, 12, epoch)
     assert build_batch(values, base_offset, epoch, timestamp_ms) == expected
+
+
+def test_a_failed_fsync_cuts_the_batch_so_it_never_reappears(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import aclog.log.log as log_module
+
+    real_fsync = os.fsync
+    with SegmentedLog(tmp_path) as log:
+        log.append([b"kept"], epoch=1)
+
+        def failing(fd: int) -> None:
+            raise OSError(5, "Input/output error")
+
+        monkeypatch.setattr(log_module.os, "fsync", failing)
+        with pytest.raises(OSError, match="Input/output"):
+            log.append([b"lost-1", b"lost-2"], epoch=1)
+        monkeypatch.setattr(log_module.os, "fsync", real_fsync)
+        assert log.end_offset == 1
+        log.append([b"next"], epoch=1)  # takes the failed batch's offset, as a retry would
+    with SegmentedLog(tmp_path) as reopened:
+        assert reopened.recovery is None  # nothing torn: the failed batch was cut at once
+        assert [(r.offset, r.value) for r in read_records(tmp_path)] == [(0, b"kept"), (1, b"next")]
