@@ -11,8 +11,7 @@ cost of folding at O(sqrt(n)) per changed key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from itertools import chain
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from math import isqrt
 from typing import Any, Generic, TypeVar, cast, overload
 
@@ -35,8 +34,8 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
 
     Immutable; thread-safe (no version is ever changed after it is built). Lookups cost two
     dict probes at most; :meth:`updated` costs O(overlay + changes), plus O(n) when it folds
-    the overlay into a new base (at most once every ~2·sqrt(n) changed keys). Iterating costs
-    one overlay probe per base key while an overlay exists.
+    the overlay into a new base (at most once every ~2·sqrt(n) changed keys). Iterating while
+    an overlay exists folds it into a temporary copy first (O(n) at C speed).
     """
 
     __slots__ = ("_base", "_len", "_top")
@@ -85,13 +84,19 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
         return self._len
 
     def __iter__(self) -> Iterator[K]:
-        top = self._top
-        if not top:
-            return iter(self._base)
-        return chain(
-            (key for key in self._base if key not in top),
-            (key for key, value in top.items() if value is not _GONE),
-        )
+        return iter(self._base) if not self._top else iter(_fold(self._base, self._top))
+
+    def items(self) -> ItemsView[K, V]:
+        # Iterating the base's own view runs at C speed; Mapping's would look up every key.
+        return self._base.items() if not self._top else _Items(self)
+
+    def values(self) -> ValuesView[V]:
+        return self._base.values() if not self._top else _Values(self)
+
+    def _pairs(self) -> Iterator[tuple[K, V]]:
+        # Testing each base key against the overlay would hash it, and some key types hash in
+        # Python (uuid.UUID): folding into a copy hashes only the overlay's keys.
+        return iter(_fold(self._base, self._top).items())
 
     def __repr__(self) -> str:
         return f"LayeredMap({dict(self.items())!r})"
@@ -120,6 +125,20 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
         layered: LayeredMap[K, V] = LayeredMap.__new__(LayeredMap)
         layered._base, layered._top, layered._len = base, top, size
         return layered
+
+
+class _Items(ItemsView[K, V]):
+    _mapping: LayeredMap[K, V]
+
+    def __iter__(self) -> Iterator[tuple[K, V]]:
+        return self._mapping._pairs()
+
+
+class _Values(ValuesView[V]):
+    _mapping: LayeredMap[Any, V]
+
+    def __iter__(self) -> Iterator[V]:
+        return (value for _, value in self._mapping._pairs())
 
 
 def _fold(base: dict[K, V], top: dict[K, V]) -> dict[K, V]:

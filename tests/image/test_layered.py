@@ -24,6 +24,9 @@ def _reference(previous: dict[int, int], batch: list[Change]) -> dict[int, int]:
 
 def _assert_same(layered: LayeredMap[int, int], expected: dict[int, int]) -> None:
     assert list(layered.items()) == list(expected.items())  # order too
+    assert list(layered.values()) == list(expected.values())
+    assert list(layered) == list(expected)
+    assert (1, layered.get(1)) in layered.items() or 1 not in layered
     assert len(layered) == len(expected)
     assert layered == expected
     for key in range(-1, 42):
