@@ -64,8 +64,12 @@ class MetadataLoader:
         *,
         poll_interval: float = 0.01,
         on_warning: Callable[[str], None] = logger.warning,
+        durable_end: Callable[[], int] | None = None,
     ) -> None:
         self.directory = Path(directory)
+        # In the writer's own process, the offset below which the log is fsynced: a batch
+        # written but not yet durable (its fsync may still fail and cut it) is not published.
+        self.durable_end = durable_end
         self._tail = LogTail(self.directory)  # polls read only what was appended since
         self.publishers = list(publishers)
         self.poll_interval = poll_interval
@@ -110,7 +114,8 @@ class MetadataLoader:
         delta = MetadataDelta(self.image)
         batches = records = 0
         last: DecodedBatch | None = None
-        for batch in map(decode_batch, self._tail.read(start)):
+        limit = self.durable_end() if self.durable_end is not None else None
+        for batch in map(decode_batch, self._tail.read(start, limit)):
             delta.replay_records(batch.records, batch.base_offset)
             batches, records, last = batches + 1, records + len(batch.records), batch
         if last is None:

@@ -172,27 +172,28 @@ class LogTail:
         self._place: _Place | None = None
         self._damaged = False
 
-    def read(self, from_offset: int) -> Iterator[LogBatch]:
+    def read(self, from_offset: int, to_offset: int | None = None) -> Iterator[LogBatch]:
         """Every batch holding an offset at or after ``from_offset``, as
-        ``read_batches(directory, from_offset)`` returns them."""
+        ``read_batches(directory, from_offset)`` returns them; with ``to_offset``, only the
+        batches that start below it (a later read resumes at the first one left out)."""
         place = self._place
         self._place = None  # set again only by a read that reaches the end
         if place is None or place.next_offset != from_offset:
-            yield from self._read_fresh(from_offset)
+            yield from self._read_fresh(from_offset, to_offset)
             return
         try:
-            batches: list[LogBatch] | None = list(self._follow(place, from_offset))
+            batches: list[LogBatch] | None = list(self._follow(place, from_offset, to_offset))
         except (CorruptLogError, _Lost):
             batches = None
         if batches is None or self._damaged:
             # Rewritten under us (truncated and appended again), or a write in progress:
             # whatever it is, a fresh read decides it as read_batches would.
             self._place = None
-            yield from self._read_fresh(from_offset)
+            yield from self._read_fresh(from_offset, to_offset)
             return
         yield from batches
 
-    def _read_fresh(self, from_offset: int) -> Iterator[LogBatch]:
+    def _read_fresh(self, from_offset: int, to_offset: int | None) -> Iterator[LogBatch]:
         segments = list_segments(self.directory)
         bases = [base for base, _ in segments]
         first = max(bisect.bisect_right(bases, from_offset) - 1, 0)
@@ -201,13 +202,14 @@ class LogTail:
         base, path = segments[first]
         offset, position = _index_start(path, base, from_offset)
         try:
-            yield from self._follow(_Place(path, position, offset, -1), from_offset)
+            yield from self._follow(_Place(path, position, offset, -1), from_offset, to_offset)
         except _Lost:  # a segment vanished or shrank while this read went on: read again
             raise OSError(f"the log in {self.directory} changed while it was read") from None
 
-    def _follow(self, place: _Place, from_offset: int) -> Iterator[LogBatch]:
-        """Scan from ``place`` to the end of its segment and on through the segments after it,
-        remembering where the scan ended."""
+    def _follow(self, place: _Place, from_offset: int, to_offset: int | None) -> Iterator[LogBatch]:
+        """Scan from ``place`` to the end of its segment and on through the segments after it
+        (or to the first batch starting at ``to_offset`` or later), remembering where the scan
+        ended."""
         while True:
             try:
                 scan = SegmentScan(
@@ -222,8 +224,16 @@ class LogTail:
             if scan.size < place.position:
                 raise _Lost  # cut shorter than where the last read ended
             if scan.size > place.position:
+                epoch = place.epoch
                 for raw in scan:
+                    if to_offset is not None and raw.header.base_offset >= to_offset:
+                        self._damaged = False
+                        self._place = _Place(
+                            place.segment, raw.position, raw.header.base_offset, epoch
+                        )
+                        return
                     yield _to_batch(raw, place.segment)
+                    epoch = raw.header.epoch
             following = place.segment.with_name(segment_file_name(scan.next_offset))
             rolled = following != place.segment and following.exists()
             problem = scan.problem

@@ -32,7 +32,7 @@ import base64
 import logging
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -180,7 +180,9 @@ class Node:
             credentials = ScramCredentialCache()
             published = PublishedOffset()
             loader = MetadataLoader(
-                config.data_dir, [AuthorizerPublisher(authorizer), credentials, published]
+                config.data_dir,
+                [AuthorizerPublisher(authorizer), credentials, published],
+                durable_end=_durable_end(controller),
             )
             loader.start()
         except BaseException:
@@ -282,6 +284,16 @@ def _open_controller(config: ServerConfig, access: ClusterAccess) -> Committer:
         snapshot_policy=SnapshotPolicy(),
     )
     return QuorumMember(node)
+
+
+def _durable_end(controller: Committer) -> Callable[[], int] | None:
+    """Where the exclusive controller's fsynced log ends (its ``end_offset`` advances only
+    after a group's fsync). In a shared directory other processes append too; there the
+    loader reads to the end of what is written."""
+    if isinstance(controller, Controller):
+        log = controller.log
+        return lambda: log.end_offset
+    return None
 
 
 def default_cluster_id(data_dir: Path) -> str:

@@ -126,3 +126,50 @@ def test_readers_never_see_an_allow_without_its_deny(tmp_path: Path) -> None:
         loader.stop()
         controller.close()
     assert violations == []
+
+
+def test_a_batch_is_published_only_once_durable_and_never_if_its_fsync_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import aclog.log.log as log_module
+
+    controller = Controller.open(tmp_path, authorizer=LocalOperator())
+    controller.create_acls([_acl("kept", AclPermissionType.ALLOW)], CALLER)
+    authorizer = Authorizer()
+    log = controller.log
+    loader = MetadataLoader(
+        tmp_path, [AuthorizerPublisher(authorizer)], durable_end=lambda: log.end_offset
+    )
+    loader.catch_up()
+    real_fsync, in_fsync, outcome = log_module.os.fsync, threading.Event(), []
+    release, fail = threading.Event(), threading.Event()
+
+    def held_fsync(fd: int) -> None:
+        in_fsync.set()
+        assert release.wait(10)
+        if fail.is_set():
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(log_module.os, "fsync", held_fsync)
+
+    def commit(name: str) -> None:
+        outcome.append(controller.create_acls([_acl(name, AclPermissionType.ALLOW)], CALLER))
+
+    def allowed(name: str) -> bool:
+        return authorizer.authorize("User:bob", "h", READ, TOPIC, name) is Decision.ALLOWED
+
+    for name, fails in (("lost", True), ("durable", False)):
+        in_fsync.clear(), release.clear()
+        (fail.set if fails else fail.clear)()
+        writer = threading.Thread(target=commit, args=(name,))
+        writer.start()
+        assert in_fsync.wait(10)  # written to the segment, fsync not done
+        assert loader.poll() is None and not allowed(name)  # not durable: not published
+        release.set()
+        writer.join(10)
+        loader.poll()
+        assert allowed(name) is not fails
+    assert [r[0].error.is_success for r in outcome] == [False, True]
+    assert allowed("kept") and not allowed("lost") and loader.image == controller.image
+    controller.close()
