@@ -11,7 +11,7 @@ cost of folding at O(sqrt(n)) per changed key.
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from math import isqrt
 from typing import Any, Generic, TypeVar, cast, overload
 
@@ -119,8 +119,29 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
                 top[key] = value
         return self._derive(base, top, size)
 
+    def merged(self, changes: Mapping[K, V | None], touched: Collection[K]) -> LayeredMap[K, V]:
+        """:meth:`updated` for a caller that knows which keys it changes that this map holds:
+        ``touched`` must name every key of ``changes`` that is present here, and every key
+        whose change is ``None`` (a removal of an absent key is no change: leave it out).
+
+        A change set larger than the overlay may grow is folded at C speed (one copy, one
+        ``update`` that reuses the changes' stored hashes, work per touched key only); a
+        smaller one goes through :meth:`updated`.
+        """
+        size = self._len - len(touched) + sum(1 for v in changes.values() if v is not None)
+        if len(changes) <= _bound(size):
+            return self.updated(changes.items())
+        folded = _fold(self._base, self._top)
+        for key in touched:
+            folded.pop(key, None)  # a replaced key moves to the end, as in updated()
+        folded.update(changes)  # type: ignore[arg-type]  # the removals go just below
+        for key in touched:
+            if folded.get(key, _MISSING) is None:
+                del folded[key]
+        return LayeredMap.adopt(folded)
+
     def _derive(self, base: dict[K, V], top: dict[K, V], size: int) -> LayeredMap[K, V]:
-        if len(top) > max(MIN_OVERLAY, 2 * isqrt(size)):
+        if len(top) > _bound(size):
             return LayeredMap.adopt(_fold(base, top))
         layered: LayeredMap[K, V] = LayeredMap.__new__(LayeredMap)
         layered._base, layered._top, layered._len = base, top, size
@@ -139,6 +160,11 @@ class _Values(ValuesView[V]):
 
     def __iter__(self) -> Iterator[V]:
         return (value for _, value in self._mapping._pairs())
+
+
+def _bound(size: int) -> int:
+    """The most keys the overlay of a map of ``size`` keys may hold before it is folded."""
+    return max(MIN_OVERLAY, 2 * isqrt(size))
 
 
 def _fold(base: dict[K, V], top: dict[K, V]) -> dict[K, V]:

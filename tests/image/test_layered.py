@@ -83,3 +83,25 @@ def test_adopt_shares_the_dict_and_the_constructor_copies_it() -> None:
     base = {1: 1}
     assert LayeredMap.adopt(base)._base is base
     assert LayeredMap(base)._base is not base
+
+
+@settings(max_examples=300)
+@given(
+    st.dictionaries(st.integers(0, 200), st.integers(0, 9), max_size=150),
+    st.lists(changes, max_size=3),
+    st.dictionaries(st.integers(0, 400), st.none() | st.integers(0, 9), max_size=120),
+)
+def test_merged_equals_updated_for_small_and_large_change_sets(
+    start: dict[int, int], earlier: list[list[Change]], batch: dict[int, int | None]
+) -> None:
+    layered = LayeredMap(start)
+    for step in earlier:  # an overlay to merge over
+        layered = layered.updated(step)
+    before = list(layered.items())
+    expected = _reference(dict(layered), list(batch.items()))
+    present = [key for key in batch if key in layered]
+    # The contract: removals name present keys only; touched names every present key.
+    batch = {k: v for k, v in batch.items() if v is not None or k in layered}
+    merged = layered.merged(batch, present)
+    assert list(merged.items()) == list(expected.items()) and len(merged) == len(expected)
+    assert list(layered.items()) == before  # the old version is untouched
