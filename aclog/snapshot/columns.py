@@ -63,7 +63,7 @@ _SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
 _CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
 _STRING_FIELDS = ("resource_name", "principal", "host")
 # An unsigned 32-bit array typecode; its items are stored little-endian whatever the machine.
-_U32 = next(code for code in "ILH" if array(code).itemsize == 4)
+_U32 = next(code for code in "IL" if array(code).itemsize == 4)
 _SWAP = sys.byteorder != "little"
 
 _U32_DOC = "each ACL's index into strings, unsigned 32-bit little-endian"
@@ -175,11 +175,13 @@ def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
     for columns that do not fit together."""
     count: int = fields["count"]
     strings = _strings(fields).__getitem__
+    # The id column's length checks the count before anything is allocated for it.
+    ids = _ids(fields["id"], count)
     acls: list[AccessControlEntryRecord] = list(
         map(object.__new__, repeat(AccessControlEntryRecord, count))
     )
     set_id, set_rt, set_name, set_pt, set_principal, set_host, set_op, set_perm = _ACL_SETTERS
-    columns: list[tuple[Any, Iterable[Any]]] = [(set_id, _ids(fields["id"], count))]
+    columns: list[tuple[Any, Iterable[Any]]] = [(set_id, ids)]
     for setter, name, table, unknown in (
         (set_rt, "resource_type", _RT, _UNKNOWN[0]),
         (set_pt, "pattern_type", _PT, _UNKNOWN[1]),
