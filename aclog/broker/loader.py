@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from aclog.authorizer.batches import gc_paused
 from aclog.controller.rebuild import rebuild_image
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.stream import DecodedBatch, decode_batch
@@ -88,12 +89,16 @@ class MetadataLoader:
         def count(batch: DecodedBatch) -> None:
             counted[0] += 1
 
-        rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
-        self.image = rebuilt.image
-        manifest = Manifest(
-            ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
-        )
-        self._publish(None, manifest)
+        # The image and the publishers' first build (the authorizer's index) live as long as
+        # the broker: build them with the collector paused, then freeze them, so that no later
+        # collection walks those millions of objects (see gc_paused).
+        with gc_paused(freeze=True):
+            rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
+            self.image = rebuilt.image
+            manifest = Manifest(
+                ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
+            )
+            self._publish(None, manifest)
         self.caught_up = True
         return manifest
 

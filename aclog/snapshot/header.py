@@ -1,6 +1,7 @@
 """What a snapshot's Avro header says, and the integrity check that covers the whole file.
 
-The header's metadata holds, as strings: ``aclog.format`` (``"1"``), ``aclog.last_offset``,
+The header's metadata holds, as strings: ``aclog.format`` (``"2"``: ACLs in column chunks, see
+:mod:`aclog.snapshot.columns`; ``"1"``: one row per record, still read), ``aclog.last_offset``,
 ``aclog.epoch``, ``aclog.timestamp_ms``, ``aclog.record_counts`` and ``aclog.schema_versions``
 (JSON objects keyed by record class name), ``aclog.data_bytes`` (the bytes after the header)
 and ``aclog.crc32c``. The header is written before the records, so the three values known only
@@ -32,7 +33,10 @@ from aclog.snapshot.errors import SnapshotCorruptError
 from aclog.snapshot.schema import BY_NAME, MEMBERS
 from aclog.varint import zigzag
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+"""The format this build writes by default: ACLs in column chunks."""
+ROWS_FORMAT = "1"
+"""The format of one Avro row per record: older snapshots, and written on request."""
 KEY_FORMAT = "aclog.format"
 KEY_LAST_OFFSET = "aclog.last_offset"
 KEY_EPOCH = "aclog.epoch"
@@ -92,11 +96,16 @@ class SnapshotInfo:
 
 
 def initial_metadata(
-    last_offset: int, epoch: int, timestamp_ms: int, schema_versions: Mapping[str, int]
+    last_offset: int,
+    epoch: int,
+    timestamp_ms: int,
+    schema_versions: Mapping[str, int],
+    rows: bool,
 ) -> dict[str, str]:
-    """The header metadata a writer starts with; the slots hold placeholders of final width."""
+    """The header metadata a writer starts with (of format 1 if ``rows``, else of the current
+    format); the slots hold placeholders of final width."""
     return {
-        KEY_FORMAT: FORMAT_VERSION,
+        KEY_FORMAT: ROWS_FORMAT if rows else FORMAT_VERSION,
         KEY_LAST_OFFSET: str(last_offset),
         KEY_EPOCH: str(epoch),
         KEY_TIMESTAMP: str(timestamp_ms),
@@ -143,17 +152,18 @@ def _slot(header: bytes | bytearray, key: str, width: int) -> int:
     return start + len(prefix)
 
 
-def check_format(path: Path, metadata: Mapping[str, str]) -> None:
-    """Raise unless the header says this is an aclog snapshot of a format this build reads."""
+def check_format(path: Path, metadata: Mapping[str, str]) -> str:
+    """The format the header names; raises unless it is an aclog format this build reads."""
     found = metadata.get(KEY_FORMAT)
     if found is None:
         raise SnapshotCorruptError(path, f"the header has no {KEY_FORMAT}; not an aclog snapshot")
-    if found != FORMAT_VERSION:
+    if found not in (ROWS_FORMAT, FORMAT_VERSION):
         raise SnapshotCorruptError(
             path,
-            f"unknown snapshot format {found!r} (this build reads {FORMAT_VERSION!r}); "
-            "it was written by a newer aclog, so upgrade aclog to read it",
+            f"unknown snapshot format {found!r} (this build reads {ROWS_FORMAT!r} and "
+            f"{FORMAT_VERSION!r}); it was written by a newer aclog, so upgrade aclog to read it",
         )
+    return found
 
 
 def stored_integrity(path: Path, metadata: Mapping[str, str]) -> tuple[int, int]:

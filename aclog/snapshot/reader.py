@@ -10,7 +10,7 @@ builds state from the records discards it on that error, so no partial state is 
 
 Thread-safe: a reader holds no open file, and each :meth:`SnapshotReader.records` call opens
 its own. Cost: verification reads the file once at CRC-32C speed (GB/s); decoding is one
-fastavro call per container block (:mod:`aclog.snapshot.blocks`) plus one dataclass per record.
+fastavro call per container block (:mod:`aclog.snapshot.blocks`) plus the records' objects.
 """
 
 from __future__ import annotations
@@ -55,8 +55,10 @@ _DECODE_ERRORS = (
 class SnapshotReader:
     """A verified snapshot: what its header says, and its records on demand."""
 
-    def __init__(self, info: SnapshotInfo, identity: tuple[int, ...]) -> None:
+    def __init__(self, info: SnapshotInfo, identity: tuple[int, ...], format_version: str) -> None:
         self.info = info
+        self.format_version = format_version
+        """The header's ``aclog.format``: ``"2"`` ACLs in column chunks, ``"1"`` rows."""
         self._identity = identity
 
     def records(self) -> Iterator[Record]:
@@ -65,13 +67,29 @@ class SnapshotReader:
         Raises :class:`SnapshotCorruptError` if the file changed since it was verified, if a
         record cannot be decoded, or, once exhausted, if the counts differ from the header's.
         """
+        for block in self._blocks():
+            yield from block
+
+    def read_all(self) -> list[Record]:
+        """All of :meth:`records` as one list, with the same checks; built a block at a time,
+        without a generator step per record (a tenth of a format-2 load)."""
+        records: list[Record] = []
+        for block in self._blocks():
+            records += block
+        return records
+
+    def _blocks(self) -> Iterator[list[Record]]:
         path = self.info.path
         with open(path, "rb") as file:
             if _identity(os.fstat(file.fileno())) != self._identity:
                 raise SnapshotCorruptError(path, "the file changed after it was verified")
             counts = dict.fromkeys(self.info.record_counts, 0)
+            # Older schema versions are resolved to the current ones (Avro schema resolution).
+            current = dict(self.info.schema_versions) == current_schema_versions()
             try:
-                yield from self._decode(file, counts)
+                yield from decode_blocks(
+                    path, file, counts, current=current, format_version=self.format_version
+                )
             except _DECODE_ERRORS as err:
                 raise SnapshotCorruptError(path, f"a record cannot be decoded: {err!r}") from None
         for name, expected in self.info.record_counts.items():
@@ -80,12 +98,6 @@ class SnapshotReader:
                     path, f"it holds {counts[name]} {name} records, its header says {expected}"
                 )
 
-    def _decode(self, file: IO[bytes], counts: dict[str, int]) -> Iterator[Record]:
-        # Older schema versions are resolved to the current ones (Avro schema resolution).
-        current = dict(self.info.schema_versions) == current_schema_versions()
-        for records in decode_blocks(self.info.path, file, counts, current=current):
-            yield from records
-
 
 def read_snapshot(path: Path | str) -> SnapshotReader:
     """Open and verify the snapshot at ``path`` (size and checksum); decode nothing yet."""
@@ -93,7 +105,7 @@ def read_snapshot(path: Path | str) -> SnapshotReader:
     with open(path, "rb") as file:
         stat = os.fstat(file.fileno())
         header, metadata = _read_header(path, file, stat.st_size)
-        check_format(path, metadata)
+        format_version = check_format(path, metadata)
         data_bytes, checksum = stored_integrity(path, metadata)
         _check_size(path, len(header), data_bytes, stat.st_size)
         _check_checksum(path, file, header, data_bytes, checksum)
@@ -105,7 +117,7 @@ def read_snapshot(path: Path | str) -> SnapshotReader:
             f"its name says offset {named[0]} epoch {named[1]}, its header says offset "
             f"{info.last_offset} epoch {info.epoch}",
         )
-    return SnapshotReader(info, _identity(stat))
+    return SnapshotReader(info, _identity(stat), format_version)
 
 
 def verify_snapshot(path: Path | str) -> SnapshotInfo:

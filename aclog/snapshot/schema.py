@@ -1,8 +1,12 @@
-"""The Avro schema of a snapshot file: a union of the record types an image is made of.
+"""The Avro schemas of a snapshot file: unions of the record types an image is made of.
 
 A snapshot holds what an image needs to be rebuilt, nothing else: one record per ACL and one
-per SCRAM credential, in their current schema versions. The container's schema is the union of
-those record schemas, so any Avro reader (Spark, DuckDB, avro-tools) sees real named fields.
+per SCRAM credential, in their current schema versions. In format 1 the container's schema is
+the union of those record schemas (:data:`SNAPSHOT_SCHEMA`), so any Avro reader (Spark, DuckDB,
+avro-tools) sees one row of named fields per record. Format 2 (:data:`COLUMN_SCHEMA`, what this
+build writes) stores the ACLs as chunks of columns instead (:mod:`aclog.snapshot.columns`),
+which load several times faster; an Avro reader then sees one row of named columns per chunk of
+ACLs, and one row per SCRAM credential as before.
 Adding a record type to a snapshot means adding its class to :data:`SNAPSHOT_RECORD_TYPES`.
 
 Immutable after import; thread-safe. Cost: schemas are built once, at import.
@@ -22,6 +26,7 @@ from aclog.records.types import (
     RecordType,
     UserScramCredentialRecord,
 )
+from aclog.snapshot.columns import ACL_COLUMNS_SCHEMA
 
 SNAPSHOT_RECORD_TYPES: tuple[type[Record], ...] = (
     AccessControlEntryRecord,
@@ -106,7 +111,12 @@ BY_CLASS: dict[type, Member] = {m.cls: m for m in MEMBERS}
 BY_NAME: dict[str, Member] = {m.name: m for m in MEMBERS}
 BY_FULL_NAME: dict[str, Member] = {m.full_name: m for m in MEMBERS}
 SNAPSHOT_SCHEMA: list[dict[str, Any]] = union_schema(SNAPSHOT_RECORD_TYPES)
-"""The container schema this build writes (a JSON-ready Avro union)."""
+"""The container schema of format 1: one row per record (a JSON-ready Avro union)."""
+COLUMN_SCHEMA: list[dict[str, Any]] = [
+    ACL_COLUMNS_SCHEMA,
+    *union_schema([t for t in SNAPSHOT_RECORD_TYPES if t is not AccessControlEntryRecord]),
+]
+"""The container schema of format 2: ACLs in column chunks, the other records one per row."""
 
 
 def current_schema_versions() -> dict[str, int]:

@@ -47,7 +47,7 @@ def newest_valid_snapshot(
             break  # this one and every older one: the log no longer continues from them
         try:
             reader = read_snapshot(snapshot.path)
-            records = list(reader.records())
+            records = reader.read_all()
         except SnapshotCorruptError as err:
             skipped.append((snapshot, err.reason))
             continue

@@ -5,8 +5,9 @@ patched once the records are written, then it is flushed, fsynced and renamed to
 name, and the directory is fsynced. A crash at any point leaves either no snapshot or the whole
 one; a leftover ``.tmp`` file is ignored by readers (see :mod:`aclog.snapshot.naming`).
 
-Records stream through: nothing but the current Avro block (about 16 KB) is held in memory,
-so an iterator of a million ACLs is fine. The records are not copied or sorted.
+Records stream through: nothing but the current chunk of ACLs (4096, see
+:mod:`aclog.snapshot.columns`) or Avro block is held in memory, so an iterator of a million
+ACLs is fine. The records are not copied or sorted.
 
 Not thread-safe per target: one writer per (directory, offset, epoch), which the single writer
 of a data directory guarantees. Cost: O(records) Avro encoding, a CRC-32C at memory speed,
@@ -16,19 +17,29 @@ and two fsyncs.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import IO, BinaryIO, cast
+from typing import IO, Any, BinaryIO, cast
 
 import crc32c
 from fastavro.write import Writer
 
 from aclog.log.durable import fsync_directory
 from aclog.records.codec import record_to_fields
-from aclog.records.types import Record
+from aclog.records.types import AccessControlEntryRecord, Record
+from aclog.snapshot.columns import CHUNK_ACLS, encode_chunk
+from aclog.snapshot.columns import FULL_NAME as COLUMNS_NAME
 from aclog.snapshot.header import SnapshotInfo, finish_header, initial_metadata
 from aclog.snapshot.naming import snapshot_file_name, temp_file_name
-from aclog.snapshot.schema import BY_CLASS, BY_NAME, SNAPSHOT_SCHEMA, current_schema_versions
+from aclog.snapshot.schema import (
+    BY_CLASS,
+    BY_NAME,
+    COLUMN_SCHEMA,
+    SNAPSHOT_SCHEMA,
+    current_schema_versions,
+)
+
+_ACL_NAME = AccessControlEntryRecord.__name__
 
 
 class _DataSink:
@@ -74,6 +85,7 @@ def write_snapshot(
     epoch: int,
     timestamp_ms: int,
     fsync: bool = True,
+    rows: bool = False,
 ) -> SnapshotInfo:
     """Write ``records`` as the snapshot of the log up to ``last_offset`` (inclusive).
 
@@ -82,6 +94,9 @@ def write_snapshot(
     :data:`~aclog.snapshot.schema.SNAPSHOT_RECORD_TYPES` are allowed (``ValueError``
     otherwise, and nothing is left behind). An existing snapshot of the same name is replaced.
     ``fsync=False`` skips the fsyncs (tests and benchmarks only: a crash may then lose it).
+    The ACLs are stored in column chunks (format 2, fast to load); ``rows=True`` writes format 1
+    instead, one Avro row of named fields per record, for tools that read the file with a
+    plain Avro reader. This build reads both.
     """
     if timestamp_ms < 0:
         raise ValueError(f"timestamp_ms must be >= 0, not {timestamp_ms}")
@@ -91,8 +106,8 @@ def write_snapshot(
     temp = directory / temp_file_name(last_offset, epoch)
     try:
         with open(temp, "wb") as file:
-            metadata = initial_metadata(last_offset, epoch, timestamp_ms, versions)
-            counts, sink = _write_container(file, records, metadata)
+            metadata = initial_metadata(last_offset, epoch, timestamp_ms, versions, rows)
+            counts, sink = _write_container(file, records, metadata, rows)
             header, checksum = finish_header(sink.header, counts, sink.data_bytes, sink.data_crc)
             file.seek(0)
             file.write(header)
@@ -118,22 +133,49 @@ def write_snapshot(
 
 
 def _write_container(
-    file: BinaryIO, records: Iterable[Record], metadata: dict[str, str]
+    file: BinaryIO, records: Iterable[Record], metadata: dict[str, str], rows: bool
 ) -> tuple[dict[str, int], _DataSink]:
     sink = _DataSink(file)
     # Creating the Writer writes the header, and nothing else.
-    writer = Writer(cast(IO[bytes], sink), SNAPSHOT_SCHEMA, codec="null", metadata=metadata)
+    schema = SNAPSHOT_SCHEMA if rows else COLUMN_SCHEMA
+    writer = Writer(cast(IO[bytes], sink), schema, codec="null", metadata=metadata)
     sink.end_header()
     counts = dict.fromkeys(BY_NAME, 0)
-    write, by_class, to_fields = writer.write, BY_CLASS, record_to_fields
-    for record in records:
-        member = by_class.get(type(record))
-        if member is None:
-            raise ValueError(
-                f"a snapshot holds only {', '.join(BY_NAME)}, not {type(record).__name__}"
-            )
-        counts[member.name] += 1
-        # The tuple names the union branch, so fastavro need not guess it from the fields.
-        write((member.full_name, to_fields(record)))  # type: ignore[arg-type]
+    if rows:
+        for record in records:
+            _write_row(writer.write, record, counts)
+    else:
+        _write_columns(writer.write, records, counts)
     writer.flush()
     return counts, sink
+
+
+def _write_row(write: Callable[[Any], None], record: Record, counts: dict[str, int]) -> None:
+    member = BY_CLASS.get(type(record))
+    if member is None:
+        raise ValueError(f"a snapshot holds only {', '.join(BY_NAME)}, not {type(record).__name__}")
+    counts[member.name] += 1
+    # The tuple names the union branch, so fastavro need not guess it from the fields.
+    write((member.full_name, record_to_fields(record)))
+
+
+def _write_columns(
+    write: Callable[[Any], None], records: Iterable[Record], counts: dict[str, int]
+) -> None:
+    """ACLs in chunks of columns; any other record as a row, after the ACLs before it, so the
+    file keeps the records' order."""
+    chunk: list[AccessControlEntryRecord] = []
+    for record in records:
+        if type(record) is AccessControlEntryRecord:
+            chunk.append(record)
+            if len(chunk) < CHUNK_ACLS:
+                continue
+        if chunk:
+            write((COLUMNS_NAME, encode_chunk(chunk)))
+            counts[_ACL_NAME] += len(chunk)
+            chunk = []
+        if type(record) is not AccessControlEntryRecord:
+            _write_row(write, record, counts)
+    if chunk:
+        write((COLUMNS_NAME, encode_chunk(chunk)))
+        counts[_ACL_NAME] += len(chunk)

@@ -76,8 +76,11 @@ SMALL: list[Record] = [
 """A small snapshot's records (about 3 KB on disk, nearly all of it the schema)."""
 
 
-def write(directory: Path, records: list[Record], last_offset: int, epoch: int = 1) -> SnapshotInfo:
-    """Write a snapshot without fsync (the tests do not crash the machine)."""
+def write(
+    directory: Path, records: list[Record], last_offset: int, epoch: int = 1, rows: bool = False
+) -> SnapshotInfo:
+    """Write a snapshot without fsync (the tests do not crash the machine); ``rows=True``
+    writes format 1 (one Avro row per record) instead of ACL column chunks."""
     return write_snapshot(
         directory,
         records,
@@ -85,4 +88,5 @@ def write(directory: Path, records: list[Record], last_offset: int, epoch: int =
         epoch=epoch,
         timestamp_ms=1_700_000_000_000 + last_offset,
         fsync=False,
+        rows=rows,
     )

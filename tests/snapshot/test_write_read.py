@@ -68,7 +68,7 @@ def test_header_metadata_holds_provenance_counts_and_versions(tmp_path: Path) ->
     assert info.size == info.path.stat().st_size
     with open(info.path, "rb") as file:
         metadata = fastavro.reader(file).metadata
-    assert metadata["aclog.format"] == "1"
+    assert metadata["aclog.format"] == "2"
     assert metadata["aclog.last_offset"] == "41"
     assert metadata["aclog.epoch"] == "3"
     assert metadata["aclog.timestamp_ms"] == "1234567"
@@ -87,7 +87,7 @@ def test_header_metadata_holds_provenance_counts_and_versions(tmp_path: Path) ->
 
 
 def test_a_plain_avro_reader_sees_named_fields(tmp_path: Path) -> None:
-    info = write(tmp_path, SMALL, last_offset=5)
+    info = write(tmp_path, SMALL, last_offset=5, rows=True)
     with open(info.path, "rb") as file:
         rows: list[Any] = list(fastavro.reader(file, return_record_name=True))
     assert [name for name, _ in rows] == ["aclog.records.AccessControlEntryRecord"] * 9 + [
@@ -161,10 +161,10 @@ def test_a_name_that_disagrees_with_the_header_is_refused(tmp_path: Path) -> Non
 def test_a_newer_format_is_refused_with_advice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(header_module, "FORMAT_VERSION", "2")
+    monkeypatch.setattr(header_module, "FORMAT_VERSION", "3")
     info = write(tmp_path, SMALL, last_offset=7)
     monkeypatch.undo()
-    with pytest.raises(SnapshotCorruptError, match=r"unknown snapshot format '2'.*upgrade aclog"):
+    with pytest.raises(SnapshotCorruptError, match=r"unknown snapshot format '3'.*upgrade aclog"):
         read_snapshot(info.path)
 
 
