@@ -12,14 +12,15 @@ Thread-safe (no shared state).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import StructType
 
 from aclog.log.segment import list_segments
-from aclog.pipeline.schema import COLUMN_NAMES
+from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.session import PipelineError
 from aclog.pipeline.source import FORMAT_NAME
 from aclog.snapshot import SnapshotError, SnapshotId, SnapshotInfo, list_snapshots, read_snapshot
@@ -46,14 +47,18 @@ def read_records(
     segments: bool = True,
     arrow: bool = True,
     split_bytes: int | None = None,
+    columns: Sequence[str] | None = None,
 ) -> DataFrame:
     """``spark.read.format("aclog")`` over ``directory`` with the given options, split into at
-    least as many pieces as the session has default parallelism."""
+    least as many pieces as the session has default parallelism. ``columns`` (default: all)
+    narrows what the source builds and sends to Spark to those columns."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
+    reader = spark.read.format(FORMAT_NAME)
+    if columns is not None:
+        reader = reader.schema(StructType([RECORD_SCHEMA[name] for name in columns]))
     reader = (
-        spark.read.format(FORMAT_NAME)
-        .option("snapshots", snapshots)
+        reader.option("snapshots", snapshots)
         .option("from_offset", str(from_offset))
         .option("segments", str(segments).lower())
         .option("arrow", str(arrow).lower())
@@ -139,10 +144,11 @@ def records_as_of(
     at_time_ms: int | None = None,
     use_snapshots: bool = True,
     on_warning: Callable[[str], None] = _ignore,
+    columns: Sequence[str] | None = None,
 ) -> Records:
     """The records that rebuild the state as of the given point: the chosen snapshot (if any)
-    plus every log record after it. The cut at the point itself is :func:`~aclog.pipeline.
-    state.cut`'s job."""
+    plus every log record after it (``columns`` of them: see :func:`read_records`). The cut at
+    the point itself is :func:`~aclog.pipeline.state.cut`'s job."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
     snapshot = None
@@ -156,9 +162,13 @@ def records_as_of(
             "needs a snapshot, so do not turn snapshots off"
         )
     if snapshot is None:
-        return Records(read_records(spark, directory), None)
+        return Records(read_records(spark, directory, columns=columns), None)
     frame = read_records(
-        spark, directory, snapshots=str(snapshot.path), from_offset=snapshot.last_offset + 1
+        spark,
+        directory,
+        snapshots=str(snapshot.path),
+        from_offset=snapshot.last_offset + 1,
+        columns=columns,
     )
     return Records(frame, snapshot)
 

@@ -1,8 +1,12 @@
 """The ``state`` job: the ACLs and SCRAM credentials as of a point, as DataFrames.
 
 The same answer as ``aclog replay`` (:func:`aclog.controller.rebuild.rebuild_image`), computed as
-last-record-wins: a window per ACL id, and one per (user, mechanism), ordered by ``(offset,
-position)``; the newest record decides, and the key is present when that record is an addition.
+last-record-wins: per ACL id, and per (user, mechanism), the newest record by ``(offset,
+position)`` decides, and the key is present when that record is an addition. The newest record
+is ``max(struct(offset, position, ...))`` after one shuffle by key: one sort per result, where a
+``row_number()`` window sorted twice (before and after its shuffle) and kept every column of
+every row until the filter. Times are built from ``timestamp_ms`` only for the rows kept, so the
+job reads just :data:`STATE_INPUT_COLUMNS`.
 :func:`cut` keeps whole batches only, stopping at the first batch past the point exactly as replay
 stops (so a batch with an earlier timestamp after a later one is not taken).
 
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from aclog.pipeline.schema import (
@@ -64,41 +68,58 @@ def cut(
     )
 
 
-def _newest(records: DataFrame, keys: list[str], types: tuple[str, str]) -> DataFrame:
-    window = Window.partitionBy(*keys).orderBy(*(F.col(c).desc() for c in _ORDER))
+def _newest(
+    records: DataFrame, keys: list[str], types: tuple[str, str], columns: tuple[str, ...]
+) -> DataFrame:
+    """Per key, ``columns`` of the newest record of ``types`` (in a struct ``last``), for
+    the keys whose newest record is ``types[0]`` (an addition)."""
+    # Repartitioning by the key first leaves one sort: the aggregate's partial and final steps
+    # then share it (a partial step before the shuffle would sort for nothing, as ids repeat
+    # rarely).
+    newest = F.max(F.struct(*_ORDER, "type", *columns)).alias("last")
     return (
         records.filter(F.col("type").isin(*types))
-        .withColumn("_rank", F.row_number().over(window))
-        .filter((F.col("_rank") == 1) & (F.col("type") == types[0]))
-        .drop("_rank")
+        .repartition(*keys)
+        .groupBy(*keys)
+        .agg(newest)
+        .filter(F.col("last.type") == types[0])
     )
+
+
+def _time(column: str) -> Column:
+    return F.timestamp_millis(F.col(column))
 
 
 def acl_state(records: DataFrame) -> DataFrame:
     """One row per ACL present after ``records``: its id and fields, plus when and by whom it
     was created (``created_offset``, ``created_time``, ``created_by``...). Sort by
     ``(created_offset, created_position)`` for commit order (the order ``aclog replay`` lists)."""
-    return _newest(records, ["acl_id"], (ACL_TYPE, REMOVE_ACL_TYPE)).select(
-        *ACL_COLUMNS,
-        F.col("offset").alias("created_offset"),
-        F.col("position").alias("created_position"),
-        F.col("timestamp").alias("created_time"),
-        F.col("author_principal").alias("created_by"),
-        F.col("author_address").alias("created_from"),
-        F.col("source").alias("created_source"),
+    provenance = ("timestamp_ms", "author_principal", "author_address", "source")
+    newest = _newest(records, ["acl_id"], (ACL_TYPE, REMOVE_ACL_TYPE), (*ACL_FIELDS, *provenance))
+    return newest.select(
+        "acl_id",
+        *(F.col(f"last.{name}").alias(name) for name in ACL_FIELDS),
+        F.col("last.offset").alias("created_offset"),
+        F.col("last.position").alias("created_position"),
+        _time("last.timestamp_ms").alias("created_time"),
+        F.col("last.author_principal").alias("created_by"),
+        F.col("last.author_address").alias("created_from"),
+        F.col("last.source").alias("created_source"),
     )
 
 
 def user_state(records: DataFrame) -> DataFrame:
     """One row per SCRAM credential present after ``records``: ``user``, ``mechanism``,
     ``iterations`` and when it was last set (no salt or key exists in the input at all)."""
-    return _newest(records, ["user", "mechanism"], (SCRAM_TYPE, REMOVE_SCRAM_TYPE)).select(
+    types = (SCRAM_TYPE, REMOVE_SCRAM_TYPE)
+    columns = ("iterations", "timestamp_ms", "author_principal")
+    return _newest(records, ["user", "mechanism"], types, columns).select(
         "user",
         "mechanism",
-        "iterations",
-        F.col("offset").alias("updated_offset"),
-        F.col("timestamp").alias("updated_time"),
-        F.col("author_principal").alias("updated_by"),
+        F.col("last.iterations").alias("iterations"),
+        F.col("last.offset").alias("updated_offset"),
+        _time("last.timestamp_ms").alias("updated_time"),
+        F.col("last.author_principal").alias("updated_by"),
     )
 
 
@@ -154,18 +175,17 @@ def state(
     """The state as of the point: :func:`cut`, then :func:`acl_state`, :func:`user_state` and
     :func:`provenance` over it. ``persist`` caches the cut records (memory, spilling to disk),
     so the three results decode the log once instead of three times."""
-    kept = cut(records, at_offset, at_time_ms)
+    kept = cut(records, at_offset, at_time_ms).select(*_KEPT_COLUMNS)
     if persist:
-        kept = kept.select(*_STATE_COLUMNS).persist(StorageLevel.MEMORY_AND_DISK)
+        kept = kept.persist(StorageLevel.MEMORY_AND_DISK)
     return State(acl_state(kept), user_state(kept), provenance(kept), kept)
 
 
-_STATE_COLUMNS = (
+_KEPT_COLUMNS = (
     "offset",
     "position",
     "epoch",
     "timestamp_ms",
-    "timestamp",
     "source",
     "type",
     "author_principal",
@@ -175,6 +195,10 @@ _STATE_COLUMNS = (
     "mechanism",
     "iterations",
 )
+
+STATE_INPUT_COLUMNS = (*_KEPT_COLUMNS, "batch_base_offset", "batch_last_offset")
+"""The record columns :func:`state` reads (:func:`cut` needs the batch bounds): a source read
+with just these (``read_records(..., columns=STATE_INPUT_COLUMNS)``) builds no others."""
 
 
 def state_dict(acls: DataFrame, users: DataFrame, position: DataFrame) -> dict[str, Any]:

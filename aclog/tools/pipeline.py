@@ -156,6 +156,7 @@ def _as_of(
         at_time_ms=at_time_ms,
         use_snapshots=snapshots,
         on_warning=_warn,
+        columns=_modules().state.STATE_INPUT_COLUMNS,
     )
     return chosen.frame  # type: ignore[no-any-return]
 

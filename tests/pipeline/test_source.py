@@ -127,3 +127,24 @@ def test_split_segments_lose_and_repeat_nothing(tmp_path: Path) -> None:
     assert [row[0] for piece in later for row in read_log_rows(piece)] == [
         o for o in expected if o >= start
     ]
+
+
+def test_a_narrower_schema_reads_those_columns_of_every_record(
+    spark: SparkSession, logs: Logs
+) -> None:
+    columns = ["acl_id", "offset", "timestamp", "author_principal", "user", "type"]
+    narrow = read_records(spark, logs.full, snapshots="all", columns=columns)
+    assert narrow.columns == columns
+    full = read_records(spark, logs.full, snapshots="all").select(*columns)
+    order = ["offset", "type", "acl_id", "user"]
+    assert narrow.orderBy(*order).collect() == full.orderBy(*order).collect()
+
+
+def test_a_schema_the_source_cannot_produce_fails(spark: SparkSession, logs: Logs) -> None:
+    frame = spark.read.format("aclog").schema("offset long, salt binary").load(str(logs.full))
+    try:
+        frame.count()
+    except Exception as error:  # Spark wraps the planner's ValueError
+        assert "no column salt" in str(error)
+    else:
+        raise AssertionError("a column the source lacks was accepted")

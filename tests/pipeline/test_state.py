@@ -14,7 +14,7 @@ import aclog.tools.pipeline  # noqa: F401  (registers the commands)
 from aclog.controller.rebuild import rebuild_image
 from aclog.log import read_batches
 from aclog.pipeline.load import records_as_of
-from aclog.pipeline.state import state
+from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
 from aclog.tools.console import app
 from aclog.tools.history import state_to_dict
 from tests.pipeline.conftest import Logs
@@ -29,9 +29,15 @@ def _pipeline_state(
     at_time_ms: int | None = None,
     *,
     use_snapshots: bool = True,
+    narrow: bool = False,
 ) -> dict[str, Any]:
     chosen = records_as_of(
-        spark, directory, at_offset=at_offset, at_time_ms=at_time_ms, use_snapshots=use_snapshots
+        spark,
+        directory,
+        at_offset=at_offset,
+        at_time_ms=at_time_ms,
+        use_snapshots=use_snapshots,
+        columns=STATE_INPUT_COLUMNS if narrow else None,
     )
     result = state(chosen.frame, at_offset, at_time_ms)
     try:
@@ -58,6 +64,17 @@ def test_state_equals_replay_at_the_end_and_at_batch_boundaries(
         assert _pipeline_state(spark, logs.full, at_offset=offset) == _replay(
             logs.full, at_offset=offset
         ), offset
+
+
+def test_state_from_just_the_columns_it_reads_equals_replay(
+    spark: SparkSession, logs: Logs
+) -> None:
+    offset = list(read_batches(logs.full))[-9].last_offset
+    assert _pipeline_state(spark, logs.full, narrow=True) == _replay(logs.full)
+    assert _pipeline_state(spark, logs.full, at_offset=offset, narrow=True) == _replay(
+        logs.full, at_offset=offset
+    )
+    assert _pipeline_state(spark, logs.pruned, narrow=True) == _replay(logs.pruned)
 
 
 def test_state_at_a_time(spark: SparkSession, logs: Logs) -> None:
