@@ -1,34 +1,48 @@
-"""The rules that apply to a resource name, remembered per index: the hot path's first probe.
+"""What is known of a resource name, remembered per index: the hot path's first probe.
 
-Each published :class:`~aclog.authorizer.names.NameIndex` keeps a ``memo``: resource name ->
-the :class:`~aclog.authorizer.rules.Rules` of every pattern that applies to it. A broker asks
-about the same topics over and over, so one probe of that small, hot dict replaces the probes of
-the big maps (among a million patterns, each object read is a likely cache and TLB miss), the
-prefix slices they hash and the GLOB matching; the principal's probe in each rules remains.
+Each published :class:`~aclog.authorizer.names.NameIndex` keeps a ``memo``: resource name -> a
+:data:`Seen` entry ``(known, rules, extras)``:
+
+- ``rules``: the :class:`~aclog.authorizer.rules.Rules` of every pattern that applies to the
+  name (what :meth:`NameIndex.applicable` finds, in its order);
+- ``known``: principal -> the bits (:mod:`aclog.authorizer.rules`) of the ACLs of those rules
+  that cover the principal from any host (``exact`` and ``wild``), plus
+  :data:`~aclog.authorizer.rules.ON_RESOURCE` when there are rules; learnt on the first request
+  of each principal, at most :data:`PRINCIPALS_PER_NAME` of them;
+- ``extras``: the :class:`~aclog.authorizer.rules.Extra` (host-specific and glob ACLs) of those
+  rules, usually none; they depend on the host, so they are tested on every request.
+
+A broker asks about the same topics for the same principals over and over, so a request for a
+known (name, principal) is two probes of small dicts built together at first sight, in memory
+close together; the big maps and the rules (among a million patterns, each object read is a
+likely cache and TLB miss) are read only at the first sight of a name or of a principal on it.
 
 The memo is derived data. It starts empty with every new index (``NameIndex.owned`` and
 ``apply`` reset it), so a change can never leave a stale entry, and an old snapshot keeps its
 own. It forgets every name at :data:`MEMO_LIMIT` names, like
 :data:`~aclog.authorizer.entries.CANONICAL`.
 
-Thread-safe: the memo is the one thing readers write. Each entry is computed from the immutable
-index, so readers racing on a name store equal values, and each dict operation is atomic. A
-remembered name costs one probe; a miss costs the probes of ``NameIndex.applicable`` plus
-building and storing a tuple.
+Thread-safe: the memo and its ``known`` dicts are the one thing readers write. Each value is
+computed from the immutable index, so readers racing on a name or principal store equal values,
+and each dict operation is atomic (a race may let ``known`` exceed its bound by a few entries).
+A known (name, principal) costs two probes; a new principal on a known name one probe per
+applicable pattern; a new name the probes of ``NameIndex.applicable`` plus building the entry.
 """
 
 from __future__ import annotations
 
-from aclog.authorizer.names import NameIndex
-from aclog.authorizer.rules import Rules
+from aclog.authorizer.names import NameIndex, Seen
+from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules
 
 MEMO_LIMIT = 1 << 16
-"""Names an index remembers at most (about 100 bytes each, besides the name)."""
+"""Names an index remembers at most (a few hundred bytes each, besides the name)."""
+PRINCIPALS_PER_NAME = 5
+"""Principals whose bits an entry remembers at most: five fit a dict's smallest table. Further
+principals are computed (one probe per applicable pattern) but not stored."""
 
 
 def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
-    """The rules of every pattern of ``names`` that applies to ``name``, computed and remembered
-    in ``names.memo``; readers look in the memo first and call this on a miss.
+    """The rules of every pattern of ``names`` that applies to ``name``, not remembered.
 
     The same patterns, in the same order, as :meth:`NameIndex.applicable` (``check_index``
     verifies it), without pattern types and specificity and without a generator, so that a miss
@@ -58,8 +72,34 @@ def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
             found.extend(rules for glob, rules in slot.globs if glob.matches(name))
     if names.unprefixed:
         found.extend(rules for _, _, rules in names.glob_suffix_and_rest(name))
+    return tuple(found)
+
+
+def first_sight(names: NameIndex, name: str, principal: str) -> tuple[int, tuple[Extra, ...]]:
+    """For a name not in ``names.memo``: remember its :data:`Seen` entry, with ``principal``
+    learnt, and return the principal's host-free bits and the extras to test for the host.
+    One pass over the rules collects both."""
+    found = rules_for(names, name)
+    bits = ON_RESOURCE if found else 0
+    extras: tuple[Extra, ...] = ()
+    for rules in found:
+        bits |= rules.exact.get(principal, 0) | rules.wild
+        if rules.extra is not None:
+            extras += (rules.extra,)
     memo = names.memo
     if len(memo) >= MEMO_LIMIT:
         memo.clear()
-    memo[name] = result = tuple(found)
-    return result
+    memo[name] = ({principal: bits}, found, extras)
+    return bits, extras
+
+
+def learn(seen: Seen, principal: str) -> int:
+    """The host-free bits of ``principal`` on a remembered name, remembered in the entry while
+    it holds fewer than :data:`PRINCIPALS_PER_NAME` principals."""
+    known, found, _ = seen
+    bits = ON_RESOURCE if found else 0
+    for rules in found:
+        bits |= rules.exact.get(principal, 0) | rules.wild
+    if len(known) < PRINCIPALS_PER_NAME:
+        known[principal] = bits
+    return bits

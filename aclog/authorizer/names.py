@@ -21,14 +21,14 @@ Every map is a :class:`ShardedMap`: copy-on-write by shard. A writer holds a tra
 calls :meth:`NameIndex.owned`, then :meth:`NameIndex.apply` with the whole batch; published
 indexes are never changed again.
 
-A published index also remembers, in ``memo``, the rules that apply to the last names asked
-(:mod:`aclog.authorizer.memo`); it starts empty with every new index, so a change never leaves
-a stale entry.
+A published index also remembers, in ``memo``, what applies to the last names asked (their
+rules, and each principal's bits; :mod:`aclog.authorizer.memo`); it starts empty with every new
+index, so a change never leaves a stale entry.
 
 Thread-safe for readers (the memo is the one thing they write; see its module).
 :meth:`NameIndex.applicable` costs one probe per distinct prefix length and
 per distinct suffix length up to ``len(name)`` whose edge character the name has, plus one GLOB
-match per GLOB pattern in the slots found and in ``rest``; a remembered name costs one probe.
+match per GLOB pattern in the slots found and in ``rest``.
 :meth:`NameIndex.apply` is O(ACLs of the changed patterns + touched shards).
 """
 
@@ -41,7 +41,7 @@ from typing import TypeVar
 from aclog.authorizer.entries import WILDCARD_RESOURCE
 from aclog.authorizer.glob import Glob, compile_glob
 from aclog.authorizer.grouped import build_rules, edited
-from aclog.authorizer.rules import Rules
+from aclog.authorizer.rules import Extra, Rules
 from aclog.authorizer.shards import ShardedMap
 from aclog.records.enums import PatternType
 from aclog.records.types import AccessControlEntryRecord
@@ -56,6 +56,9 @@ T = TypeVar("T")
 Grouped = Mapping[PatternType, Mapping[str, T]]
 """Something per pattern, by pattern type then pattern text."""
 Records = Sequence[AccessControlEntryRecord]
+Seen = tuple[dict[str, int], tuple[Rules, ...], tuple[Extra, ...]]
+"""A memo entry: (principal -> bits, the applicable rules, their extras); see
+:mod:`aclog.authorizer.memo`."""
 GlobChange = tuple[Glob, Rules | None]
 """A GLOB pattern's new rules (``None``: it has no ACL left), with the compiled pattern."""
 
@@ -106,7 +109,7 @@ class NameIndex:
         self.rest: Globs = ()
         self.unprefixed = False  # some GLOB without a literal prefix: suffixes or rest
         self.size = 0
-        self.memo: dict[str, tuple[Rules, ...]] = {}  # see aclog.authorizer.memo
+        self.memo: dict[str, Seen] = {}  # see aclog.authorizer.memo
 
     def owned(self, token: object) -> NameIndex:
         """This index if ``token`` owns it, else a copy owned by ``token``. O(1): the copy

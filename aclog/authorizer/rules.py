@@ -74,6 +74,12 @@ MASKS: dict[AclOperation, tuple[int, int]] = {
 dict because the hot path probes it."""
 
 
+ON_RESOURCE = ALLOW_BIT[AclOperation.ANY]
+"""The bit :func:`aclog.authorizer.decide.request_bits` sets when some ACL is on the resource: the
+ALLOW bit of operation ANY (bit 0), which no request may ask for, so no mask of a valid request
+holds it; a low bit keeps the usual results below 256, ints CPython never allocates."""
+
+
 _OPERATION_BITS = tuple((op, ALLOW_BIT[op], DENY_BIT[op]) for op in AclOperation)
 
 
