@@ -8,7 +8,8 @@
 - each pattern's :class:`Rules` is non-empty and equals a fresh build of its ACLs; it has
   ``groups`` when it holds more than ``SMALL`` ACLs (and only above ``SMALL // 2``), each group
   holding exactly the ACLs of its destination;
-- no empty prefix slot, GLOB group or published type; sizes add up; ``unprefixed`` says whether
+- no empty GLOB group or published type; a :class:`PrefixSlot` only where GLOBs start with the
+  prefix; sizes add up; ``unprefixed`` says whether
   any GLOB sits in ``suffixes`` or ``rest``; each remembered name maps to exactly the rules that
   apply to it, their extras, and for each remembered principal the bits those rules give it;
 - each :class:`ShardedMap` has 2**b shards for its shift, every key in its hash's shard,
@@ -26,7 +27,7 @@ from aclog.authorizer import grouped
 from aclog.authorizer.entries import WILDCARD_RESOURCE
 from aclog.authorizer.grouped import destination
 from aclog.authorizer.index import AclIndex
-from aclog.authorizer.names import GlobRules, NameIndex, Seen, glob_key
+from aclog.authorizer.names import GlobRules, NameIndex, PrefixSlot, Seen, glob_key, slot_parts
 from aclog.authorizer.rules import ON_RESOURCE, Rules, build
 from aclog.authorizer.shards import HASH_BITS, ShardedMap, mark, probes_of
 from aclog.records.enums import PatternType, ResourceType
@@ -60,11 +61,12 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
             _fail("a LITERAL '*' ACL is stored among the names instead of beside them")
         count += _check_rules(rules, resource_type, LITERAL, name)
     for prefix, slot in names.prefixes.items():
-        if slot.prefixed is None and not slot.globs:
-            _fail(f"prefix slot {prefix!r} is empty")
-        if slot.prefixed is not None:
-            count += _check_rules(slot.prefixed, resource_type, PREFIXED, prefix)
-        count += _check_globs(slot.globs or (), resource_type, ("prefix", prefix))
+        prefixed, globs = slot_parts(slot)
+        if isinstance(slot, PrefixSlot) and not slot.globs:
+            _fail(f"prefix slot {prefix!r} has no GLOB: its rules belong in the map")
+        if prefixed is not None:
+            count += _check_rules(prefixed, resource_type, PREFIXED, prefix)
+        count += _check_globs(globs or (), resource_type, ("prefix", prefix))
     for suffix, group in names.suffixes.items():
         if not group:
             _fail(f"suffix group {suffix!r} is empty")
@@ -91,7 +93,7 @@ def _check_seen(names: NameIndex, resource_type: ResourceType, name: str, seen: 
     for principal, bits in list(known.items()):
         fresh = ON_RESOURCE if found else 0
         for rules in found:
-            fresh |= rules.exact.get(principal, 0) | rules.wild
+            fresh |= rules.get(principal, 0) | rules.wild
         if bits != fresh:
             _fail(f"{where} remembers bits {bits} for {principal!r} on {name!r}, not {fresh}")
 

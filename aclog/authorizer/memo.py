@@ -31,7 +31,7 @@ applicable pattern; a new name the probes of ``NameIndex.applicable`` plus build
 
 from __future__ import annotations
 
-from aclog.authorizer.names import NameIndex, Seen
+from aclog.authorizer.names import NameIndex, PrefixSlot, Seen
 from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules
 
 MEMO_LIMIT = 1 << 16
@@ -66,10 +66,12 @@ def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
         slot = shards[hash(key) >> shift].get(key)
         if slot is None:
             continue
-        if slot.prefixed is not None:
-            found.append(slot.prefixed)
-        if slot.globs is not None:
+        if type(slot) is PrefixSlot:  # slot_parts inlined
+            if slot.prefixed is not None:
+                found.append(slot.prefixed)
             found.extend(rules for glob, rules in slot.globs if glob.matches(name))
+        else:
+            found.append(slot)  # type: ignore[arg-type]  # the prefix's rules: no GLOB there
     if names.unprefixed:
         found.extend(rules for _, _, rules in names.glob_suffix_and_rest(name))
     return tuple(found)
@@ -83,7 +85,7 @@ def first_sight(names: NameIndex, name: str, principal: str) -> tuple[int, tuple
     bits = ON_RESOURCE if found else 0
     extras: tuple[Extra, ...] = ()
     for rules in found:
-        bits |= rules.exact.get(principal, 0) | rules.wild
+        bits |= rules.get(principal, 0) | rules.wild
         if rules.extra is not None:
             extras += (rules.extra,)
     memo = names.memo
@@ -99,7 +101,7 @@ def learn(seen: Seen, principal: str) -> int:
     known, found, _ = seen
     bits = ON_RESOURCE if found else 0
     for rules in found:
-        bits |= rules.exact.get(principal, 0) | rules.wild
+        bits |= rules.get(principal, 0) | rules.wild
     if len(known) < PRINCIPALS_PER_NAME:
         known[principal] = bits
     return bits
