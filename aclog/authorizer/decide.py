@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from aclog.authorizer.glob import compile_glob
 from aclog.authorizer.index import AclIndex
-from aclog.authorizer.memo import first_sight, learn
+from aclog.authorizer.memo import first_sight, host_bits, learn
 from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
-from aclog.authorizer.rules import MASKS, extra_bits, operations_of, rules_bits
+from aclog.authorizer.rules import MASKS, operations_of, rules_bits
 from aclog.authorizer.rules import candidates as covering
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
@@ -69,7 +69,7 @@ def request_bits(
 
     The hot path of ``authorize``: the index's memo (:mod:`aclog.authorizer.memo`) knows, for a
     name and principal asked before, the bits of the ACLs from any host, so the usual request is
-    two probes of small dicts; only host-specific and glob ACLs, when the name has some, are
+    two probes; only host-specific and glob ACLs, when the name has some, are
     tested each time. A new principal on a known name costs one probe per applicable pattern,
     a new name the probes of :func:`~aclog.authorizer.memo.first_sight`.
     """
@@ -78,15 +78,12 @@ def request_bits(
         return 0
     seen = names.memo.get(name)
     if seen is None:
-        bits, extras = first_sight(names, name, principal)
-    else:
-        known = seen[0].get(principal)
-        bits = learn(seen, principal) if known is None else known
-        extras = seen[2]
-    if extras:
-        for extra in extras:
-            if host in extra.hosted or extra.globby:
-                bits |= extra_bits(extra, principal, host)
+        return first_sight(names, name, principal, host)
+    bits = seen.get(principal)
+    if bits is None:
+        bits = learn(seen, principal)
+    if seen.extras:
+        bits |= host_bits(seen.extras, principal, host)
     return bits
 
 

@@ -84,13 +84,13 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
 
 
 def _check_seen(names: NameIndex, resource_type: ResourceType, name: str, seen: Seen) -> None:
-    known, found, extras = seen
+    found, extras = seen.rules, seen.extras
     where = f"{resource_type.name} index"
     if found != tuple(rules for _, _, rules in names.applicable(name)):
         _fail(f"{where} remembers other rules for {name!r}")
     if extras != tuple(rules.extra for rules in found if rules.extra is not None):
         _fail(f"{where} remembers other host-specific or glob ACLs for {name!r}")
-    for principal, bits in list(known.items()):
+    for principal, bits in list(seen.items()):
         fresh = ON_RESOURCE if found else 0
         for rules in found:
             fresh |= rules.get(principal, 0) | rules.wild

@@ -1,38 +1,39 @@
 """What is known of a resource name, remembered per index: the hot path's first probe.
 
 Each published :class:`~aclog.authorizer.names.NameIndex` keeps a ``memo``: resource name -> a
-:data:`Seen` entry ``(known, rules, extras)``:
+:class:`~aclog.authorizer.names.Seen` entry, a dict with two slots:
 
+- the dict: principal -> the bits (:mod:`aclog.authorizer.rules`) of the ACLs of the name's
+  rules that cover the principal from any host, plus :data:`~aclog.authorizer.rules.ON_RESOURCE`
+  when there are rules; learnt on the first request of each principal, at most
+  :data:`PRINCIPALS_PER_NAME` of them;
 - ``rules``: the :class:`~aclog.authorizer.rules.Rules` of every pattern that applies to the
   name (what :meth:`NameIndex.applicable` finds, in its order);
-- ``known``: principal -> the bits (:mod:`aclog.authorizer.rules`) of the ACLs of those rules
-  that cover the principal from any host (``exact`` and ``wild``), plus
-  :data:`~aclog.authorizer.rules.ON_RESOURCE` when there are rules; learnt on the first request
-  of each principal, at most :data:`PRINCIPALS_PER_NAME` of them;
 - ``extras``: the :class:`~aclog.authorizer.rules.Extra` (host-specific and glob ACLs) of those
   rules, usually none; they depend on the host, so they are tested on every request.
 
 A broker asks about the same topics for the same principals over and over, so a request for a
-known (name, principal) is two probes of small dicts built together at first sight, in memory
-close together; the big maps and the rules (among a million patterns, each object read is a
-likely cache and TLB miss) are read only at the first sight of a name or of a principal on it.
+known (name, principal) is two probes: the memo, then the entry, a small dict built at first
+sight. The big maps and the rules (among a million patterns, each object read is a likely cache
+and TLB miss) are read only at the first sight of a name or of a principal on it.
 
 The memo is derived data. It starts empty with every new index (``NameIndex.owned`` and
 ``apply`` reset it), so a change can never leave a stale entry, and an old snapshot keeps its
 own. It forgets every name at :data:`MEMO_LIMIT` names, like
 :data:`~aclog.authorizer.entries.CANONICAL`.
 
-Thread-safe: the memo and its ``known`` dicts are the one thing readers write. Each value is
-computed from the immutable index, so readers racing on a name or principal store equal values,
-and each dict operation is atomic (a race may let ``known`` exceed its bound by a few entries).
-A known (name, principal) costs two probes; a new principal on a known name one probe per
-applicable pattern; a new name the probes of ``NameIndex.applicable`` plus building the entry.
+Thread-safe: the memo and its entries are the one thing readers write. Each value is computed
+from the immutable index, so readers racing on a name or principal store equal values, and each
+dict operation is atomic (a race may let an entry exceed its bound by a few principals). A known
+(name, principal) costs two probes (plus one per extra); a new principal on a known name one
+probe per applicable pattern; a new name the probes of ``NameIndex.applicable`` plus building
+the entry.
 """
 
 from __future__ import annotations
 
 from aclog.authorizer.names import NameIndex, PrefixSlot, Seen
-from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules
+from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules, extra_bits
 
 MEMO_LIMIT = 1 << 16
 """Names an index remembers at most (a few hundred bytes each, besides the name)."""
@@ -77,10 +78,10 @@ def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
     return tuple(found)
 
 
-def first_sight(names: NameIndex, name: str, principal: str) -> tuple[int, tuple[Extra, ...]]:
-    """For a name not in ``names.memo``: remember its :data:`Seen` entry, with ``principal``
-    learnt, and return the principal's host-free bits and the extras to test for the host.
-    One pass over the rules collects both."""
+def first_sight(names: NameIndex, name: str, principal: str, host: str) -> int:
+    """The bits of ``principal`` from ``host`` on a name not in ``names.memo``, remembering the
+    name's :class:`Seen` entry with the principal learnt. One pass over the rules computes the
+    host-free bits and collects the extras."""
     found = rules_for(names, name)
     bits = ON_RESOURCE if found else 0
     extras: tuple[Extra, ...] = ()
@@ -88,20 +89,33 @@ def first_sight(names: NameIndex, name: str, principal: str) -> tuple[int, tuple
         bits |= rules.get(principal, 0) | rules.wild
         if rules.extra is not None:
             extras += (rules.extra,)
+    seen = Seen()
+    seen[principal] = bits
+    seen.rules, seen.extras = found, extras
     memo = names.memo
     if len(memo) >= MEMO_LIMIT:
         memo.clear()
-    memo[name] = ({principal: bits}, found, extras)
-    return bits, extras
+    memo[name] = seen
+    return bits | host_bits(extras, principal, host) if extras else bits
 
 
 def learn(seen: Seen, principal: str) -> int:
     """The host-free bits of ``principal`` on a remembered name, remembered in the entry while
     it holds fewer than :data:`PRINCIPALS_PER_NAME` principals."""
-    known, found, _ = seen
+    found = seen.rules
     bits = ON_RESOURCE if found else 0
     for rules in found:
         bits |= rules.get(principal, 0) | rules.wild
-    if len(known) < PRINCIPALS_PER_NAME:
-        known[principal] = bits
+    if len(seen) < PRINCIPALS_PER_NAME:
+        seen[principal] = bits
+    return bits
+
+
+def host_bits(extras: tuple[Extra, ...], principal: str, host: str) -> int:
+    """The bits of the host-specific and glob ACLs in ``extras`` that cover ``principal`` from
+    ``host``; a host no ACL names costs one probe per extra."""
+    bits = 0
+    for extra in extras:
+        if host in extra.hosted or extra.globby:
+            bits |= extra_bits(extra, principal, host)
     return bits

@@ -57,11 +57,19 @@ T = TypeVar("T")
 Grouped = Mapping[PatternType, Mapping[str, T]]
 """Something per pattern, by pattern type then pattern text."""
 Records = Sequence[AccessControlEntryRecord]
-Seen = tuple[dict[str, int], tuple[Rules, ...], tuple[Extra, ...]]
-"""A memo entry: (principal -> bits, the applicable rules, their extras); see
-:mod:`aclog.authorizer.memo`."""
 GlobChange = tuple[Glob, Rules | None]
 """A GLOB pattern's new rules (``None``: it has no ACL left), with the compiled pattern."""
+
+
+class Seen(dict[str, int]):
+    """Represents what the memo knows of one name (:mod:`aclog.authorizer.memo`): principal ->
+    bits, the applicable ``rules`` and their ``extras``. One object, so that a remembered name
+    and principal read one dict and its table."""
+
+    __slots__ = ("extras", "rules")
+
+    rules: tuple[Rules, ...]
+    extras: tuple[Extra, ...]
 
 
 class PrefixSlot:

@@ -258,4 +258,4 @@ def test_answers_from_the_memo_equal_the_reference(scenario, data, cap) -> None:
             assert trie.authorize(*request) == reference.authorize(*request), request
         check_index(trie.index)
         for names in trie.index.by_type.values():
-            assert all(len(known) <= cap + 1 for known, _, _ in names.memo.values())
+            assert all(len(seen) <= cap + 1 for seen in names.memo.values())
