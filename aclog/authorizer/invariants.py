@@ -74,6 +74,9 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
     count += _check_globs(names.rest, resource_type, ("rest", ""))
     for name, seen in list(names.memo.items()):
         _check_seen(names, resource_type, name, seen)
+    for name, found in list(names.once.items()):
+        if found != tuple(rules for _, _, rules in names.applicable(name)):
+            _fail(f"{resource_type.name} index keeps other rules for {name!r}")
     if names.unprefixed != bool(names.suffixes.size or names.rest):
         _fail(f"{resource_type.name} index says unprefixed={names.unprefixed}")
     if count != names.size:

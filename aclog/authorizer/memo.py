@@ -17,9 +17,13 @@ known (name, principal) is two probes: the memo, then the entry, a small dict bu
 sight. The big maps and the rules (among a million patterns, each object read is a likely cache
 and TLB miss) are read only at the first sight of a name or of a principal on it.
 
+A name gets its entry the second time it is asked; the first time only its rules are kept, in
+``once`` (a scan of every topic, as for a metadata request, sees each name once, and an entry
+per name would only add allocations and work for the garbage collector).
+
 The memo is derived data. It starts empty with every new index (``NameIndex.owned`` and
-``apply`` reset it), so a change can never leave a stale entry, and an old snapshot keeps its
-own. It forgets every name at :data:`MEMO_LIMIT` names, like
+``apply`` reset ``memo`` and ``once``), so a change can never leave a stale entry, and an old
+snapshot keeps its own. Each forgets every name at :data:`MEMO_LIMIT` names, like
 :data:`~aclog.authorizer.entries.CANONICAL`.
 
 Thread-safe: the memo and its entries are the one thing readers write. Each value is computed
@@ -79,23 +83,35 @@ def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
 
 
 def first_sight(names: NameIndex, name: str, principal: str, host: str) -> int:
-    """The bits of ``principal`` from ``host`` on a name not in ``names.memo``, remembering the
-    name's :class:`Seen` entry with the principal learnt. One pass over the rules computes the
-    host-free bits and collects the extras."""
-    found = rules_for(names, name)
+    """The bits of ``principal`` from ``host`` on a name not in ``names.memo``.
+
+    The first time, the name's rules are found and kept in ``names.once`` (one tuple, as cheap
+    to keep as can be: a scan of every topic sees each name once); the second time, they are
+    taken from there and the name gets its :class:`Seen` entry in ``names.memo``, with the
+    principal learnt. One pass over the rules computes the host-free bits and the extras."""
+    once = names.once
+    found = once.pop(name, None)
+    first = found is None
+    if found is None:
+        found = rules_for(names, name)
     bits = ON_RESOURCE if found else 0
     extras: tuple[Extra, ...] = ()
     for rules in found:
         bits |= rules.get(principal, 0) | rules.wild
         if rules.extra is not None:
             extras += (rules.extra,)
-    seen = Seen()
-    seen[principal] = bits
-    seen.rules, seen.extras = found, extras
-    memo = names.memo
-    if len(memo) >= MEMO_LIMIT:
-        memo.clear()
-    memo[name] = seen
+    if first:
+        if len(once) >= MEMO_LIMIT:
+            once.clear()
+        once[name] = found
+    else:
+        seen = Seen()
+        seen[principal] = bits
+        seen.rules, seen.extras = found, extras
+        memo = names.memo
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[name] = seen
     return bits | host_bits(extras, principal, host) if extras else bits
 
 

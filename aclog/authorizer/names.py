@@ -22,8 +22,9 @@ Every map is a :class:`ShardedMap`: copy-on-write by shard. A writer holds a tra
 calls :meth:`NameIndex.owned`, then :meth:`NameIndex.apply` with the whole batch; published
 indexes are never changed again.
 
-A published index also remembers, in ``memo``, what applies to the last names asked (their
-rules, and each principal's bits; :mod:`aclog.authorizer.memo`); it starts empty with every new
+A published index also remembers, in ``memo`` and ``once``, what applies to the last names asked
+(their rules, and each principal's bits; :mod:`aclog.authorizer.memo`); they start empty with
+every new
 index, so a change never leaves a stale entry.
 
 Thread-safe for readers (the memo is the one thing they write; see its module).
@@ -113,6 +114,7 @@ class NameIndex:
     __slots__ = (
         "literal",
         "memo",
+        "once",
         "owner",
         "prefixes",
         "rest",
@@ -132,6 +134,7 @@ class NameIndex:
         self.unprefixed = False  # some GLOB without a literal prefix: suffixes or rest
         self.size = 0
         self.memo: dict[str, Seen] = {}  # see aclog.authorizer.memo
+        self.once: dict[str, tuple[Rules, ...]] = {}  # names seen once, with their rules
 
     def owned(self, token: object) -> NameIndex:
         """This index if ``token`` owns it, else a copy owned by ``token``. O(1): the copy
@@ -143,6 +146,7 @@ class NameIndex:
         copy.wildcard, copy.rest, copy.size = self.wildcard, self.rest, self.size
         copy.unprefixed = self.unprefixed
         copy.memo = {}  # the copy will change: nothing remembered of this index applies to it
+        copy.once = {}
         copy.literal, copy.prefixes, copy.suffixes = self.literal, self.prefixes, self.suffixes
         return copy
 
@@ -232,6 +236,7 @@ class NameIndex:
         ACLs in ``removed`` (matched by id), then add those in ``added``. ``KeyError`` for an
         ACL that pattern does not hold, ``ValueError`` for an invalid GLOB or pattern type."""
         self.memo = {}  # already empty unless the index was read before the change; be sure
+        self.once = {}
         bulk = not self.size and not removed  # a load: nothing to look up or remove
         for kind in added.keys() | removed.keys():
             if kind not in (LITERAL, PREFIXED, GLOB):
