@@ -50,8 +50,9 @@ class Authorizer:
     """Represents a broker's authorizer: the published ACL index plus the configuration.
 
     Queries are thread-safe and lock-free; mutations must come from one thread (see the module
-    docstring). ``authorize`` costs one dict probe for a name asked before (the index remembers
-    the rules that apply to it, :mod:`aclog.authorizer.memo`), else one for the LITERAL name, one
+    docstring). ``authorize`` costs two probes of small dicts for a name and principal asked
+    before (the index remembers what applies to them, :mod:`aclog.authorizer.memo`), one probe
+    per applicable pattern for a new principal on a known name, else one for the LITERAL name, one
     per distinct prefix length (and GLOB suffix length) up to ``len(name)`` whose edge character
     the name has, plus one GLOB match per candidate GLOB pattern (see
     :mod:`aclog.authorizer.names`); then one per applicable pattern. About 1 µs on the common

@@ -26,7 +26,7 @@ from aclog.authorizer.entries import (
     principal_matcher,
 )
 from aclog.authorizer.glob import Glob
-from aclog.authorizer.rules import Groups, Hosted, Rules, build, extra_of, operation_bit
+from aclog.authorizer.rules import Groups, Hosted, Rules, build, extra_of, operation_bit, rules_of
 from aclog.records.enums import PatternType
 from aclog.records.types import AccessControlEntryRecord
 
@@ -139,7 +139,7 @@ def _recomputed(
             for key, group in groups.items()
             if key[0] == "globby" and (bits := _bits(group))
         )
-    return Rules(acls, exact, wild, extra_of(hosted, globby), groups)
+    return rules_of(acls, exact, wild, extra_of(hosted, globby), groups)
 
 
 def _bits(acls: Iterable[AccessControlEntryRecord]) -> int:

@@ -8,9 +8,10 @@
 - each pattern's :class:`Rules` is non-empty and equals a fresh build of its ACLs; it has
   ``groups`` when it holds more than ``SMALL`` ACLs (and only above ``SMALL // 2``), each group
   holding exactly the ACLs of its destination;
-- no empty prefix slot, GLOB group or published type; sizes add up; ``unprefixed`` says whether
+- no empty GLOB group or published type; a :class:`PrefixSlot` only where GLOBs start with the
+  prefix; sizes add up; ``unprefixed`` says whether
   any GLOB sits in ``suffixes`` or ``rest``; each remembered name maps to exactly the rules that
-  apply to it;
+  apply to it, their extras, and for each remembered principal the bits those rules give it;
 - each :class:`ShardedMap` has 2**b shards for its shift, every key in its hash's shard,
   and ``probes`` (with ``lengths``) equal to the distinct key lengths and edge characters
   (none for a map without an edge).
@@ -26,8 +27,8 @@ from aclog.authorizer import grouped
 from aclog.authorizer.entries import WILDCARD_RESOURCE
 from aclog.authorizer.grouped import destination
 from aclog.authorizer.index import AclIndex
-from aclog.authorizer.names import GlobRules, NameIndex, glob_key
-from aclog.authorizer.rules import Rules, build
+from aclog.authorizer.names import GlobRules, NameIndex, PrefixSlot, Seen, glob_key, slot_parts
+from aclog.authorizer.rules import ON_RESOURCE, Rules, build
 from aclog.authorizer.shards import HASH_BITS, ShardedMap, mark, probes_of
 from aclog.records.enums import PatternType, ResourceType
 
@@ -60,19 +61,22 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
             _fail("a LITERAL '*' ACL is stored among the names instead of beside them")
         count += _check_rules(rules, resource_type, LITERAL, name)
     for prefix, slot in names.prefixes.items():
-        if slot.prefixed is None and not slot.globs:
-            _fail(f"prefix slot {prefix!r} is empty")
-        if slot.prefixed is not None:
-            count += _check_rules(slot.prefixed, resource_type, PREFIXED, prefix)
-        count += _check_globs(slot.globs or (), resource_type, ("prefix", prefix))
+        prefixed, globs = slot_parts(slot)
+        if isinstance(slot, PrefixSlot) and not slot.globs:
+            _fail(f"prefix slot {prefix!r} has no GLOB: its rules belong in the map")
+        if prefixed is not None:
+            count += _check_rules(prefixed, resource_type, PREFIXED, prefix)
+        count += _check_globs(globs or (), resource_type, ("prefix", prefix))
     for suffix, group in names.suffixes.items():
         if not group:
             _fail(f"suffix group {suffix!r} is empty")
         count += _check_globs(group, resource_type, ("suffix", suffix))
     count += _check_globs(names.rest, resource_type, ("rest", ""))
-    for name, found in list(names.memo.items()):
+    for name, seen in list(names.memo.items()):
+        _check_seen(names, resource_type, name, seen)
+    for name, found in list(names.once.items()):
         if found != tuple(rules for _, _, rules in names.applicable(name)):
-            _fail(f"{resource_type.name} index remembers other rules for {name!r}")
+            _fail(f"{resource_type.name} index keeps other rules for {name!r}")
     if names.unprefixed != bool(names.suffixes.size or names.rest):
         _fail(f"{resource_type.name} index says unprefixed={names.unprefixed}")
     if count != names.size:
@@ -80,6 +84,21 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
     if count == 0:
         _fail(f"{resource_type.name} index is empty but still published")
     return count
+
+
+def _check_seen(names: NameIndex, resource_type: ResourceType, name: str, seen: Seen) -> None:
+    found, extras = seen.rules, seen.extras
+    where = f"{resource_type.name} index"
+    if found != tuple(rules for _, _, rules in names.applicable(name)):
+        _fail(f"{where} remembers other rules for {name!r}")
+    if extras != tuple(rules.extra for rules in found if rules.extra is not None):
+        _fail(f"{where} remembers other host-specific or glob ACLs for {name!r}")
+    for principal, bits in list(seen.items()):
+        fresh = ON_RESOURCE if found else 0
+        for rules in found:
+            fresh |= rules.get(principal, 0) | rules.wild
+        if bits != fresh:
+            _fail(f"{where} remembers bits {bits} for {principal!r} on {name!r}, not {fresh}")
 
 
 def _check_globs(

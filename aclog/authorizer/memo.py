@@ -1,34 +1,53 @@
-"""The rules that apply to a resource name, remembered per index: the hot path's first probe.
+"""What is known of a resource name, remembered per index: the hot path's first probe.
 
-Each published :class:`~aclog.authorizer.names.NameIndex` keeps a ``memo``: resource name ->
-the :class:`~aclog.authorizer.rules.Rules` of every pattern that applies to it. A broker asks
-about the same topics over and over, so one probe of that small, hot dict replaces the probes of
-the big maps (among a million patterns, each object read is a likely cache and TLB miss), the
-prefix slices they hash and the GLOB matching; the principal's probe in each rules remains.
+Each published :class:`~aclog.authorizer.names.NameIndex` keeps a ``memo``: resource name -> a
+:class:`~aclog.authorizer.names.Seen` entry, a dict with two slots:
+
+- the dict: principal -> the bits (:mod:`aclog.authorizer.rules`) of the ACLs of the name's
+  rules that cover the principal from any host, plus :data:`~aclog.authorizer.rules.ON_RESOURCE`
+  when there are rules; learnt on the first request of each principal, at most
+  :data:`PRINCIPALS_PER_NAME` of them;
+- ``rules``: the :class:`~aclog.authorizer.rules.Rules` of every pattern that applies to the
+  name (what :meth:`NameIndex.applicable` finds, in its order);
+- ``extras``: the :class:`~aclog.authorizer.rules.Extra` (host-specific and glob ACLs) of those
+  rules, usually none; they depend on the host, so they are tested on every request.
+
+A broker asks about the same topics for the same principals over and over, so a request for a
+known (name, principal) is two probes: the memo, then the entry, a small dict built at first
+sight. The big maps and the rules (among a million patterns, each object read is a likely cache
+and TLB miss) are read only at the first sight of a name or of a principal on it.
+
+A name gets its entry the second time it is asked; the first time only its rules are kept, in
+``once`` (a scan of every topic, as for a metadata request, sees each name once, and an entry
+per name would only add allocations and work for the garbage collector).
 
 The memo is derived data. It starts empty with every new index (``NameIndex.owned`` and
-``apply`` reset it), so a change can never leave a stale entry, and an old snapshot keeps its
-own. It forgets every name at :data:`MEMO_LIMIT` names, like
+``apply`` reset ``memo`` and ``once``), so a change can never leave a stale entry, and an old
+snapshot keeps its own. Each forgets every name at :data:`MEMO_LIMIT` names, like
 :data:`~aclog.authorizer.entries.CANONICAL`.
 
-Thread-safe: the memo is the one thing readers write. Each entry is computed from the immutable
-index, so readers racing on a name store equal values, and each dict operation is atomic. A
-remembered name costs one probe; a miss costs the probes of ``NameIndex.applicable`` plus
-building and storing a tuple.
+Thread-safe: the memo and its entries are the one thing readers write. Each value is computed
+from the immutable index, so readers racing on a name or principal store equal values, and each
+dict operation is atomic (a race may let an entry exceed its bound by a few principals). A known
+(name, principal) costs two probes (plus one per extra); a new principal on a known name one
+probe per applicable pattern; a new name the probes of ``NameIndex.applicable`` plus building
+the entry.
 """
 
 from __future__ import annotations
 
-from aclog.authorizer.names import NameIndex
-from aclog.authorizer.rules import Rules
+from aclog.authorizer.names import NameIndex, PrefixSlot, Seen
+from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules, extra_bits
 
 MEMO_LIMIT = 1 << 16
-"""Names an index remembers at most (about 100 bytes each, besides the name)."""
+"""Names an index remembers at most (a few hundred bytes each, besides the name)."""
+PRINCIPALS_PER_NAME = 5
+"""Principals whose bits an entry remembers at most: five fit a dict's smallest table. Further
+principals are computed (one probe per applicable pattern) but not stored."""
 
 
 def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
-    """The rules of every pattern of ``names`` that applies to ``name``, computed and remembered
-    in ``names.memo``; readers look in the memo first and call this on a miss.
+    """The rules of every pattern of ``names`` that applies to ``name``, not remembered.
 
     The same patterns, in the same order, as :meth:`NameIndex.applicable` (``check_index``
     verifies it), without pattern types and specificity and without a generator, so that a miss
@@ -52,14 +71,67 @@ def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
         slot = shards[hash(key) >> shift].get(key)
         if slot is None:
             continue
-        if slot.prefixed is not None:
-            found.append(slot.prefixed)
-        if slot.globs is not None:
+        if type(slot) is PrefixSlot:  # slot_parts inlined
+            if slot.prefixed is not None:
+                found.append(slot.prefixed)
             found.extend(rules for glob, rules in slot.globs if glob.matches(name))
+        else:
+            found.append(slot)  # type: ignore[arg-type]  # the prefix's rules: no GLOB there
     if names.unprefixed:
         found.extend(rules for _, _, rules in names.glob_suffix_and_rest(name))
-    memo = names.memo
-    if len(memo) >= MEMO_LIMIT:
-        memo.clear()
-    memo[name] = result = tuple(found)
-    return result
+    return tuple(found)
+
+
+def first_sight(names: NameIndex, name: str, principal: str, host: str) -> int:
+    """The bits of ``principal`` from ``host`` on a name not in ``names.memo``.
+
+    The first time, the name's rules are found and kept in ``names.once`` (one tuple, as cheap
+    to keep as can be: a scan of every topic sees each name once); the second time, they are
+    taken from there and the name gets its :class:`Seen` entry in ``names.memo``, with the
+    principal learnt. One pass over the rules computes the host-free bits and the extras."""
+    once = names.once
+    found = once.pop(name, None)
+    first = found is None
+    if found is None:
+        found = rules_for(names, name)
+    bits = ON_RESOURCE if found else 0
+    extras: tuple[Extra, ...] = ()
+    for rules in found:
+        bits |= rules.get(principal, 0) | rules.wild
+        if rules.extra is not None:
+            extras += (rules.extra,)
+    if first:
+        if len(once) >= MEMO_LIMIT:
+            once.clear()
+        once[name] = found
+    else:
+        seen = Seen()
+        seen[principal] = bits
+        seen.rules, seen.extras = found, extras
+        memo = names.memo
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[name] = seen
+    return bits | host_bits(extras, principal, host) if extras else bits
+
+
+def learn(seen: Seen, principal: str) -> int:
+    """The host-free bits of ``principal`` on a remembered name, remembered in the entry while
+    it holds fewer than :data:`PRINCIPALS_PER_NAME` principals."""
+    found = seen.rules
+    bits = ON_RESOURCE if found else 0
+    for rules in found:
+        bits |= rules.get(principal, 0) | rules.wild
+    if len(seen) < PRINCIPALS_PER_NAME:
+        seen[principal] = bits
+    return bits
+
+
+def host_bits(extras: tuple[Extra, ...], principal: str, host: str) -> int:
+    """The bits of the host-specific and glob ACLs in ``extras`` that cover ``principal`` from
+    ``host``; a host no ACL names costs one probe per extra."""
+    bits = 0
+    for extra in extras:
+        if host in extra.hosted or extra.globby:
+            bits |= extra_bits(extra, principal, host)
+    return bits

@@ -6,7 +6,8 @@ Where each ACL's :class:`Rules` live (one ``Rules`` per distinct pattern):
 - LITERAL ``*``: ``wildcard``, beside everything; it applies to every name, including names that
   start with ``*`` (a deliberate fix of Kafka's scan quirk);
 - other LITERAL names: ``literal``, keyed by the name: one probe with the requested name;
-- PREFIXED prefixes: ``prefixes``, keyed by the prefix, in a :class:`PrefixSlot`. A request
+- PREFIXED prefixes: ``prefixes``, keyed by the prefix: the prefix's :class:`Rules` themselves,
+  or a :class:`PrefixSlot` when GLOBs start with that prefix (:func:`slot_parts`). A request
   probes one slice ``name[:k]`` per distinct prefix length ``k`` whose prefixes may end with
   ``name[k - 1]`` (``prefixes.probes``), so its cost follows the number of distinct prefix
   lengths, not the number of ACLs, and a length costs little when the name cannot match there;
@@ -21,14 +22,15 @@ Every map is a :class:`ShardedMap`: copy-on-write by shard. A writer holds a tra
 calls :meth:`NameIndex.owned`, then :meth:`NameIndex.apply` with the whole batch; published
 indexes are never changed again.
 
-A published index also remembers, in ``memo``, the rules that apply to the last names asked
-(:mod:`aclog.authorizer.memo`); it starts empty with every new index, so a change never leaves
-a stale entry.
+A published index also remembers, in ``memo`` and ``once``, what applies to the last names asked
+(their rules, and each principal's bits; :mod:`aclog.authorizer.memo`); they start empty with
+every new
+index, so a change never leaves a stale entry.
 
 Thread-safe for readers (the memo is the one thing they write; see its module).
 :meth:`NameIndex.applicable` costs one probe per distinct prefix length and
 per distinct suffix length up to ``len(name)`` whose edge character the name has, plus one GLOB
-match per GLOB pattern in the slots found and in ``rest``; a remembered name costs one probe.
+match per GLOB pattern in the slots found and in ``rest``.
 :meth:`NameIndex.apply` is O(ACLs of the changed patterns + touched shards).
 """
 
@@ -41,7 +43,7 @@ from typing import TypeVar
 from aclog.authorizer.entries import WILDCARD_RESOURCE
 from aclog.authorizer.glob import Glob, compile_glob
 from aclog.authorizer.grouped import build_rules, edited
-from aclog.authorizer.rules import Rules
+from aclog.authorizer.rules import Extra, Rules
 from aclog.authorizer.shards import ShardedMap
 from aclog.records.enums import PatternType
 from aclog.records.types import AccessControlEntryRecord
@@ -60,14 +62,38 @@ GlobChange = tuple[Glob, Rules | None]
 """A GLOB pattern's new rules (``None``: it has no ACL left), with the compiled pattern."""
 
 
+class Seen(dict[str, int]):
+    """Represents what the memo knows of one name (:mod:`aclog.authorizer.memo`): principal ->
+    bits, the applicable ``rules`` and their ``extras``. One object, so that a remembered name
+    and principal read one dict and its table."""
+
+    __slots__ = ("extras", "rules")
+
+    rules: tuple[Rules, ...]
+    extras: tuple[Extra, ...]
+
+
 class PrefixSlot:
-    """Represents what hangs on one prefix: the PREFIXED ACLs and the GLOBs starting with it."""
+    """Represents what hangs on one prefix that GLOBs start with: its PREFIXED ACLs (if any) and
+    those GLOBs. A prefix without GLOBs holds its :class:`Rules` directly, one object fewer to
+    read on the hot path."""
 
     __slots__ = ("globs", "prefixed")
 
-    def __init__(self, prefixed: Rules | None, globs: Globs | None) -> None:
+    def __init__(self, prefixed: Rules | None, globs: Globs) -> None:
         self.prefixed = prefixed
         self.globs = globs
+
+
+Slot = Rules | PrefixSlot
+"""What ``NameIndex.prefixes`` holds for a prefix."""
+
+
+def slot_parts(slot: Slot) -> tuple[Rules | None, Globs | None]:
+    """The PREFIXED rules and the GLOBs of a prefix's slot."""
+    if type(slot) is PrefixSlot:
+        return slot.prefixed, slot.globs
+    return slot, None  # type: ignore[return-value]
 
 
 def glob_key(glob: Glob) -> tuple[str, str]:
@@ -88,6 +114,7 @@ class NameIndex:
     __slots__ = (
         "literal",
         "memo",
+        "once",
         "owner",
         "prefixes",
         "rest",
@@ -101,12 +128,13 @@ class NameIndex:
         self.owner = owner
         self.wildcard: Rules | None = None
         self.literal: ShardedMap[Rules] = ShardedMap(owner)
-        self.prefixes: ShardedMap[PrefixSlot] = ShardedMap(owner, edge=-1)
+        self.prefixes: ShardedMap[Slot] = ShardedMap(owner, edge=-1)
         self.suffixes: ShardedMap[Globs] = ShardedMap(owner, edge=0)
         self.rest: Globs = ()
         self.unprefixed = False  # some GLOB without a literal prefix: suffixes or rest
         self.size = 0
-        self.memo: dict[str, tuple[Rules, ...]] = {}  # see aclog.authorizer.memo
+        self.memo: dict[str, Seen] = {}  # see aclog.authorizer.memo
+        self.once: dict[str, tuple[Rules, ...]] = {}  # names seen once, with their rules
 
     def owned(self, token: object) -> NameIndex:
         """This index if ``token`` owns it, else a copy owned by ``token``. O(1): the copy
@@ -118,6 +146,7 @@ class NameIndex:
         copy.wildcard, copy.rest, copy.size = self.wildcard, self.rest, self.size
         copy.unprefixed = self.unprefixed
         copy.memo = {}  # the copy will change: nothing remembered of this index applies to it
+        copy.once = {}
         copy.literal, copy.prefixes, copy.suffixes = self.literal, self.prefixes, self.suffixes
         return copy
 
@@ -139,9 +168,10 @@ class NameIndex:
                 continue
             slot = self.prefixes.get(name[:size])
             if slot is not None:
-                if slot.prefixed is not None:
-                    yield PREFIXED, n - size, slot.prefixed
-                yield from _matching(slot.globs or (), name)
+                prefixed, globs = slot_parts(slot)
+                if prefixed is not None:
+                    yield PREFIXED, n - size, prefixed
+                yield from _matching(globs or (), name)
         if self.unprefixed:
             yield from self.glob_suffix_and_rest(name)
 
@@ -164,9 +194,10 @@ class NameIndex:
         for found in self.literal.values():
             yield LITERAL, found
         for slot in self.prefixes.values():
-            if slot.prefixed is not None:
-                yield PREFIXED, slot.prefixed
-            for _, found in slot.globs or ():
+            prefixed, globs = slot_parts(slot)
+            if prefixed is not None:
+                yield PREFIXED, prefixed
+            for _, found in globs or ():
                 yield GLOB, found
         for group in self.suffixes.values():
             for _, found in group:
@@ -181,7 +212,7 @@ class NameIndex:
             return self.wildcard if pattern == WILDCARD_RESOURCE else self.literal.get(pattern)
         if pattern_type == PREFIXED:
             slot = self.prefixes.get(pattern)
-            return None if slot is None else slot.prefixed
+            return None if slot is None else slot_parts(slot)[0]
         if pattern_type != GLOB:
             return None
         for glob, found in self._globs_at(compile_glob(pattern)):
@@ -193,7 +224,7 @@ class NameIndex:
         where, key = glob_key(glob)
         if where == "prefix":
             slot = self.prefixes.get(key)
-            return () if slot is None else slot.globs or ()
+            return () if slot is None else slot_parts(slot)[1] or ()
         if where == "suffix":
             return self.suffixes.get(key) or ()
         return self.rest
@@ -205,6 +236,7 @@ class NameIndex:
         ACLs in ``removed`` (matched by id), then add those in ``added``. ``KeyError`` for an
         ACL that pattern does not hold, ``ValueError`` for an invalid GLOB or pattern type."""
         self.memo = {}  # already empty unless the index was read before the change; be sure
+        self.once = {}
         bulk = not self.size and not removed  # a load: nothing to look up or remove
         for kind in added.keys() | removed.keys():
             if kind not in (LITERAL, PREFIXED, GLOB):
@@ -280,13 +312,13 @@ class NameIndex:
     ) -> None:
         """Replace the PREFIXED rules of the prefixes in ``prefixed`` and the GLOB patterns in
         ``globs`` (by literal prefix, then pattern); drop slots left empty."""
-        updates: dict[str, PrefixSlot | None] = {}
+        updates: dict[str, Slot | None] = {}
         for key in prefixed.keys() | globs.keys():
             old = self.prefixes.get(key) if self.prefixes.size else None
-            new = prefixed.get(key, None if old is None else old.prefixed)
-            merged = _merged(None if old is None else old.globs, globs.get(key, {}))
-            empty = new is None and merged is None
-            updates[key] = None if empty else PrefixSlot(new, merged)
+            old_prefixed, old_globs = (None, None) if old is None else slot_parts(old)
+            new = prefixed.get(key, old_prefixed)
+            merged = _merged(old_globs, globs.get(key, {}))
+            updates[key] = new if merged is None else PrefixSlot(new, merged)
         self.prefixes = self.prefixes.owned(self.owner)
         self.prefixes.update(updates)
 

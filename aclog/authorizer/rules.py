@@ -10,9 +10,10 @@ ACL is on the resource"), and ALL, READ, WRITE, CREATE, DELETE, ALTER and DESCRI
 path's ``|`` allocates nothing and reads no int object from memory. A request for operation ``o``
 is denied by any bit of ``MASKS[o][0]`` (``o`` or ALL, shifted) and allowed by any bit of
 ``MASKS[o][1]`` (``o``, ALL and the operations implying ``o``), so the ACLs of a pattern decide
-with ``exact.get(principal, 0) | wild`` and two ``&``:
+with ``rules.get(principal, 0) | wild`` and two ``&``:
 
-- ``exact``: principal text -> bits of the ACLs for that principal from any host;
+- ``exact`` (the :class:`Rules` object itself is that dict): principal text -> bits of the ACLs
+  for that principal from any host;
 - ``wild``: bits of the ``User:*`` ACLs from any host;
 - ``extra`` (usually ``None``): host-specific ACLs keyed by canonical host, then by principal
   (``None`` for ``User:*``), so that a request from a host no ACL names costs one probe; and the
@@ -74,6 +75,12 @@ MASKS: dict[AclOperation, tuple[int, int]] = {
 dict because the hot path probes it."""
 
 
+ON_RESOURCE = ALLOW_BIT[AclOperation.ANY]
+"""The bit :func:`aclog.authorizer.decide.request_bits` sets when some ACL is on the resource: the
+ALLOW bit of operation ANY (bit 0), which no request may ask for, so no mask of a valid request
+holds it; a low bit keeps the usual results below 256, ints CPython never allocates."""
+
+
 _OPERATION_BITS = tuple((op, ALLOW_BIT[op], DENY_BIT[op]) for op in AclOperation)
 
 
@@ -98,24 +105,48 @@ class Extra:
         self.globby = globby
 
 
-class Rules:
-    """Represents the ACLs of one resource pattern (see the module docstring). Immutable."""
+class Rules(dict[str, int]):
+    """Represents the ACLs of one resource pattern (see the module docstring). Immutable once
+    built.
 
-    __slots__ = ("acls", "exact", "extra", "groups", "wild")
+    The object is itself the ``exact`` map (principal text -> bits), so that the hot path reads
+    one object and its table, not an object, a dict and its table: among a million patterns each
+    object read is a likely cache and TLB miss. Compared and hashed by identity, like any pattern's
+    rules; :attr:`exact` gives the entries as a plain dict. :func:`build` fills one in place;
+    :func:`rules_of` makes one from parts.
+    """
 
-    def __init__(
-        self,
-        acls: tuple[AccessControlEntryRecord, ...],
-        exact: dict[str, int],
-        wild: int,
-        extra: Extra | None,
-        groups: Groups | None = None,
-    ) -> None:
-        self.acls = acls
-        self.exact = exact
-        self.wild = wild
-        self.extra = extra
-        self.groups = groups
+    __slots__ = ("acls", "extra", "groups", "wild")
+
+    acls: tuple[AccessControlEntryRecord, ...]
+    wild: int
+    extra: Extra | None
+    groups: Groups | None
+
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__  # type: ignore[assignment]
+
+    def __bool__(self) -> bool:
+        return True  # a pattern's rules are never "empty", even with no exact entry
+
+    @property
+    def exact(self) -> dict[str, int]:
+        """Principal text -> bits of the ACLs for that principal from any host (a copy)."""
+        return dict(self)
+
+
+def rules_of(
+    acls: tuple[AccessControlEntryRecord, ...],
+    exact: dict[str, int],
+    wild: int,
+    extra: Extra | None,
+    groups: Groups | None = None,
+) -> Rules:
+    """The :class:`Rules` with these parts (``exact`` is copied)."""
+    rules = Rules(exact)
+    rules.acls, rules.wild, rules.extra, rules.groups = acls, wild, extra, groups
+    return rules
 
 
 def operation_bit(acl: AccessControlEntryRecord) -> int:
@@ -135,7 +166,7 @@ def build(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
     The loop runs once per ACL of a bulk load, so it inlines the common case (a LITERAL or
     PREFIXED ACL from any host: its principal is exact text or the wildcard) and leaves the
     others to :func:`_add_others`."""
-    exact: dict[str, int] = {}
+    exact = Rules()  # filled in place: the rules are their own exact map
     wild = 0
     others: list[AccessControlEntryRecord] = []
     allow_bit, deny_bit = ALLOW_BIT, DENY_BIT
@@ -161,7 +192,8 @@ def build(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
     extra = None
     if others:
         wild, extra = _add_others(others, exact, wild)
-    return Rules(acls, exact, wild, extra)
+    exact.acls, exact.wild, exact.extra, exact.groups = acls, wild, extra, None
+    return exact
 
 
 def _add_others(
@@ -211,7 +243,7 @@ def extra_bits(extra: Extra, principal: str, host: str) -> int:
 
 def rules_bits(rules: Rules, principal: str, host: str) -> int:
     """The bits of the ACLs of ``rules`` that cover ``principal`` from ``host`` (canonical)."""
-    bits = rules.exact.get(principal, 0) | rules.wild
+    bits = rules.get(principal, 0) | rules.wild
     if rules.extra is not None:
         bits |= extra_bits(rules.extra, principal, host)
     return bits

@@ -194,3 +194,17 @@ def test_a_name_asked_before_a_change_is_answered_after_it() -> None:
     assert decide(before, *request) == NO_ACL  # the old snapshot still answers as it did
     check_index(before)
     check_index(authorizer.index)
+
+
+def test_the_rules_of_two_patterns_are_distinct_even_with_the_same_entries() -> None:
+    """Rules are dicts (principal -> bits) compared by identity: two patterns whose ACLs give
+    the same bits are still two rules, and rules with only ``User:*`` ACLs are still true."""
+    same = [make_acl(name, PatternType.LITERAL, principal=ALICE) for name in ("foo", "bar")]
+    wild = make_acl("baz", PatternType.LITERAL, principal="User:*")
+    authorizer = ready([*same, wild])
+    names = authorizer.index.names(TOPIC)
+    foo, bar = (names.exact(PatternType.LITERAL, n) for n in ("foo", "bar"))
+    assert foo is not None and bar is not None
+    assert foo.exact == bar.exact and foo != bar and len({foo, bar}) == 2
+    only_wild = names.exact(PatternType.LITERAL, "baz")
+    assert only_wild is not None and not only_wild.exact and only_wild

@@ -13,6 +13,7 @@ from aclog.authorizer import (
     Decision,
     grouped,
     kafka_order,
+    memo,
     shards,
     skipped_characters,
 )
@@ -20,6 +21,8 @@ from aclog.authorizer.invariants import check_index
 from aclog.records.enums import AclPermissionType, PatternType
 from tests.authorizer.reference import ReferenceAuthorizer, skipped
 from tests.authorizer.strategies import (
+    REQUEST_HOSTS,
+    REQUEST_PRINCIPALS,
     SUPER,
     acl_sets,
     bindings,
@@ -232,3 +235,27 @@ def test_tiny_shards_and_groups_answer_like_the_reference(scenario, data) -> Non
         for acl in data.draw(st.permutations(acls)):
             trie.remove(acl.id)
             check_index(trie.index)
+
+
+@PROPERTY
+@given(scenarios(), st.data(), st.integers(min_value=0, max_value=3))
+def test_answers_from_the_memo_equal_the_reference(scenario, data, cap) -> None:
+    """A name asked again (by the same principal, or by another one from another host) is
+    answered from the memo of the index, with at most ``cap`` principals remembered per name
+    beyond the first: every answer still equals the reference's, and every remembered entry
+    equals a fresh computation."""
+    acls, asked = scenario
+    others = st.tuples(
+        st.sampled_from(REQUEST_PRINCIPALS), st.sampled_from(REQUEST_HOSTS), st.sampled_from(asked)
+    )
+    again = [
+        (principal, host, *request[2:])
+        for principal, host, request in data.draw(st.lists(others, max_size=30))
+    ]
+    with mock.patch.object(memo, "PRINCIPALS_PER_NAME", cap + 1):
+        trie, reference = pair(acls)
+        for request in [*asked, *again, *asked]:
+            assert trie.authorize(*request) == reference.authorize(*request), request
+        check_index(trie.index)
+        for names in trie.index.by_type.values():
+            assert all(len(seen) <= cap + 1 for seen in names.memo.values())
