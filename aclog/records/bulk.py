@@ -24,11 +24,14 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Sequence
 from functools import cache
+from itertools import compress, repeat
 from operator import itemgetter
 from typing import Any
 
 from fastavro import parse_schema, schemaless_reader
 
+from aclog.records.build import consume as _consume
+from aclog.records.build import records_from
 from aclog.records.codec import (
     DecodedKind,
     DecodedRecord,
@@ -44,6 +47,7 @@ from aclog.varint import zigzag
 SENTINEL = b"\xa5\x3c\x96\x0f\xe1\x5a\x78\xc3"
 _SENTINEL_FIELD = "aclog_bulk_sentinel"
 _sentinel_of: Callable[[dict[str, Any]], bytes] = itemgetter(_SENTINEL_FIELD)
+_frame_of: Callable[[bytes], bytes] = itemgetter(slice(0, 3))
 MIN_GROUP = 4
 """Fewer records of one (type, version) are decoded one by one: the array's setup (a few
 microseconds) would cost more than it saves."""
@@ -78,15 +82,16 @@ def _decode(
     convert_run: Callable[[Plan, list[dict[str, Any]]], list[Any]],
     convert_one: Callable[[DecodedRecord], Any],
 ) -> tuple[list[Any], list[DecodedKind]]:
-    groups = _group_by_frame(values)
-    if len(groups) == 1:  # the common batch: one record type throughout
-        ((frame, indices),) = groups.items()
-        plan = frame_plan(frame)
-        if plan is not None and len(indices) >= MIN_GROUP:
+    frames = list(map(_frame_of, values))
+    first_frame = frames[0] if frames else b""
+    if frames.count(first_frame) == len(frames):  # the common batch: one record type throughout
+        plan = frame_plan(first_frame)
+        if plan is not None and len(values) >= MIN_GROUP:
             items = _decode_run(plan, values)
             if items is not None:
                 return convert_run(plan, items), [plan.kind] * len(values)
         return _one_by_one(values, first_offset, convert_one)
+    groups = _group_by_frame(frames)
     out: list[Any] = [None] * len(values)
     kinds: list[Any] = [None] * len(values)
     singles: list[int] = []
@@ -95,11 +100,11 @@ def _decode(
         if plan is None or len(indices) < MIN_GROUP:
             singles += indices
             continue
-        items = _decode_run(plan, [values[i] for i in indices])
+        items = _decode_run(plan, list(map(values.__getitem__, indices)))
         if items is None:  # decoded again one by one: raises the first error, in order
             return _one_by_one(values, first_offset, convert_one)
-        for index, converted in zip(indices, convert_run(plan, items), strict=True):
-            out[index], kinds[index] = converted, plan.kind
+        _consume(map(out.__setitem__, indices, convert_run(plan, items)))
+        _consume(map(kinds.__setitem__, indices, repeat(plan.kind)))
     for index in sorted(singles):  # every grouped value decoded: the first error is here
         one = decode_framed(values[index], _offset(first_offset, index))
         out[index], kinds[index] = convert_one(one), one.kind
@@ -107,7 +112,7 @@ def _decode(
 
 
 def _build_records(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
-    return list(map(plan.build, items))
+    return records_from(plan.record_type, items)
 
 
 def _record_of(one: DecodedRecord) -> Record:
@@ -116,8 +121,7 @@ def _record_of(one: DecodedRecord) -> Record:
 
 def _strip_sentinels(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
     del plan
-    for item in items:
-        del item[_SENTINEL_FIELD]
+    _consume(map(dict.pop, items, repeat(_SENTINEL_FIELD)))
     return items
 
 
@@ -125,18 +129,14 @@ def _fields_of(one: DecodedRecord) -> dict[str, Any]:
     return record_to_fields(one.record)
 
 
-def _group_by_frame(values: Sequence[bytes]) -> dict[bytes, list[int]]:
-    """The indices of ``values`` by their first three bytes (the whole frame of every record
-    type below 128), in order of first appearance."""
-    groups: dict[bytes, list[int]] = {}
-    for index, value in enumerate(values):
-        frame = value[:3]
-        group = groups.get(frame)
-        if group is None:
-            groups[frame] = [index]
-        else:
-            group.append(index)
-    return groups
+def _group_by_frame(frames: list[bytes]) -> dict[bytes, list[int]]:
+    """The indices of the values whose first three bytes (the whole frame of every record type
+    below 128) are ``frames``, by frame, in order of first appearance; one C-level pass per
+    distinct frame."""
+    indices = range(len(frames))
+    return {
+        frame: list(compress(indices, map(frame.__eq__, frames))) for frame in dict.fromkeys(frames)
+    }
 
 
 def _one_by_one(
