@@ -159,7 +159,7 @@ def _decode_run(plan: Plan, run: Sequence[bytes]) -> list[dict[str, Any]] | None
     body = SENTINEL.join([value[3:] for value in run])
     buffer = b"".join((zigzag(len(run)), body, SENTINEL, b"\x00"))
     stream = io.BytesIO(buffer)
-    writer, reader = _array_schemas(plan.record_type, plan.version)
+    writer, reader = array_schemas(plan.record_type, plan.version)
     try:
         message: Any = schemaless_reader(stream, writer, reader)
         items = message["run"]
@@ -176,7 +176,7 @@ def _decode_run(plan: Plan, run: Sequence[bytes]) -> list[dict[str, Any]] | None
 
 
 @cache
-def _array_schemas(record_type: RecordType, version: int) -> tuple[Any, Any]:
+def array_schemas(record_type: RecordType, version: int) -> tuple[Any, Any]:
     """Parsed schemas (writer, reader or ``None``) of an array whose items are the record
     followed by the sentinel, for a run of ``record_type`` at ``version``."""
     current = CURRENT_VERSIONS[record_type]

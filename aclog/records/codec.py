@@ -62,7 +62,7 @@ def encode(record: Record, version: int | None = None) -> bytes:
         record_type = RECORD_TYPES[type(record)]
         if version not in known_versions(record_type):
             raise ValueError(f"{type(record).__name__} has no version {version}")
-        frame = _frame(record_type, version)
+        frame = frame_of(record_type, version)
         schema, to_avro = parsed_schema(record_type, version), _TO_AVRO[record_type]
     out = io.BytesIO()
     out.write(frame)
@@ -175,7 +175,8 @@ def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 @cache
-def _frame(record_type: int, version: int) -> bytes:
+def frame_of(record_type: int, version: int) -> bytes:
+    """The frame bytes that start every value of ``record_type`` at ``version``."""
     return uvarint(FRAME_VERSION) + uvarint(record_type) + uvarint(version)
 
 
@@ -239,7 +240,7 @@ _PLANS: dict[bytes, Plan] = {
 # What ``encode`` needs per record class at its current version, looked up once per call.
 _WRITERS: dict[type, tuple[bytes, Any, Callable[[Any], dict[str, Any]]]] = {
     cls: (
-        _frame(code, CURRENT_VERSIONS[code]),
+        frame_of(code, CURRENT_VERSIONS[code]),
         parsed_schema(code, CURRENT_VERSIONS[code]),
         _TO_AVRO[code],
     )
