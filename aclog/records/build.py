@@ -130,36 +130,37 @@ def _acl_from(
     return record
 
 
-# (slot setter, field getter, enum lookup and its default or None) of every ACL field but the id.
-_ACL_COLUMNS = tuple(
-    (setter, itemgetter(name), codes)
-    for setter, name, codes in zip(
-        _ACL_SETTERS[1:],
-        _ACL_FIELDS[1:],
-        [
-            (_RT, _UNKNOWN[0]),
-            None,
-            (_PT, _UNKNOWN[1]),
-            None,
-            None,
-            (_OP, _UNKNOWN[2]),
-            (_PERM, _UNKNOWN[3]),
-        ],
-        strict=True,
-    )
+# The enum lookup and its default for unknown codes, or None, of every ACL field but the id.
+_ACL_CODES = (
+    (_RT, _UNKNOWN[0]),
+    None,
+    (_PT, _UNKNOWN[1]),
+    None,
+    None,
+    (_OP, _UNKNOWN[2]),
+    (_PERM, _UNKNOWN[3]),
 )
+
+
+def acls_from_columns(
+    ids: list[bytes],
+    *columns: list[Any],
+) -> list[Record]:
+    """The ACL records whose field values are ``ids`` (16 bytes each) and ``columns`` (resource
+    type code, name, pattern type code, principal, host, operation code, permission code, one
+    list each): ``_acl_from`` of each row, a field at a time over the whole run."""
+    records: list[Record] = list(map(_new_object, repeat(AccessControlEntryRecord, len(ids))))
+    consume(map(_ACL_SETTERS[0], records, _uuids(ids)))
+    for setter, values, codes in zip(_ACL_SETTERS[1:], columns, _ACL_CODES, strict=True):
+        column: Any = values if codes is None else map(codes[0].get, values, repeat(codes[1]))
+        consume(map(setter, records, column))
+    return records
 
 
 def _acls_from(items: list[Fields]) -> list[Record]:
     """``[_acl_from(d) for d in items]``, a field at a time over the whole run."""
-    records: list[Record] = list(map(_new_object, repeat(AccessControlEntryRecord, len(items))))
-    consume(map(_ACL_SETTERS[0], records, _uuids(list(map(_get_id, items)))))
-    for setter, getter, codes in _ACL_COLUMNS:
-        column: Any = map(getter, items)
-        if codes is not None:
-            column = map(codes[0].get, column, repeat(codes[1]))
-        consume(map(setter, records, column))
-    return records
+    ids, *columns = (list(map(itemgetter(name), items)) for name in _ACL_FIELDS)
+    return acls_from_columns(ids, *columns)
 
 
 def _remove_acl_from(d: Fields) -> RemoveAccessControlEntryRecord:
@@ -168,13 +169,16 @@ def _remove_acl_from(d: Fields) -> RemoveAccessControlEntryRecord:
     return record
 
 
+def remove_acls_from_ids(ids: list[bytes]) -> list[Record]:
+    """The ACL removals of the ids ``ids`` (16 bytes each), a slot at a time."""
+    records: list[Record] = list(map(_new_object, repeat(RemoveAccessControlEntryRecord, len(ids))))
+    consume(map(_set_remove_id, records, _uuids(ids)))
+    return records
+
+
 def _remove_acls_from(items: list[Fields]) -> list[Record]:
     """``[_remove_acl_from(d) for d in items]``, a slot at a time."""
-    records: list[Record] = list(
-        map(_new_object, repeat(RemoveAccessControlEntryRecord, len(items)))
-    )
-    consume(map(_set_remove_id, records, _uuids(list(map(_get_id, items)))))
-    return records
+    return remove_acls_from_ids(list(map(_get_id, items)))
 
 
 def _scram_from(d: Fields) -> UserScramCredentialRecord:

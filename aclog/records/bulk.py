@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from itertools import compress, repeat
 from operator import itemgetter
@@ -30,8 +31,8 @@ from typing import Any
 
 from fastavro import parse_schema, schemaless_reader
 
+from aclog.records.build import acls_from_columns, records_from, remove_acls_from_ids
 from aclog.records.build import consume as _consume
-from aclog.records.build import records_from
 from aclog.records.codec import (
     DecodedKind,
     DecodedRecord,
@@ -40,6 +41,7 @@ from aclog.records.codec import (
     frame_plan,
     record_to_fields,
 )
+from aclog.records.columns import acl_columns, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
 from aclog.varint import zigzag
@@ -63,7 +65,7 @@ def decode_values(
     error messages. Raises :class:`~aclog.records.codec.RecordDecodeError` exactly as
     :func:`~aclog.records.codec.decode_framed` does on the first bad value.
     """
-    return _decode(values, first_offset, _build_records, _record_of)
+    return _decode(values, first_offset, _RECORDS)
 
 
 def decode_fields(
@@ -73,24 +75,31 @@ def decode_fields(
     schema version (what :func:`~aclog.records.codec.record_to_fields` gives), without building
     the records: for readers that only copy fields out, such as the Spark data source. Enum
     fields are the raw codes, including codes this build has no name for."""
-    return _decode(values, first_offset, _strip_sentinels, _fields_of)
+    return _decode(values, first_offset, _FIELDS)
+
+
+@dataclass(frozen=True)
+class _Output:
+    """What a decode gives for a run decoded by fastavro, for a run's field columns, and for
+    a record decoded on its own."""
+
+    of_items: Callable[[Plan, list[dict[str, Any]]], list[Any]]
+    of_columns: Callable[[Plan, tuple[list[Any], ...]], list[Any]]
+    of_one: Callable[[DecodedRecord], Any]
 
 
 def _decode(
-    values: Sequence[bytes],
-    first_offset: int | None,
-    convert_run: Callable[[Plan, list[dict[str, Any]]], list[Any]],
-    convert_one: Callable[[DecodedRecord], Any],
+    values: Sequence[bytes], first_offset: int | None, output: _Output
 ) -> tuple[list[Any], list[DecodedKind]]:
     frames = list(map(_frame_of, values))
     first_frame = frames[0] if frames else b""
     if frames.count(first_frame) == len(frames):  # the common batch: one record type throughout
         plan = frame_plan(first_frame)
         if plan is not None and len(values) >= MIN_GROUP:
-            items = _decode_run(plan, values)
-            if items is not None:
-                return convert_run(plan, items), [plan.kind] * len(values)
-        return _one_by_one(values, first_offset, convert_one)
+            converted = _convert_run(plan, values, output)
+            if converted is not None:
+                return converted, [plan.kind] * len(values)
+        return _one_by_one(values, first_offset, output.of_one)
     groups = _group_by_frame(frames)
     out: list[Any] = [None] * len(values)
     kinds: list[Any] = [None] * len(values)
@@ -100,19 +109,60 @@ def _decode(
         if plan is None or len(indices) < MIN_GROUP:
             singles += indices
             continue
-        items = _decode_run(plan, list(map(values.__getitem__, indices)))
-        if items is None:  # decoded again one by one: raises the first error, in order
-            return _one_by_one(values, first_offset, convert_one)
-        _consume(map(out.__setitem__, indices, convert_run(plan, items)))
+        converted = _convert_run(plan, list(map(values.__getitem__, indices)), output)
+        if converted is None:  # decoded again one by one: raises the first error, in order
+            return _one_by_one(values, first_offset, output.of_one)
+        _consume(map(out.__setitem__, indices, converted))
         _consume(map(kinds.__setitem__, indices, repeat(plan.kind)))
     for index in sorted(singles):  # every grouped value decoded: the first error is here
         one = decode_framed(values[index], _offset(first_offset, index))
-        out[index], kinds[index] = convert_one(one), one.kind
+        out[index], kinds[index] = output.of_one(one), one.kind
     return out, kinds
+
+
+def _convert_run(plan: Plan, run: Sequence[bytes], output: _Output) -> list[Any] | None:
+    """The output of ``run`` (values all of ``plan``'s frame): from its field columns when
+    :mod:`aclog.records.columns` takes them apart, else from one fastavro call; ``None`` when
+    fastavro's array does not decode them either."""
+    if plan.reader is None:  # written at the current version: no resolution needed
+        take_apart = _COLUMNS.get(plan.kind)
+        columns = None if take_apart is None else take_apart(list(run))
+        if columns is not None:
+            return output.of_columns(plan, columns)
+    items = _decode_run(plan, run)
+    return None if items is None else output.of_items(plan, items)
 
 
 def _build_records(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
     return records_from(plan.record_type, items)
+
+
+def _records_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]:
+    if plan.record_type == RecordType.ACCESS_CONTROL_ENTRY:
+        return acls_from_columns(*columns)
+    return remove_acls_from_ids(columns[0])
+
+
+def _fields_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]:
+    names = _field_names(plan.record_type, plan.version)
+    return list(map(dict, map(zip, repeat(names), zip(*columns, strict=True))))
+
+
+@cache
+def _field_names(record_type: RecordType, version: int) -> tuple[str, ...]:
+    return tuple(field["name"] for field in raw_schema(record_type, version)["fields"])
+
+
+def _remove_columns(run: list[bytes]) -> tuple[list[Any], ...] | None:
+    ids = remove_acl_ids(run)
+    return None if ids is None else (ids,)
+
+
+# The (type, version)s whose runs :mod:`aclog.records.columns` takes apart, when current.
+_COLUMNS: dict[DecodedKind, Callable[[list[bytes]], tuple[list[Any], ...] | None]] = {
+    (RecordType.ACCESS_CONTROL_ENTRY, 0): acl_columns,
+    (RecordType.REMOVE_ACCESS_CONTROL_ENTRY, 0): _remove_columns,
+}
 
 
 def _record_of(one: DecodedRecord) -> Record:
@@ -127,6 +177,10 @@ def _strip_sentinels(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
 
 def _fields_of(one: DecodedRecord) -> dict[str, Any]:
     return record_to_fields(one.record)
+
+
+_RECORDS = _Output(_build_records, _records_of_columns, _record_of)
+_FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of)
 
 
 def _group_by_frame(frames: list[bytes]) -> dict[bytes, list[int]]:
