@@ -24,12 +24,20 @@ from typing import Any
 
 from fastavro import schemaless_reader, schemaless_writer
 
+from aclog.records import build as _build
 from aclog.records.build import FROM_AVRO
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, parsed_schema
 from aclog.records.types import RECORD_TYPES, Record, RecordType, record_type_name
 from aclog.varint import uvarint
 
 FRAME_VERSION = 1
+
+# The record-construction internals moved to aclog.records.build; aclog.snapshot.columns (on
+# main) imports them from here, so they stay importable under their old names.
+_ACL_SETTERS = _build._ACL_SETTERS
+_OP, _PERM, _PT, _RT = _build._OP, _build._PERM, _build._PT, _build._RT
+_SAFE_UNKNOWN, _UNKNOWN = _build._SAFE_UNKNOWN, _build._UNKNOWN
+_set_uuid_int, _set_uuid_safe = _build._set_uuid_int, _build._set_uuid_safe
 
 
 class RecordDecodeError(ValueError):
