@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from aclog.controller.result import ControllerResult
 from aclog.image import ApiError, MetadataDelta, MetadataImage, MetadataProvenance
-from aclog.records import Record, RequestContextRecord, encode
+from aclog.records import Record, RequestContextRecord, encode_many
 
 if TYPE_CHECKING:
     from aclog.controller.controller import Caller
@@ -133,11 +133,10 @@ class GroupPlan:
             )
             records = [context, *records]
         delta, base = MetadataDelta(self.image), self.end_offset
-        for i, record in enumerate(records):
-            delta.replay(record, base + i)
+        delta.replay_records(records, base)
         last = base + len(records) - 1
         self.image = delta.apply(MetadataProvenance(last, self.epoch, timestamp_ms))
-        self.batches.append(([encode(r) for r in records], timestamp_ms))
+        self.batches.append((encode_many(records), timestamp_ms))
         if answer is not None:
             self.answers.append(answer)
 

@@ -11,7 +11,7 @@ cost of folding at O(sqrt(n)) per changed key.
 
 from __future__ import annotations
 
-from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import Callable, Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from math import isqrt
 from typing import Any, Generic, TypeVar, cast, overload
 
@@ -79,6 +79,11 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
         if value is _MISSING:
             return key in self._base
         return value is not _GONE
+
+    def membership(self) -> Callable[[object], bool]:
+        """A test equal to ``key in self``: the base dict's own C method while there is no
+        overlay (a map fresh from a snapshot or a fold), so ``map(test, keys)`` runs in C."""
+        return self._base.__contains__ if not self._top else self.__contains__
 
     def __len__(self) -> int:
         return self._len

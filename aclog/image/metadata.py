@@ -8,7 +8,7 @@ randomness or any I/O; everything comes from the records and the offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count, repeat
 from typing import Any, ClassVar
@@ -115,8 +115,30 @@ class MetadataDelta:
 
     def replay_records(self, records: Iterable[Record], first_offset: int) -> None:
         """Apply ``records``, the first read at ``first_offset`` and the rest at the offsets
-        after it, as :meth:`replay` would one by one (the loop of every log replay)."""
-        self._replay_pairs(zip(count(first_offset), records))
+        after it, as :meth:`replay` would one by one (the loop of every log replay).
+
+        A batch of ACL records (beside request contexts, no-ops and leader changes, which
+        cannot fail) goes to :meth:`AclsDelta.replay_batch` in one go; when that declines,
+        every record is replayed one by one, in order, which raises the first error.
+        """
+        if not isinstance(records, (list, tuple)):
+            records = list(records)
+        if len(records) < BULK_MIN or not self._replay_acl_batch(records, first_offset):
+            self._replay_pairs(zip(count(first_offset), records))
+
+    def _replay_acl_batch(self, records: Sequence[Record], first_offset: int) -> bool:
+        kinds = set(map(type, records))
+        if not kinds <= _BATCHABLE or not kinds & _ACL_RECORDS:
+            return False
+        acls: Sequence[Any] = records
+        if not kinds <= _ACL_RECORDS:
+            acls = [r for r in records if type(r) in _ACL_RECORDS]
+        if not self.get_or_create_acls_delta().replay_batch(acls):
+            return False
+        if acls is not records:
+            others = [p for p in enumerate(records, first_offset) if type(p[1]) not in _ACL_RECORDS]
+            self._replay_pairs(others)
+        return True
 
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:
         """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image.
@@ -184,6 +206,13 @@ _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
     LeaderChangeRecord: MetadataDelta._replay_nothing,
 }
 """Record class -> handler: the one place where replay decides what a record does."""
+
+BULK_MIN = 8
+"""Batches with fewer records are replayed one by one (the batch path's setup would cost more)."""
+_ACL_RECORDS = frozenset({AccessControlEntryRecord, RemoveAccessControlEntryRecord})
+_BATCHABLE = _ACL_RECORDS | {RequestContextRecord, NoOpRecord, LeaderChangeRecord}
+"""Record classes a batch may hold and still replay in one go: ACL records, and records whose
+replay cannot fail (so the ACL records' checks decide alone whether the batch applies)."""
 
 
 def apply_records(

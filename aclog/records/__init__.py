@@ -1,5 +1,6 @@
 """What is written: record types, their Avro schemas, the codec and redaction."""
 
+from aclog.records.bulk_encode import encode_many
 from aclog.records.codec import DecodedRecord, RecordDecodeError, decode, decode_framed, encode
 from aclog.records.enums import (
     AclOperation,
@@ -46,6 +47,7 @@ __all__ = [
     "decode",
     "decode_framed",
     "encode",
+    "encode_many",
     "kafka_uuid_bytes_text",
     "kafka_uuid_text",
     "new_acl_id",

@@ -23,12 +23,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
+from itertools import compress, repeat
 from operator import itemgetter
 from typing import Any
 
 from fastavro import parse_schema, schemaless_reader
 
+from aclog.records.build import acls_from_columns, records_from, remove_acls_from_ids
+from aclog.records.build import consume as _consume
 from aclog.records.codec import (
     DecodedKind,
     DecodedRecord,
@@ -37,6 +41,7 @@ from aclog.records.codec import (
     frame_plan,
     record_to_fields,
 )
+from aclog.records.columns import acl_columns, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
 from aclog.varint import zigzag
@@ -44,6 +49,7 @@ from aclog.varint import zigzag
 SENTINEL = b"\xa5\x3c\x96\x0f\xe1\x5a\x78\xc3"
 _SENTINEL_FIELD = "aclog_bulk_sentinel"
 _sentinel_of: Callable[[dict[str, Any]], bytes] = itemgetter(_SENTINEL_FIELD)
+_frame_of: Callable[[bytes], bytes] = itemgetter(slice(0, 3))
 MIN_GROUP = 4
 """Fewer records of one (type, version) are decoded one by one: the array's setup (a few
 microseconds) would cost more than it saves."""
@@ -59,7 +65,7 @@ def decode_values(
     error messages. Raises :class:`~aclog.records.codec.RecordDecodeError` exactly as
     :func:`~aclog.records.codec.decode_framed` does on the first bad value.
     """
-    return _decode(values, first_offset, _build_records, _record_of)
+    return _decode(values, first_offset, _RECORDS)
 
 
 def decode_fields(
@@ -69,24 +75,32 @@ def decode_fields(
     schema version (what :func:`~aclog.records.codec.record_to_fields` gives), without building
     the records: for readers that only copy fields out, such as the Spark data source. Enum
     fields are the raw codes, including codes this build has no name for."""
-    return _decode(values, first_offset, _strip_sentinels, _fields_of)
+    return _decode(values, first_offset, _FIELDS)
+
+
+@dataclass(frozen=True)
+class _Output:
+    """What a decode gives for a run decoded by fastavro, for a run's field columns, and for
+    a record decoded on its own."""
+
+    of_items: Callable[[Plan, list[dict[str, Any]]], list[Any]]
+    of_columns: Callable[[Plan, tuple[list[Any], ...]], list[Any]]
+    of_one: Callable[[DecodedRecord], Any]
 
 
 def _decode(
-    values: Sequence[bytes],
-    first_offset: int | None,
-    convert_run: Callable[[Plan, list[dict[str, Any]]], list[Any]],
-    convert_one: Callable[[DecodedRecord], Any],
+    values: Sequence[bytes], first_offset: int | None, output: _Output
 ) -> tuple[list[Any], list[DecodedKind]]:
-    groups = _group_by_frame(values)
-    if len(groups) == 1:  # the common batch: one record type throughout
-        ((frame, indices),) = groups.items()
-        plan = frame_plan(frame)
-        if plan is not None and len(indices) >= MIN_GROUP:
-            items = _decode_run(plan, values)
-            if items is not None:
-                return convert_run(plan, items), [plan.kind] * len(values)
-        return _one_by_one(values, first_offset, convert_one)
+    frames = list(map(_frame_of, values))
+    first_frame = frames[0] if frames else b""
+    if frames.count(first_frame) == len(frames):  # the common batch: one record type throughout
+        plan = frame_plan(first_frame)
+        if plan is not None and len(values) >= MIN_GROUP:
+            converted = _convert_run(plan, values, output)
+            if converted is not None:
+                return converted, [plan.kind] * len(values)
+        return _one_by_one(values, first_offset, output.of_one)
+    groups = _group_by_frame(frames)
     out: list[Any] = [None] * len(values)
     kinds: list[Any] = [None] * len(values)
     singles: list[int] = []
@@ -95,19 +109,60 @@ def _decode(
         if plan is None or len(indices) < MIN_GROUP:
             singles += indices
             continue
-        items = _decode_run(plan, [values[i] for i in indices])
-        if items is None:  # decoded again one by one: raises the first error, in order
-            return _one_by_one(values, first_offset, convert_one)
-        for index, converted in zip(indices, convert_run(plan, items), strict=True):
-            out[index], kinds[index] = converted, plan.kind
+        converted = _convert_run(plan, list(map(values.__getitem__, indices)), output)
+        if converted is None:  # decoded again one by one: raises the first error, in order
+            return _one_by_one(values, first_offset, output.of_one)
+        _consume(map(out.__setitem__, indices, converted))
+        _consume(map(kinds.__setitem__, indices, repeat(plan.kind)))
     for index in sorted(singles):  # every grouped value decoded: the first error is here
         one = decode_framed(values[index], _offset(first_offset, index))
-        out[index], kinds[index] = convert_one(one), one.kind
+        out[index], kinds[index] = output.of_one(one), one.kind
     return out, kinds
 
 
+def _convert_run(plan: Plan, run: Sequence[bytes], output: _Output) -> list[Any] | None:
+    """The output of ``run`` (values all of ``plan``'s frame): from its field columns when
+    :mod:`aclog.records.columns` takes them apart, else from one fastavro call; ``None`` when
+    fastavro's array does not decode them either."""
+    if plan.reader is None:  # written at the current version: no resolution needed
+        take_apart = _COLUMNS.get(plan.kind)
+        columns = None if take_apart is None else take_apart(list(run))
+        if columns is not None:
+            return output.of_columns(plan, columns)
+    items = _decode_run(plan, run)
+    return None if items is None else output.of_items(plan, items)
+
+
 def _build_records(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
-    return list(map(plan.build, items))
+    return records_from(plan.record_type, items)
+
+
+def _records_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]:
+    if plan.record_type == RecordType.ACCESS_CONTROL_ENTRY:
+        return acls_from_columns(*columns)
+    return remove_acls_from_ids(columns[0])
+
+
+def _fields_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]:
+    names = _field_names(plan.record_type, plan.version)
+    return list(map(dict, map(zip, repeat(names), zip(*columns, strict=True))))
+
+
+@cache
+def _field_names(record_type: RecordType, version: int) -> tuple[str, ...]:
+    return tuple(field["name"] for field in raw_schema(record_type, version)["fields"])
+
+
+def _remove_columns(run: list[bytes]) -> tuple[list[Any], ...] | None:
+    ids = remove_acl_ids(run)
+    return None if ids is None else (ids,)
+
+
+# The (type, version)s whose runs :mod:`aclog.records.columns` takes apart, when current.
+_COLUMNS: dict[DecodedKind, Callable[[list[bytes]], tuple[list[Any], ...] | None]] = {
+    (RecordType.ACCESS_CONTROL_ENTRY, 0): acl_columns,
+    (RecordType.REMOVE_ACCESS_CONTROL_ENTRY, 0): _remove_columns,
+}
 
 
 def _record_of(one: DecodedRecord) -> Record:
@@ -116,8 +171,7 @@ def _record_of(one: DecodedRecord) -> Record:
 
 def _strip_sentinels(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
     del plan
-    for item in items:
-        del item[_SENTINEL_FIELD]
+    _consume(map(dict.pop, items, repeat(_SENTINEL_FIELD)))
     return items
 
 
@@ -125,18 +179,18 @@ def _fields_of(one: DecodedRecord) -> dict[str, Any]:
     return record_to_fields(one.record)
 
 
-def _group_by_frame(values: Sequence[bytes]) -> dict[bytes, list[int]]:
-    """The indices of ``values`` by their first three bytes (the whole frame of every record
-    type below 128), in order of first appearance."""
-    groups: dict[bytes, list[int]] = {}
-    for index, value in enumerate(values):
-        frame = value[:3]
-        group = groups.get(frame)
-        if group is None:
-            groups[frame] = [index]
-        else:
-            group.append(index)
-    return groups
+_RECORDS = _Output(_build_records, _records_of_columns, _record_of)
+_FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of)
+
+
+def _group_by_frame(frames: list[bytes]) -> dict[bytes, list[int]]:
+    """The indices of the values whose first three bytes (the whole frame of every record type
+    below 128) are ``frames``, by frame, in order of first appearance; one C-level pass per
+    distinct frame."""
+    indices = range(len(frames))
+    return {
+        frame: list(compress(indices, map(frame.__eq__, frames))) for frame in dict.fromkeys(frames)
+    }
 
 
 def _one_by_one(
@@ -159,7 +213,7 @@ def _decode_run(plan: Plan, run: Sequence[bytes]) -> list[dict[str, Any]] | None
     body = SENTINEL.join([value[3:] for value in run])
     buffer = b"".join((zigzag(len(run)), body, SENTINEL, b"\x00"))
     stream = io.BytesIO(buffer)
-    writer, reader = _array_schemas(plan.record_type, plan.version)
+    writer, reader = array_schemas(plan.record_type, plan.version)
     try:
         message: Any = schemaless_reader(stream, writer, reader)
         items = message["run"]
@@ -176,7 +230,7 @@ def _decode_run(plan: Plan, run: Sequence[bytes]) -> list[dict[str, Any]] | None
 
 
 @cache
-def _array_schemas(record_type: RecordType, version: int) -> tuple[Any, Any]:
+def array_schemas(record_type: RecordType, version: int) -> tuple[Any, Any]:
     """Parsed schemas (writer, reader or ``None``) of an array whose items are the record
     followed by the sentinel, for a run of ``record_type`` at ``version``."""
     current = CURRENT_VERSIONS[record_type]

@@ -11,13 +11,12 @@ defaults). An unknown type or version, a bad frame or left-over bytes raise
 :class:`RecordDecodeError` naming the offset.
 
 Thread-safe (no shared mutable state). Cost per record: one fastavro call plus one dataclass
-construction; enum codes are mapped with dict lookups, not ``IntEnum.__call__``.
+construction (:mod:`aclog.records.build`).
 """
 
 from __future__ import annotations
 
 import io
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -25,27 +24,9 @@ from typing import Any
 
 from fastavro import schemaless_reader, schemaless_writer
 
-from aclog.records.enums import (
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
-    ScramMechanism,
-)
+from aclog.records.build import FROM_AVRO
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, parsed_schema
-from aclog.records.types import (
-    RECORD_TYPES,
-    AccessControlEntryRecord,
-    LeaderChangeRecord,
-    NoOpRecord,
-    Record,
-    RecordType,
-    RemoveAccessControlEntryRecord,
-    RemoveUserScramCredentialRecord,
-    RequestContextRecord,
-    UserScramCredentialRecord,
-    record_type_name,
-)
+from aclog.records.types import RECORD_TYPES, Record, RecordType, record_type_name
 from aclog.varint import uvarint
 
 FRAME_VERSION = 1
@@ -81,7 +62,7 @@ def encode(record: Record, version: int | None = None) -> bytes:
         record_type = RECORD_TYPES[type(record)]
         if version not in known_versions(record_type):
             raise ValueError(f"{type(record).__name__} has no version {version}")
-        frame = _frame(record_type, version)
+        frame = frame_of(record_type, version)
         schema, to_avro = parsed_schema(record_type, version), _TO_AVRO[record_type]
     out = io.BytesIO()
     out.write(frame)
@@ -138,7 +119,7 @@ def _plan(record_type: RecordType, version: int) -> Plan:
         version,
         parsed_schema(record_type, version),
         None if version == current else parsed_schema(record_type, current),
-        _FROM_AVRO[record_type],
+        FROM_AVRO[record_type],
         (record_type, version),
     )
 
@@ -194,93 +175,9 @@ def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 @cache
-def _frame(record_type: int, version: int) -> bytes:
+def frame_of(record_type: int, version: int) -> bytes:
+    """The frame bytes that start every value of ``record_type`` at ``version``."""
     return uvarint(FRAME_VERSION) + uvarint(record_type) + uvarint(version)
-
-
-_RT = {m.value: m for m in ResourceType}
-_PT = {m.value: m for m in PatternType}
-_OP = {m.value: m for m in AclOperation}
-_PERM = {m.value: m for m in AclPermissionType}
-_MECH = {m.value: m for m in ScramMechanism}
-_UNKNOWN = (
-    ResourceType.UNKNOWN,
-    PatternType.UNKNOWN,
-    AclOperation.UNKNOWN,
-    AclPermissionType.UNKNOWN,
-)
-
-
-_new_object = object.__new__
-_SAFE_UNKNOWN = uuid.SafeUUID.unknown
-_from_bytes = int.from_bytes
-
-
-def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
-    """The ``__set__`` of ``cls``'s slot ``name``: it stores a value in C, bypassing the
-    frozen ``__setattr__`` (which refuses) and ``object.__setattr__`` (a name lookup per call)."""
-    setter: Callable[[Any, Any], None] = cls.__dict__[name].__set__
-    return setter
-
-
-_set_uuid_int = _slot_setter(uuid.UUID, "int")
-_set_uuid_safe = _slot_setter(uuid.UUID, "is_safe")
-
-
-def _uuid(raw: bytes) -> uuid.UUID:
-    """``uuid.UUID(bytes=raw)`` without its argument checks (most of the cost); the Avro
-    fixed(16) type already guarantees 16 bytes."""
-    value = _new_object(uuid.UUID)
-    _set_uuid_int(value, _from_bytes(raw, "big"))
-    _set_uuid_safe(value, _SAFE_UNKNOWN)
-    return value
-
-
-_ACL_SETTERS = tuple(
-    _slot_setter(AccessControlEntryRecord, name)
-    for name in (
-        "id",
-        "resource_type",
-        "resource_name",
-        "pattern_type",
-        "principal",
-        "host",
-        "operation",
-        "permission_type",
-    )
-)
-_set_remove_id = _slot_setter(RemoveAccessControlEntryRecord, "id")
-
-
-def _acl_from(
-    d: dict[str, Any],
-    _setters: tuple[Callable[[Any, Any], None], ...] = _ACL_SETTERS,
-    _rt: Callable[[int, Any], Any] = _RT.get,
-    _pt: Callable[[int, Any], Any] = _PT.get,
-    _op: Callable[[int, Any], Any] = _OP.get,
-    _perm: Callable[[int, Any], Any] = _PERM.get,
-    _unknown: tuple[Any, ...] = _UNKNOWN,
-) -> AccessControlEntryRecord:
-    # The hottest function of replay. The dataclass __init__ stores each field through
-    # object.__setattr__ (about half the cost); slot setters, enum lookups and the UUID
-    # construction are bound as defaults (local loads). Same result as the constructor.
-    record: AccessControlEntryRecord = _new_object(AccessControlEntryRecord)
-    set_id, set_rt, set_name, set_pt, set_principal, set_host, set_op, set_perm = _setters
-    set_id(record, _uuid(d["id"]))
-    set_rt(record, _rt(d["resource_type"], _unknown[0]))
-    set_name(record, d["resource_name"])
-    set_pt(record, _pt(d["pattern_type"], _unknown[1]))
-    set_principal(record, d["principal"])
-    set_host(record, d["host"])
-    set_op(record, _op(d["operation"], _unknown[2]))
-    set_perm(record, _perm(d["permission_type"], _unknown[3]))
-    return record
-
-
-def _remove_acl_from(d: dict[str, Any]) -> RemoveAccessControlEntryRecord:
-    record: RemoveAccessControlEntryRecord = _new_object(RemoveAccessControlEntryRecord)
-    _set_remove_id(record, _uuid(d["id"]))
-    return record
 
 
 def _acl_to(r: Any) -> dict[str, Any]:
@@ -294,17 +191,6 @@ def _acl_to(r: Any) -> dict[str, Any]:
         "operation": int(r.operation),
         "permission_type": int(r.permission_type),
     }
-
-
-def _scram_from(d: dict[str, Any]) -> UserScramCredentialRecord:
-    return UserScramCredentialRecord(
-        d["name"],
-        _MECH.get(d["mechanism"], ScramMechanism.UNKNOWN),
-        d["salt"],
-        d["stored_key"],
-        d["server_key"],
-        d["iterations"],
-    )
 
 
 def _scram_to(r: Any) -> dict[str, Any]:
@@ -341,19 +227,6 @@ _TO_AVRO: dict[int, Callable[[Any], dict[str, Any]]] = {
     RecordType.REQUEST_CONTEXT: _context_to,
 }
 
-_FROM_AVRO: dict[int, Callable[[dict[str, Any]], Record]] = {
-    RecordType.ACCESS_CONTROL_ENTRY: _acl_from,
-    RecordType.REMOVE_ACCESS_CONTROL_ENTRY: _remove_acl_from,
-    RecordType.USER_SCRAM_CREDENTIAL: _scram_from,
-    RecordType.REMOVE_USER_SCRAM_CREDENTIAL: lambda d: RemoveUserScramCredentialRecord(
-        d["name"], _MECH.get(d["mechanism"], ScramMechanism.UNKNOWN)
-    ),
-    RecordType.NO_OP: lambda d: NoOpRecord(),
-    RecordType.LEADER_CHANGE: lambda d: LeaderChangeRecord(d["leader_id"], d["epoch"]),
-    RecordType.REQUEST_CONTEXT: lambda d: RequestContextRecord(
-        d["principal"], d["client_address"], d["client_id"], d["timestamp_ms"], d["api"]
-    ),
-}
 
 # Decoding plans keyed by the three frame bytes of every (type, version) whose type code fits in
 # one byte, so the common case costs one dict lookup instead of three varint reads.
@@ -367,7 +240,7 @@ _PLANS: dict[bytes, Plan] = {
 # What ``encode`` needs per record class at its current version, looked up once per call.
 _WRITERS: dict[type, tuple[bytes, Any, Callable[[Any], dict[str, Any]]]] = {
     cls: (
-        _frame(code, CURRENT_VERSIONS[code]),
+        frame_of(code, CURRENT_VERSIONS[code]),
         parsed_schema(code, CURRENT_VERSIONS[code]),
         _TO_AVRO[code],
     )
@@ -382,9 +255,9 @@ def record_to_fields(record: Record) -> dict[str, Any]:
 
 def record_from_fields(record_type: RecordType, fields: dict[str, Any]) -> Record:
     """The record of ``record_type`` whose current-version Avro fields are ``fields``."""
-    return _FROM_AVRO[record_type](fields)
+    return FROM_AVRO[record_type](fields)
 
 
 def record_builder(record_type: RecordType) -> Callable[[dict[str, Any]], Record]:
     """What :func:`record_from_fields` calls for ``record_type``, for loops over many records."""
-    return _FROM_AVRO[record_type]
+    return FROM_AVRO[record_type]

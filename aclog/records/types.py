@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from operator import attrgetter
 
 from aclog.records.enums import (
     AclOperation,
@@ -25,21 +27,31 @@ from aclog.records.enums import (
 
 AclKey = tuple[int, str, int, str, str, int, int]
 """An ACL's identity: (resource type, name, pattern type, principal, host, operation,
-permission) with the enums as ints."""
+permission); the enums as members or as their codes, which compare and hash alike."""
+
+
+_ACL_KEY = attrgetter(
+    "resource_type",
+    "resource_name",
+    "pattern_type",
+    "principal",
+    "host",
+    "operation",
+    "permission_type",
+)
 
 
 def acl_key(acl: AclBinding | AccessControlEntryRecord) -> AclKey:
-    """An ACL's seven fields as a plain tuple. Enum members hash through a Python-level
-    ``Enum.__hash__``; ints and strings hash in C, which matters on replay's hot path."""
-    return (
-        int(acl.resource_type),
-        acl.resource_name,
-        int(acl.pattern_type),
-        acl.principal,
-        acl.host,
-        int(acl.operation),
-        int(acl.permission_type),
-    )
+    """An ACL's seven fields as a plain tuple. The enum fields stay members: an ``IntEnum``
+    member equals its code and hashes like it (``int.__hash__``, in C), so this tuple and the
+    tuple of codes are the same dict key."""
+    key: AclKey = _ACL_KEY(acl)
+    return key
+
+
+def acl_keys(acls: Iterable[AclBinding | AccessControlEntryRecord]) -> list[AclKey]:
+    """``[acl_key(acl) for acl in acls]`` with no Python call per ACL."""
+    return list(map(_ACL_KEY, acls))
 
 
 class RecordType(IntEnum):

@@ -16,8 +16,8 @@ Why: a snapshot is loaded at every broker start, and decoding a million per-ACL 
 costs one fastavro field read (a Python-level ``read`` call) per field, plus a dict per record,
 about three quarters of the load. Columns of fixed-width values decode with a handful of C-level
 calls per chunk (``bytes`` iteration, ``array.frombytes``, ``int.from_bytes`` over slices), and
-the records are put together by the codec's slot setters mapped over the columns, so no Python
-function runs per record. Repeated strings (principals, hosts) are stored and decoded once per
+the records are put together by ``aclog.records.build.acls_from_columns`` (slot setters mapped
+over the columns), so no Python function runs per record. Repeated strings (principals, hosts) are stored and decoded once per
 chunk, and the records share one string object each, whose hash is then computed once.
 
 The columns are exactly the fields of :class:`AccessControlEntryRecord` version 0: a new ACL
@@ -31,27 +31,14 @@ from __future__ import annotations
 
 import re
 import sys
-import uuid
 from array import array
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import repeat
+from collections.abc import Iterable, Sequence
 from operator import attrgetter
-from typing import Any, Literal
+from typing import Any, cast
 
-# The codec's fast construction of frozen slotted records (slot setters, enum tables): the one
-# definition of how a record is built without its __init__, reused here over whole columns.
-from aclog.records.codec import (
-    _ACL_SETTERS,
-    _OP,
-    _PERM,
-    _PT,
-    _RT,
-    _SAFE_UNKNOWN,
-    _UNKNOWN,
-    _set_uuid_int,
-    _set_uuid_safe,
-)
+# The one definition of building ACL records from columns of field values (slot setters, enum
+# tables; an unknown code becomes the enum's UNKNOWN), shared with the log's batch decoder.
+from aclog.records.build import acls_from_columns
 from aclog.records.types import AccessControlEntryRecord
 
 CHUNK_ACLS = 4096
@@ -142,10 +129,6 @@ def _separator(strings: Iterable[str]) -> str:
     raise ValueError("the strings of one chunk hold every character; no separator is left")
 
 
-def _consume(iterator: Iterator[Any]) -> None:
-    deque(iterator, maxlen=0)
-
-
 def _strings(fields: dict[str, Any]) -> list[str]:
     expected: int = fields["string_count"]
     separator: str = fields["separator"]
@@ -157,16 +140,12 @@ def _strings(fields: dict[str, Any]) -> list[str]:
     return strings
 
 
-def _ids(data: bytes, count: int) -> list[uuid.UUID]:
+def _id_bytes(data: bytes, count: int) -> list[bytes]:
     if len(data) != _ID_BYTES * count:
         raise ValueError(f"column id holds {len(data)} bytes, not 16 per ACL ({count})")
     # One regex call cuts the column into 16-byte pieces, twice as fast as slicing each.
-    big: Iterator[Literal["big"]] = repeat("big")
-    ints = map(int.from_bytes, _SIXTEEN_BYTES.findall(data), big)
-    ids: list[uuid.UUID] = list(map(object.__new__, repeat(uuid.UUID, count)))
-    _consume(map(_set_uuid_int, ids, ints))
-    _consume(map(_set_uuid_safe, ids, repeat(_SAFE_UNKNOWN, count)))
-    return ids
+    found: list[bytes] = _SIXTEEN_BYTES.findall(data)
+    return found
 
 
 def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
@@ -176,28 +155,24 @@ def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
     count: int = fields["count"]
     strings = _strings(fields).__getitem__
     # The id column's length checks the count before anything is allocated for it.
-    ids = _ids(fields["id"], count)
-    acls: list[AccessControlEntryRecord] = list(
-        map(object.__new__, repeat(AccessControlEntryRecord, count))
+    ids = _id_bytes(fields["id"], count)
+    codes: dict[str, list[int]] = {}
+    for name in _CODE_FIELDS:
+        column: bytes = fields[name]
+        if len(column) != count:
+            raise ValueError(f"column {name} holds {len(column)} codes for {count} ACLs")
+        codes[name] = list(column)
+    names, principals, hosts = (
+        list(map(strings, _u32_list(fields[name], count, name))) for name in _STRING_FIELDS
     )
-    set_id, set_rt, set_name, set_pt, set_principal, set_host, set_op, set_perm = _ACL_SETTERS
-    columns: list[tuple[Any, Iterable[Any]]] = [(set_id, ids)]
-    for setter, name, table, unknown in (
-        (set_rt, "resource_type", _RT, _UNKNOWN[0]),
-        (set_pt, "pattern_type", _PT, _UNKNOWN[1]),
-        (set_op, "operation", _OP, _UNKNOWN[2]),
-        (set_perm, "permission_type", _PERM, _UNKNOWN[3]),
-    ):
-        codes: bytes = fields[name]
-        if len(codes) != count:
-            raise ValueError(f"column {name} holds {len(codes)} codes for {count} ACLs")
-        columns.append((setter, map(table.get, codes, repeat(unknown))))
-    for setter, name in (
-        (set_name, "resource_name"),
-        (set_principal, "principal"),
-        (set_host, "host"),
-    ):
-        columns.append((setter, map(strings, _u32_list(fields[name], count, name))))
-    for setter, values in columns:
-        _consume(map(setter, acls, values))
-    return acls
+    records = acls_from_columns(
+        ids,
+        codes["resource_type"],
+        names,
+        codes["pattern_type"],
+        principals,
+        hosts,
+        codes["operation"],
+        codes["permission_type"],
+    )
+    return cast(list[AccessControlEntryRecord], records)

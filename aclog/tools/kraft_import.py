@@ -45,7 +45,7 @@ from aclog.kraft import (
 from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
 from aclog.log import LogError, SegmentedLog
 from aclog.log.log import MAX_BATCH_RECORDS
-from aclog.records import NoOpRecord, Record, encode
+from aclog.records import NoOpRecord, Record, encode_many
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -201,7 +201,7 @@ def _import_batch(
         return
     for start in range(0, len(records), MAX_BATCH_RECORDS):
         chunk = records[start : start + MAX_BATCH_RECORDS]
-        log.append([encode(r) for r in chunk], batch.epoch, timestamp_ms=batch.timestamp_ms)
+        log.append(encode_many(chunk), batch.epoch, timestamp_ms=batch.timestamp_ms)
         report.batches_written += 1
         report.records_written += len(chunk)
         report.records_by_type.update(type(r).__name__ for r in chunk)
