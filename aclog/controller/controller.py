@@ -370,16 +370,16 @@ class Controller:
             self._bytes_since_snapshot = 0
             self._last_snapshot_time = self.clock()
 
-    def snapshot(self) -> SnapshotInfo:
+    def snapshot(self, *, rows: bool = False) -> SnapshotInfo:
         """Write the committed image as a snapshot now, on this thread (through the one
         snapshot writer), then delete log segments wholly below it if the retention policy
-        says so."""
-        info = self._write_snapshot(self.image)
+        says so. ``rows`` writes format 1 (one Avro row per record) instead of ACL columns."""
+        info = self._write_snapshot(self.image, rows=rows)
         self._bytes_since_snapshot = 0
         self._last_snapshot_time = self.clock()
         return info
 
-    def _write_snapshot(self, image: MetadataImage) -> SnapshotInfo:
+    def _write_snapshot(self, image: MetadataImage, *, rows: bool = False) -> SnapshotInfo:
         """Write ``image`` as a snapshot and apply retention. Any thread: the image is
         immutable, and the log serializes segment deletion with appends."""
         provenance = image.provenance
@@ -389,6 +389,7 @@ class Controller:
             last_offset=provenance.last_offset,
             epoch=max(provenance.epoch, 0),
             timestamp_ms=provenance.timestamp_ms,
+            rows=rows,
         )
         below = self.retention.delete_below(info.last_offset)
         if below is not None:

@@ -17,8 +17,9 @@ costs one fastavro field read (a Python-level ``read`` call) per field, plus a d
 about three quarters of the load. Columns of fixed-width values decode with a handful of C-level
 calls per chunk (``bytes`` iteration, ``array.frombytes``, ``int.from_bytes`` over slices), and
 the records are put together by ``aclog.records.build.acls_from_columns`` (slot setters mapped
-over the columns), so no Python function runs per record. Repeated strings (principals, hosts) are stored and decoded once per
-chunk, and the records share one string object each, whose hash is then computed once.
+over the columns), so no Python function runs per record. Repeated strings (principals, hosts)
+are stored and decoded once per chunk, and the records share one string object each, whose hash
+is then computed once.
 
 The columns are exactly the fields of :class:`AccessControlEntryRecord` version 0: a new ACL
 schema version needs a new layout (and snapshot format), which a test checks.

@@ -153,10 +153,21 @@ def _describe_change(change: dict[str, Any]) -> str:
 
 
 @snapshot_app.command("create")
-def snapshot_create(data_dir: DataDir, json_output: JsonFlag = False) -> None:
+def snapshot_create(
+    data_dir: DataDir,
+    rows: Annotated[
+        bool,
+        typer.Option(
+            "--rows",
+            help="Write format 1: one Avro row of named fields per record, for tools that read "
+            "rows (DuckDB, avro-tools); it loads slower than the default ACL columns.",
+        ),
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
     """Write a snapshot of the committed state now (takes the writer lock)."""
     with open_controller(data_dir) as controller:
-        info = controller.snapshot()
+        info = controller.snapshot(rows=rows)
     if json_output:
         print_json(info.to_dict())
     else:

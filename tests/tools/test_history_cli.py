@@ -133,3 +133,17 @@ def test_dump_reads_a_snapshot_file(data_dir: Path) -> None:
         "UserScramCredentialRecord",
     }
     assert all(line["data"].get("salt", "(redacted)") == "(redacted)" for line in lines)
+
+
+def test_snapshot_create_rows_writes_a_row_of_named_fields_per_record(tmp_path: Path) -> None:
+    import fastavro
+
+    assert _run("demo", "--data-dir", str(tmp_path), "--no-show").exit_code == 0
+    result = _run("snapshot", "create", "--rows", "--json", "--data-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    with open(json.loads(result.stdout)["path"], "rb") as file:
+        rows = list(fastavro.reader(file, return_record_name=True))
+    acls = [fields for name, fields in rows if name == "aclog.records.AccessControlEntryRecord"]
+    image = rebuild_image(tmp_path).image
+    assert sorted(a["resource_name"] for a in acls) == sorted(a.resource_name for a in image.acls)
+    assert rebuild_image(tmp_path).snapshot is not None  # and it loads as the newest snapshot
