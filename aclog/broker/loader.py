@@ -3,11 +3,14 @@
 At start it loads the newest valid snapshot and replays the log after it, then publishes the
 result once, as a SNAPSHOT, only after it has caught up with the end of the log; until then the
 authorizer it feeds is not ready and only super users pass. Afterwards it tails the log and
-publishes each poll's new batches as one LOG_DELTA. Publishers see whole batches only, in log
+publishes each poll's new batches as one LOG_DELTA; when the writer runs in the same process it
+instead offers each commit's batches as soon as they are durable (:meth:`MetadataLoader.offer`),
+and the poll only picks up what an offer missed. Publishers see whole batches only, in log
 order, and every publisher sees every update in registration order.
 
-Not thread-safe: one loader thread owns it (see :meth:`MetadataLoader.start`); publishers make
-what they publish safe for readers. Cost per poll: a directory listing plus O(new records).
+Polls and offers are serialized by one lock, so any thread may call them; publishers make what
+they publish safe for readers. Cost: a poll with nothing new is two ``stat`` calls (none when
+the in-process writer's durable end says so); otherwise O(new records).
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ import enum
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from aclog.authorizer.batches import gc_paused
+from aclog.controller.group import CommittedBatch
 from aclog.controller.rebuild import rebuild_image
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.stream import DecodedBatch, decode_batch
@@ -112,22 +116,44 @@ class MetadataLoader:
         with self._poll_lock:
             return self._poll()
 
+    def offer(self, batches: Sequence[CommittedBatch]) -> Manifest | None:
+        """Replay and publish batches the writer in this process has just made durable,
+        without reading them back (see :meth:`Controller.add_commit_listener`): the same
+        replay as a poll, from the records the writer appended rather than from their bytes.
+
+        Offers that do not follow the published image exactly (one was missed, or another
+        process wrote in between) are not trusted: the loader polls the log instead."""
+        with self._poll_lock:
+            if not self.caught_up:
+                return self.catch_up()
+            if not batches or batches[0].base_offset != self.image.provenance.last_offset + 1:
+                return self._poll()
+            return self._replay(batches)
+
     def _poll(self) -> Manifest | None:
         if not self.caught_up:
             return self.catch_up()
         start = self.image.provenance.last_offset + 1
+        if self.durable_end is None:
+            return self._replay(map(decode_batch, self._tail.read(start)))
+        limit = self.durable_end()
+        if limit <= start:
+            return None  # the writer offered everything durable: nothing to read
+        return self._replay(map(decode_batch, self._tail.read(start, limit)))
+
+    def _replay(self, batches: Iterable[DecodedBatch | CommittedBatch]) -> Manifest | None:
+        """Replay ``batches`` (in log order, following the image) as one delta and publish it."""
         delta = MetadataDelta(self.image)
-        batches = records = 0
-        last: DecodedBatch | None = None
-        limit = self.durable_end() if self.durable_end is not None else None
-        for batch in map(decode_batch, self._tail.read(start, limit)):
+        count = records = 0
+        last: DecodedBatch | CommittedBatch | None = None
+        for batch in batches:
             delta.replay_records(batch.records, batch.base_offset)
-            batches, records, last = batches + 1, records + len(batch.records), batch
+            count, records, last = count + 1, records + len(batch.records), batch
         if last is None:
             return None
         provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
         self.image = delta.apply(provenance)
-        manifest = Manifest(ManifestKind.LOG_DELTA, provenance, batches, records)
+        manifest = Manifest(ManifestKind.LOG_DELTA, provenance, count, records)
         self._publish(delta, manifest)
         return manifest
 

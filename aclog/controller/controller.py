@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 from aclog.authorizer.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
-from aclog.controller.group import CommitQueue, GroupPlan, Ticket
+from aclog.controller.group import CommitQueue, CommittedBatch, GroupPlan, Ticket
 from aclog.controller.rebuild import rebuild_image
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
@@ -129,6 +129,7 @@ class Controller:
         self._bytes_since_snapshot = 0
         self._last_snapshot_time = clock()
         self._snapshotter = BackgroundSnapshotter(self._write_snapshot)
+        self._commit_listeners: list[Callable[[Sequence[CommittedBatch]], object]] = []
         self.epoch = max(log.latest_epoch, 0)
         if bootstrap and log.end_offset == 0:
             self._bootstrap()
@@ -153,6 +154,14 @@ class Controller:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def add_commit_listener(self, listener: Callable[[Sequence[CommittedBatch]], object]) -> None:
+        """Call ``listener`` with the batches of every later commit, once they are durable and
+        before their requests are answered, in log order (it runs under the commit lock, so it
+        must not call back into this controller). A listener that raises is logged and
+        skipped: the commit stands, and a loader reads it from the log instead."""
+        with self._lock:
+            self._commit_listeners.append(listener)
 
     def _bootstrap(self) -> None:
         """A new log starts with this controller taking leadership for epoch 1."""
@@ -292,6 +301,13 @@ class Controller:
             specs = [BatchSpec(values, plan.epoch, ts) for values, ts in plan.batches]
             self.log.append_batches(specs, expected_end_offset=base)
         self.image = plan.image
+        for listener in self._commit_listeners:
+            try:
+                listener(plan.committed)
+            except Exception:
+                logger.exception(
+                    "a commit listener failed on offsets %d-%d", base, plan.end_offset - 1
+                )
         self._bytes_since_snapshot += plan.size
         self._maybe_snapshot()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from aclog.controller.result import ControllerResult
@@ -26,6 +27,24 @@ if TYPE_CHECKING:
     from aclog.controller.controller import Caller
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedBatch:
+    """One batch a controller has made durable, as it wrote it: the records (led by the
+    request's context record, if any) at offsets ``base_offset`` onwards, with one epoch and
+    timestamp. Handed to commit listeners so that a broker in the same process can replay the
+    commit without reading it back from disk (as KRaft's leader hands committed batches to its
+    listeners from memory). Immutable."""
+
+    base_offset: int
+    epoch: int
+    timestamp_ms: int
+    records: tuple[Record, ...]
+
+    @property
+    def last_offset(self) -> int:
+        return self.base_offset + len(self.records) - 1
 
 
 class Ticket(Generic[T]):
@@ -103,6 +122,7 @@ class GroupPlan:
         self.epoch = epoch
         self.base_offset = image.provenance.last_offset + 1
         self.batches: list[tuple[list[bytes], int]] = []
+        self.committed: list[CommittedBatch] = []
         self.answers: list[tuple[Ticket[Any], Any]] = []
 
     @property
@@ -137,6 +157,7 @@ class GroupPlan:
         last = base + len(records) - 1
         self.image = delta.apply(MetadataProvenance(last, self.epoch, timestamp_ms))
         self.batches.append((encode_many(records), timestamp_ms))
+        self.committed.append(CommittedBatch(base, self.epoch, timestamp_ms, tuple(records)))
         if answer is not None:
             self.answers.append(answer)
 

@@ -14,8 +14,10 @@ follows the log.
   user created through the listener can log in, and a created ACL is in force and listed, as
   soon as the client has its answer. The controller's own image would have served logins too,
   but then reads and writes would see two different states; this way everything a client sees
-  comes from one published image, and the wait costs one loader poll, which the writer's
-  thread runs itself.
+  comes from one published image. Alone on its directory the controller hands each durable
+  commit to the loader in memory (:meth:`Controller.add_commit_listener`), so the commit is
+  published before the writer's call returns and the wait is a comparison; in a shared
+  directory the writer's thread polls the log itself.
 
 With ``--controller`` (:attr:`ServerConfig.controller`) several nodes share the data directory:
 writes go through a :class:`~aclog.wire.quorum.QuorumMember` that is active or standing by, and
@@ -185,6 +187,9 @@ class Node:
                 durable_end=_durable_end(controller),
             )
             loader.start()
+            if isinstance(controller, Controller):
+                # This process is the only writer: publish each commit from memory.
+                controller.add_commit_listener(loader.offer)
         except BaseException:
             controller.close()
             raise

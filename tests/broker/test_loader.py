@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from aclog.broker import AuthorizerPublisher, MetadataLoader, ScramCredentialCac
 from aclog.broker.loader import ManifestKind
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.log import LogBatch
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -172,4 +174,71 @@ def test_a_batch_is_published_only_once_durable_and_never_if_its_fsync_fails(
         assert allowed(name) is not fails
     assert [r[0].error.is_success for r in outcome] == [False, True]
     assert allowed("kept") and not allowed("lost") and loader.image == controller.image
+    controller.close()
+
+
+def _offering(tmp_path: Path) -> tuple[Controller, MetadataLoader, Authorizer, list[object]]:
+    """A controller whose commits are offered to a loader in the same process, as ``aclog
+    serve`` wires them; the loader's own polls are counted."""
+    controller = Controller.open(tmp_path, authorizer=LocalOperator())
+    authorizer = Authorizer()
+    log = controller.log
+    loader = MetadataLoader(
+        tmp_path, [AuthorizerPublisher(authorizer)], durable_end=lambda: log.end_offset
+    )
+    loader.catch_up()
+    reads: list[object] = []
+    real_read = loader._tail.read
+
+    def counted_read(from_offset: int, to_offset: int | None = None) -> Iterator[LogBatch]:
+        reads.append((from_offset, to_offset))
+        return real_read(from_offset, to_offset)
+
+    loader._tail.read = counted_read  # type: ignore[method-assign]
+    controller.add_commit_listener(loader.offer)
+    return controller, loader, authorizer, reads
+
+
+def test_an_offered_commit_is_published_before_the_writer_returns_without_a_read(
+    tmp_path: Path,
+) -> None:
+    controller, loader, authorizer, reads = _offering(tmp_path)
+    controller.create_acls([_acl("orders", AclPermissionType.ALLOW)], CALLER)
+    # Published by the time the commit returns, from the records in memory.
+    assert authorizer.authorize("User:bob", "h", READ, TOPIC, "orders") is Decision.ALLOWED
+    assert loader.image == controller.image
+    assert loader.poll() is None  # the durable end says there is nothing left to read
+    assert reads == []
+    controller.close()
+
+
+def test_a_missed_offer_is_read_from_the_log_instead(tmp_path: Path) -> None:
+    controller, loader, authorizer, reads = _offering(tmp_path)
+    listeners = controller._commit_listeners
+    controller._commit_listeners = []  # this commit is not offered
+    controller.create_acls([_acl("missed", AclPermissionType.DENY)], CALLER)
+    controller._commit_listeners = listeners
+    controller.create_acls([_acl("next", AclPermissionType.ALLOW)], CALLER)
+    # The second offer does not follow the published image: the loader read the log.
+    assert len(reads) == 1
+    assert authorizer.authorize("User:bob", "h", READ, TOPIC, "missed") is Decision.DENIED
+    assert authorizer.authorize("User:bob", "h", READ, TOPIC, "next") is Decision.ALLOWED
+    assert loader.image == controller.image
+    controller.close()
+
+
+def test_a_failing_commit_listener_does_not_fail_the_commit(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    controller, loader, _, _ = _offering(tmp_path)
+
+    def broken(batches: object) -> None:
+        raise RuntimeError("listener bug")
+
+    controller._commit_listeners.insert(0, broken)
+    results = controller.create_acls([_acl("orders", AclPermissionType.ALLOW)], CALLER)
+    assert results[0].error.is_success
+    assert "a commit listener failed" in caplog.text
+    # The next listener still ran: the loader published the commit.
+    assert loader.image == controller.image
     controller.close()
