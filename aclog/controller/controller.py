@@ -12,7 +12,9 @@ Group commit (:mod:`aclog.controller.group`): mutations that arrive while a comm
 up, and the next thread to commit decides them one after another, each against the pending image
 the earlier ones leave, then appends their batches with one write and one fsync. Every request
 still gets its own batch and exactly the results it would get run alone in that order; a failed
-group append fails every request in the group.
+group append fails every request in the group. The ``*_later`` forms queue the same request and
+return a future at once; the queue's commit thread leads for them (the listener's event loop
+uses these, so no thread of its own waits for a commit).
 
 Thread-safe: commits (and dry runs, catch-up and leadership changes) are serialized by one lock;
 :attr:`Controller.image` is an immutable image swapped whole after each commit. Cost: an
@@ -25,6 +27,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -121,7 +124,7 @@ class Controller:
         self.snapshot_policy = snapshot_policy
         self.retention = retention or RetentionPolicy()
         self._lock = threading.Lock()
-        self._queue = CommitQueue(self._lock)
+        self._queue = CommitQueue(self._lock, self._commit_group)
         self.fenced = False
         remove_stale_temp_files(log.directory)
         rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
@@ -145,7 +148,9 @@ class Controller:
             raise
 
     def close(self) -> None:
-        """Finish a policy snapshot in progress, then release the log and its writer lock."""
+        """Commit what is queued, finish a policy snapshot in progress, then release the log
+        and its writer lock."""
+        self._queue.close()
         self._snapshotter.wait()
         self.log.close()
 
@@ -174,27 +179,47 @@ class Controller:
         self, acls: Sequence[AclBinding], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclCreateResult]:
         """CreateAcls: one result per binding, in request order."""
+        return self._run(self._creating(acls, caller), dry_run)
 
+    def create_acls_later(
+        self, acls: Sequence[AclBinding], caller: Caller = Caller()
+    ) -> Future[list[AclCreateResult]]:
+        """:meth:`create_acls` without blocking: the results once the commit is durable."""
+        return self._queue.enqueue(self._creating(acls, caller))
+
+    def _creating(
+        self, acls: Sequence[AclBinding], caller: Caller
+    ) -> Ticket[list[AclCreateResult]]:
         def decide(image: MetadataImage) -> ControllerResult[list[AclCreateResult]]:
             denied = self._check(caller, AclOperation.ALTER, acl_api=True)
             if denied is not None:
                 return ControllerResult((), [AclCreateResult(denied) for _ in acls])
             return self.acl_manager.create_acls(image.acls, acls)
 
-        return self._run(decide, caller, lambda e: [AclCreateResult(e)] * len(acls), dry_run)
+        return Ticket(decide, caller, lambda e: [AclCreateResult(e)] * len(acls))
 
     def delete_acls(
         self, filters: Sequence[AclFilter], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclDeleteResult]:
         """DeleteAcls: one result per filter, in request order, each with the ACLs it removed."""
+        return self._run(self._deleting(filters, caller), dry_run)
 
+    def delete_acls_later(
+        self, filters: Sequence[AclFilter], caller: Caller = Caller()
+    ) -> Future[list[AclDeleteResult]]:
+        """:meth:`delete_acls` without blocking: the results once the commit is durable."""
+        return self._queue.enqueue(self._deleting(filters, caller))
+
+    def _deleting(
+        self, filters: Sequence[AclFilter], caller: Caller
+    ) -> Ticket[list[AclDeleteResult]]:
         def decide(image: MetadataImage) -> ControllerResult[list[AclDeleteResult]]:
             denied = self._check(caller, AclOperation.ALTER, acl_api=True)
             if denied is not None:
                 return ControllerResult((), [AclDeleteResult(denied) for _ in filters])
             return self.acl_manager.delete_acls(image.acls, filters)
 
-        return self._run(decide, caller, lambda e: [AclDeleteResult(e)] * len(filters), dry_run)
+        return Ticket(decide, caller, lambda e: [AclDeleteResult(e)] * len(filters))
 
     def describe_acls(
         self, acl_filter: AclFilter, caller: Caller = Caller()
@@ -212,6 +237,23 @@ class Controller:
         caller: Caller = Caller(),
     ) -> list[ScramAlterResult]:
         """AlterUserScramCredentials: one result per user; each user's changes are atomic."""
+        return self._run(self._altering(upsertions, deletions, caller), False)
+
+    def alter_scram_later(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller = Caller(),
+    ) -> Future[list[ScramAlterResult]]:
+        """:meth:`alter_scram` without blocking: the results once the commit is durable."""
+        return self._queue.enqueue(self._altering(upsertions, deletions, caller))
+
+    def _altering(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller,
+    ) -> Ticket[list[ScramAlterResult]]:
         users = list(dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions]))
 
         def decide(image: MetadataImage) -> ControllerResult[list[ScramAlterResult]]:
@@ -220,7 +262,7 @@ class Controller:
                 return ControllerResult((), [ScramAlterResult(user, denied) for user in users])
             return self.scram_manager.alter(image.scram, upsertions, deletions)
 
-        return self._run(decide, caller, lambda e: [ScramAlterResult(u, e) for u in users], False)
+        return Ticket(decide, caller, lambda e: [ScramAlterResult(u, e) for u in users])
 
     def describe_scram(
         self, names: Sequence[str] | None, caller: Caller = Caller()
@@ -238,18 +280,12 @@ class Controller:
             self.authorizer, caller.principal, caller.client_address, operation, acl_api=acl_api
         )
 
-    def _run(
-        self,
-        decide: Callable[[MetadataImage], ControllerResult[T]],
-        caller: Caller,
-        failed: Callable[[ApiError], T],
-        dry_run: bool,
-    ) -> T:
+    def _run(self, ticket: Ticket[T], dry_run: bool) -> T:
         """Decide a dry run on the committed image; queue anything else for a group commit."""
         if dry_run:
             with self._lock:
-                return decide(self.image).response
-        return self._queue.submit(Ticket(decide, caller, failed), self._commit_group)
+                return ticket.decide(self.image).response
+        return self._queue.submit(ticket)
 
     def _commit_group(self, tickets: list[Ticket[Any]]) -> None:
         """Decide every ticket against the pending image, append the batches as one group,

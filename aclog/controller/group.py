@@ -7,6 +7,10 @@ others (followers) find their ticket done when they get the lock and never write
 the records of the earlier tickets, so the group answers exactly as the same requests run one
 after the other would; each ticket with records becomes its own batch of one group append.
 
+A caller that must not block (the listener's event loop) :meth:`~CommitQueue.enqueue` s its
+ticket instead and gets a future: the queue's commit thread leads for it, so a group's requests
+cost one thread wake-up between them, not one each, and no thread waits on the commit lock.
+
 Thread-safe: the queue has its own lock; plans and tickets are touched only by the leader while
 it holds the commit lock, and a ticket's outcome is read by its owner only after that. Cost: a
 ticket is O(its records) plus its share of one write and one fsync per group.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -51,7 +56,8 @@ class Ticket(Generic[T]):
     """One request waiting for the group commit that carries it.
 
     ``decide`` turns a (pending) image into the request's records and response without changing
-    anything; ``failed`` is the response that answers every item with one error.
+    anything; ``failed`` is the response that answers every item with one error. ``future``, if
+    given, receives the outcome as well.
     """
 
     def __init__(
@@ -59,20 +65,26 @@ class Ticket(Generic[T]):
         decide: Callable[[MetadataImage], ControllerResult[T]],
         caller: Caller,
         failed: Callable[[ApiError], T],
+        future: Future[T] | None = None,
     ) -> None:
         self.decide = decide
         self.caller = caller
         self.failed = failed
+        self.future = future
         self.done = False
         self._response: T | None = None
         self._error: BaseException | None = None
 
     def finish(self, response: T) -> None:
         self._response, self.done = response, True
+        if self.future is not None:
+            self.future.set_result(response)
 
     def fail(self, error: BaseException) -> None:
         """The request raised (a bug such as a replay failure): its caller gets the exception."""
         self._error, self.done = error, True
+        if self.future is not None:
+            self.future.set_exception(error)
 
     def outcome(self) -> T:
         if self._error is not None:
@@ -81,28 +93,70 @@ class Ticket(Generic[T]):
 
 
 class CommitQueue:
-    """The tickets waiting for a commit, and the commit lock their leader holds."""
+    """The tickets waiting for a commit, the commit lock their leader holds, and the thread
+    that leads for enqueued tickets (started on first use)."""
 
-    def __init__(self, commit_lock: threading.Lock) -> None:
+    def __init__(self, commit_lock: threading.Lock, commit: Callable[[list[Ticket[Any]]], None]):
         self.commit_lock = commit_lock
+        self._commit = commit
         self._queue_lock = threading.Lock()
+        self._queued = threading.Condition(self._queue_lock)
         self._queue: list[Ticket[Any]] = []
+        self._thread: threading.Thread | None = None
+        self._closed = False
 
-    def submit(self, ticket: Ticket[T], commit: Callable[[list[Ticket[Any]]], None]) -> T:
+    def submit(self, ticket: Ticket[T]) -> T:
         """Queue ``ticket``; commit it (and whatever queued with it) unless a leader already
         did while this thread waited for the lock. Returns the ticket's response."""
         with self._queue_lock:
             self._queue.append(ticket)
         with self.commit_lock:
             if not ticket.done:
-                self._lead(commit)
+                self._lead()
         return ticket.outcome()
 
-    def _lead(self, commit: Callable[[list[Ticket[Any]]], None]) -> None:
+    def enqueue(self, ticket: Ticket[T]) -> Future[T]:
+        """Queue ``ticket`` for the commit thread and return at once; the ticket's future
+        completes once its group is durable (or failed)."""
+        future: Future[T] = Future()
+        future.set_running_or_notify_cancel()  # a commit under way cannot be called off
+        ticket.future = future
+        with self._queue_lock:
+            if self._closed:
+                raise RuntimeError("the controller is closed")
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._lead_enqueued, name="aclog-commit", daemon=True
+                )
+                self._thread.start()
+            self._queue.append(ticket)
+            self._queued.notify()
+        return future
+
+    def close(self) -> None:
+        """Commit what is queued, then stop the commit thread; later enqueues raise."""
+        with self._queue_lock:
+            self._closed = True
+            self._queued.notify()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _lead_enqueued(self) -> None:
+        while True:
+            with self._queue_lock:
+                while not self._queue and not self._closed:
+                    self._queued.wait()
+                if not self._queue:
+                    return
+            with self.commit_lock:
+                self._lead()
+
+    def _lead(self) -> None:
         with self._queue_lock:
             group, self._queue = self._queue, []
         try:
-            commit(group)
+            self._commit(group)
         except BaseException as error:
             # Never leave a follower without an answer: an unexpected failure is everyone's.
             for ticket in group:

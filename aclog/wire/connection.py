@@ -5,7 +5,8 @@ Two tasks per connection. The reader reads a frame's size, reserves that many by
 per-connection and server-wide budgets (waiting while either is spent, so the socket is no
 longer read and TCP pushes back on the client), then reads the frame within ``frame_timeout``
 and queues it. The processor answers queued frames one at a time, in order, on a worker thread
-(:func:`aclog.wire.dispatch.process`; small reads are answered on the event loop), writes each
+(:func:`aclog.wire.dispatch.process`; small reads are answered on the event loop, and a write
+queues its commit from the loop and awaits it, holding no thread), writes each
 response within ``write_timeout``, and only then returns the frame's bytes to the budgets. A
 size of 0, a negative size or one above the frame limit closes the connection (Kafka does the
 same; there is no error response for it), and so do a client that stays silent past
@@ -229,6 +230,11 @@ class Connection:
                     outcome = await loop.run_in_executor(
                         server.executor, process, server.node, self.session, item.payload
                     )
+                if outcome.pending is not None:  # a write: wait for its commit, holding no thread
+                    pending = outcome.pending
+                    with contextlib.suppress(Exception):  # finish() answers a failed commit
+                        await asyncio.wrap_future(pending.commit)
+                    outcome = pending.finish(pending.commit)
                 end = await self._write(outcome)
             finally:
                 server.budget.release(self.usage, size)

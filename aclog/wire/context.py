@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aclog.controller.controller import Caller
 from aclog.records import ScramMechanism
@@ -22,6 +23,7 @@ from aclog.wire.protocol import RequestHeader
 from aclog.wire.scram import ScramLogin
 
 ANONYMOUS = "User:ANONYMOUS"
+T = TypeVar("T")
 
 
 class SaslState(enum.Enum):
@@ -98,10 +100,19 @@ class RequestContext:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """A handler's answer: the response body, and whether to close the connection after it."""
+    """A handler's answer: the response body, and whether to close the connection after it;
+    or, for a write, the commit to wait for and how to turn its results into the body."""
 
     response: Any
     close_reason: str | None = None
+    commit: Future[Any] | None = None
+    render: Callable[[Any], Any] | None = None
+
+    @classmethod
+    def after(cls, commit: Future[T], render: Callable[[T], Any]) -> Reply:
+        """The response ``render`` makes of ``commit`` 's results, once it completes (the
+        connection waits for it without holding a thread)."""
+        return cls(None, None, commit, render)
 
 
 Handler = Callable[[RequestContext, Any], Reply]

@@ -12,14 +12,17 @@ responses. The rules, in order, are Kafka's:
    anything else closes the connection;
 4. a body that does not decode strictly closes the connection;
 5. the handler answers; if it fails unexpectedly, the request gets the API's error response with
-   UNKNOWN_SERVER_ERROR, as Kafka's ``getErrorResponse`` gives, and the failure is logged.
+   UNKNOWN_SERVER_ERROR, as Kafka's ``getErrorResponse`` gives, and the failure is logged. A
+   write's handler answers with the commit it queued (a future) instead: the outcome is then
+   :class:`Pending`, and the connection finishes it once the commit completes, with the same
+   fallback to UNKNOWN_SERVER_ERROR if the commit failed unexpectedly.
 
 On the event loop: the connection first calls :func:`process` with ``on_loop=True``, which
 answers only requests of APIs marked ``on_loop`` (ApiVersions; DescribeAcls with a resource name
-and a small answer) and raises :class:`~aclog.wire.errors.Offload` for the rest, before anything
-changed; those are processed again on a worker thread. Handing a request to a worker and back
-costs about as much CPU as answering a small request (thread wake-ups and GIL hand-offs), so
-the cheap ones skip it.
+and a small answer; the writes, which only queue a commit) and raises
+:class:`~aclog.wire.errors.Offload` for the rest, before anything changed; those are
+processed again on a worker thread. Handing a request to a worker and back costs about as much
+CPU as answering a small request (thread wake-ups and GIL hand-offs), so the cheap ones skip it.
 
 Thread-safe: sessions are touched by one request at a time. At most one frame larger than
 :data:`LARGE_FRAME_BYTES` is decoded at a time, which bounds the memory that decoding
@@ -30,10 +33,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from aclog.wire.apis import ADVERTISED_VERSIONS, APIS, api_versions, sasl_authenticate
-from aclog.wire.context import Reply, RequestContext, SaslState, Session
+from aclog.wire.context import Api, Reply, RequestContext, SaslState, Session
 from aclog.wire.errors import UNKNOWN_SERVER_ERROR, CloseConnection, Offload
 from aclog.wire.node import Node
 from aclog.wire.protocol import decode_request, encode_raw_frame, encode_response, peek_header
@@ -45,12 +51,23 @@ _large_frames = threading.BoundedSemaphore(1)
 
 
 @dataclass(frozen=True, slots=True)
+class Pending:
+    """A write's answer that waits for its commit: ``finish`` turns the commit's future, once
+    done, into the outcome to send (the connection calls it on the event loop)."""
+
+    commit: Future[Any]
+    finish: Callable[[Future[Any]], Outcome]
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
-    """What to write (``None``: nothing) and whether to close the connection afterwards."""
+    """What to write (``None``: nothing) and whether to close the connection afterwards; or,
+    with ``pending``, what to wait for before there is anything to write."""
 
     data: bytes | None
     close_reason: str | None = None
     api: str = "?"
+    pending: Pending | None = None
 
 
 def process(node: Node, session: Session, payload: bytes, *, on_loop: bool = False) -> Outcome:
@@ -95,22 +112,47 @@ def _process(node: Node, session: Session, payload: bytes, on_loop: bool) -> Out
     else:
         header, request = decode_request(api.request_class, payload, version)
     ctx = RequestContext(node, session, header, ADVERTISED_VERSIONS, on_loop)
+    reply = _handle(api, ctx, request)
+    if reply.commit is None:
+        return _encoded(api, reply, correlation_id)
+    render = reply.render
+    assert render is not None
+
+    def finish(commit: Future[Any]) -> Outcome:
+        try:
+            response = render(commit.result())
+        except Exception:
+            _log_failure(api, ctx)
+            response = api.error_response(ctx, request, UNKNOWN_SERVER_ERROR)
+        return _encoded(api, Reply(response), correlation_id)
+
+    return Outcome(None, None, api.name, Pending(reply.commit, finish))
+
+
+def _handle(api: Api, ctx: RequestContext, request: Any) -> Reply:
     try:
-        reply = api.handle(ctx, request)
+        return api.handle(ctx, request)
     except (CloseConnection, Offload):
         raise
     except Exception:
-        logger.exception(
-            "%s v%d from %s on connection %s failed; answering UNKNOWN_SERVER_ERROR",
-            api.name,
-            version,
-            session.principal,
-            session.connection_id,
-        )
-        reply = Reply(api.error_response(ctx, request, UNKNOWN_SERVER_ERROR))
+        _log_failure(api, ctx)
+        return Reply(api.error_response(ctx, request, UNKNOWN_SERVER_ERROR))
+
+
+def _log_failure(api: Api, ctx: RequestContext) -> None:
+    logger.exception(
+        "%s v%d from %s on connection %s failed; answering UNKNOWN_SERVER_ERROR",
+        api.name,
+        ctx.version,
+        ctx.session.principal,
+        ctx.session.connection_id,
+    )
+
+
+def _encoded(api: Api, reply: Reply, correlation_id: int) -> Outcome:
     try:
         data = encode_response(reply.response, correlation_id)
     except Exception as error:
-        logger.exception("cannot encode the %s v%d response", api.name, version)
+        logger.exception("cannot encode the %s response", api.name)
         raise CloseConnection(f"cannot encode the {api.name} response: {error}") from None
     return Outcome(data, reply.close_reason, api.name)

@@ -35,9 +35,10 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from aclog.authorizer import Authorizer, Decision
 from aclog.authorizer.filters import AclFilter
@@ -57,6 +58,7 @@ from aclog.wire.quorum import QuorumMember
 from aclog.wire.topics import TopicInventory, load_topics
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 PUBLISH_WAIT_SECONDS = 10.0
 """How long a write waits for the loader before answering anyway (the commit is durable)."""
@@ -170,6 +172,8 @@ class Node:
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id or default_cluster_id(config.data_dir)
         self.advertised: Endpoint = config.advertised or config.listen
+        # Blocking writes (a shared directory's QuorumMember) run here; threads start on use.
+        self._writers = ThreadPoolExecutor(config.workers, thread_name_prefix="aclog-write")
 
     @classmethod
     def open(cls, config: ServerConfig) -> Node:
@@ -221,9 +225,51 @@ class Node:
         return ClusterView((Broker(leader.leader_id, endpoint),), leader.leader_id)
 
     def close(self) -> None:
-        """Stop following the log, then release the data directory (the log fsyncs on close)."""
+        """Finish the writes under way, stop following the log, then release the data
+        directory (queued commits are made first; the log fsyncs on close)."""
+        self._writers.shutdown(wait=True)
         self.loader.stop()
         self.controller.close()
+
+    # -- writes: each future completes once its commit is published --------------------------
+
+    def create_acls(
+        self, bindings: Sequence[AclBinding], caller: Caller
+    ) -> Future[list[AclCreateResult]]:
+        """CreateAcls through the controller, without blocking the calling thread."""
+        controller = self.controller
+        if isinstance(controller, Controller):
+            return controller.create_acls_later(bindings, caller)
+        return self._writers.submit(self._published, controller.create_acls, bindings, caller)
+
+    def delete_acls(
+        self, filters: Sequence[AclFilter], caller: Caller
+    ) -> Future[list[AclDeleteResult]]:
+        """DeleteAcls through the controller, without blocking the calling thread."""
+        controller = self.controller
+        if isinstance(controller, Controller):
+            return controller.delete_acls_later(filters, caller)
+        return self._writers.submit(self._published, controller.delete_acls, filters, caller)
+
+    def alter_scram(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller,
+    ) -> Future[list[ScramAlterResult]]:
+        """AlterUserScramCredentials through the controller, without blocking the caller."""
+        controller = self.controller
+        if isinstance(controller, Controller):
+            return controller.alter_scram_later(upsertions, deletions, caller)
+        return self._writers.submit(
+            self._published, controller.alter_scram, upsertions, deletions, caller
+        )
+
+    def _published(self, write: Callable[..., T], *args: object) -> T:
+        """Run a blocking write, then wait until the loader has published it."""
+        result = write(*args)
+        self.wait_published()
+        return result
 
     # -- questions handlers ask ----------------------------------------------------------------
 

@@ -17,7 +17,6 @@ field.
 
 from __future__ import annotations
 
-import io
 import re
 import struct
 from collections.abc import Iterable, Mapping, Sequence
@@ -57,13 +56,12 @@ def decode_request(request_class: Any, payload: bytes, version: int) -> tuple[Re
     non-nullable string, bytes, array or struct must be present."""
     name = request_class.name
     try:
-        stream = io.BytesIO(payload)
-        raw_header = request_class.parse_header(stream, version=version)
         flexible = request_class.flexible_version_q(version)
+        header, start = _decode_header(payload, flexible)
         decoder = request_class._struct.compiled_decode_from(
             version, compact=flexible, tagged=flexible, data_class=request_class[None]
         )
-        body, end = decoder(memoryview(payload), stream.tell())
+        body, end = decoder(memoryview(payload), start)
     except Exception as error:  # any codec failure means the bytes are not this request
         raise CloseConnection(
             f"malformed {name} v{version}: {type(error).__name__}: {error}"
@@ -75,13 +73,51 @@ def decode_request(request_class: Any, payload: bytes, version: int) -> tuple[Re
     missing = _first_null_field(request_class, body, version)
     if missing is not None:
         raise CloseConnection(f"malformed {name} v{version}: non-nullable field {missing} is null")
-    header = RequestHeader(
-        raw_header.request_api_key,
-        raw_header.request_api_version,
-        raw_header.correlation_id,
-        raw_header.client_id,
-    )
     return header, body
+
+
+_CLIENT_ID_SIZE = struct.Struct(">h")
+
+
+def _decode_header(payload: bytes, flexible: bool) -> tuple[RequestHeader, int]:
+    """A request header (v1, or v2 when ``flexible``) and where the body starts. Decoded here
+    rather than by kafka-python's generic codec, which costs more than the body of a small
+    request: api key, version and correlation id, a nullable (never compact) client id, then
+    in v2 tagged fields, which no header field uses yet and are skipped."""
+    api_key, api_version, correlation_id = HEADER_PREFIX.unpack_from(payload, 0)
+    (size,) = _CLIENT_ID_SIZE.unpack_from(payload, HEADER_PREFIX.size)
+    position = HEADER_PREFIX.size + _CLIENT_ID_SIZE.size
+    client_id = None
+    if size >= 0:
+        if position + size > len(payload):
+            raise ValueError("the client id runs past the end of the frame")
+        client_id = payload[position : position + size].decode("utf-8")
+        position += size
+    elif size != -1:
+        raise ValueError(f"client id length {size}")
+    if flexible:
+        count, position = _read_uvarint(payload, position)
+        for _ in range(count):
+            _, position = _read_uvarint(payload, position)  # the tag
+            length, position = _read_uvarint(payload, position)
+            position += length
+        if position > len(payload):
+            raise ValueError("the header's tagged fields run past the end of the frame")
+    return RequestHeader(api_key, api_version, correlation_id, client_id), position
+
+
+def _read_uvarint(data: bytes, position: int) -> tuple[int, int]:
+    """An unsigned varint at ``position`` and the position after it."""
+    value = shift = 0
+    while True:
+        if position >= len(data) or shift > 28:
+            raise ValueError("a malformed unsigned varint")
+        byte = data[position]
+        value |= (byte & 0x7F) << shift
+        position += 1
+        if not byte & 0x80:
+            return value, position
+        shift += 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +135,22 @@ _FRAME_HEAD = struct.Struct(">ii")
 
 
 def encode_response(response: Any, correlation_id: int) -> bytes:
-    """The framed response (size prefix, response header, body), ready to write."""
+    """The framed response (size prefix, response header, body), ready to write. The header
+    is written here: kafka-python's generic header codec costs more than a small body."""
     if isinstance(response, EncodedResponse):
-        header_size = _CORRELATION.size + (1 if response.flexible else 0)
-        head = _FRAME_HEAD.pack(header_size + len(response.body), correlation_id)
-        return head + (b"\x00" if response.flexible else b"") + response.body
-    response.with_header(correlation_id=correlation_id)
-    return bytes(response.encode(header=True, framed=True))
+        body, tagged = response.body, response.flexible
+    else:
+        body = response.encode(header=False)
+        version = response.API_VERSION
+        tagged = response.flexible_version_q(version) and response.API_KEY not in _HEADER_V0
+    header_size = _CORRELATION.size + (1 if tagged else 0)
+    head = _FRAME_HEAD.pack(header_size + len(body), correlation_id)
+    return head + (b"\x00" if tagged else b"") + body  # no tagged fields: a count of 0
+
+
+_HEADER_V0 = frozenset({18})
+"""APIs whose responses always use header v0, flexible versions included: ApiVersions (so a
+client that does not know the broker's versions yet can read it)."""
 
 
 def encode_raw_frame(payload: bytes) -> bytes:

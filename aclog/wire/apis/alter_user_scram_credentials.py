@@ -16,6 +16,7 @@ from typing import Any
 from kafka.protocol.admin import AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse
 
 from aclog.controller import ScramDeletion, ScramUpsertion
+from aclog.controller.result import ScramAlterResult
 from aclog.records import ScramMechanism
 from aclog.wire.context import Api, Reply, RequestContext
 from aclog.wire.errors import KafkaError
@@ -47,12 +48,12 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
         )
         for u in request.upsertions
     ]
-    node = ctx.node
-    results = node.controller.alter_scram(
-        upsertions, deletions, ctx.caller("AlterUserScramCredentials")
-    )
-    node.wait_published()
-    return Reply(_response(ctx, [(r.user, KafkaError.of(r.error)) for r in results]))
+    commit = ctx.node.alter_scram(upsertions, deletions, ctx.caller("AlterUserScramCredentials"))
+
+    def render(results: list[ScramAlterResult]) -> Any:
+        return _response(ctx, [(r.user, KafkaError.of(r.error)) for r in results])
+
+    return Reply.after(commit, render)
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
@@ -67,4 +68,5 @@ API = Api(
     0,
     handle,
     error_response,
+    on_loop=True,
 )

@@ -19,6 +19,7 @@ from typing import Any
 
 from kafka.protocol.admin import CreateAclsRequest, CreateAclsResponse
 
+from aclog.controller.result import AclCreateResult
 from aclog.controller.validation import conversion_error
 from aclog.records import AclOperation
 from aclog.wire.apis.acl_codes import binding, check_known
@@ -53,13 +54,16 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
         if problem is not None:
             logger.info("CreateAcls from %s: creation %d: %s", ctx.principal, index, problem)
             return Reply(error_response(ctx, request, UNKNOWN_SERVER_ERROR))
-    results = node.controller.create_acls(bindings, ctx.caller("CreateAcls"))
-    node.wait_published()
-    return Reply(_response(ctx, [KafkaError.of(r.error) for r in results]))
+    commit = node.create_acls(bindings, ctx.caller("CreateAcls"))
+
+    def render(results: list[AclCreateResult]) -> Any:
+        return _response(ctx, [KafkaError.of(r.error) for r in results])
+
+    return Reply.after(commit, render)
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
     return _response(ctx, [error for _ in request.creations])
 
 
-API = Api(CreateAclsRequest, CreateAclsResponse, 1, 3, handle, error_response)
+API = Api(CreateAclsRequest, CreateAclsResponse, 1, 3, handle, error_response, on_loop=True)

@@ -31,14 +31,14 @@ def _result(result: AclDeleteResult) -> Any:
 def handle(ctx: RequestContext, request: Any) -> Reply:
     check_known("DeleteAcls", [filter_codes(f) for f in request.filters])
     filters = [acl_filter(f) for f in request.filters]
-    node = ctx.node
-    results = node.controller.delete_acls(filters, ctx.caller("DeleteAcls"))
-    node.wait_published()
-    return Reply(
-        DeleteAclsResponse(
+    commit = ctx.node.delete_acls(filters, ctx.caller("DeleteAcls"))
+
+    def render(results: list[AclDeleteResult]) -> Any:
+        return DeleteAclsResponse(
             version=ctx.version, throttle_time_ms=0, filter_results=[_result(r) for r in results]
         )
-    )
+
+    return Reply.after(commit, render)
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
@@ -48,4 +48,4 @@ def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
     )
 
 
-API = Api(DeleteAclsRequest, DeleteAclsResponse, 1, 3, handle, error_response)
+API = Api(DeleteAclsRequest, DeleteAclsResponse, 1, 3, handle, error_response, on_loop=True)
