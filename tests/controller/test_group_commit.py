@@ -245,3 +245,57 @@ def test_a_failed_group_append_fails_every_request_in_it_and_moves_nothing(
     # controller, stops serving once fenced).
     assert controller.create_acls([_binding("a")], ADMIN)[0].error.code == 0
     assert controller.image == replay_log(controller.log.directory)
+
+
+def test_queued_requests_commit_as_one_group_on_the_commit_thread(
+    controller: Controller, slow_fsync: list[int]
+) -> None:
+    """What the listener's event loop does: queue writes without blocking and wait on futures.
+    Requests queued while the commit lock is held share one fsync and answer as the blocking
+    calls would, in queue order."""
+    upsert = upsertion_for_password("bob", MECHANISMS[0], "pw", 4096)
+    with controller._lock:
+        first = controller.create_acls_later([_binding("a")], Caller(client_id="first"))
+        duplicate = controller.create_acls_later([_binding("a")], Caller(client_id="dup"))
+        scram = controller.alter_scram_later([upsert], [], Caller(client_id="scram"))
+        removed = controller.delete_acls_later(
+            [AclFilter(ResourceType.TOPIC, "a")], Caller(client_id="delete")
+        )
+        assert not any(f.done() for f in (first, duplicate, scram, removed))
+    created = first.result(10)
+    assert duplicate.result(10) == created and created[0].acl_id is not None
+    assert [r.error.code for r in scram.result(10)] == [0]
+    assert [acl.id for acl in removed.result(10)[0].acls] == [created[0].acl_id]
+    assert len(slow_fsync) == 1
+    batches = list(read_decoded(controller.log.directory))[2:]
+    assert [b.author.client_id for b in batches] == ["first", "scram", "delete"]  # type: ignore[union-attr]
+    assert controller.image == replay_log(controller.log.directory)
+
+
+def test_a_queued_request_that_fails_fails_only_its_own_future(
+    controller: Controller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> object:
+        raise RuntimeError("a bug in deciding")
+
+    with controller._lock:
+        monkeypatch.setattr(controller.acl_manager, "create_acls", broken)
+        failing = controller.create_acls_later([_binding("x")], ADMIN)
+        upsert = upsertion_for_password("bob", MECHANISMS[0], "pw", 4096)
+        fine = controller.alter_scram_later([upsert], [], ADMIN)
+    with pytest.raises(RuntimeError, match="a bug in deciding"):
+        failing.result(10)
+    assert [r.error.code for r in fine.result(10)] == [0]
+
+
+def test_close_commits_what_is_queued_and_refuses_more(tmp_path: Path) -> None:
+    controller = _controller(tmp_path)
+    with controller._lock:  # queued, not yet committed, when close begins
+        queued = [controller.create_acls_later([_binding(f"t{i}")], ADMIN) for i in range(5)]
+        closing = threading.Thread(target=controller.close)
+        closing.start()
+    closing.join(10)
+    assert all(f.result(0)[0].error.code == 0 for f in queued)
+    with pytest.raises(RuntimeError, match="closed"):
+        controller.create_acls_later([_binding("late")], ADMIN)
+    assert len(replay_log(tmp_path).acls) == 5

@@ -8,11 +8,16 @@ import logging
 import socket
 import struct
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from kafka.protocol.admin import DescribeAclsRequest, DescribeAclsResponse
+from kafka.protocol.admin import (
+    CreateAclsRequest,
+    CreateAclsResponse,
+    DescribeAclsRequest,
+    DescribeAclsResponse,
+)
 from kafka.protocol.metadata import ApiVersionsRequest, MetadataRequest
 from kafka.protocol.sasl import SaslAuthenticateRequest
 from typer.testing import CliRunner
@@ -328,3 +333,48 @@ def test_only_small_reads_are_answered_on_the_event_loop(node: Node) -> None:
     metadata.with_header(correlation_id=4, client_id="t")
     with pytest.raises(Offload):  # not an on-loop API
         process(node, session, bytes(metadata.encode(header=True)), on_loop=True)
+
+
+def _create(topic: str) -> bytes:
+    request = CreateAclsRequest(
+        version=3,
+        creations=[
+            CreateAclsRequest.AclCreation(
+                resource_type=2,
+                resource_name=topic,
+                resource_pattern_type=3,
+                principal="User:bob",
+                host="*",
+                operation=3,
+                permission_type=3,
+            )
+        ],
+    )
+    request.with_header(correlation_id=11, client_id="t")
+    return bytes(request.encode(header=True))
+
+
+def test_a_write_is_queued_from_the_event_loop_and_answered_once_committed(
+    node: Node, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = Session.start("t", "127.0.0.1", SecurityProtocol.PLAINTEXT)
+    outcome = process(node, session, _create("orders"), on_loop=True)  # no Offload
+    assert outcome.data is None and outcome.pending is not None
+    done = outcome.pending.finish(outcome.pending.commit)
+    response = CreateAclsResponse.decode(done.data[4:], version=3, header=True)  # type: ignore[index]
+    assert response.header.correlation_id == 11
+    assert [r.error_code for r in response.results] == [0]
+    # Published before the answer: the ACL is in force for the next request.
+    assert node.allows("User:bob", "h", AclOperation.READ, ResourceType.TOPIC, "orders")
+
+    def failed(*args: object) -> Future[object]:
+        future: Future[object] = Future()
+        future.set_exception(RuntimeError("the commit thread failed"))
+        return future
+
+    monkeypatch.setattr(node, "create_acls", failed)
+    outcome = process(node, session, _create("pay"), on_loop=True)
+    assert outcome.pending is not None
+    done = outcome.pending.finish(outcome.pending.commit)  # UNKNOWN_SERVER_ERROR, as Kafka
+    response = CreateAclsResponse.decode(done.data[4:], version=3, header=True)  # type: ignore[index]
+    assert [r.error_code for r in response.results] == [-1]
