@@ -18,17 +18,23 @@ Rows, per workload:
 - ``raw pipelined``: several sockets with several pre-encoded requests in flight each: the
   server's capacity. Its latencies include the wait behind the requests ahead on the same
   connection.
+- ``client CPU`` / ``server CPU``: CPU time per request of the kafka-python client processes
+  (``time.process_time`` around their loops) and of the ``aclog serve`` process (all threads,
+  from ``/proc``). On a small machine the clients and the server share the cores, so the
+  client's own cost bounds the kafka-python rows: the note gives the rate the cores would allow
+  if the server cost nothing.
 - ``ApiVersions`` (raw only): the cheapest request, the floor of the per-request cost
   (framing, dispatch, worker-thread hop, response encoding).
 
-CreateAcls commits one ACL per request (each request names a new topic): one log append with
-its fsync, then the wait until the metadata loader has published it (read-your-writes), so its
-rate is bounded by the disk's fsync rate, not by the protocol code.
+CreateAcls commits one ACL per request (each request names a new topic): a log append with its
+fsync, shared by the requests that queue up meanwhile (group commit), and the publication of
+the commit to the authorizer before the answer (read-your-writes).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -60,14 +66,14 @@ def run(report: Report, quick: bool) -> None:
             runs = iter(range(1, 1 << 30))
             for workload in (wc.API_VERSIONS, wc.DESCRIBE_ONE, wc.DESCRIBE_MANY, wc.CREATE):
                 size = many if workload == wc.DESCRIBE_MANY else 1
-                _raw_rows(report, port, workload, size, seconds, runs)
+                _raw_rows(report, server.process.pid, workload, size, seconds, runs, port)
                 if workload == wc.API_VERSIONS:
                     continue  # KafkaAdminClient has no call that sends ApiVersions alone
                 for clients in client_counts:
                     spec = wc.ClientSpec(
                         f"127.0.0.1:{port}", workload, 0, next(runs), seconds, size
                     )
-                    _admin_rows(report, spec, clients, size)
+                    _admin_rows(report, spec, clients, size, server.process.pid)
 
 
 # -- setup ---------------------------------------------------------------------------------------
@@ -100,7 +106,13 @@ def _preload(data_dir: Path, many: int) -> None:
 
 
 def _raw_rows(
-    report: Report, port: int, workload: str, size: int, seconds: float, runs: Iterator[int]
+    report: Report,
+    pid: int,
+    workload: str,
+    size: int,
+    seconds: float,
+    runs: Iterator[int],
+    port: int,
 ) -> None:
     # Two in flight per connection already keep the server busy with the large answers; more
     # would only queue (and leave more abandoned work when the window closes).
@@ -111,24 +123,52 @@ def _raw_rows(
         def frame(i: int, run_id: int = run_id) -> bytes:
             return wc.request_frame(workload, i, run_id)
 
+        before = _cpu_seconds(pid)
         result = wc.pipelined(
             port, frame, connections=connections, depth=in_flight, seconds=seconds
         )
+        server_cpu = (_cpu_seconds(pid) - before) / max(result.responses, 1)
         note = f"{connections} connection(s) x {in_flight} in flight"
         _rows(report, impl, workload, size, result.samples, result.responses / result.elapsed, note)
+        _cpu_row(report, impl, workload, size, "server CPU", server_cpu, "aclog serve, all threads")
         time.sleep(SETTLE_SECONDS)  # the server finishes what the closed connections left
 
 
-def _admin_rows(report: Report, base: wc.ClientSpec, clients: int, size: int) -> None:
+def _admin_rows(report: Report, base: wc.ClientSpec, clients: int, size: int, pid: int) -> None:
+    before = _cpu_seconds(pid)
     results = _run_clients(base, clients)
     failed = [r.failure for r in results if r.failure]
     if failed:
         raise RuntimeError(f"{base.workload}: a client failed: {failed[0]}")
     samples = sorted(s for r in results for s in r.samples)
+    server_cpu = (_cpu_seconds(pid) - before) / max(len(samples), 1)
     rate = sum(len(r.samples) / r.elapsed for r in results)
     errors = sum(r.errors for r in results)
     note = f"{clients} client process(es)" + (f"; {errors} failed requests" if errors else "")
     _rows(report, "kafka-python", base.workload, size, samples, rate, note)
+    client_cpu = sum(r.cpu for r in results) / max(len(samples), 1)
+    cores = os.cpu_count() or 1
+    ceiling = (
+        f"kafka-python's own cost: {cores} cores allow at most {cores / client_cpu:,.0f} "
+        "calls/s with a server that costs nothing"
+        if client_cpu > 0
+        else "kafka-python's own cost"
+    )
+    _cpu_row(report, "kafka-python", base.workload, size, "client CPU", client_cpu, ceiling)
+    _cpu_row(report, "kafka-python", base.workload, size, "server CPU", server_cpu, "")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` has used, all threads (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_row(
+    report: Report, impl: str, workload: str, size: int, metric: str, seconds: float, note: str
+) -> None:
+    label = workload.replace("many", f"{size:,}")
+    report.add(Row("wire", impl, label, size, metric, seconds * 1e3, "ms/request", note))
 
 
 def _run_clients(base: wc.ClientSpec, clients: int) -> list[wc.ClientResult]:

@@ -63,6 +63,8 @@ class ClientResult:
     elapsed: float
     errors: int = 0
     failure: str = ""
+    cpu: float = 0.0
+    """CPU seconds the client process used during the loop (kafka-python's own cost)."""
 
 
 def create_topic(run: int, client: int, i: int) -> str:
@@ -99,6 +101,7 @@ def _loop(call: Callable[[int], int], spec: ClientSpec) -> ClientResult:
     now = time.perf_counter_ns
     samples: list[int] = []
     errors = 0
+    cpu = time.process_time()
     start = now()
     deadline = start + int(spec.seconds * 1e9)
     i = 0
@@ -110,7 +113,8 @@ def _loop(call: Callable[[int], int], spec: ClientSpec) -> ClientResult:
         i += 1
         if after >= deadline:
             break
-    return ClientResult(spec.index, samples, (now() - start) / 1e9, errors)
+    elapsed = (now() - start) / 1e9
+    return ClientResult(spec.index, samples, elapsed, errors, cpu=time.process_time() - cpu)
 
 
 def _admin_call(admin: Any, spec: ClientSpec) -> Callable[[int], int]:
