@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from aclog.authorizer import AclFilter, Authorizer, kafka_order
+from aclog.records import AccessControlEntryRecord
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from tests.authorizer.strategies import make_acl
 
@@ -98,3 +102,35 @@ def test_kafka_sort_order() -> None:
     # sorts above the surrogates of U+1F600); then pattern type, operation, principal, host,
     # permission (DENY before ALLOW) ascending.
     assert kafka_order(reversed(acls)) == [acls[i] for i in (9, 8, 1, 2, 5, 7, 6, 4, 3, 0)]
+
+
+def _java_key(acl: AccessControlEntryRecord) -> tuple[object, ...]:
+    """Kafka's order spelled out field by field, strings as Java compares them."""
+
+    def utf16(text: str) -> list[int]:
+        data = text.encode("utf-16-be", "surrogatepass")
+        return [int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2)]
+
+    # Descending names: the code units negated, then a sentinel above every negated unit, so
+    # that a name sorts after its own extensions.
+    descending = [-unit for unit in utf16(acl.resource_name)] + [1]
+    fields = (acl.operation, utf16(acl.principal), utf16(acl.host), acl.permission_type)
+    return (acl.resource_type, descending, acl.pattern_type, *fields, acl.id.bytes)
+
+
+@given(
+    st.lists(
+        st.builds(
+            make_acl,
+            st.text(st.sampled_from("aZ~\uff5e\U0001f600\u00e9"), max_size=3),
+            st.sampled_from([LITERAL, PREFIXED, GLOB]),
+            principal=st.sampled_from(["User:a", "User:\U0001f600", "User:\uff5e"]),
+            host=st.sampled_from(["*", "10.0.0.1", "h\u00e9"]),
+        ),
+        max_size=12,
+    )
+)
+def test_kafka_order_is_javas_order_for_ascii_and_other_strings(
+    acls: list[AccessControlEntryRecord],
+) -> None:
+    assert kafka_order(acls) == sorted(acls, key=_java_key)
