@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from aclog.authorizer.filters import AclFilter
 from aclog.authorizer.glob import GlobSyntaxError, compile_glob
 from aclog.authorizer.names import NameIndex
+from aclog.authorizer.ordering import kafka_order
 from aclog.authorizer.rules import Rules
 from aclog.records.enums import PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
@@ -28,7 +29,7 @@ class AclIndex:
     Immutable; thread-safe. ``len`` is O(1); iteration is O(ACLs).
     """
 
-    __slots__ = ("_size", "by_type")
+    __slots__ = ("_listing", "_size", "by_type")
 
     EMPTY: AclIndex
 
@@ -36,6 +37,7 @@ class AclIndex:
         self.by_type = by_type
         """Read-only (the index owns it): the hot path probes this dict directly."""
         self._size = size
+        self._listing: list[AccessControlEntryRecord] | None = None
 
     @classmethod
     def build(cls, acls: Iterable[AccessControlEntryRecord]) -> AclIndex:
@@ -74,6 +76,16 @@ class AclIndex:
         for names in self.by_type.values():
             for _, rules in names.containers():
                 yield from rules.acls
+
+    def listing(self) -> list[AccessControlEntryRecord]:
+        """Every ACL in Kafka's order (:func:`kafka_order`), sorted on first use and kept with
+        this index: ACLs change rarely and are listed often, so the listings of one index
+        version share one sort. Do not modify the list. Two threads racing to sort it store
+        equal lists. Cost: O(n log n) once per index, then O(1)."""
+        listing = self._listing
+        if listing is None:
+            listing = self._listing = kafka_order(self)
+        return listing
 
     @property
     def resource_types(self) -> frozenset[ResourceType]:

@@ -134,3 +134,18 @@ def test_kafka_order_is_javas_order_for_ascii_and_other_strings(
     acls: list[AccessControlEntryRecord],
 ) -> None:
     assert kafka_order(acls) == sorted(acls, key=_java_key)
+
+
+def test_a_listing_is_sorted_once_per_index_and_follows_changes() -> None:
+    authorizer = Authorizer()
+    authorizer.load(ACLS)
+    everything = AclFilter()
+    first = authorizer.acls(everything)
+    assert first == kafka_order(ACLS)
+    listing = authorizer._index.listing()
+    assert authorizer._index.listing() is listing  # kept with the index, not sorted again
+    added = make_acl("zzz", GLOB)
+    authorizer.apply(adds=[added], removes=[ACLS[0].id])
+    assert authorizer.acls(everything) == kafka_order([*ACLS[1:], added])
+    assert authorizer._index.listing() is not listing
+    assert first == kafka_order(ACLS)  # what a reader already holds never changes
