@@ -304,6 +304,8 @@ class Authorizer:
         """
         index = self._index
         if acl_filter.resource_name is None:
+            if acl_filter.matches_everything:
+                return list(index.listing())
             matches = acl_filter.matches
             return [acl for acl in index.listing() if matches(acl)]
         return kafka_order(index.select(acl_filter))

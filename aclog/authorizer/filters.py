@@ -62,6 +62,19 @@ class AclFilter:
     operation: AclOperation = AclOperation.ANY
     permission_type: AclPermissionType = AclPermissionType.ANY
 
+    @property
+    def matches_everything(self) -> bool:
+        """True when no field narrows the selection: :meth:`matches` is true for every ACL."""
+        return (
+            self.resource_type == ResourceType.ANY
+            and self.resource_name is None
+            and self.pattern_type in (PatternType.ANY, PatternType.MATCH)
+            and self.principal is None
+            and self.host is None
+            and self.operation == AclOperation.ANY
+            and self.permission_type == AclPermissionType.ANY
+        )
+
     def matches(self, acl: AclLike) -> bool:
         """True when ``acl`` is selected by this filter."""
         return self.matches_pattern(acl) and self.matches_entry(acl)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from aclog.authorizer import AclFilter, Authorizer, kafka_order
 from aclog.records import AccessControlEntryRecord
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
-from tests.authorizer.strategies import make_acl
+from tests.authorizer.strategies import acl_sets, filters, make_acl
 
 O = AclOperation  # noqa: E741
 LITERAL, PREFIXED, GLOB = PatternType.LITERAL, PatternType.PREFIXED, PatternType.GLOB
@@ -149,3 +150,29 @@ def test_a_listing_is_sorted_once_per_index_and_follows_changes() -> None:
     assert authorizer.acls(everything) == kafka_order([*ACLS[1:], added])
     assert authorizer._index.listing() is not listing
     assert first == kafka_order(ACLS)  # what a reader already holds never changes
+
+
+@given(filters, acl_sets())
+def test_a_filter_that_matches_everything_says_so(
+    acl_filter: AclFilter, acls: list[AccessControlEntryRecord]
+) -> None:
+    if acl_filter.matches_everything:
+        assert all(acl_filter.matches(acl) for acl in acls)
+    assert AclFilter().matches_everything
+    assert AclFilter(pattern_type=PatternType.MATCH).matches_everything
+
+
+@pytest.mark.parametrize(
+    "narrowed",
+    [
+        AclFilter(resource_type=TOPIC),
+        AclFilter(resource_name="foo"),
+        AclFilter(pattern_type=LITERAL),
+        AclFilter(principal="User:alice"),
+        AclFilter(host="*"),
+        AclFilter(operation=O.READ),
+        AclFilter(permission_type=AclPermissionType.ALLOW),
+    ],
+)
+def test_any_narrowed_field_is_not_everything(narrowed: AclFilter) -> None:
+    assert not narrowed.matches_everything
