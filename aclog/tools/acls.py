@@ -35,15 +35,14 @@ from aclog.tools.common import (
 )
 from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
 from aclog.tools.remote import (
-    REMOTE_ACL_ID,
     BootstrapServer,
     CommandConfig,
-    RemoteAdmin,
     RemoteTarget,
     choose_target,
     data_dir_only,
     open_admin,
 )
+from aclog.tools.remote_admin import REMOTE_ACL_ID, RemoteAdmin
 
 acls_app = typer.Typer(
     help="Add, remove and list ACLs (options as in kafka-acls), in a data directory "

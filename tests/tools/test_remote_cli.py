@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aclog.records import ScramMechanism
+from aclog.tools.command_config import ConfigError, client_settings, parse_jaas, read_properties
 from aclog.tools.main import app
-from aclog.tools.remote import ConfigError, client_settings, parse_jaas, read_properties
 from tests.wire.harness import ServerProcess, make_certificate
 
 runner = CliRunner()

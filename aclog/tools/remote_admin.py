@@ -1,0 +1,310 @@
+"""The admin client behind ``--bootstrap-server``: ACL and SCRAM operations on any Kafka cluster.
+
+:class:`RemoteAdmin` has the method shapes the CLI calls on a
+:class:`~aclog.controller.controller.Controller`, so the commands share everything but the
+backend. It rides on kafka-python's :class:`~kafka.admin.KafkaAdminClient` for bootstrap,
+ApiVersions negotiation, SASL/TLS and routing, but builds the five requests itself with
+kafka-python's protocol message classes and sends them the way the admin client's own methods do
+(``admin._manager.run(admin._manager.send, request)``). The admin client's convenience methods
+cannot be used as they are:
+
+- ``describe_acls`` and ``delete_acls`` turn every pattern type into ``ACLResourcePatternType``,
+  which has no GLOB (code 5): a GLOB ACL in a response is a client-side ``ValueError``;
+- ``create_acls`` keeps neither the position nor the message of a failed creation, and
+  ``delete_acls`` drops the per-filter message;
+- ``alter_user_scram_credentials`` and ``describe_user_scram_credentials`` return error
+  messages without their codes (and key results by user, merging repeats).
+
+The CLI prints Kafka's code, name and message per item, exactly as for a data directory, so the
+responses are read field by field here (:func:`api_error`). GLOB travels as pattern type 5
+(KIP-1042), as ``aclog serve`` expects; a Kafka broker without GLOB support rejects it.
+
+Kafka does not expose ACL ids: ACLs read from a cluster carry :data:`REMOTE_ACL_ID` and print
+with ``"id": null``. ``users set`` computes the salt and salted password on the client with
+:func:`aclog.controller.upsertion_for_password` (PBKDF2, the same value kafka-python's
+``UserScramCredentialUpsertion`` computes), so the password never leaves this process.
+
+Not thread-safe: one command, one admin client. Cost: :meth:`RemoteAdmin.connect` bootstraps
+(up to ``bootstrap_timeout_ms``, 15 s unless configured); each operation is one request and its
+round trip, except a dry-run ``delete_acls``, which sends one DescribeAcls per filter.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import kafka.errors as kafka_errors
+from kafka.protocol.admin import (
+    AlterUserScramCredentialsRequest,
+    CreateAclsRequest,
+    DeleteAclsRequest,
+    DescribeAclsRequest,
+    DescribeUserScramCredentialsRequest,
+)
+
+from aclog.authorizer.filters import AclFilter
+from aclog.controller import (
+    AclCreateResult,
+    AclDeleteResult,
+    ScramAlterResult,
+    ScramDeletion,
+    ScramUpsertion,
+)
+from aclog.controller.controller import Caller
+from aclog.image import ApiError, Errors
+from aclog.image.scram import CredentialInfo, ScramDescribeResult
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    ResourceType,
+    ScramMechanism,
+)
+from aclog.tools.remote_connection import RemoteError, bootstrap_admin_client, describe_error
+
+REMOTE_ACL_ID = uuid.UUID(int=0)
+"""The id of an ACL read from a cluster: Kafka does not expose ids (JSON shows ``null``)."""
+
+
+class UnsupportedRemotely(ValueError):
+    """An operation Kafka's admin API cannot express (a dry run of CreateAcls)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteApiError(ApiError):
+    """A Kafka error code aclog's :class:`~aclog.image.Errors` does not know (a real broker
+    can send any): ``error`` is UNKNOWN_SERVER_ERROR, the code and name are Kafka's."""
+
+    kafka_code: int = -1
+    kafka_name: str = "UNKNOWN"
+
+    @property
+    def code(self) -> int:
+        return self.kafka_code
+
+
+def api_error(code: int, message: str | None) -> ApiError:
+    """The error a response carries, with Kafka's code, name and message kept."""
+    try:
+        known = Errors(code)
+    except ValueError:
+        name = str(getattr(kafka_errors.for_code(code), "message", "UNKNOWN"))
+        return RemoteApiError(Errors.UNKNOWN_SERVER_ERROR, message, code, name)
+    return ApiError.NONE if known == Errors.NONE and message is None else ApiError(known, message)
+
+
+class RemoteAdmin:
+    """The CLI's view of a cluster: Controller-shaped ACL and SCRAM operations over the Kafka
+    admin API. The server decides who the caller is (from the login), so ``caller`` is unused."""
+
+    def __init__(self, bootstrap: str, admin: Any) -> None:
+        self.bootstrap = bootstrap
+        self._admin = admin
+
+    @classmethod
+    def connect(cls, bootstrap: str, settings: dict[str, Any] | None = None) -> RemoteAdmin:
+        """Bootstrap a KafkaAdminClient; :class:`RemoteError` when that fails in time."""
+        return cls(bootstrap, bootstrap_admin_client(bootstrap, settings))
+
+    def close(self) -> None:
+        """Close the connections and stop the client's I/O thread."""
+        self._admin.close()
+
+    def __enter__(self) -> RemoteAdmin:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _send(self, request: Any) -> Any:
+        manager = self._admin._manager
+        try:
+            return manager.run(manager.send, request)
+        except kafka_errors.IncompatibleBrokerVersion:
+            raise
+        except (kafka_errors.KafkaError, OSError) as error:
+            name = type(request).__name__.removesuffix("Request")
+            reason = describe_error(error)
+            raise RemoteError(f"{name} to {self.bootstrap} failed: {reason}") from error
+
+    # -- ACLs --
+
+    def create_acls(
+        self, acls: Sequence[AclBinding], caller: Caller | None = None, *, dry_run: bool = False
+    ) -> list[AclCreateResult]:
+        """CreateAcls: one result per binding, in request order (no ids: Kafka has none)."""
+        del caller
+        if dry_run:
+            raise UnsupportedRemotely("Kafka cannot preview CreateAcls")
+        if not acls:
+            return []
+        creation = CreateAclsRequest.AclCreation
+        request = CreateAclsRequest(
+            min_version=_min_acl_version(a.resource_type for a in acls),
+            creations=[
+                creation(
+                    resource_type=int(a.resource_type),
+                    resource_name=a.resource_name,
+                    resource_pattern_type=int(a.pattern_type),
+                    principal=a.principal,
+                    host=a.host,
+                    operation=int(a.operation),
+                    permission_type=int(a.permission_type),
+                )
+                for a in acls
+            ],
+        )
+        response = self._send(request)
+        results = [
+            AclCreateResult(api_error(r.error_code, r.error_message)) for r in response.results
+        ]
+        _check_count("CreateAcls", results, acls)
+        return results
+
+    def delete_acls(
+        self, filters: Sequence[AclFilter], caller: Caller | None = None, *, dry_run: bool = False
+    ) -> list[AclDeleteResult]:
+        """DeleteAcls: one result per filter with the ACLs it removed. A dry run asks
+        DescribeAcls with each filter instead (Kafka matches both the same way)."""
+        del caller
+        if not filters:
+            return []
+        if dry_run:
+            return [AclDeleteResult(*self._describe_tuple(f)) for f in filters]
+        item = DeleteAclsRequest.DeleteAclsFilter
+        request = DeleteAclsRequest(
+            min_version=_min_acl_version(f.resource_type for f in filters),
+            filters=[item(**_filter_fields(f)) for f in filters],
+        )
+        response = self._send(request)
+        results = [
+            AclDeleteResult(
+                api_error(r.error_code, r.error_message),
+                tuple(
+                    _acl(m, m.resource_type, m.resource_name, m.pattern_type)
+                    for m in r.matching_acls
+                ),
+            )
+            for r in response.filter_results
+        ]
+        _check_count("DeleteAcls", results, filters)
+        return results
+
+    def describe_acls(
+        self, acl_filter: AclFilter, caller: Caller | None = None
+    ) -> tuple[ApiError, list[AccessControlEntryRecord]]:
+        """DescribeAcls: the ACLs the filter matches, in the cluster's order."""
+        del caller
+        error, acls = self._describe_tuple(acl_filter)
+        return error, list(acls)
+
+    def _describe_tuple(
+        self, acl_filter: AclFilter
+    ) -> tuple[ApiError, tuple[AccessControlEntryRecord, ...]]:
+        request = DescribeAclsRequest(
+            min_version=_min_acl_version([acl_filter.resource_type]), **_filter_fields(acl_filter)
+        )
+        response = self._send(request)
+        acls = tuple(
+            _acl(entry, resource.resource_type, resource.resource_name, resource.pattern_type)
+            for resource in response.resources
+            for entry in resource.acls
+        )
+        return api_error(response.error_code, response.error_message), acls
+
+    # -- SCRAM --
+
+    def alter_scram(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller | None = None,
+    ) -> list[ScramAlterResult]:
+        """AlterUserScramCredentials: one result per user, as the cluster answers."""
+        del caller
+        request = AlterUserScramCredentialsRequest(
+            deletions=[
+                AlterUserScramCredentialsRequest.ScramCredentialDeletion(
+                    name=d.name, mechanism=int(d.mechanism)
+                )
+                for d in deletions
+            ],
+            upsertions=[
+                AlterUserScramCredentialsRequest.ScramCredentialUpsertion(
+                    name=u.name,
+                    mechanism=int(u.mechanism),
+                    iterations=u.iterations,
+                    salt=u.salt,
+                    salted_password=u.salted_password,
+                )
+                for u in upsertions
+            ],
+        )
+        response = self._send(request)
+        return [
+            ScramAlterResult(r.user, api_error(r.error_code, r.error_message))
+            for r in response.results
+        ]
+
+    def describe_scram(
+        self, names: Sequence[str] | None, caller: Caller | None = None
+    ) -> tuple[ApiError, list[ScramDescribeResult]]:
+        """DescribeUserScramCredentials; ``None`` or no names describes every user."""
+        del caller
+        user_name = DescribeUserScramCredentialsRequest.UserName
+        request = DescribeUserScramCredentialsRequest(
+            users=[user_name(name=n) for n in names] if names else None
+        )
+        response = self._send(request)
+        described = [
+            ScramDescribeResult(
+                r.user,
+                api_error(r.error_code, r.error_message),
+                tuple(
+                    CredentialInfo(ScramMechanism.from_code(c.mechanism), c.iterations)
+                    for c in r.credential_infos
+                ),
+            )
+            for r in response.results
+        ]
+        return api_error(response.error_code, response.error_message), described
+
+
+def _min_acl_version(resource_types: Any) -> int:
+    # v1 carries the pattern type (v0 would silently mean LITERAL); v3 adds the USER resource.
+    return 3 if any(t == ResourceType.USER for t in resource_types) else 1
+
+
+def _filter_fields(acl_filter: AclFilter) -> dict[str, Any]:
+    return {
+        "resource_type_filter": int(acl_filter.resource_type),
+        "resource_name_filter": acl_filter.resource_name,
+        "pattern_type_filter": int(acl_filter.pattern_type),
+        "principal_filter": acl_filter.principal,
+        "host_filter": acl_filter.host,
+        "operation": int(acl_filter.operation),
+        "permission_type": int(acl_filter.permission_type),
+    }
+
+
+def _acl(entry: Any, resource_type: int, name: str, pattern_type: int) -> AccessControlEntryRecord:
+    return AccessControlEntryRecord(
+        REMOTE_ACL_ID,
+        ResourceType.from_code(resource_type),
+        name,
+        PatternType.from_code(pattern_type),
+        entry.principal,
+        entry.host,
+        AclOperation.from_code(entry.operation),
+        AclPermissionType.from_code(entry.permission_type),
+    )
+
+
+def _check_count(api: str, results: Sequence[Any], items: Sequence[Any]) -> None:
+    if len(results) != len(items):
+        raise RemoteError(f"{api}: the cluster answered {len(results)} results for {len(items)}")

@@ -1,0 +1,109 @@
+"""Connecting to a Kafka cluster for ``--bootstrap-server``, and naming what went wrong.
+
+:func:`bootstrap_admin_client` builds kafka-python's :class:`~kafka.admin.KafkaAdminClient`
+with the CLI's defaults (client id ``aclog-cli``, 15 s request and bootstrap timeouts) under the
+``--command-config`` settings. kafka-python logs why each bootstrap attempt failed and
+retries until the bootstrap timeout, so a logging handler keeps the last reason it logged (an
+unreachable address, a TLS or SASL failure) for the :class:`RemoteError`, and stops the bootstrap
+at the first authentication failure, which retrying cannot fix. :func:`describe_error` names a
+Kafka error by its code (``SASL_AUTHENTICATION_FAILED (58): ...``).
+
+Not thread-safe: during a bootstrap the handler sits on the process-wide ``kafka`` logger, so
+concurrent bootstraps would see each other's failures; the CLI bootstraps once per command.
+Cost: a bootstrap waits for the cluster, up to the bootstrap timeout when it does not answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import suppress
+from typing import Any
+
+import kafka.errors as kafka_errors
+from kafka.admin import KafkaAdminClient
+from kafka.net.compat import KafkaNetClient
+
+DEFAULT_TIMEOUT_MS = 15_000
+CLIENT_ID = "aclog-cli"
+
+
+class RemoteError(Exception):
+    """The cluster could not be reached or did not answer; the message names the address."""
+
+
+_TIMEOUT = kafka_errors.KafkaTimeoutError
+
+
+class _BootstrapWatch(logging.Handler):
+    """Keeps the last reason kafka-python logs for a failed bootstrap attempt, and stops the
+    bootstrap at the first authentication failure (retrying cannot fix a wrong password)."""
+
+    _FATAL = (
+        kafka_errors.SaslAuthenticationFailedError,
+        kafka_errors.UnsupportedSaslMechanismError,
+    )
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.reason: BaseException | None = None
+        self.clients: list[Any] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # Runs on the client's I/O thread, inside the bootstrap loop that logged the record.
+        if record.name != "kafka.net.manager" or not isinstance(record.args, tuple):
+            return
+        for arg in record.args:
+            if isinstance(arg, BaseException) and not isinstance(arg, _TIMEOUT):
+                self.reason = arg
+                if isinstance(arg, self._FATAL):
+                    for client in self.clients:
+                        client._manager.closed = True  # the loop stops before its next try
+
+
+def bootstrap_admin_client(bootstrap: str, settings: dict[str, Any] | None = None) -> Any:
+    """A bootstrapped KafkaAdminClient; :class:`RemoteError` when that fails in time."""
+    options: dict[str, Any] = {
+        "client_id": CLIENT_ID,
+        "request_timeout_ms": DEFAULT_TIMEOUT_MS,
+        "bootstrap_timeout_ms": DEFAULT_TIMEOUT_MS,
+        **(settings or {}),
+    }
+    watch = _BootstrapWatch()
+
+    def make_client(**configs: Any) -> Any:
+        client = KafkaNetClient(**configs)
+        watch.clients.append(client)
+        return client
+
+    logger = logging.getLogger("kafka")
+    logger.addHandler(watch)
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, kafka_client=make_client, **options)
+    except Exception as error:
+        for client in watch.clients:
+            _close_quietly(client)
+        reason = watch.reason if watch.reason is not None else error
+        raise RemoteError(f"cannot connect to {bootstrap}: {describe_error(reason)}") from error
+    finally:
+        logger.removeHandler(watch)
+    return admin
+
+
+def describe_error(error: BaseException) -> str:
+    """``SASL_AUTHENTICATION_FAILED (58): ...`` for a Kafka error code, else the exception."""
+    name = type(error).__name__
+    if isinstance(error, kafka_errors.BrokerResponseError) and error.message:
+        detail = str(error.args[0]) if error.args else str(error.description or "")
+        while detail.startswith(f"{name}: "):
+            detail = detail.removeprefix(f"{name}: ")
+        return f"{error.message} ({error.errno}): {detail}"
+    text = str(error) or name
+    return text if text.startswith(name) else f"{name}: {text}"
+
+
+def _close_quietly(client: Any) -> None:
+    with suppress(Exception):  # already broken; the I/O thread is stopped below either way
+        client._manager.closed = False  # set by _BootstrapWatch; close() skips a closed manager
+        client.close()
+    with suppress(Exception):
+        client._manager._net.stop()
