@@ -36,6 +36,7 @@ from aclog.authorizer.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
 from aclog.controller.group import CommitQueue, CommittedBatch, GroupPlan, Ticket
+from aclog.controller.leadership import LeadershipMixin
 from aclog.controller.rebuild import rebuild_image
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
@@ -45,14 +46,13 @@ from aclog.controller.result import (
     ScramAlterResult,
 )
 from aclog.controller.scram_manager import ScramControlManager
-from aclog.controller.snapshotter import BackgroundSnapshotter
+from aclog.controller.snapshots import ControllerSnapshots
 from aclog.image import (
     ApiError,
     Errors,
     MetadataDelta,
     MetadataImage,
     MetadataProvenance,
-    image_records,
 )
 from aclog.image.scram import ScramDescribeResult
 from aclog.image.stream import read_decoded
@@ -62,7 +62,6 @@ from aclog.records import (
     AclBinding,
     AclOperation,
     LeaderChangeRecord,
-    NoOpRecord,
     Record,
 )
 from aclog.snapshot import (
@@ -70,7 +69,6 @@ from aclog.snapshot import (
     SnapshotInfo,
     SnapshotPolicy,
     remove_stale_temp_files,
-    write_snapshot,
 )
 
 T = TypeVar("T")
@@ -99,7 +97,7 @@ class LocalOperator:
         return True
 
 
-class Controller:
+class Controller(LeadershipMixin):
     """Validates and commits ACL and SCRAM mutations to one log, in groups of concurrent ones."""
 
     def __init__(
@@ -121,17 +119,15 @@ class Controller:
         self.clock = clock
         self.acl_manager = acl_manager or AclControlManager()
         self.scram_manager = ScramControlManager()
-        self.snapshot_policy = snapshot_policy
-        self.retention = retention or RetentionPolicy()
         self._lock = threading.Lock()
         self._queue = CommitQueue(self._lock, self._commit_group)
         self.fenced = False
         remove_stale_temp_files(log.directory)
         rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
         self.image = rebuilt.image
-        self._bytes_since_snapshot = 0
-        self._last_snapshot_time = clock()
-        self._snapshotter = BackgroundSnapshotter(self._write_snapshot)
+        self._snapshots = ControllerSnapshots(
+            log, snapshot_policy, retention or RetentionPolicy(), clock
+        )
         self._commit_listeners: list[Callable[[Sequence[CommittedBatch]], object]] = []
         self.epoch = max(log.latest_epoch, 0)
         if bootstrap and log.end_offset == 0:
@@ -151,7 +147,7 @@ class Controller:
         """Commit what is queued, finish a policy snapshot in progress, then release the log
         and its writer lock."""
         self._queue.close()
-        self._snapshotter.wait()
+        self._snapshots.wait()
         self.log.close()
 
     def __enter__(self) -> Controller:
@@ -344,109 +340,15 @@ class Controller:
                 logger.exception(
                     "a commit listener failed on offsets %d-%d", base, plan.end_offset - 1
                 )
-        self._bytes_since_snapshot += plan.size
-        self._maybe_snapshot()
-
-    # -- following and leading (several controllers on one log) ---------------------------------
-
-    def catch_up(self) -> int:
-        """Replay batches other controllers committed since this image; returns how many.
-
-        Used by a standby, and by a deposed controller before it serves again. If the log now
-        ends before the image (it was truncated), the image is rebuilt from the log.
-        """
-        with self._lock:
-            self.log.refresh_view()
-            start = self.image.provenance.last_offset + 1
-            if self.log.end_offset < start:
-                self.image = rebuild_image(self.log.directory).image
-                return 0
-            delta, last, count = MetadataDelta(self.image), None, 0
-            for batch in read_decoded(self.log.directory, start):
-                delta.replay_records(batch.records, batch.base_offset)
-                last, count = batch, count + 1
-            if last is not None:
-                provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
-                self.image = delta.apply(provenance)
-            return count
-
-    def claim_leadership(self) -> bool:
-        """Append a leader-change record for the next epoch, conditional on the log ending
-        where this image ends; True when this controller won and is now active."""
-        with self._lock:
-            epoch = max(self.log.latest_epoch, self.image.provenance.epoch, self.epoch) + 1
-            previous = self.epoch
-            self.epoch = epoch
-            try:
-                self._append([LeaderChangeRecord(self.node_id, epoch)], None)
-            except (FencedEpochError, StaleOffsetError):
-                self.epoch = previous
-                return False
-            self.fenced = False
-            return True
-
-    def still_leading(self) -> bool:
-        """True when nobody else has written since this controller's last commit (checked
-        against the log itself, so a controller that was paused learns it was deposed before
-        it answers anything from its stale image)."""
-        with self._lock:
-            self.log.refresh_view()
-            stale = (
-                self.log.latest_epoch > self.epoch
-                or self.log.end_offset != self.image.provenance.last_offset + 1
-            )
-            if stale:
-                self.fenced = True
-            return not stale
-
-    def heartbeat(self) -> bool:
-        """Append a no-op record so standbys see the active controller alive; False when this
-        controller turned out to be deposed."""
-        with self._lock:
-            try:
-                self._append([NoOpRecord()], None)
-            except (FencedEpochError, StaleOffsetError):
-                self.fenced = True
-                return False
-            return True
+        self._snapshots.committed(plan.size, self.image)
 
     # -- snapshots -----------------------------------------------------------------------------
-
-    def _maybe_snapshot(self) -> None:
-        """Hand the committed image to the background snapshotter when the policy says a
-        snapshot is due (if one is still being written, a later commit offers again)."""
-        policy = self.snapshot_policy
-        if policy is None or not policy.due(self._bytes_since_snapshot, self._last_snapshot_time):
-            return
-        if self._snapshotter.offer(self.image):
-            self._bytes_since_snapshot = 0
-            self._last_snapshot_time = self.clock()
 
     def snapshot(self, *, rows: bool = False) -> SnapshotInfo:
         """Write the committed image as a snapshot now, on this thread (through the one
         snapshot writer), then delete log segments wholly below it if the retention policy
         says so. ``rows`` writes format 1 (one Avro row per record) instead of ACL columns."""
-        info = self._write_snapshot(self.image, rows=rows)
-        self._bytes_since_snapshot = 0
-        self._last_snapshot_time = self.clock()
-        return info
-
-    def _write_snapshot(self, image: MetadataImage, *, rows: bool = False) -> SnapshotInfo:
-        """Write ``image`` as a snapshot and apply retention. Any thread: the image is
-        immutable, and the log serializes segment deletion with appends."""
-        provenance = image.provenance
-        info = write_snapshot(
-            self.log.directory,
-            image_records(image),
-            last_offset=provenance.last_offset,
-            epoch=max(provenance.epoch, 0),
-            timestamp_ms=provenance.timestamp_ms,
-            rows=rows,
-        )
-        below = self.retention.delete_below(info.last_offset)
-        if below is not None:
-            self.log.delete_segments_below(below)
-        return info
+        return self._snapshots.take(self.image, rows=rows)
 
 
 def replay_log(directory: Path) -> MetadataImage:

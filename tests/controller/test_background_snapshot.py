@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aclog.controller import controller as controller_module
+from aclog.controller import snapshots as snapshots_module
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.controller.rebuild import rebuild_image
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
@@ -36,7 +36,7 @@ def test_commits_go_on_while_a_snapshot_is_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started, release = threading.Event(), threading.Event()
-    real_write = controller_module.write_snapshot
+    real_write = snapshots_module.write_snapshot
     offered: list[object] = []
     written: list[int] = []
 
@@ -48,7 +48,7 @@ def test_commits_go_on_while_a_snapshot_is_written(
         written.append(info.last_offset)
         return info
 
-    monkeypatch.setattr(controller_module, "write_snapshot", slow_write)
+    monkeypatch.setattr(snapshots_module, "write_snapshot", slow_write)
     controller = Controller.open(
         tmp_path, authorizer=LocalOperator(), snapshot_policy=_every_commit()
     )
@@ -72,7 +72,7 @@ def test_a_failed_snapshot_logs_and_commits_stay_acknowledged(
     def failing_write(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(controller_module, "write_snapshot", failing_write)
+    monkeypatch.setattr(snapshots_module, "write_snapshot", failing_write)
     with (
         caplog.at_level(logging.WARNING),
         Controller.open(
