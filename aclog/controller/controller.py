@@ -16,6 +16,11 @@ group append fails every request in the group. The ``*_later`` forms queue the s
 return a future at once; the queue's commit thread leads for them (the listener's event loop
 uses these, so no thread of its own waits for a commit).
 
+Parts live in their own modules: how each mutation is decided (:mod:`aclog.controller.tickets`),
+following and leading when several controllers share the log
+(:class:`~aclog.controller.leadership.LeadershipMixin`), and snapshots
+(:class:`~aclog.controller.snapshots.ControllerSnapshots`).
+
 Thread-safe: commits (and dry runs, catch-up and leadership changes) are serialized by one lock;
 :attr:`Controller.image` is an immutable image swapped whole after each commit. Cost: an
 operation is O(records) plus its share of one fsync.
@@ -34,7 +39,7 @@ from typing import Any, TypeVar
 
 from aclog.authorizer.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
-from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
+from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.group import CommitQueue, CommittedBatch, GroupPlan, Ticket
 from aclog.controller.leadership import LeadershipMixin
 from aclog.controller.rebuild import rebuild_image
@@ -42,11 +47,11 @@ from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
     AclCreateResult,
     AclDeleteResult,
-    ControllerResult,
     ScramAlterResult,
 )
 from aclog.controller.scram_manager import ScramControlManager
 from aclog.controller.snapshots import ControllerSnapshots
+from aclog.controller.tickets import altering, check_caller, creating, deleting
 from aclog.image import (
     ApiError,
     Errors,
@@ -175,53 +180,31 @@ class Controller(LeadershipMixin):
         self, acls: Sequence[AclBinding], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclCreateResult]:
         """CreateAcls: one result per binding, in request order."""
-        return self._run(self._creating(acls, caller), dry_run)
+        return self._run(creating(self, acls, caller), dry_run)
 
     def create_acls_later(
         self, acls: Sequence[AclBinding], caller: Caller = Caller()
     ) -> Future[list[AclCreateResult]]:
         """:meth:`create_acls` without blocking: the results once the commit is durable."""
-        return self._queue.enqueue(self._creating(acls, caller))
-
-    def _creating(
-        self, acls: Sequence[AclBinding], caller: Caller
-    ) -> Ticket[list[AclCreateResult]]:
-        def decide(image: MetadataImage) -> ControllerResult[list[AclCreateResult]]:
-            denied = self._check(caller, AclOperation.ALTER, acl_api=True)
-            if denied is not None:
-                return ControllerResult((), [AclCreateResult(denied) for _ in acls])
-            return self.acl_manager.create_acls(image.acls, acls)
-
-        return Ticket(decide, caller, lambda e: [AclCreateResult(e)] * len(acls))
+        return self._queue.enqueue(creating(self, acls, caller))
 
     def delete_acls(
         self, filters: Sequence[AclFilter], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclDeleteResult]:
         """DeleteAcls: one result per filter, in request order, each with the ACLs it removed."""
-        return self._run(self._deleting(filters, caller), dry_run)
+        return self._run(deleting(self, filters, caller), dry_run)
 
     def delete_acls_later(
         self, filters: Sequence[AclFilter], caller: Caller = Caller()
     ) -> Future[list[AclDeleteResult]]:
         """:meth:`delete_acls` without blocking: the results once the commit is durable."""
-        return self._queue.enqueue(self._deleting(filters, caller))
-
-    def _deleting(
-        self, filters: Sequence[AclFilter], caller: Caller
-    ) -> Ticket[list[AclDeleteResult]]:
-        def decide(image: MetadataImage) -> ControllerResult[list[AclDeleteResult]]:
-            denied = self._check(caller, AclOperation.ALTER, acl_api=True)
-            if denied is not None:
-                return ControllerResult((), [AclDeleteResult(denied) for _ in filters])
-            return self.acl_manager.delete_acls(image.acls, filters)
-
-        return Ticket(decide, caller, lambda e: [AclDeleteResult(e)] * len(filters))
+        return self._queue.enqueue(deleting(self, filters, caller))
 
     def describe_acls(
         self, acl_filter: AclFilter, caller: Caller = Caller()
     ) -> tuple[ApiError, list[AccessControlEntryRecord]]:
         """DescribeAcls: the committed ACLs the filter matches, in commit order."""
-        denied = self._check(caller, AclOperation.DESCRIBE, acl_api=True)
+        denied = check_caller(self, caller, AclOperation.DESCRIBE, acl_api=True)
         if denied is not None:
             return denied, []
         return ApiError.NONE, [acl for acl in self.image.acls if acl_filter.matches(acl)]
@@ -233,7 +216,7 @@ class Controller(LeadershipMixin):
         caller: Caller = Caller(),
     ) -> list[ScramAlterResult]:
         """AlterUserScramCredentials: one result per user; each user's changes are atomic."""
-        return self._run(self._altering(upsertions, deletions, caller), False)
+        return self._run(altering(self, upsertions, deletions, caller), False)
 
     def alter_scram_later(
         self,
@@ -242,39 +225,18 @@ class Controller(LeadershipMixin):
         caller: Caller = Caller(),
     ) -> Future[list[ScramAlterResult]]:
         """:meth:`alter_scram` without blocking: the results once the commit is durable."""
-        return self._queue.enqueue(self._altering(upsertions, deletions, caller))
-
-    def _altering(
-        self,
-        upsertions: Sequence[ScramUpsertion],
-        deletions: Sequence[ScramDeletion],
-        caller: Caller,
-    ) -> Ticket[list[ScramAlterResult]]:
-        users = list(dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions]))
-
-        def decide(image: MetadataImage) -> ControllerResult[list[ScramAlterResult]]:
-            denied = self._check(caller, AclOperation.ALTER, acl_api=False)
-            if denied is not None:
-                return ControllerResult((), [ScramAlterResult(user, denied) for user in users])
-            return self.scram_manager.alter(image.scram, upsertions, deletions)
-
-        return Ticket(decide, caller, lambda e: [ScramAlterResult(u, e) for u in users])
+        return self._queue.enqueue(altering(self, upsertions, deletions, caller))
 
     def describe_scram(
         self, names: Sequence[str] | None, caller: Caller = Caller()
     ) -> tuple[ApiError, list[ScramDescribeResult]]:
         """DescribeUserScramCredentials over the committed image."""
-        denied = self._check(caller, AclOperation.DESCRIBE, acl_api=False)
+        denied = check_caller(self, caller, AclOperation.DESCRIBE, acl_api=False)
         if denied is not None:
             return denied, []
         return ApiError.NONE, self.image.scram.describe(names)
 
     # -- commit --------------------------------------------------------------------------------
-
-    def _check(self, caller: Caller, operation: AclOperation, *, acl_api: bool) -> ApiError | None:
-        return check_cluster_access(
-            self.authorizer, caller.principal, caller.client_address, operation, acl_api=acl_api
-        )
 
     def _run(self, ticket: Ticket[T], dry_run: bool) -> T:
         """Decide a dry run on the committed image; queue anything else for a group commit."""
