@@ -10,7 +10,8 @@ bootstrap address and the :mod:`~aclog.tools.command_config` settings).
 share everything but the backend. Usage errors exit 2, an unreachable cluster exits 3.
 
 Not thread-safe: for the CLI's one command thread. Cost: choosing reads the command config
-file; opening replays the data directory's log or bootstraps an admin client.
+file; opening rebuilds the data directory's image (snapshot and log tail) or bootstraps an
+admin client.
 """
 
 from __future__ import annotations
