@@ -169,8 +169,9 @@ class AclsDelta:
         the one-by-one replay. Not in a snapshot delta.
 
         Cost: C-level dict operations, no Python loop per record (``UUID.__hash__`` aside): per
-        id one lookup in the delta, one in the image and one insert; per binding the same. A
-        repeat within the batch shows as a dict that grew less than the batch, and is undone.
+        id one lookup in the delta, one in the image and one insert; per binding one lookup in
+        the image and one insert. A repeat shows as a dict that grew less than the batch, and
+        is undone (O(delta) for a binding, but then the replay one by one raises).
         """
         if self._touched is None:
             return False
@@ -188,13 +189,18 @@ class AclsDelta:
         if any(map(stored, added_ids)) or not all(map(stored, removed)):
             return False
         keys = acl_keys(adds)
-        taken = (added.__contains__, _membership(self._image._ids_by_binding))
-        if any(any(map(t, keys)) for t in taken):
+        if any(map(_membership(self._image._ids_by_binding), keys)):
             return False
         if not _grown_by(changes, zip(ids, values, strict=True), ids):
             return False
-        if not _grown_by(added, zip(keys, added_ids, strict=True), keys):
+        size = len(added)
+        added.update(zip(keys, added_ids, strict=True))
+        if len(added) != size + len(keys):
+            # A binding of the batch was added before in this delta, or twice in the batch:
+            # certainly an error (no id of the batch was in the delta, so none removed the
+            # first holder). Rebuilt from the changes, rather than tested key by key first.
             _consume(map(changes.pop, ids, repeat(None)))
+            self._added = {acl_key(r): i for i, r in changes.items() if r is not None}
             return False
         self._touched.extend(removed)
         return True

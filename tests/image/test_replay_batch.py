@@ -191,6 +191,7 @@ def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
     bad_batches: list[list[Record]] = [
         [*fresh, fresh[4]],  # an id twice
         [*fresh, same_binding],  # a binding twice, under two ids
+        [*fresh, AccessControlEntryRecord(uuid.UUID(int=201), *_acl(0, "e55").key)],  # added before
         [*fresh, *[RemoveAccessControlEntryRecord(stored[0].id)] * 2],  # a removal twice
     ]
     for bad in bad_batches:
