@@ -12,7 +12,9 @@ cost of folding at O(sqrt(n)) per changed key.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
+from itertools import chain, repeat
 from math import isqrt
+from operator import is_
 from typing import Any, Generic, TypeVar, cast, overload
 
 K = TypeVar("K")
@@ -125,24 +127,26 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
         return self._derive(base, top, size)
 
     def merged(self, changes: Mapping[K, V | None], touched: Collection[K]) -> LayeredMap[K, V]:
-        """:meth:`updated` for a caller that knows which keys it changes that this map holds:
-        ``touched`` must name every key of ``changes`` that is present here, and every key
-        whose change is ``None`` (a removal of an absent key is no change: leave it out).
+        """The next version for a caller that knows which keys of this map it removes or
+        replaces: each key of ``touched`` (present here, each once) is removed, then each
+        ``(key, value)`` of ``changes`` sets ``key`` at the end, or removes it when ``None``
+        (so ``touched`` must name every key of ``changes`` that is present here).
 
         A change set larger than the overlay may grow is folded at C speed (one copy, one
         ``update`` that reuses the changes' stored hashes, work per touched key only); a
         smaller one goes through :meth:`updated`.
         """
-        size = self._len - len(touched) + sum(1 for v in changes.values() if v is not None)
-        if len(changes) <= _bound(size):
-            return self.updated(changes.items())
+        kept = len(changes) - sum(map(is_, changes.values(), repeat(None)))
+        if len(changes) <= _bound(self._len - len(touched) + kept):
+            return self.updated(chain(zip(touched, repeat(None)), changes.items()))
         folded = _fold(self._base, self._top)
         for key in touched:
             folded.pop(key, None)  # a replaced key moves to the end, as in updated()
         folded.update(changes)  # type: ignore[arg-type]  # the removals go just below
-        for key in touched:
-            if folded.get(key, _MISSING) is None:
-                del folded[key]
+        if kept < len(changes):
+            for key in touched:
+                if folded.get(key, _MISSING) is None:
+                    del folded[key]
         return LayeredMap.adopt(folded)
 
     def _derive(self, base: dict[K, V], top: dict[K, V], size: int) -> LayeredMap[K, V]:

@@ -106,3 +106,32 @@ def test_merged_equals_updated_for_small_and_large_change_sets(
     merged = layered.merged(batch, present)
     assert list(merged.items()) == list(expected.items()) and len(merged) == len(expected)
     assert list(layered.items()) == before  # the old version is untouched
+
+
+@settings(max_examples=300)
+@given(
+    st.dictionaries(st.integers(0, 200), st.integers(0, 9), max_size=150),
+    st.lists(changes, max_size=3),
+    st.data(),
+    st.dictionaries(st.integers(300, 500), st.integers(0, 9), max_size=120),
+)
+def test_merged_removes_the_touched_keys_that_changes_does_not_set(
+    start: dict[int, int],
+    earlier: list[list[Change]],
+    data: st.DataObject,
+    added: dict[int, int],
+) -> None:
+    """The binding index's use: ``touched`` names the stored keys to drop, ``changes`` holds
+    only the keys to set (new ones, or touched ones set again, which move to the end)."""
+    layered = LayeredMap(start)
+    for step in earlier:
+        layered = layered.updated(step)
+    before = list(layered.items())
+    touched = data.draw(st.lists(st.sampled_from(sorted(layered) or [0]), unique=True))
+    touched = [key for key in touched if key in layered]
+    again = dict.fromkeys(touched[::2], 5)
+    batch = {**again, **added}
+    expected = _reference(dict(layered), [(key, None) for key in touched] + list(batch.items()))
+    merged = layered.merged(batch, touched)
+    assert list(merged.items()) == list(expected.items()) and len(merged) == len(expected)
+    assert list(layered.items()) == before

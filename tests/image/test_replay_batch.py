@@ -178,3 +178,35 @@ def _acl(n: int, name: str) -> AccessControlEntryRecord:
         AclOperation.READ,
         AclPermissionType.ALLOW,
     )
+
+
+def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
+    """A batch that repeats an id or a binding is declined after the batch path has begun
+    to record it: the delta must be exactly as before, so the one-by-one replay names the
+    repeated record, and a later valid batch still goes in one go."""
+    stored = [_acl(n, f"s{n}") for n in range(1, 11)]
+    base = apply_records(MetadataImage.EMPTY, stored, 0)
+    fresh = [_acl(n, f"n{n}") for n in range(100, 110)]
+    same_binding = AccessControlEntryRecord(uuid.UUID(int=200), *_acl(0, "n105").key)
+    bad_batches: list[list[Record]] = [
+        [*fresh, fresh[4]],  # an id twice
+        [*fresh, same_binding],  # a binding twice, under two ids
+        [*fresh, AccessControlEntryRecord(uuid.UUID(int=201), *_acl(0, "e55").key)],  # added before
+        [*fresh, *[RemoveAccessControlEntryRecord(stored[0].id)] * 2],  # a removal twice
+    ]
+    for bad in bad_batches:
+        delta = MetadataDelta(base)
+        delta.replay_records([_acl(n, f"e{n}") for n in range(50, 60)], 11)
+        acls = delta.get_or_create_acls_delta()
+        changes, index = list(acls.changes.items()), dict(acls._added)
+        assert not acls.replay_batch(bad)
+        assert list(acls.changes.items()) == changes and acls._added == index
+        try:
+            delta.replay_records(bad, 21)
+        except ReplayError as error:
+            assert error.offset == 21 + len(bad) - 1
+        else:
+            raise AssertionError("the repeated record was accepted")
+        later = MetadataDelta(base)
+        later.replay_records([_acl(n, f"e{n}") for n in range(50, 60)], 11)
+        assert later.get_or_create_acls_delta().replay_batch(fresh)
