@@ -41,7 +41,7 @@ from aclog.records.codec import (
     frame_plan,
     record_to_fields,
 )
-from aclog.records.collector import collector_paused
+from aclog.records.collector import call_paused
 from aclog.records.columns import acl_columns, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
@@ -72,8 +72,7 @@ def decode_values(
     """
     if len(values) < PAUSE_AT:
         return _decode(values, first_offset, _RECORDS)
-    with collector_paused():
-        return _decode(values, first_offset, _RECORDS)
+    return call_paused(_decode, values, first_offset, _RECORDS)
 
 
 def decode_fields(
@@ -85,8 +84,7 @@ def decode_fields(
     fields are the raw codes, including codes this build has no name for."""
     if len(values) < PAUSE_AT:
         return _decode(values, first_offset, _FIELDS)
-    with collector_paused():
-        return _decode(values, first_offset, _FIELDS)
+    return call_paused(_decode, values, first_offset, _FIELDS)
 
 
 @dataclass(frozen=True)
