@@ -41,6 +41,7 @@ from aclog.records.codec import (
     frame_plan,
     record_to_fields,
 )
+from aclog.records.collector import call_paused
 from aclog.records.columns import acl_columns, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
@@ -53,6 +54,10 @@ _frame_of: Callable[[bytes], bytes] = itemgetter(slice(0, 3))
 MIN_GROUP = 4
 """Fewer records of one (type, version) are decoded one by one: the array's setup (a few
 microseconds) would cost more than it saves."""
+PAUSE_AT = 256
+"""A decode of at least this many values runs with the garbage collector paused
+(:mod:`aclog.records.collector`); a smaller one allocates too little to start a collection
+more than about once."""
 _FAILED = (EOFError, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError)
 
 
@@ -65,7 +70,9 @@ def decode_values(
     error messages. Raises :class:`~aclog.records.codec.RecordDecodeError` exactly as
     :func:`~aclog.records.codec.decode_framed` does on the first bad value.
     """
-    return _decode(values, first_offset, _RECORDS)
+    if len(values) < PAUSE_AT:
+        return _decode(values, first_offset, _RECORDS)
+    return call_paused(_decode, values, first_offset, _RECORDS)
 
 
 def decode_fields(
@@ -75,7 +82,9 @@ def decode_fields(
     schema version (what :func:`~aclog.records.codec.record_to_fields` gives), without building
     the records: for readers that only copy fields out, such as the Spark data source. Enum
     fields are the raw codes, including codes this build has no name for."""
-    return _decode(values, first_offset, _FIELDS)
+    if len(values) < PAUSE_AT:
+        return _decode(values, first_offset, _FIELDS)
+    return call_paused(_decode, values, first_offset, _FIELDS)
 
 
 @dataclass(frozen=True)
