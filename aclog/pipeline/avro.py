@@ -15,7 +15,7 @@ Python source when not.
 
 The staging folder lives until :func:`drop_staging` or the end of the process; it holds no
 secrets (see :mod:`aclog.pipeline.reframe`). On a cluster it must be on storage every executor
-and the driver share (``staging``).
+and the driver share (``staging``, or ``$ACLOG_PIPELINE_STAGING``).
 
 Thread-safe (no shared mutable state besides the staging list). Cost: the copy, about a
 microsecond a record in Python, plus the JVM's decode.
@@ -24,6 +24,7 @@ microsecond a record in Python, plus the JVM's decode.
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import tempfile
 import uuid
@@ -43,6 +44,8 @@ from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import RecordType
 
 AVRO_FORMAT = "org.apache.spark.sql.avro.AvroFileFormat"
+STAGING_ENV = "ACLOG_PIPELINE_STAGING"
+"""Where staging folders go when the caller names none (default: the temporary folder)."""
 
 _STAGING: list[Path] = []
 
@@ -112,7 +115,7 @@ def stage_log(
 ) -> Path:
     """Copy the log (from ``from_offset``) into container files, one Spark task per piece;
     returns the folder."""
-    parent = staging or Path(tempfile.gettempdir())
+    parent = staging or Path(os.environ.get(STAGING_ENV) or tempfile.gettempdir())
     folder = parent / f"aclog-avro-{uuid.uuid4().hex}"
     folder.mkdir(parents=True, mode=0o700)
     _STAGING.append(folder)
