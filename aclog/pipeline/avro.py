@@ -153,7 +153,7 @@ def read_log_avro(
 
 
 def records_of_batches(batches: DataFrame) -> DataFrame:
-    """Container rows -> one row per record with every record column."""
+    """Container rows (one per record) -> the record columns."""
     checked = F.when(F.col("check") == F.lit(bytearray(SENTINEL)), F.col("base_offset")).otherwise(
         F.raise_error(
             F.lit(
@@ -162,20 +162,20 @@ def records_of_batches(batches: DataFrame) -> DataFrame:
             )
         )
     )
-    exploded = batches.select(
+    flat = batches.select(
         checked.alias("batch_base_offset"),
         F.col("last_offset").alias("batch_last_offset"),
         "epoch",
         "timestamp_ms",
-        "first_position",
+        F.col("position").alias("_position"),
         *(F.col(f"author_{name}") for name in AUTHOR_FIELDS),
-        F.posexplode("records").alias("_i", "r"),
+        F.col("record").alias("r"),
     )
-    return exploded.select(*(_column(name).alias(name) for name in COLUMN_NAMES))
+    return flat.select(*(_column(name).alias(name) for name in COLUMN_NAMES))
 
 
 def _column(name: str) -> Column:
-    position = F.col("first_position").cast("long") + F.col("_i")
+    position = F.col("_position")
     if name == "offset":
         return F.col("batch_base_offset") + position
     if name == "position":
@@ -184,7 +184,7 @@ def _column(name: str) -> Column:
         return F.timestamp_millis(F.col("timestamp_ms"))
     if name == "source":
         # Written with a condition so that the column is nullable, as in the source's schema.
-        return F.when(F.col("first_position") >= 0, F.lit(SOURCE_LOG))
+        return F.when(F.col("_position") >= 0, F.lit(SOURCE_LOG))
     if name.startswith("author_"):
         field = {"author_address": "author_client_address"}.get(name, name)
         return F.col(field)

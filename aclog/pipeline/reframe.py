@@ -2,14 +2,14 @@
 
 Decoding in Python costs about 3 us a record per core; the JVM decodes Avro several times faster.
 So instead of decoding, a task copies each record value as it is into an Avro container
-(:data:`CONTAINER_SCHEMA`): one container row per log batch, holding the batch's header fields
-(offsets, epoch, time, author) and its values as an array of a union with one branch per
-(record type, version). The frame bytes that start every value (``uvarint`` frame version, type
-and version) are valid Avro ``int`` varints, so each branch is the record's own writer schema with
-three leading ``int`` fields that consume the frame: an item is the branch index followed by the
-value, unchanged. The JVM then reads each body with the schema it was written with; turning older
-versions into today's columns (Avro resolution: added fields take their defaults) is
-:mod:`aclog.pipeline.avro`'s job.
+(:func:`container_schema`): one container row per record, holding its batch's header fields
+(offsets, epoch, time, author), its position in the batch and its value as a union with one
+branch per (record type, version). The frame bytes that start every value (``uvarint`` frame
+version, type and version) are valid Avro ``int`` varints, so each branch is the record's own
+writer schema with three leading ``int`` fields that consume the frame: an item is the branch
+index followed by the value, unchanged. The JVM then reads each body with the schema it was
+written with; turning older versions into today's columns (Avro resolution: added fields take
+their defaults) is :mod:`aclog.pipeline.avro`'s job.
 
 Two kinds of value are not copied: a record type with secret fields (SCRAM credentials) is
 decoded here and re-encoded without the secrets at the current version (so no salt or key reaches
@@ -18,8 +18,9 @@ which raises its :class:`~aclog.records.codec.RecordDecodeError`. Each container
 8-byte sentinel: a body that does not end where its value ends shifts the JVM's read so that the
 sentinel no longer matches, and the reader fails the job (as :mod:`aclog.records.bulk` does).
 
-Thread-safe (pure functions over immutable tables). Cost: per record two C-level lookups and a
-copy; per batch a few varints (and one decode of its RequestContextRecord).
+Thread-safe (pure functions over immutable tables and a table of varints that only grows).
+Cost: per record two C-level lookups and a copy; per batch a few varints (and one decode of its
+RequestContextRecord).
 """
 
 from __future__ import annotations
@@ -115,12 +116,9 @@ def container_schema() -> dict[str, Any]:
             {"name": "last_offset", "type": "long"},
             {"name": "epoch", "type": "int"},
             {"name": "timestamp_ms", "type": "long"},
-            {"name": "first_position", "type": "int"},
             *({"name": f"author_{name}", "type": optional} for name in AUTHOR_FIELDS),
-            {
-                "name": "records",
-                "type": {"type": "array", "items": [branch_schema(*b) for b in branches()]},
-            },
+            {"name": "position", "type": "long"},
+            {"name": "record", "type": [branch_schema(*b) for b in branches()]},
             {"name": "check", "type": {"type": "fixed", "name": "Check", "size": 8}},
         ],
     }
@@ -158,17 +156,25 @@ def _redacted_schema(record_type: RecordType) -> Any:
 _frame_of = itemgetter(slice(0, 3))
 
 
-def batch_items(values: Sequence[bytes], first_offset: int) -> bytes:
-    """The union items of ``values`` (the records of a batch from ``first_offset``), joined."""
+def batch_items(values: Sequence[bytes], first_offset: int) -> tuple[list[bytes], list[bytes]]:
+    """(branch index bytes, value) of each of ``values`` (the records of a batch from
+    ``first_offset``): a union item is the two joined."""
     short, _, _ = _tables()
     heads = list(map(short.get, map(_frame_of, values)))
     values = list(values)
     if None in heads:
         _slow_items(values, heads, first_offset)
-    parts: list[bytes] = [b""] * (2 * len(values))
-    parts[0::2] = heads  # type: ignore[assignment]  # every None was replaced above
-    parts[1::2] = values
-    return b"".join(parts)
+    return heads, values  # type: ignore[return-value]  # every None was replaced above
+
+
+_POSITIONS: list[bytes] = []
+
+
+def _positions(start: int, count: int) -> list[bytes]:
+    """The zigzag varints of ``start .. start + count - 1``, from a table grown on demand."""
+    while len(_POSITIONS) < start + count:
+        _POSITIONS.append(zigzag(len(_POSITIONS)))
+    return _POSITIONS[start : start + count]
 
 
 def _slow_items(values: list[bytes], heads: list[bytes | None], first_offset: int) -> None:
@@ -204,25 +210,28 @@ def _optional(value: str | None) -> bytes:
     return b"\x02" + zigzag(len(data)) + data
 
 
-def batch_row(batch: LogBatch, skip: int) -> bytes:
-    """One container row: ``batch`` without its first ``skip`` records."""
-    values = batch.values[skip:]
-    author = author_of(*_first(batch)) if batch.values else (None,) * len(AUTHOR_FIELDS)
-    count = len(values)
-    items = (zigzag(count) + batch_items(values, batch.base_offset + skip)) if count else b""
-    return b"".join(
+def batch_rows(batch: LogBatch, skip: int) -> bytes:
+    """The container rows of ``batch`` without its first ``skip`` records, one per record:
+    the batch's fields (the same bytes each time), the position, the union item, the
+    sentinel. Python builds them with slice assignments and one join, not a loop."""
+    count = len(batch.values) - skip
+    author = author_of(*_first(batch))
+    shared = b"".join(
         (
             zigzag(batch.base_offset),
             zigzag(batch.last_offset),
             zigzag(batch.epoch),
             zigzag(batch.timestamp_ms),
-            zigzag(skip),
             *map(_optional, author),
-            items,
-            b"\x00",  # the end of the array
-            SENTINEL,
         )
     )
+    heads, values = batch_items(batch.values[skip:], batch.base_offset + skip)
+    parts: list[bytes] = [SENTINEL] * (5 * count)
+    parts[0::5] = [shared] * count
+    parts[1::5] = _positions(skip, count)
+    parts[2::5] = heads
+    parts[3::5] = values
+    return b"".join(parts)
 
 
 def _first(batch: LogBatch) -> tuple[Any, dict[str, Any]]:
@@ -244,7 +253,7 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple[int, bytes]]:
             break
         skip = max(0, start - base)
         if skip < len(batch.values):
-            yield len(batch.values) - skip, batch_row(batch, skip)
+            yield len(batch.values) - skip, batch_rows(batch, skip)
 
 
 def container_header() -> tuple[bytes, bytes]:
@@ -263,22 +272,23 @@ def write_container(piece: LogPiece, path: str) -> int:
     with open(tmp, "wb") as out:
         out.write(header)
         rows: list[bytes] = []
-        size = 0
-        for count, row in piece_rows(piece):
+        size = in_block = 0
+        for count, chunk in piece_rows(piece):
             total += count
-            rows.append(row)
-            size += len(row)
+            in_block += count
+            rows.append(chunk)
+            size += len(chunk)
             if size >= BLOCK_BYTES:
-                _write_block(out, rows, sync)
-                rows, size = [], 0
+                _write_block(out, rows, in_block, sync)
+                rows, size, in_block = [], 0, 0
         if rows:
-            _write_block(out, rows, sync)
+            _write_block(out, rows, in_block, sync)
     os.replace(tmp, path)
     return total
 
 
-def _write_block(out: Any, rows: list[bytes], sync: bytes) -> None:
+def _write_block(out: Any, rows: list[bytes], count: int, sync: bytes) -> None:
     body = b"".join(rows)
-    out.write(zigzag(len(rows)) + zigzag(len(body)))
+    out.write(zigzag(count) + zigzag(len(body)))
     out.write(body)
     out.write(sync)
