@@ -87,6 +87,18 @@ _ENUM_NAMES: dict[str, pa.Array] = {
 }
 _TYPE_NAMES = _names({int(code): record_type_name(code) for code in RECORD_TYPES.values()})
 
+
+def enum_name_lists() -> dict[str, list[str]]:
+    """Enum column -> its names indexed by code (gaps read ``UNKNOWN``), for other builders of
+    the same columns."""
+    return {name: names.to_pylist() for name, names in _ENUM_NAMES.items()}
+
+
+def type_name_list() -> list[str]:
+    """Record type names indexed by type code."""
+    return list(_TYPE_NAMES.to_pylist())
+
+
 _FIELD_OF_COLUMN = {
     "acl_id": "id",
     "resource_type": "resource_type",

@@ -12,6 +12,7 @@ Thread-safe (no shared state).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +21,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from aclog.log.segment import list_segments
+from aclog.pipeline.avro import avro_available, read_log_avro
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.session import PipelineError
-from aclog.pipeline.source import FORMAT_NAME
+from aclog.pipeline.source import FORMAT_NAME, snapshot_paths
 from aclog.snapshot import SnapshotError, SnapshotId, SnapshotInfo, list_snapshots, read_snapshot
 
 
@@ -48,12 +50,31 @@ def read_records(
     arrow: bool = True,
     split_bytes: int | None = None,
     columns: Sequence[str] | None = None,
+    engine: str | None = None,
 ) -> DataFrame:
-    """``spark.read.format("aclog")`` over ``directory`` with the given options, split into at
-    least as many pieces as the session has default parallelism. ``columns`` (default: all)
-    narrows what the source builds and sends to Spark to those columns."""
+    """The records of ``directory`` with the given options, split into at least as many pieces
+    as the session has default parallelism. ``columns`` (default: all) narrows what is built
+    to those columns. ``engine`` (see :func:`resolve_engine`) says who decodes the log: the
+    JVM's Avro reader over staged copies (:mod:`aclog.pipeline.avro`: the copy runs now, the
+    read when the result is used) or the Python source (``spark.read.format("aclog")``, which
+    always reads the snapshots)."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
+    if segments and resolve_engine(spark, engine) == ENGINE_AVRO:
+        log = read_log_avro(
+            spark, directory, from_offset=from_offset, columns=columns, split_bytes=split_bytes
+        )
+        if snapshot_paths(directory, snapshots):
+            shots = read_records(
+                spark,
+                directory,
+                snapshots=snapshots,
+                segments=False,
+                columns=columns,
+                engine=ENGINE_PYTHON,
+            )
+            return shots.unionByName(log)
+        return log
     reader = spark.read.format(FORMAT_NAME)
     if columns is not None:
         reader = reader.schema(StructType([RECORD_SCHEMA[name] for name in columns]))
@@ -67,6 +88,27 @@ def read_records(
     if split_bytes is not None:
         reader = reader.option("split_bytes", str(split_bytes))
     return reader.load(str(directory.resolve()))
+
+
+ENGINE_AUTO, ENGINE_AVRO, ENGINE_PYTHON = "auto", "avro", "python"
+ENGINE_ENV = "ACLOG_PIPELINE_ENGINE"
+"""Names the engine when a caller gives none (``auto`` if unset)."""
+
+
+def resolve_engine(spark: SparkSession, engine: str | None = None) -> str:
+    """``avro`` or ``python``: ``engine`` (default ``$ACLOG_PIPELINE_ENGINE``, else ``auto``),
+    where ``auto`` is ``avro`` when this Spark has the Avro reader, else ``python``. Raises
+    :class:`PipelineError` for an unknown name, or ``avro`` on a Spark without the reader."""
+    chosen = (engine or os.environ.get(ENGINE_ENV) or ENGINE_AUTO).strip().lower()
+    if chosen not in (ENGINE_AUTO, ENGINE_AVRO, ENGINE_PYTHON):
+        raise PipelineError(f"unknown pipeline engine {chosen!r}: use auto, avro or python")
+    if chosen == ENGINE_PYTHON:
+        return ENGINE_PYTHON
+    if avro_available(spark):
+        return ENGINE_AVRO
+    if chosen == ENGINE_AVRO:
+        raise PipelineError("this Spark has no Avro reader class; use the python engine")
+    return ENGINE_PYTHON
 
 
 def read_parquet_records(spark: SparkSession, path: Path) -> DataFrame:
@@ -145,9 +187,11 @@ def records_as_of(
     use_snapshots: bool = True,
     on_warning: Callable[[str], None] = _ignore,
     columns: Sequence[str] | None = None,
+    engine: str | None = None,
 ) -> Records:
     """The records that rebuild the state as of the given point: the chosen snapshot (if any)
-    plus every log record after it (``columns`` of them: see :func:`read_records`). The cut at
+    plus every log record after it (``columns`` of them, read by ``engine``: see
+    :func:`read_records`). The cut at
     the point itself is :func:`~aclog.pipeline.state.cut`'s job."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
@@ -162,13 +206,14 @@ def records_as_of(
             "needs a snapshot, so do not turn snapshots off"
         )
     if snapshot is None:
-        return Records(read_records(spark, directory, columns=columns), None)
+        return Records(read_records(spark, directory, columns=columns, engine=engine), None)
     frame = read_records(
         spark,
         directory,
         snapshots=str(snapshot.path),
         from_offset=snapshot.last_offset + 1,
         columns=columns,
+        engine=engine,
     )
     return Records(frame, snapshot)
 
