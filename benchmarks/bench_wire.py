@@ -10,9 +10,11 @@ Rows, per workload:
 
 - ``kafka-python``: N ``KafkaAdminClient`` s, each in its own spawned process (one Python
   process is GIL-bound and could not load the server), started together at a barrier, each
-  calling ``describe_acls`` / ``create_acls`` in a loop for a fixed time. requests/s is the sum
-  of the clients' rates; p50/p99 pool every client's per-call latency (``perf_counter_ns``
-  around the call, so it includes the client's own encoding and decoding).
+  calling ``describe_acls`` / ``create_acls`` in a loop for a fixed time, from one thread or
+  from T threads sharing the client (kafka-python 3's clients are thread-safe; their requests
+  share one connection with several in flight, as an application serving many users would).
+  requests/s is the sum of the clients' rates; p50/p99 pool every call's latency
+  (``perf_counter_ns`` around the call, so it includes the client's own encoding and decoding).
 - ``raw serial``: one socket, one pre-encoded request at a time, the response counted but not
   decoded: the server's latency without kafka-python's cost.
 - ``raw pipelined``: several sockets with several pre-encoded requests in flight each: the
@@ -57,7 +59,8 @@ SETTLE_SECONDS = 0.3
 def run(report: Report, quick: bool) -> None:
     many = SCALE.pick(10_000, 10_000, 200)
     seconds = SCALE.pick(5.0, 2.0, 0.5)
-    client_counts = SCALE.pick((1, 4), (1, 4), (2,))
+    # (client processes, threads per client)
+    client_counts = SCALE.pick(((1, 1), (4, 1), (2, 8)), ((1, 1), (4, 1), (2, 8)), ((2, 2),))
     with tempfile.TemporaryDirectory(prefix="aclog-bench-wire-") as tmp:
         data_dir = Path(tmp) / "data"
         _preload(data_dir, many)
@@ -69,10 +72,9 @@ def run(report: Report, quick: bool) -> None:
                 _raw_rows(report, server.process.pid, workload, size, seconds, runs, port)
                 if workload == wc.API_VERSIONS:
                     continue  # KafkaAdminClient has no call that sends ApiVersions alone
-                for clients in client_counts:
-                    spec = wc.ClientSpec(
-                        f"127.0.0.1:{port}", workload, 0, next(runs), seconds, size
-                    )
+                for clients, threads in client_counts:
+                    bootstrap = f"127.0.0.1:{port}"
+                    spec = wc.ClientSpec(bootstrap, workload, 0, next(runs), seconds, size, threads)
                     _admin_rows(report, spec, clients, size, server.process.pid)
 
 
@@ -144,7 +146,11 @@ def _admin_rows(report: Report, base: wc.ClientSpec, clients: int, size: int, pi
     server_cpu = (_cpu_seconds(pid) - before) / max(len(samples), 1)
     rate = sum(len(r.samples) / r.elapsed for r in results)
     errors = sum(r.errors for r in results)
-    note = f"{clients} client process(es)" + (f"; {errors} failed requests" if errors else "")
+    note = f"{clients} client process(es)"
+    if base.threads > 1:
+        note += f" x {base.threads} threads"
+    if errors:
+        note += f"; {errors} failed requests"
     _rows(report, "kafka-python", base.workload, size, samples, rate, note)
     client_cpu = sum(r.cpu for r in results) / max(len(samples), 1)
     cores = os.cpu_count() or 1
@@ -177,7 +183,9 @@ def _run_clients(base: wc.ClientSpec, clients: int) -> list[wc.ClientResult]:
     barrier = context.Barrier(clients)
     results = context.Queue()
     specs = [
-        wc.ClientSpec(base.bootstrap, base.workload, i, base.run, base.seconds, base.expected)
+        wc.ClientSpec(
+            base.bootstrap, base.workload, i, base.run, base.seconds, base.expected, base.threads
+        )
         for i in range(clients)
     ]
     processes = [

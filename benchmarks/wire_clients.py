@@ -6,7 +6,8 @@ this module, and a lighter import makes the processes start sooner.
 
 - :func:`admin_client_main` is one spawned process: a ``KafkaAdminClient`` warms up (its
   bootstrap and one request, checked), waits at a barrier with the others, then loops for a fixed
-  time and sends back its per-request latencies.
+  time on one or more threads (kafka-python 3's clients are thread-safe: the threads' requests
+  share the client's connection, several in flight) and sends back its per-request latencies.
 - :func:`pipelined` drives the server from one process over plain sockets with pre-encoded
   requests, several in flight per connection; responses are split into frames and counted, never
   decoded, so the client costs almost nothing per request and the rate is the server's.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import selectors
 import socket
 import struct
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -52,6 +54,8 @@ class ClientSpec:
     seconds: float
     expected: int
     """How many ACLs a DescribeAcls must return (checked once, in the warm-up)."""
+    threads: int = 1
+    """Threads calling the one client concurrently."""
 
 
 @dataclass(frozen=True)
@@ -85,16 +89,49 @@ def admin_client_main(spec: ClientSpec, barrier: Any, results: Any) -> None:
             bootstrap_servers=spec.bootstrap,
             client_id=f"bench-{spec.index}",
             request_timeout_ms=int(TIMEOUT_SECONDS * 1000),
+            # Every thread may have a request in flight (kafka-python refuses a send past it).
+            max_in_flight_requests_per_connection=max(5, spec.threads),
         )
-        call = _admin_call(admin, spec)
-        call(-1)
+        calls = [
+            _admin_call(admin, spec, spec.index * spec.threads + t) for t in range(spec.threads)
+        ]
+        calls[0](-1)
         barrier.wait(TIMEOUT_SECONDS)
-        results.put(_loop(call, spec))
+        results.put(_threaded_loop(calls, spec))
     except Exception as error:  # report it: the parent must not wait for a dead client
         results.put(ClientResult(spec.index, [], 0.0, 1, f"{type(error).__name__}: {error}"))
     finally:
         if admin is not None:
             admin.close()
+
+
+def _threaded_loop(calls: list[Callable[[int], int]], spec: ClientSpec) -> ClientResult:
+    """:func:`_loop` on one thread per call, together; CPU is the whole process's."""
+    if len(calls) == 1:
+        return _loop(calls[0], spec)
+    done: list[ClientResult] = []
+    failures: list[BaseException] = []
+
+    def work(call: Callable[[int], int]) -> None:
+        try:
+            done.append(_loop(call, spec))
+        except Exception as error:  # reported by the process, below
+            failures.append(error)
+
+    cpu = time.process_time()
+    threads = [threading.Thread(target=work, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(spec.seconds + TIMEOUT_SECONDS)
+    if failures:
+        raise failures[0]
+    if len(done) != len(calls):
+        raise TimeoutError(f"{len(calls) - len(done)} client threads did not finish")
+    samples = [s for result in done for s in result.samples]
+    elapsed = max(result.elapsed for result in done)
+    errors = sum(result.errors for result in done)
+    return ClientResult(spec.index, samples, elapsed, errors, cpu=time.process_time() - cpu)
 
 
 def _loop(call: Callable[[int], int], spec: ClientSpec) -> ClientResult:
@@ -117,8 +154,9 @@ def _loop(call: Callable[[int], int], spec: ClientSpec) -> ClientResult:
     return ClientResult(spec.index, samples, elapsed, errors, cpu=time.process_time() - cpu)
 
 
-def _admin_call(admin: Any, spec: ClientSpec) -> Callable[[int], int]:
-    """A function doing request ``i`` of the workload and returning how many errors it got."""
+def _admin_call(admin: Any, spec: ClientSpec, worker: int) -> Callable[[int], int]:
+    """A function doing request ``i`` of the workload and returning how many errors it got
+    (``worker`` keeps the topics of concurrent CreateAcls apart)."""
     from kafka.admin import (
         ACL,
         ACLFilter,
@@ -133,7 +171,7 @@ def _admin_call(admin: Any, spec: ClientSpec) -> Callable[[int], int]:
     if spec.workload == CREATE:
 
         def create(i: int) -> int:
-            topic = create_topic(spec.run, spec.index, i)
+            topic = create_topic(spec.run, worker, i)
             pattern = ResourcePattern(ResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL)
             acl = ACL("User:bench", "*", ACLOperation.WRITE, ACLPermissionType.ALLOW, pattern)
             return len(admin.create_acls([acl])["failed"])

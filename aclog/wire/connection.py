@@ -22,11 +22,13 @@ import asyncio
 import contextlib
 import logging
 import struct
+from collections import deque
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aclog.wire.context import Session
-from aclog.wire.dispatch import Outcome, process
+from aclog.wire.dispatch import Outcome, process, queues_commit
 from aclog.wire.errors import Offload
 
 if TYPE_CHECKING:
@@ -87,6 +89,14 @@ class Budget:
 
 
 @dataclass(frozen=True, slots=True)
+class _Committed:
+    """Queued to the processor when a queued write's commit completes."""
+
+
+_COMMITTED = _Committed()
+
+
+@dataclass(frozen=True, slots=True)
 class _Frame:
     payload: bytes
 
@@ -116,10 +126,13 @@ class Connection:
         self.usage = Usage(limits.connection_buffered_bytes, limits.max_in_flight_per_connection)
         self._reader = reader
         self._writer = writer
-        self._queue: asyncio.Queue[_Frame | _End] = asyncio.Queue()
+        self._queue: asyncio.Queue[_Frame | _End | _Committed] = asyncio.Queue()
+        self._answers: deque[tuple[Outcome, int]] = deque()
+        """Answers not yet sent, in request order, with their frames' sizes."""
+        self._loop = asyncio.get_running_loop()
         self._stopping = False
         self._reader_task: asyncio.Task[None] | None = None
-        self._opened = asyncio.get_running_loop().time()
+        self._opened = self._loop.time()
 
     @property
     def name(self) -> str:
@@ -217,30 +230,86 @@ class Connection:
     # -- answering -------------------------------------------------------------------------------
 
     async def _process_loop(self) -> _End:
-        loop = asyncio.get_running_loop()
-        server = self.server
         while not self._stopping:
             item = await self._queue.get()
-            if isinstance(item, _End):
-                return item
-            size = len(item.payload)
-            try:
-                outcome = self._answer_on_loop(item.payload)
-                if outcome is None:
-                    outcome = await loop.run_in_executor(
-                        server.executor, process, server.node, self.session, item.payload
-                    )
-                if outcome.pending is not None:  # a write: wait for its commit, holding no thread
-                    pending = outcome.pending
-                    with contextlib.suppress(Exception):  # finish() answers a failed commit
-                        await asyncio.wrap_future(pending.commit)
-                    outcome = pending.finish(pending.commit)
-                end = await self._write(outcome)
-            finally:
-                server.budget.release(self.usage, size)
+            if isinstance(item, _Committed):
+                end = await self._write_answered()
+            elif isinstance(item, _End):
+                return await self._write_all() or item
+            else:
+                end = await self._answer(item.payload)
             if end is not None:
                 return end
-        return _End("the server is shutting down", logging.INFO)
+        return await self._write_all() or _End("the server is shutting down", logging.INFO)
+
+    async def _answer(self, payload: bytes) -> _End | None:
+        """Process one frame and queue its answer behind the ones not yet sent."""
+        server = self.server
+        try:
+            if self._answers and not self._queues_behind(payload):
+                # Anything but another write must see the writes before it: answer them first.
+                end = await self._write_all()
+                if end is not None:
+                    server.budget.release(self.usage, len(payload))
+                    return end
+            outcome = self._answer_on_loop(payload)
+            if outcome is None:
+                outcome = await asyncio.get_running_loop().run_in_executor(
+                    server.executor, process, server.node, self.session, payload
+                )
+        except BaseException:
+            server.budget.release(self.usage, len(payload))
+            raise
+        self._answers.append((outcome, len(payload)))
+        pending = outcome.pending
+        if pending is None or pending.commit.done():
+            return await self._write_answered()
+        if not server.node.writes_in_order:
+            return await self._write_all()
+        # Its answer is written once the commit completes; meanwhile the next write may queue.
+        pending.commit.add_done_callback(self._committed)
+        return None
+
+    def _queues_behind(self, payload: bytes) -> bool:
+        """Whether this frame is a write that may be queued before the writes ahead of it have
+        committed: they commit in order, each validated against the ones before it."""
+        return self.session.authenticated and queues_commit(payload)
+
+    def _committed(self, _commit: Future[Any]) -> None:
+        """On the committing thread: wake the processor to send the answers now ready."""
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to answer
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, _COMMITTED)
+
+    async def _write_answered(self) -> _End | None:
+        """Send the answers, oldest first, whose commits have completed."""
+        answers = self._answers
+        while answers:
+            outcome, size = answers[0]
+            pending = outcome.pending
+            if pending is not None:
+                if not pending.commit.done():
+                    return None
+                outcome = pending.finish(pending.commit)
+            answers.popleft()
+            try:
+                end = await self._write(outcome)
+            finally:
+                self.server.budget.release(self.usage, size)
+            if end is not None:
+                return end
+        return None
+
+    async def _write_all(self) -> _End | None:
+        """Wait for every queued answer's commit and send them all, in order."""
+        while self._answers:
+            pending = self._answers[0][0].pending
+            if pending is not None and not pending.commit.done():
+                with contextlib.suppress(Exception):  # finish() answers a failed commit
+                    await asyncio.wrap_future(pending.commit)
+            end = await self._write_answered()
+            if end is not None:
+                return end
+        return None
 
     def _answer_on_loop(self, payload: bytes) -> Outcome | None:
         """The outcome if the request is cheap enough to answer right here (see
@@ -279,6 +348,9 @@ class Connection:
             item = self._queue.get_nowait()
             if isinstance(item, _Frame):
                 self.server.budget.release(self.usage, len(item.payload))
+        while self._answers:  # their commits stand; the client is gone or the server stops
+            _, size = self._answers.popleft()
+            self.server.budget.release(self.usage, size)
 
     async def _close(self, abort: bool) -> None:
         """Close, flushing what is buffered for at most a second, else (or if ``abort``) drop

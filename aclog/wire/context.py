@@ -137,6 +137,9 @@ class Api:
     """Tried on the event loop first (see :mod:`aclog.wire.dispatch`): for APIs that answer
     from memory, never block, do not change the session, and raise
     :class:`~aclog.wire.errors.Offload` when a request would take long."""
+    queues_commit: bool = False
+    """True for the writes: the handler queues a commit and answers once it completes, so the
+    connection may read and queue the next write meanwhile (see :mod:`aclog.wire.connection`)."""
 
     @property
     def key(self) -> int:

@@ -86,6 +86,15 @@ def process(node: Node, session: Session, payload: bytes, *, on_loop: bool = Fal
         return Outcome(None, str(reason))
 
 
+def queues_commit(payload: bytes) -> bool:
+    """Whether the frame is a request of an API whose handler only queues a commit (CreateAcls,
+    DeleteAcls, AlterUserScramCredentials). Cheap: reads the API key."""
+    if len(payload) < 2:
+        return False
+    api = APIS.get(int.from_bytes(payload[:2], "big", signed=True))
+    return api is not None and api.queues_commit
+
+
 def _process(node: Node, session: Session, payload: bytes, on_loop: bool) -> Outcome:
     api_key, version, correlation_id = peek_header(payload)
     api = APIS.get(api_key)

@@ -224,6 +224,13 @@ class Node:
             return ClusterView((me,), NO_CONTROLLER)
         return ClusterView((Broker(leader.leader_id, endpoint),), leader.leader_id)
 
+    @property
+    def writes_in_order(self) -> bool:
+        """Whether writes commit in the order they are queued, so a connection may queue a
+        write before the one ahead of it has committed: true alone on the directory (one commit
+        queue); in a shared directory the blocking writes run on a pool, in no set order."""
+        return isinstance(self.controller, Controller)
+
     def close(self) -> None:
         """Finish the writes under way, stop following the log, then release the data
         directory (queued commits are made first; the log fsyncs on close)."""

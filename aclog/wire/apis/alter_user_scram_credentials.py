@@ -69,4 +69,5 @@ API = Api(
     handle,
     error_response,
     on_loop=True,
+    queues_commit=True,
 )

@@ -66,4 +66,13 @@ def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
     return _response(ctx, [error for _ in request.creations])
 
 
-API = Api(CreateAclsRequest, CreateAclsResponse, 1, 3, handle, error_response, on_loop=True)
+API = Api(
+    CreateAclsRequest,
+    CreateAclsResponse,
+    1,
+    3,
+    handle,
+    error_response,
+    on_loop=True,
+    queues_commit=True,
+)

@@ -48,4 +48,13 @@ def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
     )
 
 
-API = Api(DeleteAclsRequest, DeleteAclsResponse, 1, 3, handle, error_response, on_loop=True)
+API = Api(
+    DeleteAclsRequest,
+    DeleteAclsResponse,
+    1,
+    3,
+    handle,
+    error_response,
+    on_loop=True,
+    queues_commit=True,
+)

@@ -1,0 +1,176 @@
+"""Writes sent back to back on one connection: queued without waiting for each other's commits,
+committed in order as one group, answered in request order; a read behind them sees them all;
+a client that leaves before its answers does not undo its writes."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from kafka.protocol.admin import (
+    CreateAclsRequest,
+    CreateAclsResponse,
+    DeleteAclsRequest,
+    DeleteAclsResponse,
+    DescribeAclsRequest,
+    DescribeAclsResponse,
+)
+
+from aclog.controller.group import CommittedBatch
+from aclog.records import AclOperation, ResourceType
+from aclog.wire import Endpoint, Server, ServerConfig
+from aclog.wire.node import Node
+
+TOPIC, LITERAL, ANY, READ, ALLOW = 2, 3, 1, 3, 3
+WAIT_SECONDS = 10.0
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> Iterator[Node]:
+    opened = Node.open(
+        ServerConfig(data_dir=tmp_path / "data", super_users=frozenset({"User:ANONYMOUS"}))
+    )
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _framed(request: object, correlation_id: int) -> bytes:
+    request.with_header(correlation_id=correlation_id, client_id="pipeline")  # type: ignore[attr-defined]
+    return bytes(request.encode(header=True, framed=True))  # type: ignore[attr-defined]
+
+
+def _create(topic: str, correlation_id: int) -> bytes:
+    creation = CreateAclsRequest.AclCreation(
+        resource_type=TOPIC,
+        resource_name=topic,
+        resource_pattern_type=LITERAL,
+        principal="User:bob",
+        host="*",
+        operation=READ,
+        permission_type=ALLOW,
+    )
+    return _framed(CreateAclsRequest(version=3, creations=[creation]), correlation_id)
+
+
+def _delete(topic: str, correlation_id: int) -> bytes:
+    condition = DeleteAclsRequest.DeleteAclsFilter(
+        resource_type_filter=TOPIC,
+        resource_name_filter=topic,
+        pattern_type_filter=LITERAL,
+        principal_filter=None,
+        host_filter=None,
+        operation=ANY,
+        permission_type=ANY,
+    )
+    return _framed(DeleteAclsRequest(version=3, filters=[condition]), correlation_id)
+
+
+def _describe_all(correlation_id: int) -> bytes:
+    request = DescribeAclsRequest(
+        version=3,
+        resource_type_filter=ANY,
+        resource_name_filter=None,
+        pattern_type_filter=ANY,
+        principal_filter=None,
+        host_filter=None,
+        operation=ANY,
+        permission_type=ANY,
+    )
+    return _framed(request, correlation_id)
+
+
+async def _queued(node: Node, count: int) -> None:
+    """Wait (bounded) until ``count`` writes wait in the controller's commit queue."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while len(node.controller._queue._queue) < count:  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the writes were not queued behind each other"
+        await asyncio.sleep(0.01)
+
+
+async def _read_frames(reader: asyncio.StreamReader, count: int) -> list[bytes]:
+    frames = []
+    for _ in range(count):
+        (size,) = struct.unpack(">i", await asyncio.wait_for(reader.readexactly(4), WAIT_SECONDS))
+        frames.append(await asyncio.wait_for(reader.readexactly(size), WAIT_SECONDS))
+    return frames
+
+
+def _serve(node: Node, scenario: object) -> object:
+    config = ServerConfig(data_dir=node.config.data_dir, listen=Endpoint("127.0.0.1", 0))
+
+    async def run() -> object:
+        with ThreadPoolExecutor(2) as executor:
+            server = Server(config, node, executor)
+            info = await server.start()
+            try:
+                return await scenario(info.bound.port)  # type: ignore[operator]
+            finally:
+                await server.stop()
+
+    return asyncio.run(run())
+
+
+def test_back_to_back_writes_commit_as_one_group_and_answer_in_order(node: Node) -> None:
+    groups: list[int] = []
+
+    def count(batches: Sequence[CommittedBatch]) -> None:
+        groups.append(len(batches))
+
+    node.controller.add_commit_listener(count)  # type: ignore[attr-defined]
+    topics = [f"t{i}" for i in range(20)]
+    frames = [_create(topic, i) for i, topic in enumerate(topics)]
+    frames += [_delete("t5", 20), _describe_all(21)]
+
+    async def scenario(port: int) -> list[bytes]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        with node.controller._lock:  # type: ignore[attr-defined]
+            writer.write(b"".join(frames))
+            await _queued(node, 21)  # every write queued while the first has not committed
+            assert not reader._buffer  # type: ignore[attr-defined]  # nothing answered yet
+        answers = await _read_frames(reader, len(frames))
+        writer.close()
+        return answers
+
+    answers = _serve(node, scenario)
+    assert isinstance(answers, list)
+    creates = [CreateAclsResponse.decode(a, version=3, header=True) for a in answers[:20]]
+    assert [r.header.correlation_id for r in creates] == list(range(20))
+    assert all([result.error_code for result in r.results] == [0] for r in creates)
+    deleted = DeleteAclsResponse.decode(answers[20], version=3, header=True)
+    assert deleted.header.correlation_id == 20
+    assert [a.resource_name for a in deleted.filter_results[0].matching_acls] == ["t5"]
+    described = DescribeAclsResponse.decode(answers[21], version=3, header=True)
+    assert described.header.correlation_id == 21
+    listed = sorted(resource.resource_name for resource in described.resources)
+    assert listed == sorted(t for t in topics if t != "t5")
+    assert groups == [21]  # one fsync for the lot, in request order (the delete saw t5)
+
+
+def test_a_client_that_leaves_before_its_answers_keeps_its_writes(node: Node) -> None:
+    async def scenario(port: int) -> list[bytes]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        with node.controller._lock:  # type: ignore[attr-defined]
+            writer.write(b"".join(_create(f"gone{i}", i) for i in range(5)))
+            await _queued(node, 5)
+            writer.transport.abort()
+        node.wait_published()
+        # The server still answers others.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(_describe_all(9))
+        answers = await _read_frames(reader, 1)
+        writer.close()
+        return answers
+
+    answers = _serve(node, scenario)
+    assert isinstance(answers, list)
+    described = DescribeAclsResponse.decode(answers[0], version=3, header=True)
+    assert sorted(r.resource_name for r in described.resources) == [f"gone{i}" for i in range(5)]
+    for i in range(5):
+        assert node.allows("User:bob", "h", AclOperation.READ, ResourceType.TOPIC, f"gone{i}")
