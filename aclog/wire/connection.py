@@ -80,9 +80,13 @@ class Budget:
 
     def release(self, connection: Usage, size: int) -> None:
         """Give back what :meth:`acquire` took and wake every waiter to check again."""
+        self.release_many(connection, size, 1)
+
+    def release_many(self, connection: Usage, size: int, requests: int) -> None:
+        """Give back ``requests`` requests of ``size`` bytes in all."""
         for usage in (connection, self.total):
             usage.bytes -= size
-            usage.requests -= 1
+            usage.requests -= requests
         for waiter in self._waiters:
             if not waiter.done():
                 waiter.set_result(None)
@@ -130,6 +134,7 @@ class Connection:
         self._answers: deque[tuple[Outcome, int]] = deque()
         """Answers not yet sent, in request order, with their frames' sizes."""
         self._loop = asyncio.get_running_loop()
+        self._wake_queued = False
         self._stopping = False
         self._reader_task: asyncio.Task[None] | None = None
         self._opened = self._loop.time()
@@ -233,6 +238,7 @@ class Connection:
         while not self._stopping:
             item = await self._queue.get()
             if isinstance(item, _Committed):
+                self._wake_queued = False
                 end = await self._write_answered()
             elif isinstance(item, _End):
                 return await self._write_all() or item
@@ -276,28 +282,38 @@ class Connection:
         return self.session.authenticated and queues_commit(payload)
 
     def _committed(self, _commit: Future[Any]) -> None:
-        """On the committing thread: wake the processor to send the answers now ready."""
+        """On the committing thread: wake the processor to send the answers now ready. A
+        group completes many answers at once; one wake-up (a syscall) serves them all."""
+        if self._wake_queued:
+            return  # the processor clears the flag before it looks at the commits
+        self._wake_queued = True
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to answer
             self._loop.call_soon_threadsafe(self._queue.put_nowait, _COMMITTED)
 
     async def _write_answered(self) -> _End | None:
-        """Send the answers, oldest first, whose commits have completed."""
+        """Send the answers, oldest first, whose commits have completed: together, as one
+        write (a group commit completes many at once)."""
         answers = self._answers
+        ready: list[Outcome] = []
+        size = 0
         while answers:
-            outcome, size = answers[0]
+            outcome, frame_size = answers[0]
             pending = outcome.pending
             if pending is not None:
                 if not pending.commit.done():
-                    return None
+                    break
                 outcome = pending.finish(pending.commit)
             answers.popleft()
-            try:
-                end = await self._write(outcome)
-            finally:
-                self.server.budget.release(self.usage, size)
-            if end is not None:
-                return end
-        return None
+            ready.append(outcome)
+            size += frame_size
+            if outcome.close_reason is not None:
+                break
+        if not ready:
+            return None
+        try:
+            return await self._write(ready)
+        finally:
+            self.server.budget.release_many(self.usage, size, len(ready))
 
     async def _write_all(self) -> _End | None:
         """Wait for every queued answer's commit and send them all, in order."""
@@ -319,28 +335,29 @@ class Connection:
         except Offload:
             return None
 
-    async def _write(self, outcome: Outcome) -> _End | None:
-        if outcome.data is not None:
-            try:
-                self._writer.write(outcome.data)
-                # Usually the socket took every byte: nothing to wait for, and skipping the
-                # timeout's timer is a tenth of a small request's cost on the event loop.
-                if self._writer.transport.get_write_buffer_size():
-                    async with asyncio.timeout(self.server.config.limits.write_timeout):
-                        await self._writer.drain()
-            except TimeoutError:
-                return _End(
-                    "the client did not read its responses (slow reader)", logging.WARNING, True
-                )
-            except (ConnectionError, OSError) as error:
-                return _End(f"cannot send the {outcome.api} response: {error}", logging.INFO, True)
-        if outcome.close_reason is not None:
-            if outcome.data is not None:
+    async def _write(self, outcomes: list[Outcome]) -> _End | None:
+        """Send the outcomes' responses in order; the last one may close the connection."""
+        last = outcomes[-1]
+        try:
+            self._writer.writelines([o.data for o in outcomes if o.data is not None])
+            # Usually the socket took every byte: nothing to wait for, and skipping the
+            # timeout's timer is a tenth of a small request's cost on the event loop.
+            if self._writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(self.server.config.limits.write_timeout):
+                    await self._writer.drain()
+        except TimeoutError:
+            return _End(
+                "the client did not read its responses (slow reader)", logging.WARNING, True
+            )
+        except (ConnectionError, OSError) as error:
+            return _End(f"cannot send the {last.api} response: {error}", logging.INFO, True)
+        if last.close_reason is not None:
+            if last.data is not None:
                 # A response that ends the connection (a failed login) is given time to arrive
                 # before the close, as Kafka's connection.failed.authentication.delay.ms (100 ms)
                 # does; otherwise a client may see the close first and retry instead of failing.
                 await asyncio.sleep(CLOSE_AFTER_RESPONSE_DELAY)
-            return _End(outcome.close_reason, logging.WARNING)
+            return _End(last.close_reason, logging.WARNING)
         return None
 
     def _drop_queued(self) -> None:
