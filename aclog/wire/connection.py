@@ -4,10 +4,18 @@ others.
 Two tasks per connection. The reader reads a frame's size, reserves that many bytes of the
 per-connection and server-wide budgets (waiting while either is spent, so the socket is no
 longer read and TCP pushes back on the client), then reads the frame within ``frame_timeout``
-and queues it. The processor answers queued frames one at a time, in order, on a worker thread
+and queues it. The processor answers queued frames in order, on a worker thread
 (:func:`aclog.wire.dispatch.process`; small reads are answered on the event loop, and a write
-queues its commit from the loop and awaits it, holding no thread), writes each
-response within ``write_timeout``, and only then returns the frame's bytes to the budgets. A
+queues its commit from the loop, holding no thread), writes the responses within
+``write_timeout``, and only then returns the frames' bytes to the budgets.
+
+Writes sent back to back are not answered one commit at a time: while a write's commit is
+pending, a following write is queued behind it (the commit queue keeps their order, and each
+is validated against the ones before it), so one connection's writes can share an fsync.
+Anything else waits until every write before it is answered, so it sees them. Answers leave
+in request order, those completed together in one socket write. A write is authorized against
+the ACLs published when it is read, which need not include the writes still pending ahead of
+it on its connection: a Kafka broker, too, authorizes against its current metadata image. A
 size of 0, a negative size or one above the frame limit closes the connection (Kafka does the
 same; there is no error response for it), and so do a client that stays silent past
 ``idle_timeout``, a SASL client that has not logged in within ``authentication_timeout``, and a
