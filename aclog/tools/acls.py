@@ -4,6 +4,7 @@ any Kafka cluster with ``--bootstrap-server`` (see :mod:`aclog.tools.remote`).""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +15,7 @@ from aclog.authorizer.impact import impact_of_adding
 from aclog.controller.controller import Controller
 from aclog.controller.result import AclCreateResult, AclDeleteResult
 from aclog.image import ApiError
-from aclog.records import AccessControlEntryRecord, AclBinding, record_to_dict
+from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType, record_to_dict
 from aclog.records.render import json_value
 from aclog.tools.acl_options import (
     AclOptions,
@@ -38,6 +39,7 @@ from aclog.tools.remote import (
     BootstrapServer,
     CommandConfig,
     RemoteTarget,
+    Target,
     choose_target,
     data_dir_only,
     open_admin,
@@ -131,6 +133,34 @@ def add(
     options.cluster, options.pattern_type = cluster, resource_pattern_type
     options.producer, options.consumer, options.idempotent = producer, consumer, idempotent
     bindings = _parse(lambda: bindings_for_add(options))
+    target = _add_target(data_dir, bootstrap_server, command_config, dry_run, inventory)
+    resources = _parse(lambda: read_inventory(inventory)) if inventory else None
+    with open_admin(target) as admin:
+        current = admin.image.acls if isinstance(admin, Controller) else None
+        before = _existing(admin, bindings) if not json_output or resources else set()
+        results = admin.create_acls(bindings, local_caller("aclog acls add"), dry_run=dry_run)
+    impacts = None
+    if resources is not None and current is not None:
+        impacts = _impacts(current, bindings, results, before, resources)
+    rows = [_create_row(b, r) for b, r in zip(bindings, results, strict=True)]
+    if json_output:
+        print_json({"results": rows} if impacts is None else {"results": rows, "impact": impacts})
+    else:
+        for binding, result in zip(bindings, results, strict=True):
+            _print_created(binding, result, before, dry_run)
+        _print_impacts(impacts)
+    pairs = zip(bindings, results, strict=True)
+    report_failures([(_describe(b), r.error) for b, r in pairs if not r.error.is_success])
+
+
+def _add_target(
+    data_dir: Path | None,
+    bootstrap_server: str | None,
+    command_config: Path | None,
+    dry_run: bool,
+    inventory: Path | None,
+) -> Target:
+    """Where ``acls add`` writes, after checking the flags that only a data directory takes."""
     if inventory is not None and not dry_run:
         fail("--inventory shows the effect of a change; use it with --dry-run", EXIT_USAGE)
     target = choose_target(data_dir, bootstrap_server, command_config)
@@ -138,33 +168,23 @@ def add(
         data_dir_only(target, "--dry-run", "Kafka's CreateAcls cannot preview a change")
     if inventory is not None:
         data_dir_only(target, "--inventory", "it needs the whole ACL state to compare against")
-    resources = _parse(lambda: read_inventory(inventory)) if inventory else None
-    with open_admin(target) as admin:
-        current = admin.image.acls if isinstance(admin, Controller) else None
-        before = _existing(admin, bindings) if not json_output or resources else set()
-        results = admin.create_acls(bindings, local_caller("aclog acls add"), dry_run=dry_run)
-    rows = [_create_row(b, r) for b, r in zip(bindings, results, strict=True)]
-    impacts = None
-    if resources is not None and current is not None:
-        new = [
-            b.with_id(r.acl_id)
-            for b, r in zip(bindings, results, strict=True)
-            if r.acl_id is not None and b not in before
-        ]
-        impacts = [i.to_dict() for i in impact_of_adding(current, new, resources)]
-    if json_output:
-        print_json({"results": rows} if impacts is None else {"results": rows, "impact": impacts})
-    else:
-        for binding, result in zip(bindings, results, strict=True):
-            _print_created(binding, result, before, dry_run)
-        _print_impacts(impacts)
-    report_failures(
-        [
-            (_describe(b), r.error)
-            for b, r in zip(bindings, results, strict=True)
-            if not r.error.is_success
-        ]
-    )
+    return target
+
+
+def _impacts(
+    current: Iterable[AccessControlEntryRecord],
+    bindings: list[AclBinding],
+    results: list[AclCreateResult],
+    before: set[AclBinding],
+    resources: list[tuple[ResourceType, str]],
+) -> list[dict[str, Any]]:
+    """The inventory resources whose decisions the ACLs that ``results`` would add change."""
+    new = [
+        b.with_id(r.acl_id)
+        for b, r in zip(bindings, results, strict=True)
+        if r.acl_id is not None and b not in before
+    ]
+    return [i.to_dict() for i in impact_of_adding(current, new, resources)]
 
 
 @acls_app.command("remove")
