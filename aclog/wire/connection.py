@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aclog.wire.context import Session
-from aclog.wire.dispatch import Outcome, process, queues_commit
+from aclog.wire.dispatch import Outcome, Pending, process, queues_commit
 from aclog.wire.errors import Offload
 
 if TYPE_CHECKING:
@@ -310,7 +310,7 @@ class Connection:
             if pending is not None:
                 if not pending.commit.done():
                     break
-                outcome = pending.finish(pending.commit)
+                outcome = await self._finish(pending)
             answers.popleft()
             ready.append(outcome)
             size += frame_size
@@ -322,6 +322,13 @@ class Connection:
             return await self._write(ready)
         finally:
             self.server.budget.release_many(self.usage, size, len(ready))
+
+    async def _finish(self, pending: Pending) -> Outcome:
+        """A completed write's answer: rendered here, or on a worker thread when large."""
+        if not pending.heavy():
+            return pending.finish(pending.commit)
+        server = self.server
+        return await self._loop.run_in_executor(server.executor, pending.finish, pending.commit)
 
     async def _write_all(self) -> _End | None:
         """Wait for every queued answer's commit and send them all, in order."""

@@ -107,12 +107,19 @@ class Reply:
     close_reason: str | None = None
     commit: Future[Any] | None = None
     render: Callable[[Any], Any] | None = None
+    large: Callable[[Any], bool] | None = None
 
     @classmethod
-    def after(cls, commit: Future[T], render: Callable[[T], Any]) -> Reply:
+    def after(
+        cls,
+        commit: Future[T],
+        render: Callable[[T], Any],
+        large: Callable[[T], bool] | None = None,
+    ) -> Reply:
         """The response ``render`` makes of ``commit`` 's results, once it completes (the
-        connection waits for it without holding a thread)."""
-        return cls(None, None, commit, render)
+        connection waits for it without holding a thread). Results that ``large`` finds too
+        big to render on the event loop are rendered on a worker thread."""
+        return cls(None, None, commit, render, large)
 
 
 Handler = Callable[[RequestContext, Any], Reply]

@@ -57,6 +57,12 @@ class Pending:
 
     commit: Future[Any]
     finish: Callable[[Future[Any]], Outcome]
+    large: Callable[[Any], bool] | None = None
+
+    def heavy(self) -> bool:
+        """Whether the completed commit's answer is too big to render on the event loop."""
+        commit = self.commit
+        return self.large is not None and commit.exception() is None and self.large(commit.result())
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +141,7 @@ def _process(node: Node, session: Session, payload: bytes, on_loop: bool) -> Out
             response = api.error_response(ctx, request, UNKNOWN_SERVER_ERROR)
         return _encoded(api, Reply(response), correlation_id)
 
-    return Outcome(None, None, api.name, Pending(reply.commit, finish))
+    return Outcome(None, None, api.name, Pending(reply.commit, finish, reply.large))
 
 
 def _handle(api: Api, ctx: RequestContext, request: Any) -> Reply:

@@ -9,6 +9,7 @@ import struct
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,13 @@ from kafka.protocol.admin import (
     DescribeAclsResponse,
 )
 
+from aclog.controller.controller import Caller
 from aclog.controller.group import CommittedBatch
-from aclog.records import AclOperation, ResourceType
-from aclog.wire import Endpoint, Server, ServerConfig
+from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+from aclog.wire import Endpoint, SecurityProtocol, Server, ServerConfig
+from aclog.wire.apis import describe_acls
+from aclog.wire.context import Session
+from aclog.wire.dispatch import process
 from aclog.wire.node import Node
 
 TOPIC, LITERAL, ANY, READ, ALLOW = 2, 3, 1, 3, 3
@@ -180,3 +185,51 @@ def test_a_client_that_leaves_before_its_answers_keeps_its_writes(node: Node) ->
     described = DescribeAclsResponse.decode(answers[0], version=3, header=True)
     assert sorted(r.resource_name for r in described.resources) == [f"gone{i}" for i in range(5)]
     assert len(node.controller.image.acls) == 5  # type: ignore[attr-defined]
+
+
+def test_a_large_delete_is_rendered_off_the_event_loop(node: Node) -> None:
+    """kafka-python renders about 10,000 matches a second: a big DeleteAcls answer is built on a
+    worker thread, so other connections are not stalled meanwhile; small ones stay on the loop."""
+    many = describe_acls.ON_LOOP_MAX_ACLS + 1
+    bindings = [
+        AclBinding(
+            ResourceType.TOPIC,
+            "big",
+            PatternType.LITERAL,
+            f"User:u{i}",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        )
+        for i in range(many)
+    ]
+    bindings.append(replace(bindings[0], resource_name="small"))
+    assert all(r.error.is_success for r in node.controller.create_acls(bindings, Caller()))
+    node.wait_published()
+    rendered_on: dict[str, str] = {}
+    session = Session.start("t", "127.0.0.1", SecurityProtocol.PLAINTEXT)
+    for topic in ("small", "big"):
+        outcome = process(node, session, _delete(topic, 1)[4:], on_loop=True)
+        assert outcome.pending is not None
+        outcome.pending.commit.result(WAIT_SECONDS)
+        rendered_on[topic] = "worker" if outcome.pending.heavy() else "loop"
+    assert rendered_on == {"small": "loop", "big": "worker"}
+
+    async def scenario(port: int) -> list[bytes]:
+        # Through a connection: the worker renders the same answer the loop would have.
+        node.controller.create_acls(bindings, Caller())  # type: ignore[attr-defined]
+        node.wait_published()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(_delete("big", 5) + _describe_all(6))
+        answers = await _read_frames(reader, 2)
+        writer.close()
+        return answers
+
+    answers = _serve(node, scenario)
+    assert isinstance(answers, list)
+    deleted = DeleteAclsResponse.decode(answers[0], version=3, header=True)
+    assert deleted.header.correlation_id == 5
+    principals = [a.principal for a in deleted.filter_results[0].matching_acls]
+    assert sorted(principals) == sorted(f"User:u{i}" for i in range(many))
+    described = DescribeAclsResponse.decode(answers[1], version=3, header=True)
+    assert [r.resource_name for r in described.resources] == ["small"]

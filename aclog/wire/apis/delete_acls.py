@@ -15,6 +15,7 @@ from kafka.protocol.admin import DeleteAclsRequest, DeleteAclsResponse
 
 from aclog.controller.result import AclDeleteResult
 from aclog.wire.apis.acl_codes import acl_fields, acl_filter, check_known, filter_codes
+from aclog.wire.apis.describe_acls import ON_LOOP_MAX_ACLS
 from aclog.wire.context import Api, Reply, RequestContext
 from aclog.wire.errors import KafkaError
 
@@ -38,7 +39,13 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
             version=ctx.version, throttle_time_ms=0, filter_results=[_result(r) for r in results]
         )
 
-    return Reply.after(commit, render)
+    return Reply.after(commit, render, _large)
+
+
+def _large(results: list[AclDeleteResult]) -> bool:
+    # kafka-python builds and encodes about 10,000 matches a second: more than a few would
+    # stall every other connection while they are rendered on the event loop.
+    return sum(len(result.acls) for result in results) > ON_LOOP_MAX_ACLS
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
