@@ -9,7 +9,7 @@ immutable.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -120,6 +120,17 @@ class Reply:
         connection waits for it without holding a thread). Results that ``large`` finds too
         big to render on the event loop are rendered on a worker thread."""
         return cls(None, None, commit, render, large)
+
+
+ON_LOOP_MAX_ITEMS = 64
+"""The most entries (ACLs, results) an answer built on the event loop may hold: kafka-python
+builds and encodes about 10,000 a second, so a longer answer would stall every connection."""
+
+
+def many(results: Sized) -> bool:
+    """Whether an answer with one entry per result is too long to render on the event loop
+    (the ``large`` of :meth:`Reply.after`)."""
+    return len(results) > ON_LOOP_MAX_ITEMS
 
 
 Handler = Callable[[RequestContext, Any], Reply]

@@ -188,8 +188,9 @@ def test_a_client_that_leaves_before_its_answers_keeps_its_writes(node: Node) ->
 
 
 def test_a_large_delete_is_rendered_off_the_event_loop(node: Node) -> None:
-    """kafka-python renders about 10,000 matches a second: a big DeleteAcls answer is built on a
-    worker thread, so other connections are not stalled meanwhile; small ones stay on the loop."""
+    """kafka-python renders about 10,000 entries a second: a big DeleteAcls (or CreateAcls)
+    answer is built on a worker thread, so other connections are not stalled meanwhile; small
+    ones stay on the loop."""
     many = describe_acls.ON_LOOP_MAX_ACLS + 1
     bindings = [
         AclBinding(
@@ -214,6 +215,14 @@ def test_a_large_delete_is_rendered_off_the_event_loop(node: Node) -> None:
         outcome.pending.commit.result(WAIT_SECONDS)
         rendered_on[topic] = "worker" if outcome.pending.heavy() else "loop"
     assert rendered_on == {"small": "loop", "big": "worker"}
+    creations = _create("x", 2)[4:]  # one creation; then one past the loop's limit
+    for count, where in ((1, "loop"), (many, "worker")):
+        request = CreateAclsRequest.decode(creations, version=3, header=True)
+        request = CreateAclsRequest(version=3, creations=request.creations * count)
+        outcome = process(node, session, _framed(request, 3)[4:], on_loop=True)
+        assert outcome.pending is not None
+        outcome.pending.commit.result(WAIT_SECONDS)
+        assert ("worker" if outcome.pending.heavy() else "loop") == where
 
     async def scenario(port: int) -> list[bytes]:
         # Through a connection: the worker renders the same answer the loop would have.
@@ -232,4 +241,4 @@ def test_a_large_delete_is_rendered_off_the_event_loop(node: Node) -> None:
     principals = [a.principal for a in deleted.filter_results[0].matching_acls]
     assert sorted(principals) == sorted(f"User:u{i}" for i in range(many))
     described = DescribeAclsResponse.decode(answers[1], version=3, header=True)
-    assert [r.resource_name for r in described.resources] == ["small"]
+    assert sorted(r.resource_name for r in described.resources) == ["small", "x"]

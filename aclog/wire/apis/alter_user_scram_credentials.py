@@ -18,7 +18,7 @@ from kafka.protocol.admin import AlterUserScramCredentialsRequest, AlterUserScra
 from aclog.controller import ScramDeletion, ScramUpsertion
 from aclog.controller.result import ScramAlterResult
 from aclog.records import ScramMechanism
-from aclog.wire.context import Api, Reply, RequestContext
+from aclog.wire.context import Api, Reply, RequestContext, many
 from aclog.wire.errors import KafkaError
 
 _Result = AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult
@@ -53,7 +53,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     def render(results: list[ScramAlterResult]) -> Any:
         return _response(ctx, [(r.user, KafkaError.of(r.error)) for r in results])
 
-    return Reply.after(commit, render)
+    return Reply.after(commit, render, many)
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:

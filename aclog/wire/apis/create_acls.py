@@ -23,7 +23,7 @@ from aclog.controller.result import AclCreateResult
 from aclog.controller.validation import conversion_error
 from aclog.records import AclOperation
 from aclog.wire.apis.acl_codes import binding, check_known
-from aclog.wire.context import Api, Reply, RequestContext
+from aclog.wire.context import Api, Reply, RequestContext, many
 from aclog.wire.errors import UNKNOWN_SERVER_ERROR, KafkaError
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     def render(results: list[AclCreateResult]) -> Any:
         return _response(ctx, [KafkaError.of(r.error) for r in results])
 
-    return Reply.after(commit, render)
+    return Reply.after(commit, render, many)
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:

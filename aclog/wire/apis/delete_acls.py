@@ -15,8 +15,7 @@ from kafka.protocol.admin import DeleteAclsRequest, DeleteAclsResponse
 
 from aclog.controller.result import AclDeleteResult
 from aclog.wire.apis.acl_codes import acl_fields, acl_filter, check_known, filter_codes
-from aclog.wire.apis.describe_acls import ON_LOOP_MAX_ACLS
-from aclog.wire.context import Api, Reply, RequestContext
+from aclog.wire.context import Api, Reply, RequestContext, many
 from aclog.wire.errors import KafkaError
 
 _Result = DeleteAclsResponse.DeleteAclsFilterResult
@@ -43,9 +42,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
 
 
 def _large(results: list[AclDeleteResult]) -> bool:
-    # kafka-python builds and encodes about 10,000 matches a second: more than a few would
-    # stall every other connection while they are rendered on the event loop.
-    return sum(len(result.acls) for result in results) > ON_LOOP_MAX_ACLS
+    return many(results) or many([acl for result in results for acl in result.acls])
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:

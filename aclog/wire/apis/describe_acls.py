@@ -19,7 +19,7 @@ from kafka.protocol.admin import DescribeAclsRequest, DescribeAclsResponse
 
 from aclog.records import AccessControlEntryRecord, AclOperation
 from aclog.wire.apis.acl_codes import acl_filter, check_known, filter_codes
-from aclog.wire.context import Api, Reply, RequestContext
+from aclog.wire.context import ON_LOOP_MAX_ITEMS, Api, Reply, RequestContext
 from aclog.wire.encoding import (
     INT8,
     INT8_PAIR,
@@ -33,7 +33,7 @@ from aclog.wire.errors import NONE, KafkaError, Offload
 from aclog.wire.protocol import EncodedResponse
 
 FLEXIBLE_FROM = 2
-ON_LOOP_MAX_ACLS = 64
+ON_LOOP_MAX_ACLS = ON_LOOP_MAX_ITEMS
 """The most ACLs an answer built on the event loop may hold (a named filter is a few index
 lookups; a longer answer is looked up again and encoded on a worker thread)."""
 
