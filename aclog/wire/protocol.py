@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from aclog.varint import skip_tagged_fields
 from aclog.wire.errors import CloseConnection
 
 HEADER_PREFIX = struct.Struct(">hhi")
@@ -96,28 +97,13 @@ def _decode_header(payload: bytes, flexible: bool) -> tuple[RequestHeader, int]:
     elif size != -1:
         raise ValueError(f"client id length {size}")
     if flexible:
-        count, position = _read_uvarint(payload, position)
-        for _ in range(count):
-            _, position = _read_uvarint(payload, position)  # the tag
-            length, position = _read_uvarint(payload, position)
-            position += length
-        if position > len(payload):
-            raise ValueError("the header's tagged fields run past the end of the frame")
+        try:
+            position = skip_tagged_fields(payload, position)
+        except ValueError:  # a varint over 5 bytes
+            raise ValueError("a malformed unsigned varint") from None
+        except IndexError:  # a varint or a field cut short by the end of the frame
+            raise ValueError("the header's tagged fields run past the end of the frame") from None
     return RequestHeader(api_key, api_version, correlation_id, client_id), position
-
-
-def _read_uvarint(data: bytes, position: int) -> tuple[int, int]:
-    """An unsigned varint at ``position`` and the position after it."""
-    value = shift = 0
-    while True:
-        if position >= len(data) or shift > 28:
-            raise ValueError("a malformed unsigned varint")
-        byte = data[position]
-        value |= (byte & 0x7F) << shift
-        position += 1
-        if not byte & 0x80:
-            return value, position
-        shift += 7
 
 
 @dataclass(frozen=True, slots=True)
