@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kafka.protocol.metadata import ApiVersionsResponse
+
 from aclog.varint import skip_tagged_fields
 from aclog.wire.errors import CloseConnection
 
@@ -134,9 +136,11 @@ def encode_response(response: Any, correlation_id: int) -> bytes:
     return head + (b"\x00" if tagged else b"") + body  # no tagged fields: a count of 0
 
 
-_HEADER_V0 = frozenset({18})
-"""APIs whose responses always use header v0, flexible versions included: ApiVersions (so a
-client that does not know the broker's versions yet can read it)."""
+_HEADER_V0 = frozenset({ApiVersionsResponse.API_KEY})
+"""APIs whose responses always use header v0, flexible versions included: ApiVersions. A client
+sends it before it knows which versions the broker serves, and a broker that does not serve the
+requested version answers with a v0 body; a header without tagged fields lets the client read
+the correlation id either way (KIP-511; kafka-python's ApiVersionsResponse does the same)."""
 
 
 def encode_raw_frame(payload: bytes) -> bytes:
