@@ -4,6 +4,9 @@
   Kafka's flexible-version lengths).
 - :func:`zigzag`: a signed 64-bit integer zigzag-mapped, then as :func:`uvarint` (Avro's
   ``long``, Kafka's record-batch varints).
+- :func:`read_uvarint`: the reverse of :func:`uvarint`, at most 5 bytes as Kafka reads them.
+- :func:`skip_tagged_fields`: past a flexible-version tagged-field section, whose tags are
+  all unknown to aclog (KRaft record bodies, Kafka request headers).
 
 Pure functions; thread-safe. Cost: one loop step per 7 bits.
 """
@@ -26,3 +29,36 @@ def uvarint(value: int) -> bytes:
 def zigzag(value: int) -> bytes:
     """The zigzag varint of a signed 64-bit ``value``: 0, -1, 1, -2 ... encode as 0, 1, 2, 3."""
     return uvarint((value << 1) ^ (value >> 63))
+
+
+def read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
+    """The unsigned varint at ``pos`` and the position after it, as Kafka's
+    ``ByteUtils.readUnsignedVarint`` reads one: ``IndexError`` if ``data`` ends inside it,
+    ``ValueError`` if it runs over 5 bytes (Kafka's limit for a 32-bit value)."""
+    result = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+        if shift > 28:
+            raise ValueError("varint too long")
+
+
+def skip_tagged_fields(data: bytes, pos: int) -> int:
+    """The position after the tagged-field section at ``pos``; ``IndexError`` if it is cut
+    short, ``ValueError`` if a varint in it is too long.
+
+    Every tag is skipped: as in Kafka, a tag the reader does not know is ignored, and none of
+    aclog's readers knows one (no field it decodes is tagged).
+    """
+    count, pos = read_uvarint(data, pos)
+    for _ in range(count):
+        _, pos = read_uvarint(data, pos)
+        size, pos = read_uvarint(data, pos)
+        pos += size
+        if pos > len(data):
+            raise IndexError("tagged field runs past the end")
+    return pos

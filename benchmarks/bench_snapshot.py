@@ -24,9 +24,9 @@ from typing import Any
 import fastavro
 from fastavro import schemaless_reader, schemaless_writer
 
-from aclog.authorizer.batches import gc_paused
 from aclog.records import AccessControlEntryRecord, RecordType
 from aclog.records.codec import record_from_fields, record_to_fields
+from aclog.records.collector import gc_paused
 from aclog.records.schemas import parsed_schema
 from aclog.snapshot import read_snapshot, write_snapshot
 from aclog.snapshot.schema import SNAPSHOT_SCHEMA

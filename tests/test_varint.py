@@ -1,15 +1,16 @@
-"""The one varint encoder: Kafka's and Avro's encodings of the same numbers."""
+"""The one varint codec: Kafka's and Avro's encodings of the same numbers, and the reader."""
 
 from __future__ import annotations
 
 import io
 
+import pytest
 from fastavro import schemaless_reader
 from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.util import decode_varint, encode_varint
 
-from aclog.varint import uvarint, zigzag
+from aclog.varint import read_uvarint, skip_tagged_fields, uvarint, zigzag
 
 LONGS = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 
@@ -32,3 +33,27 @@ def test_uvarint_is_seven_bits_a_byte_low_first(value: int) -> None:
     encoded = uvarint(value)
     assert all(b & 0x80 for b in encoded[:-1]) and not encoded[-1] & 0x80
     assert sum((b & 0x7F) << (7 * i) for i, b in enumerate(encoded)) == value
+
+
+@given(st.integers(min_value=0, max_value=2**35 - 1), st.binary(max_size=3))
+def test_read_uvarint_reads_what_uvarint_writes(value: int, prefix: bytes) -> None:
+    encoded = prefix + uvarint(value) + b"\xff"
+    assert read_uvarint(encoded, len(prefix)) == (value, len(encoded) - 1)
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [(b"", IndexError), (b"\x80\x80", IndexError), (b"\x80\x80\x80\x80\x80\x00", ValueError)],
+)
+def test_read_uvarint_rejects_cut_short_and_over_5_bytes(
+    data: bytes, error: type[Exception]
+) -> None:
+    with pytest.raises(error):
+        read_uvarint(data, 0)
+
+
+def test_skip_tagged_fields_skips_every_tag_strictly() -> None:
+    section = b"\x02" + b"\x07\x03abc" + b"\x09\x00"
+    assert skip_tagged_fields(b"xx" + section + b"body", 2) == 2 + len(section)
+    with pytest.raises(IndexError):
+        skip_tagged_fields(b"\x01\x00\x05ab", 0)

@@ -27,7 +27,6 @@ from aclog.authorizer.batches import (
     by_id_of,
     check_adds,
     checked_removes,
-    gc_paused,
 )
 from aclog.authorizer.by_type import find_allowed_name
 from aclog.authorizer.entries import CANONICAL, canonical_host
@@ -42,6 +41,7 @@ from aclog.authorizer.results import (
     describe_acl,
 )
 from aclog.authorizer.rules import MASKS
+from aclog.records.collector import gc_paused
 from aclog.records.enums import AclOperation, AclPermissionType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
@@ -100,7 +100,7 @@ class Authorizer:
     def load(self, acls: Iterable[AccessControlEntryRecord]) -> None:
         """Replace every ACL with ``acls`` and mark the authorizer ready. O(ACLs), about 2 µs
         per ACL at a million; the cyclic garbage collector is paused meanwhile
-        (:func:`~aclog.authorizer.batches.gc_paused`).
+        (:func:`~aclog.records.collector.gc_paused`).
 
         Raises ``ValueError`` (and changes nothing) for a repeated id or an invalid GLOB."""
         with gc_paused():

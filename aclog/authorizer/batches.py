@@ -1,5 +1,5 @@
-"""The writer's side of the authorizer: checking a batch against the stored ids, and building the
-index for a load or a big batch without the cyclic garbage collector in the way.
+"""The writer's side of the authorizer: checking a batch against the stored ids, and the size from
+which a batch is built with the cyclic garbage collector paused.
 
 The writer keeps its own view of the stored ACLs, keyed by ``UUID.int`` (hashing a ``UUID`` is a
 Python-level call; its ``int`` hashes in C).
@@ -9,10 +9,8 @@ Not thread-safe: only the one writer thread calls these. Costs are O(batch).
 
 from __future__ import annotations
 
-import gc
 import uuid
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 from aclog.authorizer.results import UnknownAclError
 from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
@@ -20,35 +18,8 @@ from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 ById = dict[int, AccessControlEntryRecord]
 
 BIG_BATCH = 10_000
-"""A batch at least this big is built with the garbage collector paused."""
-
-
-@contextmanager
-def gc_paused(*, freeze: bool = False) -> Iterator[None]:
-    """Pause the cyclic garbage collector during a bulk build; ``freeze=True`` also moves
-    everything alive at a normal exit into the permanent generation (``gc.freeze()``).
-
-    A build allocates a few objects per ACL and frees none, yet every 700 allocations start a
-    collection, and the full ones walk every object in the process: about 40% of a 1M-ACL load.
-    The index holds no reference cycles, so nothing is lost by collecting once afterwards, at
-    the next allocation threshold. Reference counting goes on as usual.
-
-    That one collection still walks every object the build made (they are all in the youngest
-    generation), and the next older generations walk them again later: about a second per
-    million ACLs. ``freeze`` is for a build whose result lives as long as the process (a
-    broker's catch-up): frozen objects are never walked again, and reference counting still
-    frees them when they are replaced; only reference cycles among them would never be freed,
-    and the image and index have none. An error skips the freeze. Either way the collector
-    ends as enabled or disabled as it was."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-        if freeze:
-            gc.freeze()
-    finally:
-        if enabled:
-            gc.enable()
+"""A batch at least this big is built with the garbage collector paused
+(:func:`aclog.records.collector.gc_paused`)."""
 
 
 def by_id_of(acls: list[AccessControlEntryRecord] | tuple[AccessControlEntryRecord, ...]) -> ById:

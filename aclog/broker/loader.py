@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from aclog.authorizer.batches import gc_paused
 from aclog.controller.group import CommittedBatch
 from aclog.controller.rebuild import rebuild_image
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.stream import DecodedBatch, decode_batch
 from aclog.log.reader import LogTail
+from aclog.records.collector import gc_paused
 
 logger = logging.getLogger(__name__)
 

@@ -56,8 +56,8 @@ class Ticket(Generic[T]):
     """One request waiting for the group commit that carries it.
 
     ``decide`` turns a (pending) image into the request's records and response without changing
-    anything; ``failed`` is the response that answers every item with one error. ``future``, if
-    given, receives the outcome as well.
+    anything; ``failed`` is the response that answers every item with one error. ``future`` is
+    ``None`` unless :meth:`CommitQueue.enqueue` set it; it then receives the outcome as well.
     """
 
     def __init__(
@@ -65,12 +65,11 @@ class Ticket(Generic[T]):
         decide: Callable[[MetadataImage], ControllerResult[T]],
         caller: Caller,
         failed: Callable[[ApiError], T],
-        future: Future[T] | None = None,
     ) -> None:
         self.decide = decide
         self.caller = caller
         self.failed = failed
-        self.future = future
+        self.future: Future[T] | None = None
         self.done = False
         self._response: T | None = None
         self._error: BaseException | None = None

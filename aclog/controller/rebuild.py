@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from aclog.authorizer.batches import gc_paused
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.stream import DecodedBatch, Entry, read_decoded
 from aclog.kraft import CheckpointInfo, KraftBatch, KraftError, kraft_replay_batches
 from aclog.log.segment import list_segments
+from aclog.records.collector import gc_paused
 from aclog.records.types import RECORD_TYPES
 from aclog.snapshot import (
     NoUsableSnapshotError,

@@ -8,9 +8,10 @@ A metadata record value is (spec section 12)::
 The bodies of AccessControlEntryRecord (18), RemoveAccessControlEntryRecord (19),
 UserScramCredentialRecord (11) and RemoveUserScramCredentialRecord (22) are decoded by
 kafka-python's schema-driven codec from the schemas in :mod:`aclog.kraft.schemas`; the trailing
-tagged-field section is walked here, strictly, so a truncated tag is an error rather than a short
-read (Kafka ignores unknown tags, and so do we). NoOpRecord (20) has only the tag section. Any
-other api key is skipped by its frame: the result has ``record=None`` and the caller counts it.
+tagged-field section is walked strictly (:func:`aclog.varint.skip_tagged_fields`), so a truncated
+tag is an error rather than a short read (Kafka ignores unknown tags, and so do we). NoOpRecord
+(20) has only the tag section. Any other api key is skipped by its frame: the result has
+``record=None`` and the caller counts it.
 
 Errors (:class:`KraftFormatError`) name the file, offset, api key and version: a bad frame, a
 version of one of the decoded types whose layout is unknown, a body that does not parse, bytes
@@ -58,6 +59,7 @@ from aclog.records import (
     ScramMechanism,
     UserScramCredentialRecord,
 )
+from aclog.varint import read_uvarint, skip_tagged_fields
 
 FRAME_VERSION = 1
 MAX_FRAME_FIELD = 32767  # Kafka reads frame version, api key and version as unsigned shorts
@@ -115,9 +117,9 @@ def read_frame(
     if len(value) >= 3 and value[0] == FRAME_VERSION and value[1] < 0x80 and value[2] < 0x80:
         return value[1], value[2], 3  # the frame of every record Kafka writes today
     try:
-        frame_version, pos = _uvarint(value, 0)
-        api_key, pos = _uvarint(value, pos)
-        version, pos = _uvarint(value, pos)
+        frame_version, pos = read_uvarint(value, 0)
+        api_key, pos = read_uvarint(value, pos)
+        version, pos = read_uvarint(value, pos)
     except IndexError:
         raise KraftFormatError(
             path, offset, f"bad frame: {len(value)} bytes do not hold a whole frame"
@@ -143,36 +145,6 @@ def read_frame(
             version=version,
         )
     return api_key, version, pos
-
-
-def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
-    """An unsigned varint of at most 5 bytes (Kafka's ``ByteUtils.readUnsignedVarint``)."""
-    result = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 28:
-            raise ValueError("varint too long")
-
-
-def skip_tagged_fields(data: bytes, pos: int) -> int:
-    """The position after the tagged-field section at ``pos``; ``IndexError`` if it is cut short.
-
-    No record decoded here declares a tagged field at version 0, so every tag is unknown and,
-    as in Kafka, ignored.
-    """
-    count, pos = _uvarint(data, pos)
-    for _ in range(count):
-        _, pos = _uvarint(data, pos)
-        size, pos = _uvarint(data, pos)
-        pos += size
-        if pos > len(data):
-            raise IndexError("tagged field runs past the end")
-    return pos
 
 
 def _body_error(

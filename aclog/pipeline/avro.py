@@ -38,7 +38,7 @@ from pyspark.sql.types import StructType
 
 from aclog.pipeline.columns import AUTHOR_FIELDS, enum_name_lists, type_name_list
 from aclog.pipeline.reframe import SENTINEL, branches, write_container
-from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA, SOURCE_LOG
+from aclog.pipeline.schema import ACL_FIELDS, COLUMN_NAMES, RECORD_SCHEMA, SOURCE_LOG
 from aclog.pipeline.source import LogPiece, plan_pieces
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import RecordType
@@ -54,18 +54,7 @@ _RECORD_FIELDS: dict[str, tuple[str, tuple[RecordType, ...]]] = {
         "id",
         (RecordType.ACCESS_CONTROL_ENTRY, RecordType.REMOVE_ACCESS_CONTROL_ENTRY),
     ),
-    **{
-        name: (name, (RecordType.ACCESS_CONTROL_ENTRY,))
-        for name in (
-            "resource_type",
-            "resource_name",
-            "pattern_type",
-            "principal",
-            "host",
-            "operation",
-            "permission_type",
-        )
-    },
+    **{name: (name, (RecordType.ACCESS_CONTROL_ENTRY,)) for name in ACL_FIELDS},
     "user": (
         "name",
         (RecordType.USER_SCRAM_CREDENTIAL, RecordType.REMOVE_USER_SCRAM_CREDENTIAL),

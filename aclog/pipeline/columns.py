@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from aclog.pipeline.schema import ARROW_SCHEMA
+from aclog.pipeline.schema import ACL_FIELDS, ARROW_SCHEMA
 from aclog.records import (
     AclOperation,
     AclPermissionType,
@@ -101,13 +101,7 @@ def type_name_list() -> list[str]:
 
 _FIELD_OF_COLUMN = {
     "acl_id": "id",
-    "resource_type": "resource_type",
-    "resource_name": "resource_name",
-    "pattern_type": "pattern_type",
-    "principal": "principal",
-    "host": "host",
-    "operation": "operation",
-    "permission_type": "permission_type",
+    **{name: name for name in ACL_FIELDS},
     "user": "name",
     "mechanism": "mechanism",
     "iterations": "iterations",

@@ -28,6 +28,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from aclog.records.types import ACL_KEY_FIELDS
+
 SOURCE_LOG = "log"
 SOURCE_SNAPSHOT = "snapshot"
 
@@ -37,16 +39,9 @@ SCRAM_TYPE = "UserScramCredentialRecord"
 REMOVE_SCRAM_TYPE = "RemoveUserScramCredentialRecord"
 CONTEXT_TYPE = "RequestContextRecord"
 
-ACL_FIELDS = (
-    "resource_type",
-    "resource_name",
-    "pattern_type",
-    "principal",
-    "host",
-    "operation",
-    "permission_type",
-)
-"""The ACL columns besides ``acl_id``, in the order ``aclog``'s ACL JSON uses."""
+ACL_FIELDS = ACL_KEY_FIELDS
+"""The ACL columns besides ``acl_id``: named as the record's fields, in the order ``aclog``'s ACL
+JSON uses."""
 
 _L, _I, _S = LongType(), IntegerType(), StringType()
 

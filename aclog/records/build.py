@@ -17,6 +17,7 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import fields
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, Literal
@@ -91,16 +92,7 @@ def _uuids(raws: list[bytes]) -> list[uuid.UUID]:
     return values
 
 
-_ACL_FIELDS = (
-    "id",
-    "resource_type",
-    "resource_name",
-    "pattern_type",
-    "principal",
-    "host",
-    "operation",
-    "permission_type",
-)
+_ACL_FIELDS = tuple(field.name for field in fields(AccessControlEntryRecord))
 _ACL_SETTERS = tuple(_slot_setter(AccessControlEntryRecord, name) for name in _ACL_FIELDS)
 _set_remove_id = _slot_setter(RemoveAccessControlEntryRecord, "id")
 _get_id = itemgetter("id")

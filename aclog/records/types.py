@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
 from operator import attrgetter
 
@@ -28,17 +28,6 @@ from aclog.records.enums import (
 AclKey = tuple[int, str, int, str, str, int, int]
 """An ACL's identity: (resource type, name, pattern type, principal, host, operation,
 permission); the enums as members or as their codes, which compare and hash alike."""
-
-
-_ACL_KEY = attrgetter(
-    "resource_type",
-    "resource_name",
-    "pattern_type",
-    "principal",
-    "host",
-    "operation",
-    "permission_type",
-)
 
 
 def acl_key(acl: AclBinding | AccessControlEntryRecord) -> AclKey:
@@ -98,6 +87,13 @@ class AclBinding:
             self.operation,
             self.permission_type,
         )
+
+
+ACL_KEY_FIELDS: tuple[str, ...] = tuple(field.name for field in fields(AclBinding))
+"""The names of an ACL's seven identity fields, in :data:`AclKey` order (an
+:class:`AccessControlEntryRecord` has these after its ``id``)."""
+
+_ACL_KEY = attrgetter(*ACL_KEY_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kafka.protocol.metadata import ApiVersionsResponse
+
+from aclog.varint import skip_tagged_fields
 from aclog.wire.errors import CloseConnection
 
 HEADER_PREFIX = struct.Struct(">hhi")
@@ -96,28 +99,13 @@ def _decode_header(payload: bytes, flexible: bool) -> tuple[RequestHeader, int]:
     elif size != -1:
         raise ValueError(f"client id length {size}")
     if flexible:
-        count, position = _read_uvarint(payload, position)
-        for _ in range(count):
-            _, position = _read_uvarint(payload, position)  # the tag
-            length, position = _read_uvarint(payload, position)
-            position += length
-        if position > len(payload):
-            raise ValueError("the header's tagged fields run past the end of the frame")
+        try:
+            position = skip_tagged_fields(payload, position)
+        except ValueError:  # a varint over 5 bytes
+            raise ValueError("a malformed unsigned varint") from None
+        except IndexError:  # a varint or a field cut short by the end of the frame
+            raise ValueError("the header's tagged fields run past the end of the frame") from None
     return RequestHeader(api_key, api_version, correlation_id, client_id), position
-
-
-def _read_uvarint(data: bytes, position: int) -> tuple[int, int]:
-    """An unsigned varint at ``position`` and the position after it."""
-    value = shift = 0
-    while True:
-        if position >= len(data) or shift > 28:
-            raise ValueError("a malformed unsigned varint")
-        byte = data[position]
-        value |= (byte & 0x7F) << shift
-        position += 1
-        if not byte & 0x80:
-            return value, position
-        shift += 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,9 +136,11 @@ def encode_response(response: Any, correlation_id: int) -> bytes:
     return head + (b"\x00" if tagged else b"") + body  # no tagged fields: a count of 0
 
 
-_HEADER_V0 = frozenset({18})
-"""APIs whose responses always use header v0, flexible versions included: ApiVersions (so a
-client that does not know the broker's versions yet can read it)."""
+_HEADER_V0 = frozenset({ApiVersionsResponse.API_KEY})
+"""APIs whose responses always use header v0, flexible versions included: ApiVersions. A client
+sends it before it knows which versions the broker serves, and a broker that does not serve the
+requested version answers with a v0 body; a header without tagged fields lets the client read
+the correlation id either way (KIP-511; kafka-python's ApiVersionsResponse does the same)."""
 
 
 def encode_raw_frame(payload: bytes) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 from hypothesis import given
@@ -14,7 +15,7 @@ from aclog.records import (
     PatternType,
     ResourceType,
 )
-from aclog.records.types import acl_key, acl_keys
+from aclog.records.types import ACL_KEY_FIELDS, acl_key, acl_keys
 
 _acls = st.builds(
     AccessControlEntryRecord,
@@ -44,3 +45,9 @@ def test_keys_equal_the_tuple_of_codes(acls: list[AccessControlEntryRecord]) -> 
         assert key == acl_key(acl) == acl_key(acl.binding) == codes
         assert hash(key) == hash(codes)
         assert {codes: acl.id}[key] == acl.id
+
+
+def test_the_key_fields_are_the_record_fields_after_its_id() -> None:
+    names = tuple(field.name for field in dataclasses.fields(AccessControlEntryRecord))
+    assert names == ("id", *ACL_KEY_FIELDS)
+    assert len(ACL_KEY_FIELDS) == 7

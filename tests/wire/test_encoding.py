@@ -181,3 +181,17 @@ def test_a_malformed_request_header_closes_the_connection(client_id: bytes) -> N
     frame = struct.pack(">hhi", 3, 1, 9) + client_id
     with pytest.raises(CloseConnection, match="malformed MetadataRequest v1"):
         decode_request(APIS[3].request_class, frame, 1)
+
+
+@pytest.mark.parametrize(
+    ("tags", "reason"),
+    [
+        (b"\x01\x00\x05ab", "ValueError: the header's tagged fields run past the end of the frame"),
+        (b"\x01\xff\xff\xff\xff\xff\x00", "ValueError: a malformed unsigned varint"),
+    ],
+    ids=["field past the frame", "varint over 5 bytes"],
+)
+def test_malformed_header_tagged_fields_close_the_connection(tags: bytes, reason: str) -> None:
+    frame = struct.pack(">hhih", 18, 3, 9, -1) + tags
+    with pytest.raises(CloseConnection, match=f"malformed ApiVersionsRequest v3: {reason}"):
+        decode_request(APIS[18].request_class, frame, 3)
