@@ -244,19 +244,19 @@ class Node:
         self, bindings: Sequence[AclBinding], caller: Caller
     ) -> Future[list[AclCreateResult]]:
         """CreateAcls through the controller, without blocking the calling thread."""
-        controller = self.controller
-        if isinstance(controller, Controller):
-            return controller.create_acls_later(bindings, caller)
-        return self._writers.submit(self._published, controller.create_acls, bindings, caller)
+        return self._write(
+            lambda c: c.create_acls_later(bindings, caller),
+            lambda c: c.create_acls(bindings, caller),
+        )
 
     def delete_acls(
         self, filters: Sequence[AclFilter], caller: Caller
     ) -> Future[list[AclDeleteResult]]:
         """DeleteAcls through the controller, without blocking the calling thread."""
-        controller = self.controller
-        if isinstance(controller, Controller):
-            return controller.delete_acls_later(filters, caller)
-        return self._writers.submit(self._published, controller.delete_acls, filters, caller)
+        return self._write(
+            lambda c: c.delete_acls_later(filters, caller),
+            lambda c: c.delete_acls(filters, caller),
+        )
 
     def alter_scram(
         self,
@@ -265,12 +265,23 @@ class Node:
         caller: Caller,
     ) -> Future[list[ScramAlterResult]]:
         """AlterUserScramCredentials through the controller, without blocking the caller."""
+        return self._write(
+            lambda c: c.alter_scram_later(upsertions, deletions, caller),
+            lambda c: c.alter_scram(upsertions, deletions, caller),
+        )
+
+    def _write(
+        self,
+        later: Callable[[Controller], Future[T]],
+        blocking: Callable[[Committer], T],
+    ) -> Future[T]:
+        """One write: alone on the directory the controller queues it (``later``); in a shared
+        directory the blocking call runs on the write pool and its future completes once the
+        loader has published it."""
         controller = self.controller
         if isinstance(controller, Controller):
-            return controller.alter_scram_later(upsertions, deletions, caller)
-        return self._writers.submit(
-            self._published, controller.alter_scram, upsertions, deletions, caller
-        )
+            return later(controller)
+        return self._writers.submit(self._published, blocking, controller)
 
     def _published(self, write: Callable[..., T], *args: object) -> T:
         """Run a blocking write, then wait until the loader has published it."""
