@@ -17,8 +17,8 @@ ticket is O(1) (O(users) for SCRAM); deciding is the control manager's cost.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from aclog.authorizer.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
@@ -37,6 +37,8 @@ from aclog.records import AclBinding, AclOperation
 
 if TYPE_CHECKING:
     from aclog.controller.controller import Caller
+
+T = TypeVar("T")
 
 
 class Deciders(Protocol):
@@ -60,28 +62,26 @@ def creating(
     owner: Deciders, acls: Sequence[AclBinding], caller: Caller
 ) -> Ticket[list[AclCreateResult]]:
     """CreateAcls: one result per binding, in request order."""
-
-    def decide(image: MetadataImage) -> ControllerResult[list[AclCreateResult]]:
-        denied = check_caller(owner, caller, AclOperation.ALTER, acl_api=True)
-        if denied is not None:
-            return ControllerResult((), [AclCreateResult(denied) for _ in acls])
-        return owner.acl_manager.create_acls(image.acls, acls)
-
-    return Ticket(decide, caller, lambda e: [AclCreateResult(e)] * len(acls))
+    return _checked(
+        owner,
+        caller,
+        lambda image: owner.acl_manager.create_acls(image.acls, acls),
+        lambda e: [AclCreateResult(e)] * len(acls),
+        acl_api=True,
+    )
 
 
 def deleting(
     owner: Deciders, filters: Sequence[AclFilter], caller: Caller
 ) -> Ticket[list[AclDeleteResult]]:
     """DeleteAcls: one result per filter, in request order, each with the ACLs it removes."""
-
-    def decide(image: MetadataImage) -> ControllerResult[list[AclDeleteResult]]:
-        denied = check_caller(owner, caller, AclOperation.ALTER, acl_api=True)
-        if denied is not None:
-            return ControllerResult((), [AclDeleteResult(denied) for _ in filters])
-        return owner.acl_manager.delete_acls(image.acls, filters)
-
-    return Ticket(decide, caller, lambda e: [AclDeleteResult(e)] * len(filters))
+    return _checked(
+        owner,
+        caller,
+        lambda image: owner.acl_manager.delete_acls(image.acls, filters),
+        lambda e: [AclDeleteResult(e)] * len(filters),
+        acl_api=True,
+    )
 
 
 def altering(
@@ -93,11 +93,31 @@ def altering(
     """AlterUserScramCredentials: the SCRAM manager's results; a denied or failed request
     answers each user it names once, in first-mention order (deletions first)."""
     users = list(dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions]))
+    return _checked(
+        owner,
+        caller,
+        lambda image: owner.scram_manager.alter(image.scram, upsertions, deletions),
+        lambda e: [ScramAlterResult(u, e) for u in users],
+        acl_api=False,
+    )
 
-    def decide(image: MetadataImage) -> ControllerResult[list[ScramAlterResult]]:
-        denied = check_caller(owner, caller, AclOperation.ALTER, acl_api=False)
+
+def _checked(
+    owner: Deciders,
+    caller: Caller,
+    decide: Callable[[MetadataImage], ControllerResult[T]],
+    failed: Callable[[ApiError], T],
+    *,
+    acl_api: bool,
+) -> Ticket[T]:
+    """The ticket of a mutation: when it is decided, a caller who may not ALTER the cluster
+    gets ``failed(denied)`` and no records; anyone else gets ``decide``'s records and results.
+    ``failed`` also answers the request if its commit fails."""
+
+    def decide_checked(image: MetadataImage) -> ControllerResult[T]:
+        denied = check_caller(owner, caller, AclOperation.ALTER, acl_api=acl_api)
         if denied is not None:
-            return ControllerResult((), [ScramAlterResult(user, denied) for user in users])
-        return owner.scram_manager.alter(image.scram, upsertions, deletions)
+            return ControllerResult((), failed(denied))
+        return decide(image)
 
-    return Ticket(decide, caller, lambda e: [ScramAlterResult(u, e) for u in users])
+    return Ticket(decide_checked, caller, failed)
