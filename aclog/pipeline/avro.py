@@ -24,6 +24,7 @@ microsecond a record in Python, plus the JVM's decode.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import tempfile
@@ -36,9 +37,15 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from aclog.pipeline.columns import AUTHOR_FIELDS, enum_name_lists, type_name_list
+from aclog.pipeline.columns import (
+    AUTHOR_FIELDS,
+    FIELD_OF_COLUMN,
+    WITH_COLUMNS,
+    enum_name_lists,
+    type_name_list,
+)
 from aclog.pipeline.reframe import SENTINEL, branches, write_container
-from aclog.pipeline.schema import ACL_FIELDS, COLUMN_NAMES, RECORD_SCHEMA, SOURCE_LOG
+from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA, SOURCE_LOG
 from aclog.pipeline.source import LogPiece, plan_pieces
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import RecordType
@@ -49,25 +56,18 @@ STAGING_ENV = "ACLOG_PIPELINE_STAGING"
 
 _STAGING: list[Path] = []
 
-_RECORD_FIELDS: dict[str, tuple[str, tuple[RecordType, ...]]] = {
-    "acl_id": (
-        "id",
-        (RecordType.ACCESS_CONTROL_ENTRY, RecordType.REMOVE_ACCESS_CONTROL_ENTRY),
-    ),
-    **{name: (name, (RecordType.ACCESS_CONTROL_ENTRY,)) for name in ACL_FIELDS},
-    "user": (
-        "name",
-        (RecordType.USER_SCRAM_CREDENTIAL, RecordType.REMOVE_USER_SCRAM_CREDENTIAL),
-    ),
-    "mechanism": (
-        "mechanism",
-        (RecordType.USER_SCRAM_CREDENTIAL, RecordType.REMOVE_USER_SCRAM_CREDENTIAL),
-    ),
-    "iterations": ("iterations", (RecordType.USER_SCRAM_CREDENTIAL,)),
-    "leader_id": ("leader_id", (RecordType.LEADER_CHANGE,)),
-}
-"""Record column -> (Avro field, the record types whose field fills it); the same sources as
-:mod:`aclog.pipeline.columns` uses."""
+
+@functools.cache
+def _types_with(field: str) -> frozenset[RecordType]:
+    """The record types a column read from ``field`` takes its values from: as in
+    :mod:`aclog.pipeline.columns`, those of :data:`~aclog.pipeline.columns.WITH_COLUMNS` that
+    have the field (in some version; a version without it gives today's default)."""
+    return frozenset(
+        record_type
+        for record_type, version in branches()
+        if record_type in WITH_COLUMNS
+        and field in {f["name"] for f in raw_schema(record_type, version)["fields"]}
+    )
 
 
 def avro_available(spark: SparkSession) -> bool:
@@ -179,7 +179,7 @@ def _column(name: str) -> Column:
         return F.col(field)
     if name in ("type", "type_code", "version"):
         return _kind_column(name)
-    if name in _RECORD_FIELDS:
+    if name in FIELD_OF_COLUMN:
         return _record_column(name)
     return F.col(name).cast(RECORD_SCHEMA[name].dataType)
 
@@ -203,7 +203,8 @@ def _kind_column(name: str) -> Column:
 
 
 def _record_column(name: str) -> Column:
-    field, types = _RECORD_FIELDS[name]
+    field = FIELD_OF_COLUMN[name]
+    types = _types_with(field)
     present: list[Column] = []
     missing: list[tuple[int, RecordType]] = []
     for index, (record_type, version) in enumerate(branches()):

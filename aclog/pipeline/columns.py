@@ -39,7 +39,7 @@ from aclog.records import (
 from aclog.records.codec import DecodedKind
 from aclog.records.types import RECORD_TYPES, record_type_name
 
-_WITH_COLUMNS = frozenset(
+WITH_COLUMNS = frozenset(
     int(code)
     for code in (
         RecordType.ACCESS_CONTROL_ENTRY,
@@ -99,7 +99,7 @@ def type_name_list() -> list[str]:
     return list(_TYPE_NAMES.to_pylist())
 
 
-_FIELD_OF_COLUMN = {
+FIELD_OF_COLUMN = {
     "acl_id": "id",
     **{name: name for name in ACL_FIELDS},
     "user": "name",
@@ -107,7 +107,8 @@ _FIELD_OF_COLUMN = {
     "iterations": "iterations",
     "leader_id": "leader_id",
 }
-"""Record column -> the Avro field it is read from."""
+"""Record column -> the Avro field it is read from, in the records of :data:`WITH_COLUMNS` that
+have that field (every builder of the record columns reads them from here)."""
 
 AUTHOR_FIELDS = ("principal", "client_address", "client_id", "api")
 """The RequestContextRecord fields of the ``author_*`` columns, in column order."""
@@ -216,7 +217,7 @@ class ColumnChunk:
             columns[name] = partial(runs.shared, name)
         for index, name in enumerate(_AUTHOR_COLUMNS):
             columns[name] = partial(runs.author, index)
-        for name in _FIELD_OF_COLUMN:
+        for name in FIELD_OF_COLUMN:
             columns[name] = partial(record.column, name)
         return columns
 
@@ -271,7 +272,7 @@ class _RecordColumns:
 
     def column(self, name: str) -> pa.Array:
         if self._struct is None:
-            keep = _WITH_COLUMNS
+            keep = WITH_COLUMNS
             # An empty dict, not None: its fields are null and the struct has no nulls to
             # fold into every column.
             dicts = [
@@ -279,7 +280,7 @@ class _RecordColumns:
                 for d, kind in zip(self._fields, self._kinds, strict=True)
             ]
             self._struct = pa.array(dicts, type=_FIELDS)
-        values = self._struct.field(_FIELD_OF_COLUMN[name])
+        values = self._struct.field(FIELD_OF_COLUMN[name])
         if name == "acl_id":
             return kafka_uuid_texts(values)
         names = _ENUM_NAMES.get(name)

@@ -13,7 +13,8 @@ from pyspark.sql import functions as F
 
 from aclog.controller.rebuild import rebuild_image
 from aclog.log import SegmentedLog, read_batches
-from aclog.pipeline.avro import avro_available, stage_log
+from aclog.pipeline.avro import _types_with, avro_available, stage_log
+from aclog.pipeline.columns import FIELD_OF_COLUMN
 from aclog.pipeline.load import read_records, records_as_of, resolve_engine
 from aclog.pipeline.session import PipelineError
 from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
@@ -24,6 +25,7 @@ from aclog.records import (
     LeaderChangeRecord,
     NoOpRecord,
     PatternType,
+    RecordType,
     RemoveAccessControlEntryRecord,
     RemoveUserScramCredentialRecord,
     RequestContextRecord,
@@ -160,3 +162,29 @@ def test_each_engine_gives_replays_state_at_a_point(
         result = state(chosen.frame, **point)
         assert result.to_dict() == state_to_dict(rebuild_image(logs.full, **point).image), point
         result.unpersist()
+
+
+def test_each_record_column_comes_from_the_record_types_that_carry_it() -> None:
+    T = RecordType
+    acl, scram = T.ACCESS_CONTROL_ENTRY, T.USER_SCRAM_CREDENTIAL
+    expected = {
+        "acl_id": ("id", {acl, T.REMOVE_ACCESS_CONTROL_ENTRY}),
+        **{
+            name: (name, {acl})
+            for name in (
+                "resource_type",
+                "resource_name",
+                "pattern_type",
+                "principal",
+                "host",
+                "operation",
+                "permission_type",
+            )
+        },
+        "user": ("name", {scram, T.REMOVE_USER_SCRAM_CREDENTIAL}),
+        "mechanism": ("mechanism", {scram, T.REMOVE_USER_SCRAM_CREDENTIAL}),
+        "iterations": ("iterations", {scram}),
+        "leader_id": ("leader_id", {T.LEADER_CHANGE}),
+    }
+    actual = {column: (f, set(_types_with(f))) for column, f in FIELD_OF_COLUMN.items()}
+    assert actual == expected
