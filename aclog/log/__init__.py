@@ -3,6 +3,7 @@
 The log knows bytes, offsets and epochs, never record types.
 """
 
+from aclog.log.appends import AppendResult, BatchSpec
 from aclog.log.errors import (
     CorruptLogError,
     FencedEpochError,
@@ -10,8 +11,9 @@ from aclog.log.errors import (
     LogLockedError,
     StaleOffsetError,
 )
-from aclog.log.log import AppendResult, BatchSpec, RecoveryReport, SegmentedLog
+from aclog.log.log import SegmentedLog
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
+from aclog.log.recovery import RecoveryReport
 
 __all__ = [
     "AppendResult",

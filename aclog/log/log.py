@@ -5,12 +5,13 @@ the log's end offset and whose partition leader epoch is the writer's epoch, the
 returning, so an acknowledged append survives a crash and a batch is wholly present or wholly
 absent afterwards. The log refuses an epoch older than the newest one it holds (fencing).
 :meth:`SegmentedLog.append_batches` writes several such batches with one write and one fsync
-(group commit); it checks them all first, so a refused group writes nothing.
+(group commit); it checks them all first, so a refused group writes nothing (the checks and
+the batches' bytes: :mod:`aclog.log.appends`).
 
 Opening recovers the last segment: every batch is checked; a torn tail (a crash mid-write) is
 cut back to the last whole batch and reported in :attr:`SegmentedLog.recovery`; damage with valid
-data after it raises :class:`CorruptLogError` instead. One writer per directory (a lock file);
-readers use :mod:`aclog.log.reader` and need no lock.
+data after it raises :class:`CorruptLogError` instead (:mod:`aclog.log.recovery`). One writer
+per directory (a lock file); readers use :mod:`aclog.log.reader` and need no lock.
 
 Not thread-safe: one thread owns a writer. Cost: an append is O(batch bytes) plus one fsync.
 """
@@ -21,53 +22,23 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from aclog.log.batch import build_batch
-from aclog.log.errors import CorruptLogError, FencedEpochError, LogError, StaleOffsetError
+from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
+from aclog.log.errors import LogError
 from aclog.log.index import OffsetIndex, index_path
 from aclog.log.lock import SharedWriterLock, WriterLock
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
-from aclog.log.segment import SegmentScan, list_segments, segment_file_name
+from aclog.log.recovery import (
+    RecoveryReport,
+    batch_starting_at,
+    cut_tail,
+    last_epoch,
+    recover_tail,
+)
+from aclog.log.segment import list_segments, segment_file_name
 
 DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
-MAX_BATCH_RECORDS = 100_000
-
-
-@dataclass(frozen=True, slots=True)
-class AppendResult:
-    """Offsets given to one appended batch."""
-
-    base_offset: int
-    last_offset: int
-    epoch: int
-    timestamp_ms: int
-
-
-@dataclass(frozen=True, slots=True)
-class BatchSpec:
-    """One batch of a group append: its record values, epoch and timestamp (``None``: now)."""
-
-    values: Sequence[bytes]
-    epoch: int
-    timestamp_ms: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveryReport:
-    """What opening the log cut from a torn tail."""
-
-    segment: Path
-    position: int
-    bytes_removed: int
-    reason: str
-
-    def __str__(self) -> str:
-        return (
-            f"recovered {self.segment.name}: cut {self.bytes_removed} bytes of a torn batch at "
-            f"byte {self.position} ({self.reason})"
-        )
 
 
 class SegmentedLog:
@@ -150,37 +121,10 @@ class SegmentedLog:
             self.end_offset, self.latest_epoch = 0, -1
             return None
         self._bases = [base for base, _ in segments]
-        base, path = segments[-1]
-        last_epoch = self._epoch_before(segments)
-        scan = SegmentScan(path, position=0, next_offset=base, last_epoch=last_epoch)
-        index = OffsetIndex(base)
-        for raw in scan:
-            if index.due(raw.position):
-                index.add(raw.header.base_offset, raw.position)
-        report = None
-        if scan.problem is not None:
-            if not scan.problem.tail:
-                raise CorruptLogError(str(path), scan.problem.position, scan.problem.reason)
-            report = self._cut_tail(path, scan.problem.position, scan.size, scan.problem.reason)
-        index.write(path)
-        self.end_offset, self.latest_epoch = scan.next_offset, scan.last_epoch
-        self._open_active(path, index, scan.end_position)
-        return report
-
-    def _epoch_before(self, segments: list[tuple[int, Path]]) -> int:
-        """The epoch of the last batch before the last segment (-1 when there is none)."""
-        if len(segments) < 2:
-            return -1
-        epoch = -1
-        for batch in read_batches(self.directory, segments[-2][0], segments[-1][0]):
-            epoch = batch.epoch
-        return epoch
-
-    def _cut_tail(self, path: Path, position: int, size: int, reason: str) -> RecoveryReport:
-        with open(path, "r+b") as file:
-            file.truncate(position)
-            os.fsync(file.fileno())
-        return RecoveryReport(path, position, size - position, reason)
+        tail = recover_tail(self.directory, segments)
+        self.end_offset, self.latest_epoch = tail.end_offset, tail.latest_epoch
+        self._open_active(tail.path, tail.index, tail.size)
+        return tail.report
 
     def _open_active(self, path: Path, index: OffsetIndex, size: int) -> None:
         self._active_path = path
@@ -265,17 +209,8 @@ class SegmentedLog:
         expected_end_offset: int | None,
         fsync: bool | None,
     ) -> list[AppendResult]:
-        self._check_group(batches, expected_end_offset)
-        results, built, base = [], [], self.end_offset
-        for spec in batches:
-            timestamp_ms = (
-                int(self.clock() * 1000) if spec.timestamp_ms is None else spec.timestamp_ms
-            )
-            built.append((base, build_batch(spec.values, base, spec.epoch, timestamp_ms)))
-            results.append(
-                AppendResult(base, base + len(spec.values) - 1, spec.epoch, timestamp_ms)
-            )
-            base += len(spec.values)
+        check_group(batches, self.latest_epoch, self.end_offset, expected_end_offset)
+        built, results = build_group(batches, self.end_offset, self.clock)
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
         # the group's first batches durable even if the rest of it then failed.
         self._maybe_roll(sum(len(batch) for _, batch in built))
@@ -288,25 +223,9 @@ class SegmentedLog:
             self._write_batches(built)
         if self.fsync if fsync is None else fsync:
             self._sync_or_cut(start)
-        self.end_offset = base
+        self.end_offset = results[-1].last_offset + 1
         self.latest_epoch = results[-1].epoch
         return results
-
-    def _check_group(self, batches: Sequence[BatchSpec], expected_end_offset: int | None) -> None:
-        """Refuse the whole group before anything is written."""
-        if not batches:
-            raise ValueError("append needs at least one batch")
-        latest = self.latest_epoch
-        for spec in batches:
-            if not spec.values:
-                raise ValueError("append needs at least one record")
-            if len(spec.values) > MAX_BATCH_RECORDS:
-                raise ValueError(f"a batch holds at most {MAX_BATCH_RECORDS} records")
-            if spec.epoch < latest:
-                raise FencedEpochError(spec.epoch, latest)
-            latest = spec.epoch
-        if expected_end_offset is not None and expected_end_offset != self.end_offset:
-            raise StaleOffsetError(expected_end_offset, self.end_offset)
 
     def _sync_or_cut(self, start: int) -> None:
         """fsync the active segment; if that fails, cut the group just written (from byte
@@ -389,36 +308,19 @@ class SegmentedLog:
             return
         if offset < self.start_offset:
             raise ValueError(f"offset {offset} is below the log start {self.start_offset}")
-        target = self._batch_starting_at(offset)
+        target = batch_starting_at(self.directory, offset)
         self._close_active()
         for base in [b for b in self._bases if b > offset or (b == offset and b != target[0])]:
             self._remove_segment(base)
         self._bases = [b for b in self._bases if b <= target[0]]
         path = self.directory / segment_file_name(self._bases[-1])
-        self._cut_tail(path, target[1], path.stat().st_size, "truncate_to")
+        cut_tail(path, target[1], path.stat().st_size, "truncate_to")
         index = OffsetIndex.load(path, self._bases[-1])
         index.truncate_after(target[1])
         index.write(path)
         self._open_active(path, index, target[1])
         self.end_offset = offset
-        self.latest_epoch = self._last_epoch()
-
-    def _batch_starting_at(self, offset: int) -> tuple[int, int]:
-        """(segment base, position) of the batch that starts exactly at ``offset``."""
-        for batch in read_batches(self.directory, offset):
-            if batch.base_offset == offset:
-                return int(batch.segment.name[:20]), batch.position
-            raise ValueError(
-                f"offset {offset} is inside the batch {batch.base_offset}..{batch.last_offset}; "
-                f"truncate to {batch.base_offset} or {batch.last_offset + 1}"
-            )
-        raise ValueError(f"no batch starts at offset {offset}")
-
-    def _last_epoch(self) -> int:
-        epoch = -1
-        for batch in read_batches(self.directory, max(self.end_offset - 1, 0)):
-            epoch = batch.epoch
-        return epoch
+        self.latest_epoch = last_epoch(self.directory, max(self.end_offset - 1, 0))
 
     def delete_segments_below(self, offset: int) -> list[Path]:
         """Delete every segment whose records are all below ``offset``; never the active one.

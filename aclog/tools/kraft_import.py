@@ -44,7 +44,7 @@ from aclog.kraft import (
 )
 from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
 from aclog.log import LogError, SegmentedLog
-from aclog.log.log import MAX_BATCH_RECORDS
+from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.records import NoOpRecord, Record, encode_many
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
 from aclog.tools.console import (
