@@ -43,6 +43,8 @@ def _value(fields: dict[str, object]) -> bytes:
 
 
 def _damage(value: bytes, how: int, where: int) -> bytes:
+    if not value:  # an earlier damage cut it to nothing: nothing left to damage
+        return value
     where %= len(value)
     if how == 0:
         return value + value[where:]  # bytes left over
