@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from aclog.records import ScramMechanism
+from aclog.wire import ServerConfig
+from aclog.wire.node import Node
 from tests.wire.harness import ServerProcess, make_certificate
 
 ADMIN = "admin"
@@ -91,3 +93,15 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc
     yield from _start(
         tmp_path_factory, "fuzz", "--max-frame-bytes", "65536", "--frame-timeout", "2"
     )
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> Iterator[Node]:
+    """An in-process node on a fresh data directory, ``User:ANONYMOUS`` a super user."""
+    opened = Node.open(
+        ServerConfig(data_dir=tmp_path / "data", super_users=frozenset({"User:ANONYMOUS"}))
+    )
+    try:
+        yield opened
+    finally:
+        opened.close()

@@ -7,7 +7,6 @@ import asyncio
 import logging
 import socket
 import struct
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -115,17 +114,6 @@ def test_published_offset_waits() -> None:
     published = PublishedOffset()
     assert published.wait_for(-1, 0.01)
     assert not published.wait_for(3, 0.01)
-
-
-@pytest.fixture
-def node(tmp_path: Path) -> Iterator[Node]:
-    opened = Node.open(
-        ServerConfig(data_dir=tmp_path / "data", super_users=frozenset({"User:ANONYMOUS"}))
-    )
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def test_a_failing_handler_answers_unknown_server_error(

@@ -7,12 +7,10 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
-import pytest
 from kafka.protocol.admin import (
     CreateAclsRequest,
     CreateAclsResponse,
@@ -33,17 +31,6 @@ from aclog.wire.node import Node
 
 TOPIC, LITERAL, ANY, READ, ALLOW = 2, 3, 1, 3, 3
 WAIT_SECONDS = 10.0
-
-
-@pytest.fixture
-def node(tmp_path: Path) -> Iterator[Node]:
-    opened = Node.open(
-        ServerConfig(data_dir=tmp_path / "data", super_users=frozenset({"User:ANONYMOUS"}))
-    )
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _framed(request: object, correlation_id: int) -> bytes:
