@@ -195,8 +195,11 @@ class AclsDelta:
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
         if working is not None:
-            if not working.write_batch(batch, len(adds), removals, bindings):
-                self._working = None  # it may hold part of the batch
+            old_keys = working.removed_keys(removals, bindings)
+            if old_keys is None:
+                return False
+            if not working.write_batch(batch, len(adds), (removals, old_keys), bindings):
+                self._working = None  # it holds part of the batch
                 return False
         elif not self._stored_nowhere(fresh, set(removals), set(bindings)):
             return False

@@ -37,37 +37,44 @@ class WorkingAcls:
         self.acls = acls
         self.index = index
 
+    def removed_keys(self, removals: dict[uuid.UUID, None], bindings: Index) -> list[AclKey] | None:
+        """The binding keys of the ACLs ``removals`` names, or ``None`` (nothing changed) when
+        one of them is not stored, or when one of them is among the ``bindings`` a batch adds:
+        removed then added applies, added then removed does not, so the order decides and the
+        one-by-one replay must."""
+        acls = self.acls
+        if removals and missing_from(set(removals), acls):
+            return None
+        keys = acl_keys(map(acls.__getitem__, removals))
+        return None if any(map(bindings.__contains__, keys)) else keys
+
     def write_batch(
         self,
         batch: dict[uuid.UUID, AccessControlEntryRecord | None],
         additions: int,
-        removals: dict[uuid.UUID, None],
+        removed: tuple[dict[uuid.UUID, None], list[AclKey]],
         bindings: Index,
     ) -> bool:
-        """Write a batch whose ids (``batch``: record, or ``None`` for a removal) are distinct
-        and whose ``bindings`` (key -> id of each addition) are distinct; ``False`` when it
-        cannot apply as a whole against the current state (then the maps are spoilt).
+        """Write a batch whose ids (``batch``: record, or ``None`` for a removal) are distinct,
+        whose ``removed`` ids and their keys passed :meth:`removed_keys`, and whose
+        ``bindings`` (key -> id of each of its ``additions``) are distinct; ``False`` when an
+        addition's id or binding is stored already (then the maps hold part of the batch).
 
-        Within such a batch the records commute, except a binding that is removed and added
-        again (remove-then-add applies, add-then-remove does not): that also gives ``False``,
-        before anything is written, for the one-by-one replay to decide.
+        Such a batch applies as a whole exactly when replaying it record by record would: its
+        records commute (distinct ids, and no binding both removed and added).
         """
         acls, index = self.acls, self.index
-        if removals and missing_from(set(removals), acls):
-            return False  # a removal of an id not stored
-        old_keys = acl_keys(map(acls.__getitem__, removals))
-        if any(map(bindings.__contains__, old_keys)):
-            return False
+        removals, old_keys = removed
         size = len(acls)
         acls.update(batch)  # type: ignore[arg-type]  # the removals' None values go below
         # The removals' ids were present: only additions can grow the map.
         if len(acls) != size + additions:
-            return False  # an addition's id is stored
+            return False
         consume(map(acls.__delitem__, removals))
         consume(map(index.pop, old_keys, repeat(None)))
         size = len(index)
         index.update(bindings)
-        return len(index) == size + len(bindings)  # else an addition's binding is stored
+        return len(index) == size + len(bindings)
 
     def add(self, record: AccessControlEntryRecord, key: AclKey) -> None:
         """Mirror one addition the delta accepted."""

@@ -102,3 +102,23 @@ def test_a_batch_the_working_copy_declines_fails_as_one_by_one_and_keeps_the_del
     # The records before the bad one were replayed one by one, as a replay that then stops.
     image = delta.apply(MetadataProvenance(299, 1, 1))
     assert list(image.acls.acls)[: len(expected.acls)] == list(expected.acls.acls)
+
+
+def test_a_binding_removed_and_added_in_one_batch_keeps_the_working_copy() -> None:
+    """Remove-then-add of one binding applies and add-then-remove does not: the order decides,
+    so the working copy declines such a batch before writing anything, and keeps its state."""
+    base = _stored(200)
+    first = [_acl(n, f"n{n}") for n in range(1000, 1100)]
+    readd = AccessControlEntryRecord(uuid.UUID(int=5000), *_acl(0, "s7").key)
+    valid: list[Record] = [*first, RemoveAccessControlEntryRecord(uuid.UUID(int=7)), readd]
+    delta = MetadataDelta(base)
+    delta.replay_records(valid, 200)
+    acls = delta.get_or_create_acls_delta()
+    assert acls._working is not None
+    image = delta.apply(MetadataProvenance(301, 1, 1))
+    assert image == apply_records(base, valid, 200, MetadataProvenance(301, 1, 1))
+    assert image.acls.id_of(readd.binding) == readd.id
+    reversed_order: list[Record] = [*first, readd, RemoveAccessControlEntryRecord(uuid.UUID(int=7))]
+    with pytest.raises(ReplayError) as raised:
+        MetadataDelta(base).replay_records(reversed_order, 200)
+    assert raised.value.offset == 200 + len(first)
