@@ -143,6 +143,12 @@ class MetadataLoader:
 
     def _replay(self, batches: Iterable[DecodedBatch | CommittedBatch]) -> Manifest | None:
         """Replay ``batches`` (in log order, following the image) as one delta and publish it."""
+        # A backlog of many batches allocates a few tracked objects per record and frees few:
+        # with the collector on, a 250k-record poll took ~1.4x as long (see gc_paused).
+        with gc_paused():
+            return self._replay_paused(batches)
+
+    def _replay_paused(self, batches: Iterable[DecodedBatch | CommittedBatch]) -> Manifest | None:
         delta = MetadataDelta(self.image)
         count = records = 0
         last: DecodedBatch | CommittedBatch | None = None

@@ -11,18 +11,18 @@ already present, or removing an id that is not, raises :class:`ReplayError` nami
 from __future__ import annotations
 
 import uuid
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, getitem, is_, not_
 from types import MappingProxyType
 from typing import Any, ClassVar, cast
 
 from aclog.image.errors import ReplayError
-from aclog.image.layered import LayeredMap
+from aclog.image.layered import LayeredMap, missing_from
 from aclog.image.render import acl_to_dict
+from aclog.image.working import WorkingAcls
 from aclog.records.types import (
     AccessControlEntryRecord,
     AclBinding,
@@ -97,7 +97,9 @@ class AclsDelta:
         self._added: dict[AclKey, uuid.UUID] = {}
         # The base image's ids this delta removed (a removed id re-added stays here), so that
         # apply() touches only those by id; None in a snapshot delta, which may replace any.
-        self._touched: list[uuid.UUID] | None = None if snapshot else []
+        self._touched: dict[uuid.UUID, None] | None = None if snapshot else {}
+        # A big delta's current state, written batch by batch (see aclog.image.working).
+        self._working: WorkingAcls | None = None
 
     @property
     def image(self) -> AclsImage:
@@ -139,6 +141,8 @@ class AclsDelta:
             del changes[acl_id]  # re-inserting moves the id to the end: commit order
         changes[acl_id] = record
         self._added[key] = acl_id
+        if self._working is not None:
+            self._working.add(record, key)
 
     def restate(self, records: list[AccessControlEntryRecord]) -> bool:
         """:meth:`replay_add` of every record of a snapshot, in one go, into a snapshot delta
@@ -168,42 +172,64 @@ class AclsDelta:
         controller writes. Anything else (an id twice, a re-added binding, an error) is left to
         the one-by-one replay. Not in a snapshot delta.
 
-        Cost: C-level dict operations, no Python loop per record (``UUID.__hash__`` aside): per
-        id one lookup in the delta, one in the image and one insert; per binding one lookup in
-        the image and one insert. A repeat shows as a dict that grew less than the batch, and
-        is undone (O(delta) for a binding, but then the replay one by one raises).
+        Cost: each id is hashed once (``UUID.__hash__`` runs in Python) and each binding key
+        once, into the batch's own dicts; every check after that is a set difference in C that
+        reuses those hashes (see :meth:`LayeredMap.absent`), and the batch joins the delta by
+        ``dict.update``, which reuses them too. Nothing changes before every check passed.
         """
         if self._touched is None:
             return False
-        changes, added = self._changes, self._added
         ids = list(map(_id_of, records))
-        if changes and any(map(changes.__contains__, ids)):
+        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
+        # Each record or, for a removal, None: (None, record)[is an addition], in C.
+        batch = dict(zip(ids, map(getitem, zip(repeat(None), records), adding), strict=True))
+        if len(batch) != len(ids):
+            return False  # an id twice in the batch
+        fresh = set(batch)
+        if self._changes and len(missing_from(fresh, self._changes)) != len(fresh):
+            return False  # an id this delta changed already
+        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
+        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
+        bindings = dict(zip(acl_keys(adds), map(_id_of, adds), strict=True))
+        if len(bindings) != len(adds):
+            return False  # a binding twice in the batch
+        working = self._working_for(len(batch))
+        if working is not None:
+            old_keys = working.removed_keys(removals, bindings)
+            if old_keys is None:
+                return False
+            if not working.write_batch(batch, len(adds), (removals, old_keys), bindings):
+                self._working = None  # it holds part of the batch
+                return False
+        elif not self._stored_nowhere(fresh, set(removals), set(bindings)):
             return False
-        values = [r if type(r) is AccessControlEntryRecord else None for r in records]
-        adds: list[AccessControlEntryRecord] = list(filter(None, values))
-        added_ids = list(map(_id_of, adds))
-        removed = (
-            list(compress(ids, map(is_, values, repeat(None)))) if len(adds) < len(ids) else []
-        )
-        stored = _membership(self._image.acls)
-        if any(map(stored, added_ids)) or not all(map(stored, removed)):
-            return False
-        keys = acl_keys(adds)
-        if any(map(_membership(self._image._ids_by_binding), keys)):
-            return False
-        if not _grown_by(changes, zip(ids, values, strict=True), ids):
-            return False
-        size = len(added)
-        added.update(zip(keys, added_ids, strict=True))
-        if len(added) != size + len(keys):
-            # A binding of the batch was added before in this delta, or twice in the batch:
-            # certainly an error (no id of the batch was in the delta, so none removed the
-            # first holder). Rebuilt from the changes, rather than tested key by key first.
-            _consume(map(changes.pop, ids, repeat(None)))
-            self._added = {acl_key(r): i for i, r in changes.items() if r is not None}
-            return False
-        self._touched.extend(removed)
+        self._changes.update(batch)
+        self._added.update(bindings)
+        self._touched.update(removals)  # in commit order, as apply() best walks them
         return True
+
+    def _stored_nowhere(
+        self, fresh: set[uuid.UUID], removed: set[uuid.UUID], keys: set[AclKey]
+    ) -> bool:
+        """True when of a batch's ids ``fresh`` (all new to this delta), exactly the
+        ``removed`` ones are in the image, and its additions' ``keys`` are in neither the
+        image nor this delta (even a key this delta removed: left to the one-by-one replay)."""
+        if _absent(self._image.acls, fresh) != (fresh - removed if removed else fresh):
+            return False
+        if len(_absent(self._image._ids_by_binding, keys)) != len(keys):
+            return False
+        return not self._added or len(missing_from(keys, self._added)) == len(keys)
+
+    def _working_for(self, size: int) -> WorkingAcls | None:
+        """The working state, made now if ``size`` more changes would make apply() fold."""
+        base = self._image.acls
+        if self._working is not None or not base or not isinstance(base, LayeredMap):
+            return self._working
+        if base.folds(len(self._changes) + size):
+            current = self._next_image()
+            acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], current.acls)
+            self._working = WorkingAcls(acls.copied(), current._ids_by_binding.copied())
+        return self._working
 
     def replay_remove(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
         """Remove the ACL; it must exist in the image or have been added by this delta."""
@@ -219,9 +245,11 @@ class AclsDelta:
         if acl_id in self._image.acls:
             self._set(acl_id, None)
             if self._touched is not None:
-                self._touched.append(acl_id)
+                self._touched[acl_id] = None
         else:
             del self._changes[acl_id]  # added and removed within this delta: nothing changed
+        if self._working is not None:
+            self._working.remove(acl_id)
 
     def finish_snapshot(self) -> None:
         """Mark every ACL of the base image that was not replayed since as removed."""
@@ -238,6 +266,15 @@ class AclsDelta:
         """
         if self._snapshot:
             self.finish_snapshot()
+        working, self._working = self._working, None
+        if working is not None and self._changes:  # the state is there already: hand it over
+            image = AclsImage(LayeredMap.adopt(working.acls))
+            image.__dict__["_ids_by_binding"] = LayeredMap.adopt(working.index)
+            return image
+        return self._next_image()
+
+    def _next_image(self) -> AclsImage:
+        """The image with every change so far applied (no side effect on this delta)."""
         if not self._changes:
             return self._image
         base = self._image.acls
@@ -245,9 +282,8 @@ class AclsDelta:
             acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], base)
             if self._touched is None:
                 image = AclsImage(acls.updated(self._changes.items()))
-            else:  # merged() counts the touched ids: each once
-                touched = dict.fromkeys(self._touched).keys()
-                image = AclsImage(acls.merged(self._changes, touched))
+            else:
+                image = AclsImage(acls.merged(self._changes, self._touched.keys()))
         else:
             # A first image (a snapshot's, a log's from the start): nothing to replace, and no
             # removal either (one of an id added here deletes the change). dict(dict) copies
@@ -270,7 +306,7 @@ class AclsDelta:
         removed: list[AclKey] = []  # the stored keys of the ACLs this delta removes or replaces
         if self._image.acls:
             stored = self._image.acls
-            ids = self._changes if self._touched is None else dict.fromkeys(self._touched)
+            ids = self._changes if self._touched is None else self._touched
             for acl_id in ids:  # each once: the index maps a key to one id
                 old = stored.get(acl_id)
                 if old is not None:
@@ -304,29 +340,16 @@ class AclsDelta:
         return stored
 
 
-_consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
-"""Run an iterator to its end at C speed (``map`` of a method, for its effect)."""
-
 _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""
 
 
-def _grown_by(target: dict[Any, Any], items: Iterable[tuple[Any, Any]], keys: list[Any]) -> bool:
-    """Insert ``items`` (whose ``keys`` are all absent from ``target``) into ``target``;
-    ``False`` and ``target`` as it was when a key repeats among them."""
-    size = len(target)
-    target.update(items)
-    if len(target) == size + len(keys):
-        return True
-    _consume(map(target.pop, keys, repeat(None)))
-    return False
-
-
-def _membership(mapping: Mapping[Any, object]) -> Callable[[Any], bool]:
-    """``mapping.__contains__``, at C speed where the map allows (see LayeredMap.membership)."""
+def _absent(mapping: Mapping[Any, object], keys: set[Any]) -> set[Any]:
+    """The keys of ``keys`` that ``mapping`` does not hold, reusing the set's stored hashes
+    where the map allows (see :meth:`LayeredMap.absent`)."""
     if isinstance(mapping, LayeredMap):
-        return mapping.membership()
-    return mapping.__contains__
+        return mapping.absent(keys)
+    return {key for key in keys if key not in mapping}
 
 
 def _text(acl_id: uuid.UUID | None) -> str:

@@ -87,6 +87,31 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
         overlay (a map fresh from a snapshot or a fold), so ``map(test, keys)`` runs in C."""
         return self._base.__contains__ if not self._top else self.__contains__
 
+    def copied(self) -> dict[K, V]:
+        """A new dict with this map's items in its order, for the caller to change. O(n) at
+        C speed, reusing the stored hashes."""
+        return _fold(self._base, self._top)
+
+    def folds(self, changed: int) -> bool:
+        """True when a version with ``changed`` more changed keys would hold more than its
+        overlay may (so it would be folded into a new base, O(n))."""
+        return len(self._top) + changed > _bound(self._len)
+
+    def absent(self, keys: set[K]) -> set[K]:
+        """The keys of ``keys`` that this map does not hold.
+
+        Cost: one probe per key with the hash the set already stored (``set.difference`` of
+        a dict runs in C and hashes nothing: a key type may hash in Python, as ``uuid.UUID``
+        does); the keys the overlay holds (at most its size) are hashed once more.
+        """
+        if not self._top:
+            return missing_from(keys, self._base)
+        below = missing_from(keys, self._top)  # decided by the base
+        missing = missing_from(below, self._base)
+        top = self._top
+        missing.update(key for key in keys - below if top[key] is _GONE)
+        return missing
+
     def __len__(self) -> int:
         return self._len
 
@@ -169,6 +194,12 @@ class _Values(ValuesView[V]):
 
     def __iter__(self) -> Iterator[V]:
         return (value for _, value in self._mapping._pairs())
+
+
+def missing_from(keys: set[K], mapping: dict[K, Any]) -> set[K]:
+    """``{key for key in keys if key not in mapping}``, at C speed and hashing nothing:
+    CPython's ``set.difference`` of a dict probes it with the hash each set entry stored."""
+    return keys.difference(mapping)
 
 
 def _bound(size: int) -> int:

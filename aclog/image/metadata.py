@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import count, repeat
+from itertools import compress, count, repeat
+from operator import not_
 from typing import Any, ClassVar
 
 from aclog.image.acls import AclsDelta, AclsImage
@@ -130,14 +131,14 @@ class MetadataDelta:
         kinds = set(map(type, records))
         if not kinds <= _BATCHABLE or not kinds & _ACL_RECORDS:
             return False
-        acls: Sequence[Any] = records
-        if not kinds <= _ACL_RECORDS:
-            acls = [r for r in records if type(r) in _ACL_RECORDS]
+        if kinds <= _ACL_RECORDS:
+            return self.get_or_create_acls_delta().replay_batch(records)  # type: ignore[arg-type]
+        # A request context (or another record that cannot fail) beside the ACLs: split in C.
+        is_acl = list(map(_ACL_RECORDS.__contains__, map(type, records)))
+        acls: list[Any] = list(compress(records, is_acl))
         if not self.get_or_create_acls_delta().replay_batch(acls):
             return False
-        if acls is not records:
-            others = [p for p in enumerate(records, first_offset) if type(p[1]) not in _ACL_RECORDS]
-            self._replay_pairs(others)
+        self._replay_pairs(compress(zip(count(first_offset), records), map(not_, is_acl)))
         return True
 
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:

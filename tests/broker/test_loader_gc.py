@@ -115,3 +115,25 @@ def test_the_image_and_index_have_no_reference_cycles(data_dir: Path) -> None:
         gc.set_debug(0)
         gc.garbage.clear()
     assert cyclic == []
+
+
+def test_a_poll_replays_and_publishes_with_the_collector_paused_then_reenables_it(
+    tmp_path: Path,
+) -> None:
+    gc.enable()
+    controller = Controller.open(tmp_path, authorizer=LocalOperator())
+    controller.create_acls([_binding(i) for i in range(20)], CALLER)
+    observer = _Observer()
+    loader = MetadataLoader(tmp_path, [AuthorizerPublisher(Authorizer()), observer])
+    loader.catch_up()
+    controller.create_acls([_binding(i) for i in range(20, 30)], CALLER)
+    manifest = loader.poll()
+    assert manifest is not None and manifest.records > 0
+    assert observer.enabled_during == [False, False]
+    assert gc.isenabled()
+    loader.publishers.append(_Failing())
+    controller.create_acls([_binding(i) for i in range(30, 35)], CALLER)
+    with pytest.raises(RuntimeError, match="publisher failed"):
+        loader.poll()
+    assert gc.isenabled()
+    controller.close()

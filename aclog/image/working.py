@@ -1,0 +1,87 @@
+"""The ACLs and binding index as a big delta leaves them, kept up to date while it replays.
+
+A delta bigger than a :class:`~aclog.image.layered.LayeredMap` overlay may grow ends in a fold
+anyway: :meth:`AclsDelta.apply` copies the base maps and writes every change into the copies.
+:class:`WorkingAcls` makes those copies at the first big batch instead and writes each batch
+into them as it is replayed, so that the write also checks the batch: a dict that grew by less
+than the additions held one of their ids (or keys) already. The checks against the stored image
+then cost no probe of their own, and :meth:`AclsDelta.apply` hands the copies over as the next
+image without writing anything. The delta's own bookkeeping (changes, added keys, removed ids)
+stays as it was: this is a mirror of the current state, never the source of a rule.
+
+Not thread-safe; owned by its delta, and dropped (``AclsDelta`` forgets it) as soon as a write
+finds a conflict, since the maps may then hold part of a batch. Cost: O(ACLs) once, to copy;
+then per batch O(batch) dict operations that reuse the batch dicts' stored hashes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from itertools import repeat
+
+from aclog.image.layered import missing_from
+from aclog.records.build import consume
+from aclog.records.types import AccessControlEntryRecord, AclKey, acl_keys
+
+Acls = dict[uuid.UUID, AccessControlEntryRecord]
+Index = dict[AclKey, uuid.UUID]
+
+
+class WorkingAcls:
+    """Represents the current ACLs (by id, in the order the next image keeps) and binding
+    index of a delta, as plain dicts that the delta changes in place."""
+
+    __slots__ = ("acls", "index")
+
+    def __init__(self, acls: Acls, index: Index) -> None:
+        self.acls = acls
+        self.index = index
+
+    def removed_keys(self, removals: dict[uuid.UUID, None], bindings: Index) -> list[AclKey] | None:
+        """The binding keys of the ACLs ``removals`` names, or ``None`` (nothing changed) when
+        one of them is not stored, or when one of them is among the ``bindings`` a batch adds:
+        removed then added applies, added then removed does not, so the order decides and the
+        one-by-one replay must."""
+        acls = self.acls
+        if removals and missing_from(set(removals), acls):
+            return None
+        keys = acl_keys(map(acls.__getitem__, removals))
+        return None if any(map(bindings.__contains__, keys)) else keys
+
+    def write_batch(
+        self,
+        batch: dict[uuid.UUID, AccessControlEntryRecord | None],
+        additions: int,
+        removed: tuple[dict[uuid.UUID, None], list[AclKey]],
+        bindings: Index,
+    ) -> bool:
+        """Write a batch whose ids (``batch``: record, or ``None`` for a removal) are distinct,
+        whose ``removed`` ids and their keys passed :meth:`removed_keys`, and whose
+        ``bindings`` (key -> id of each of its ``additions``) are distinct; ``False`` when an
+        addition's id or binding is stored already (then the maps hold part of the batch).
+
+        Such a batch applies as a whole exactly when replaying it record by record would: its
+        records commute (distinct ids, and no binding both removed and added).
+        """
+        acls, index = self.acls, self.index
+        removals, old_keys = removed
+        size = len(acls)
+        acls.update(batch)  # type: ignore[arg-type]  # the removals' None values go below
+        # The removals' ids were present: only additions can grow the map.
+        if len(acls) != size + additions:
+            return False
+        consume(map(acls.__delitem__, removals))
+        consume(map(index.pop, old_keys, repeat(None)))
+        size = len(index)
+        index.update(bindings)
+        return len(index) == size + len(bindings)
+
+    def add(self, record: AccessControlEntryRecord, key: AclKey) -> None:
+        """Mirror one addition the delta accepted."""
+        self.acls[record.id] = record
+        self.index[key] = record.id
+
+    def remove(self, acl_id: uuid.UUID) -> None:
+        """Mirror one removal the delta accepted."""
+        old = self.acls.pop(acl_id)
+        self.index.pop(old.key, None)
