@@ -6,7 +6,7 @@
 - :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
 - jobs, each a lazy DataFrame -> DataFrame function in its module (exported as modules, so
   ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as last-record-wins
-  windows), :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
+  aggregates), :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
   :mod:`~aclog.pipeline.access` (every principal x resource x operation decision, with the
   deciding ACL), :mod:`~aclog.pipeline.orphans`;
 - :mod:`~aclog.pipeline.plot`: the history picture (matplotlib, Agg).
