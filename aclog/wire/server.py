@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.wire.apis import APIS
+from aclog.wire.budget import Budget
 from aclog.wire.config import ConfigError, Endpoint, SecurityProtocol, ServerConfig
-from aclog.wire.connection import Budget, Connection
+from aclog.wire.connection import Connection
 from aclog.wire.node import Node
 from aclog.wire.protocol import warm_up
 from aclog.wire.scram import SUPPORTED_MECHANISMS
