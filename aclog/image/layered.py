@@ -11,7 +11,7 @@ cost of folding at O(sqrt(n)) per changed key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from itertools import chain, repeat
 from math import isqrt
 from operator import is_
@@ -81,11 +81,6 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
         if value is _MISSING:
             return key in self._base
         return value is not _GONE
-
-    def membership(self) -> Callable[[object], bool]:
-        """A test equal to ``key in self``: the base dict's own C method while there is no
-        overlay (a map fresh from a snapshot or a fold), so ``map(test, keys)`` runs in C."""
-        return self._base.__contains__ if not self._top else self.__contains__
 
     def copied(self) -> dict[K, V]:
         """A new dict with this map's items in its order, for the caller to change. O(n) at
