@@ -95,9 +95,10 @@ def process(node: Node, session: Session, payload: bytes, *, on_loop: bool = Fal
 def queues_commit(payload: bytes) -> bool:
     """Whether the frame is a request of an API whose handler only queues a commit (CreateAcls,
     DeleteAcls, AlterUserScramCredentials). Cheap: reads the API key."""
-    if len(payload) < 2:
+    try:
+        api = APIS.get(peek_header(payload)[0])
+    except CloseConnection:  # too short for a header: processing it closes the connection
         return False
-    api = APIS.get(int.from_bytes(payload[:2], "big", signed=True))
     return api is not None and api.queues_commit
 
 
