@@ -15,7 +15,7 @@ from kafka.protocol.admin import DeleteAclsRequest, DeleteAclsResponse
 
 from aclog.controller.result import AclDeleteResult
 from aclog.wire.apis.acl_codes import acl_fields, acl_filter, check_known, filter_codes
-from aclog.wire.context import Api, Reply, RequestContext, many
+from aclog.wire.context import ON_LOOP_MAX_ITEMS, Api, Reply, RequestContext, many
 from aclog.wire.errors import KafkaError
 
 _Result = DeleteAclsResponse.DeleteAclsFilterResult
@@ -42,7 +42,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
 
 
 def _large(results: list[AclDeleteResult]) -> bool:
-    return many(results) or many([acl for result in results for acl in result.acls])
+    return many(results) or sum(len(result.acls) for result in results) > ON_LOOP_MAX_ITEMS
 
 
 def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
