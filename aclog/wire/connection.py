@@ -183,7 +183,7 @@ class Connection:
         limits = self.server.config.limits
         if self.session.authenticated:
             return limits.idle_timeout, f"idle for {limits.idle_timeout:g} s"
-        elapsed = asyncio.get_running_loop().time() - self._opened
+        elapsed = self._loop.time() - self._opened
         remaining = min(limits.idle_timeout, limits.authentication_timeout - elapsed)
         return remaining, (
             f"no SASL login within {limits.authentication_timeout:g} s of connecting"
@@ -217,7 +217,7 @@ class Connection:
                     return end
             outcome = self._answer_on_loop(payload)
             if outcome is None:
-                outcome = await asyncio.get_running_loop().run_in_executor(
+                outcome = await self._loop.run_in_executor(
                     server.executor, process, server.node, self.session, payload
                 )
         except BaseException:
