@@ -22,6 +22,7 @@ from aclog.pipeline.load import (
     read_records,
     records_as_of,
     records_for_history,
+    worth_caching,
 )
 from aclog.pipeline.schema import RECORD_SCHEMA
 from aclog.pipeline.session import JavaMissingError, PipelineError, make_spark, spark_session
@@ -46,4 +47,5 @@ __all__ = [
     "records_for_history",
     "spark_session",
     "state",
+    "worth_caching",
 ]

@@ -111,6 +111,13 @@ def resolve_engine(spark: SparkSession, engine: str | None = None) -> str:
     return ENGINE_PYTHON
 
 
+def worth_caching(spark: SparkSession, engine: str | None = None) -> bool:
+    """Whether a job that reads the records several times should cache them: yes when the
+    Python source decodes them (each read decodes the log again), no over staged Avro (the JVM
+    decodes fast, and each read takes only its record types' folders)."""
+    return resolve_engine(spark, engine) == ENGINE_PYTHON
+
+
 def read_parquet_records(spark: SparkSession, path: Path) -> DataFrame:
     """The records a ``aclog pipeline records`` run wrote to ``path`` (Parquet)."""
     if not path.exists():

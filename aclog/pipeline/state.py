@@ -1,16 +1,17 @@
 """The ``state`` job: the ACLs and SCRAM credentials as of a point, as DataFrames.
 
-The same answer as ``aclog replay`` (:func:`aclog.controller.rebuild.rebuild_image`), computed as
-last-record-wins: per ACL id, and per (user, mechanism), the newest record by ``(offset,
-position)`` decides, and the key is present when that record is an addition. The newest record
-is ``max(struct(offset, position, ...))`` after one shuffle by key: one sort per result, where a
-``row_number()`` window sorted twice (before and after its shuffle) and kept every column of
-every row until the filter. Times are built from ``timestamp_ms`` only for the rows kept, so the
-job reads just :data:`STATE_INPUT_COLUMNS`.
+The same answer as ``aclog replay`` (:func:`aclog.controller.rebuild.rebuild_image`). ACLs: the
+additions no later removal of their id follows (:func:`acl_state`: one anti join, with the
+removals broadcast when there are not too many, so the additions are never shuffled). SCRAM
+credentials, few by comparison: per (user, mechanism), the newest record by ``(offset,
+position)`` decides, and the key is present when that record is an addition (``max(struct(offset,
+position, ...))`` after one shuffle by key). Times are built from ``timestamp_ms`` only for the
+rows kept, so the job reads just :data:`STATE_INPUT_COLUMNS`.
 :func:`cut` keeps whole batches only, stopping at the first batch past the point exactly as replay
 stops (so a batch with an earlier timestamp after a later one is not taken).
 
-Every function is DataFrame -> DataFrame and lazy; :func:`state_dict` collects (small results).
+Every function is DataFrame -> DataFrame and lazy, except that :func:`state` counts the
+removals (one job) to choose the join; :func:`state_dict` collects (small results).
 Thread-safe (no shared state).
 """
 
@@ -90,22 +91,45 @@ def _time(column: str) -> Column:
     return F.timestamp_millis(F.col(column))
 
 
-def acl_state(records: DataFrame) -> DataFrame:
+BROADCAST_REMOVALS = 2_000_000
+"""Up to this many ACL removals, :func:`acl_state` broadcasts them (about 100 bytes each on
+the driver and every executor) instead of shuffling the additions."""
+
+
+def acl_state(records: DataFrame, broadcast_removals: bool = False) -> DataFrame:
     """One row per ACL present after ``records``: its id and fields, plus when and by whom it
     was created (``created_offset``, ``created_time``, ``created_by``...). Sort by
-    ``(created_offset, created_position)`` for commit order (the order ``aclog replay`` lists)."""
-    provenance = ("timestamp_ms", "author_principal", "author_address", "source")
-    newest = _newest(records, ["acl_id"], (ACL_TYPE, REMOVE_ACL_TYPE), (*ACL_FIELDS, *provenance))
-    return newest.select(
-        "acl_id",
-        *(F.col(f"last.{name}").alias(name) for name in ACL_FIELDS),
-        F.col("last.offset").alias("created_offset"),
-        F.col("last.position").alias("created_position"),
-        _time("last.timestamp_ms").alias("created_time"),
-        F.col("last.author_principal").alias("created_by"),
-        F.col("last.author_address").alias("created_from"),
-        F.col("last.source").alias("created_source"),
+    ``(created_offset, created_position)`` for commit order (the order ``aclog replay`` lists).
+
+    An addition is present when no removal of its id comes after it. That is replay's answer
+    because replay is strict: it refuses to add an id that is present or remove one that is
+    not, so the additions and removals of one id alternate, and only an id's last addition can
+    lack a later removal. (A log replay refuses gives no state to equal.) With
+    ``broadcast_removals`` every task gets the removals' ids and offsets and the additions stay
+    where they are; otherwise both sides are shuffled and sorted by id."""
+    added = records.filter(F.col("type") == ACL_TYPE)
+    removed = records.filter(F.col("type") == REMOVE_ACL_TYPE).select(
+        F.col("acl_id").alias("_removed_id"), F.col("offset").alias("_removed_at")
     )
+    # A hint either way, so that the plan does not hang on Spark's size estimates.
+    removed = removed.hint("broadcast" if broadcast_removals else "merge")
+    later = (added["acl_id"] == removed["_removed_id"]) & (removed["_removed_at"] > added["offset"])
+    return added.join(removed, later, "left_anti").select(
+        "acl_id",
+        *ACL_FIELDS,
+        F.col("offset").alias("created_offset"),
+        F.col("position").alias("created_position"),
+        _time("timestamp_ms").alias("created_time"),
+        F.col("author_principal").alias("created_by"),
+        F.col("author_address").alias("created_from"),
+        F.col("source").alias("created_source"),
+    )
+
+
+def count_removals(records: DataFrame) -> int:
+    """How many ACL removals ``records`` holds (one Spark job; cheap on staged Avro, whose
+    removals sit in their own folder)."""
+    return records.filter(F.col("type") == REMOVE_ACL_TYPE).count()
 
 
 def user_state(records: DataFrame) -> DataFrame:
@@ -157,7 +181,7 @@ class State:
     records: DataFrame
 
     def unpersist(self) -> None:
-        """Release the cached records."""
+        """Release the cached records (if :func:`state` cached them)."""
         self.records.unpersist()
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,14 +195,19 @@ def state(
     at_time_ms: int | None = None,
     *,
     persist: bool = True,
+    broadcast_limit: int = BROADCAST_REMOVALS,
 ) -> State:
     """The state as of the point: :func:`cut`, then :func:`acl_state`, :func:`user_state` and
     :func:`provenance` over it. ``persist`` caches the cut records (memory, spilling to disk),
-    so the three results decode the log once instead of three times."""
+    so the three results decode the log once instead of three times: worth it when decoding
+    is dear (the Python source), not over staged Avro, where each result reads only its record
+    types' folders. Runs one job now, :func:`count_removals`, to choose how
+    :func:`acl_state` joins (broadcast up to ``broadcast_limit`` removals)."""
     kept = cut(records, at_offset, at_time_ms).select(*_KEPT_COLUMNS)
     if persist:
         kept = kept.persist(StorageLevel.MEMORY_AND_DISK)
-    return State(acl_state(kept), user_state(kept), provenance(kept), kept)
+    few = count_removals(kept) <= broadcast_limit
+    return State(acl_state(kept, few), user_state(kept), provenance(kept), kept)
 
 
 _KEPT_COLUMNS = (

@@ -161,6 +161,12 @@ def _as_of(
     return chosen.frame  # type: ignore[no-any-return]
 
 
+def _persist(spark: SparkSession, records: Path | None) -> bool:
+    """Whether to cache the records a job reads several times: only when the Python source
+    decodes them (Parquet and staged Avro are cheap to read again)."""
+    return records is None and bool(_modules().worth_caching(spark))
+
+
 def _check_source(data_dir: Path | None, records: Path | None) -> None:
     """Usage errors before Spark starts: a data directory or a records Parquet must exist."""
     if records is not None:
@@ -262,8 +268,9 @@ def state_command(
     with _spark(master) as spark:
         pipeline = _modules()
         source = _as_of(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
-        # Decoded records are cached for the three results; Parquet is cheaper to read again.
-        result = pipeline.state.state(source, at_offset, at_time_ms, persist=records is None)
+        result = pipeline.state.state(
+            source, at_offset, at_time_ms, persist=_persist(spark, records)
+        )
         try:
             acls, users = result.acls, result.users
             if out_path is not None:
@@ -420,8 +427,9 @@ def access_command(
         pipeline = _modules()
 
         source = _as_of(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
-        # Decoded records are cached for the three results; Parquet is cheaper to read again.
-        result = pipeline.state.state(source, at_offset, at_time_ms, persist=records is None)
+        result = pipeline.state.state(
+            source, at_offset, at_time_ms, persist=_persist(spark, records)
+        )
         question = pipeline.AccessQuestion(
             hosts=tuple(hosts or ["*"]),
             operations=asked,
@@ -474,8 +482,9 @@ def orphans_command(
         pipeline = _modules()
 
         source = _as_of(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
-        # Decoded records are cached for the three results; Parquet is cheaper to read again.
-        result = pipeline.state.state(source, at_offset, at_time_ms, persist=records is None)
+        result = pipeline.state.state(
+            source, at_offset, at_time_ms, persist=_persist(spark, records)
+        )
         frame = pipeline.orphans.orphans(
             result.acls,
             result.users,

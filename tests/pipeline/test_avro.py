@@ -136,7 +136,7 @@ def test_older_versions_authors_and_every_type(spark: SparkSession, tmp_path: Pa
 def test_staged_files_hold_no_secrets(spark: SparkSession, tmp_path: Path) -> None:
     _write_mixed_versions(tmp_path / "log")
     folder = stage_log(spark, tmp_path / "log", staging=tmp_path / "staging")
-    staged = b"".join(path.read_bytes() for path in folder.glob("*.avro"))
+    staged = b"".join(path.read_bytes() for path in folder.rglob("*.avro"))
     assert b"orders" in staged and b"alice" in staged
     assert SALT not in staged and KEY not in staged
 

@@ -1,7 +1,7 @@
 """``state`` equals ``aclog replay`` on the edges of last-record-wins: an ACL id removed and
 added again (in one batch, across batches, and over a snapshot that holds it), a removal whose
 addition is in the snapshot rather than the log, a credential deleted and set again; with
-either engine, cached or read again."""
+either engine, cached or read again, with the removals broadcast or shuffled."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from aclog.controller.controller import Controller, LocalOperator
 from aclog.controller.rebuild import rebuild_image
 from aclog.log import SegmentedLog, read_batches
 from aclog.pipeline.load import records_as_of
-from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+from aclog.pipeline.state import BROADCAST_REMOVALS, STATE_INPUT_COLUMNS, state
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -92,9 +92,12 @@ def _write(directory: Path) -> None:
     )
 
 
-@pytest.mark.parametrize(("engine", "persist"), [("python", True), ("avro", False)])
+@pytest.mark.parametrize(
+    ("engine", "persist", "broadcast_limit"),
+    [("python", True, BROADCAST_REMOVALS), ("avro", False, BROADCAST_REMOVALS), ("avro", False, 0)],
+)
 def test_ids_removed_and_added_again_equal_replay(
-    spark: SparkSession, tmp_path: Path, engine: str, persist: bool
+    spark: SparkSession, tmp_path: Path, engine: str, persist: bool, broadcast_limit: int
 ) -> None:
     _write(tmp_path)
     offsets = [b.last_offset for b in read_batches(tmp_path)]
@@ -113,7 +116,7 @@ def test_ids_removed_and_added_again_equal_replay(
             engine=engine,
             **point,
         )
-        result = state(chosen.frame, persist=persist, **point)
+        result = state(chosen.frame, persist=persist, broadcast_limit=broadcast_limit, **point)
         try:
             expected = rebuild_image(tmp_path, use_snapshots=use_snapshots, **point).image
             assert result.to_dict() == state_to_dict(expected), (point, use_snapshots)
