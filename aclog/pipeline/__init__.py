@@ -5,8 +5,9 @@
 - :mod:`~aclog.pipeline.session`: the SparkSession factory the CLI, tests and benchmarks share;
 - :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
 - jobs, each a lazy DataFrame -> DataFrame function in its module (exported as modules, so
-  ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as last-record-wins
-  aggregates), :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
+  ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as an anti join of
+  ACL additions against later removals, and last-record-wins for credentials),
+  :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
   :mod:`~aclog.pipeline.access` (every principal x resource x operation decision, with the
   deciding ACL), :mod:`~aclog.pipeline.orphans`;
 - :mod:`~aclog.pipeline.plot`: the history picture (matplotlib, Agg).

@@ -10,8 +10,9 @@ rows kept, so the job reads just :data:`STATE_INPUT_COLUMNS`.
 :func:`cut` keeps whole batches only, stopping at the first batch past the point exactly as replay
 stops (so a batch with an earlier timestamp after a later one is not taken).
 
-Every function is DataFrame -> DataFrame and lazy, except that :func:`state` counts the
-removals (one job) to choose the join; :func:`state_dict` collects (small results).
+Every function is DataFrame -> DataFrame and lazy, except :func:`survey` (one job: the
+provenance and the removals that choose the join, which :func:`state` runs) and
+:func:`state_dict`, which collects (small results).
 Thread-safe (no shared state).
 """
 
@@ -126,12 +127,6 @@ def acl_state(records: DataFrame, broadcast_removals: bool = False) -> DataFrame
     )
 
 
-def count_removals(records: DataFrame) -> int:
-    """How many ACL removals ``records`` holds (one Spark job; cheap on staged Avro, whose
-    removals sit in their own folder)."""
-    return records.filter(F.col("type") == REMOVE_ACL_TYPE).count()
-
-
 def user_state(records: DataFrame) -> DataFrame:
     """One row per SCRAM credential present after ``records``: ``user``, ``mechanism``,
     ``iterations`` and when it was last set (no salt or key exists in the input at all)."""
@@ -147,15 +142,36 @@ def user_state(records: DataFrame) -> DataFrame:
     )
 
 
+PROVENANCE_SCHEMA = "offset long, epoch int, timestamp long"
+
+
 def provenance(records: DataFrame) -> DataFrame:
     """One row: the ``offset``, ``epoch`` and ``timestamp`` (ms) of the last record applied,
     all -1 when there is none (``aclog replay``'s header)."""
-    last = F.max(F.struct("offset", "position", "epoch", "timestamp_ms")).alias("last")
-    return records.agg(last).select(
-        F.coalesce(F.col("last.offset"), F.lit(-1)).alias("offset"),
-        F.coalesce(F.col("last.epoch"), F.lit(-1)).alias("epoch"),
-        F.coalesce(F.col("last.timestamp_ms"), F.lit(-1)).alias("timestamp"),
-    )
+    return records.agg(_last().alias("last")).select(*_header(F.col("last")))
+
+
+def _last() -> Column:
+    return F.max(F.struct("offset", "position", "epoch", "timestamp_ms"))
+
+
+def _header(last: Column) -> list[Column]:
+    return [
+        F.coalesce(last.getField(field), F.lit(-1)).alias(name)
+        for field, name in (("offset", "offset"), ("epoch", "epoch"), ("timestamp_ms", "timestamp"))
+    ]
+
+
+def survey(records: DataFrame) -> tuple[int, DataFrame]:
+    """(how many ACL removals ``records`` holds, its :func:`provenance` as a one-row DataFrame of
+    :data:`PROVENANCE_SCHEMA`), from one Spark job that reads the rows' positions and types
+    only (over staged Avro the type is the folder's name)."""
+    removal = F.when(F.col("type") == REMOVE_ACL_TYPE, F.lit(1))
+    row = records.agg(_last().alias("last"), F.count(removal).alias("removals"))
+    found = row.select(*_header(F.col("last")), "removals").first()
+    assert found is not None  # an aggregate without grouping has one row
+    head = (found["offset"], found["epoch"], found["timestamp"])
+    return found["removals"], records.sparkSession.createDataFrame([head], PROVENANCE_SCHEMA)
 
 
 def mechanism_code(column: Column) -> Column:
@@ -173,7 +189,8 @@ def acl_json(row: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class State:
-    """A state as three lazy DataFrames over one (persisted) cut of the records."""
+    """A state: ACLs and users as lazy DataFrames over one (maybe persisted) cut of the records,
+    and the provenance, already computed, as a one-row DataFrame."""
 
     acls: DataFrame
     users: DataFrame
@@ -201,13 +218,14 @@ def state(
     :func:`provenance` over it. ``persist`` caches the cut records (memory, spilling to disk),
     so the three results decode the log once instead of three times: worth it when decoding
     is dear (the Python source), not over staged Avro, where each result reads only its record
-    types' folders. Runs one job now, :func:`count_removals`, to choose how
-    :func:`acl_state` joins (broadcast up to ``broadcast_limit`` removals)."""
+    types' folders. Runs one job now, :func:`survey`, which gives the provenance and the count
+    of removals that chooses how :func:`acl_state` joins (broadcast up to ``broadcast_limit``
+    removals)."""
     kept = cut(records, at_offset, at_time_ms).select(*_KEPT_COLUMNS)
     if persist:
         kept = kept.persist(StorageLevel.MEMORY_AND_DISK)
-    few = count_removals(kept) <= broadcast_limit
-    return State(acl_state(kept, few), user_state(kept), provenance(kept), kept)
+    removals, head = survey(kept)
+    return State(acl_state(kept, removals <= broadcast_limit), user_state(kept), head, kept)
 
 
 _KEPT_COLUMNS = (
