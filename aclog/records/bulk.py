@@ -31,7 +31,12 @@ from typing import Any
 
 from fastavro import parse_schema, schemaless_reader
 
-from aclog.records.build import acls_from_columns, records_from, remove_acls_from_ids
+from aclog.records.build import (
+    ACL_CODE_CONVERTERS,
+    acls_from_columns,
+    records_from,
+    remove_acls_from_ids,
+)
 from aclog.records.build import consume as _consume
 from aclog.records.codec import (
     DecodedKind,
@@ -42,7 +47,7 @@ from aclog.records.codec import (
     record_to_fields,
 )
 from aclog.records.collector import call_paused
-from aclog.records.columns import acl_columns, remove_acl_ids
+from aclog.records.columns import RAW_CODES, CodeTable, acl_columns, code_table, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
 from aclog.varint import zigzag
@@ -95,6 +100,7 @@ class _Output:
     of_items: Callable[[Plan, list[dict[str, Any]]], list[Any]]
     of_columns: Callable[[Plan, tuple[list[Any], ...]], list[Any]]
     of_one: Callable[[DecodedRecord], Any]
+    codes: tuple[CodeTable, ...]
 
 
 def _decode(
@@ -135,7 +141,7 @@ def _convert_run(plan: Plan, run: Sequence[bytes], output: _Output) -> list[Any]
     fastavro's array does not decode them either."""
     if plan.reader is None:  # written at the current version: no resolution needed
         take_apart = _COLUMNS.get(plan.kind)
-        columns = None if take_apart is None else take_apart(list(run))
+        columns = None if take_apart is None else take_apart(list(run), output.codes)
         if columns is not None:
             return output.of_columns(plan, columns)
     items = _decode_run(plan, run)
@@ -148,7 +154,7 @@ def _build_records(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
 
 def _records_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]:
     if plan.record_type == RecordType.ACCESS_CONTROL_ENTRY:
-        return acls_from_columns(*columns)
+        return acls_from_columns(*columns, converted=True)
     return remove_acls_from_ids(columns[0])
 
 
@@ -162,16 +168,21 @@ def _field_names(record_type: RecordType, version: int) -> tuple[str, ...]:
     return tuple(field["name"] for field in raw_schema(record_type, version)["fields"])
 
 
-def _remove_columns(run: list[bytes]) -> tuple[list[Any], ...] | None:
+def _remove_columns(run: list[bytes], codes: tuple[CodeTable, ...]) -> tuple[list[Any], ...] | None:
+    del codes  # a removal has no code field
     ids = remove_acl_ids(run)
     return None if ids is None else (ids,)
 
 
 # The (type, version)s whose runs :mod:`aclog.records.columns` takes apart, when current.
-_COLUMNS: dict[DecodedKind, Callable[[list[bytes]], tuple[list[Any], ...] | None]] = {
+_COLUMNS: dict[
+    DecodedKind, Callable[[list[bytes], tuple[CodeTable, ...]], tuple[list[Any], ...] | None]
+] = {
     (RecordType.ACCESS_CONTROL_ENTRY, 0): acl_columns,
     (RecordType.REMOVE_ACCESS_CONTROL_ENTRY, 0): _remove_columns,
 }
+_ACL_ENUMS = tuple(map(code_table, ACL_CODE_CONVERTERS))
+"""The column tables that give the records' enum members straight from the code bytes."""
 
 
 def _record_of(one: DecodedRecord) -> Record:
@@ -188,8 +199,8 @@ def _fields_of(one: DecodedRecord) -> dict[str, Any]:
     return record_to_fields(one.record)
 
 
-_RECORDS = _Output(_build_records, _records_of_columns, _record_of)
-_FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of)
+_RECORDS = _Output(_build_records, _records_of_columns, _record_of, _ACL_ENUMS)
+_FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of, RAW_CODES)
 
 
 def _group_by_frame(frames: list[bytes]) -> dict[bytes, list[int]]:
