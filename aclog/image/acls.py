@@ -100,6 +100,10 @@ class AclsDelta:
         self._touched: dict[uuid.UUID, None] | None = None if snapshot else {}
         # A big delta's current state, written batch by batch (see aclog.image.working).
         self._working: WorkingAcls | None = None
+        # Batches written to the working state only: (batch, bindings, removals) each, not yet
+        # in _changes, _added and _touched, which a replay into a working state seldom reads
+        # (a catch-up never does): _settle() adds them when something does.
+        self._pending: list[_Pending] = []
 
     @property
     def image(self) -> AclsImage:
@@ -109,7 +113,17 @@ class AclsDelta:
     @property
     def changes(self) -> AclChanges:
         """The changes in commit order. A record whose id the base image has replaces it."""
+        self._settle()
         return MappingProxyType(self._changes)
+
+    def _settle(self) -> None:
+        """Add the pending batches to the delta's bookkeeping, in order, as replay_batch once
+        added each of them at once."""
+        pending, self._pending = self._pending, []
+        for batch, bindings, removals in pending:
+            self._changes.update(batch)
+            self._added.update(bindings)
+            self._touched.update(removals)  # type: ignore[union-attr]  # None only in snapshots
 
     def replay(
         self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
@@ -124,6 +138,8 @@ class AclsDelta:
         """Add the ACL; its id and its binding must both be new."""
         # The hot path of replay: UUID hashing runs in Python (UUID.__hash__), so each id is
         # looked up as few times as possible, and the key is computed once.
+        if self._pending:
+            self._settle()
         acl_id, key = record.id, acl_key(record)
         changes = self._changes
         current = changes.get(acl_id, _ABSENT)
@@ -176,6 +192,8 @@ class AclsDelta:
         once, into the batch's own dicts; every check after that is a set difference in C that
         reuses those hashes (see :meth:`LayeredMap.absent`), and the batch joins the delta by
         ``dict.update``, which reuses them too. Nothing changes before every check passed.
+        With a working state (a big delta), the batch is written there and its bookkeeping
+        waits until something reads it (see ``_settle``): a catch-up never does.
         """
         if self._touched is None:
             return False
@@ -195,17 +213,44 @@ class AclsDelta:
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
         if working is not None:
-            old_keys = working.removed_keys(removals, bindings)
-            if old_keys is None:
-                return False
-            if not working.write_batch(batch, len(adds), (removals, old_keys), bindings):
-                self._working = None  # it holds part of the batch
-                return False
-        elif not self._stored_nowhere(fresh, set(removals), set(bindings)):
+            return self._write_batch(working, batch, fresh, removals, bindings)
+        if not self._stored_nowhere(fresh, set(removals), set(bindings)):
             return False
         self._changes.update(batch)
         self._added.update(bindings)
         self._touched.update(removals)  # in commit order, as apply() best walks them
+        return True
+
+    def _write_batch(
+        self,
+        working: WorkingAcls,
+        batch: dict[uuid.UUID, AccessControlEntryRecord | None],
+        fresh: set[uuid.UUID],
+        removals: dict[uuid.UUID, None],
+        bindings: dict[AclKey, uuid.UUID],
+    ) -> bool:
+        """replay_batch's end for a delta with a working state: the batch is written there
+        and left pending (see _settle).
+
+        The batch's ids are new to the settled changes (checked by the caller); they are new
+        to the pending batches too when each addition's id is not in the base image and each
+        removal's is, and the removals are in the working state: a pending addition was new to
+        the base, so it can be neither removed nor (being in the working state) added again;
+        a pending removal was of a base id, so it can be neither added nor (being gone from
+        the working state) removed again.
+        """
+        removed = set(removals)
+        if _absent(self._image.acls, fresh) != (fresh - removed if removed else fresh):
+            return False
+        old_keys = working.removed_keys(removals, bindings)
+        if old_keys is None:
+            return False
+        additions = len(batch) - len(removals)
+        if not working.write_batch(batch, additions, (removals, old_keys), bindings):
+            self._working = None  # it holds part of the batch
+            self._settle()
+            return False
+        self._pending.append((batch, bindings, removals))
         return True
 
     def _stored_nowhere(
@@ -233,6 +278,8 @@ class AclsDelta:
 
     def replay_remove(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
         """Remove the ACL; it must exist in the image or have been added by this delta."""
+        if self._pending:
+            self._settle()
         acl_id = record.id
         if not self._present(acl_id):
             raise ReplayError(
@@ -267,14 +314,16 @@ class AclsDelta:
         if self._snapshot:
             self.finish_snapshot()
         working, self._working = self._working, None
-        if working is not None and self._changes:  # the state is there already: hand it over
+        if working is not None and (self._changes or self._pending):  # hand the state over
             image = AclsImage(LayeredMap.adopt(working.acls))
             image.__dict__["_ids_by_binding"] = LayeredMap.adopt(working.index)
             return image
         return self._next_image()
 
     def _next_image(self) -> AclsImage:
-        """The image with every change so far applied (no side effect on this delta)."""
+        """The image with every change so far applied (no side effect on this delta but
+        settling its pending batches)."""
+        self._settle()
         if not self._changes:
             return self._image
         base = self._image.acls
@@ -339,6 +388,11 @@ class AclsDelta:
             return None  # removed by this delta, or about to be replaced by the snapshot
         return stored
 
+
+_Pending = tuple[
+    dict[uuid.UUID, AccessControlEntryRecord | None], dict[AclKey, uuid.UUID], dict[uuid.UUID, None]
+]
+"""A batch written to a working state only: its changes, added bindings and removed ids."""
 
 _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""

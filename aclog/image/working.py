@@ -7,7 +7,8 @@ into them as it is replayed, so that the write also checks the batch: a dict tha
 than the additions held one of their ids (or keys) already. The checks against the stored image
 then cost no probe of their own, and :meth:`AclsDelta.apply` hands the copies over as the next
 image without writing anything. The delta's own bookkeeping (changes, added keys, removed ids)
-stays as it was: this is a mirror of the current state, never the source of a rule.
+stays as it was, though it takes in the batches written here only when it is read: this is
+a mirror of the current state, never the source of a rule.
 
 Not thread-safe; owned by its delta, and dropped (``AclsDelta`` forgets it) as soon as a write
 finds a conflict, since the maps may then hold part of a batch. Cost: O(ACLs) once, to copy;
