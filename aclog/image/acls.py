@@ -104,6 +104,7 @@ class AclsDelta:
         # in _changes, _added and _touched, which a replay into a working state seldom reads
         # (a catch-up never does): _settle() adds them when something does.
         self._pending: list[_Pending] = []
+        self._pending_removed: set[uuid.UUID] = set()  # the ids the pending batches removed
 
     @property
     def image(self) -> AclsImage:
@@ -120,6 +121,7 @@ class AclsDelta:
         """Add the pending batches to the delta's bookkeeping, in order, as replay_batch once
         added each of them at once."""
         pending, self._pending = self._pending, []
+        self._pending_removed = set()
         for batch, bindings, removals in pending:
             self._changes.update(batch)
             self._added.update(bindings)
@@ -232,25 +234,29 @@ class AclsDelta:
         """replay_batch's end for a delta with a working state: the batch is written there
         and left pending (see _settle).
 
-        The batch's ids are new to the settled changes (checked by the caller); they are new
-        to the pending batches too when each addition's id is not in the base image and each
-        removal's is, and the removals are in the working state: a pending addition was new to
-        the base, so it can be neither removed nor (being in the working state) added again;
-        a pending removal was of a base id, so it can be neither added nor (being gone from
-        the working state) removed again.
+        The batch's ids are new to the settled changes (checked by the caller). They are new
+        to the pending batches too when none is an id those removed, each removal's id is in
+        the base image and in the working state, and each addition's id is not in the working
+        state: a pending addition's id was new to the base, so it can be neither removed nor
+        (being in the working state) added again; a pending removal's id can be neither added
+        (checked) nor removed again (gone from the working state). An addition's id that is in
+        the base and the working state can only fail, one by one: it exists.
         """
         removed = set(removals)
-        if _absent(self._image.acls, fresh) != (fresh - removed if removed else fresh):
+        if not fresh.isdisjoint(self._pending_removed):
             return False
-        old_keys = working.removed_keys(removals, bindings)
-        if old_keys is None:
+        if removed and _absent(self._image.acls, removed):
+            return False  # not a base id: an addition of this delta, or nothing
+        olds = working.removed(removals, bindings)
+        if olds is None:
             return False
         additions = len(batch) - len(removals)
-        if not working.write_batch(batch, additions, (removals, old_keys), bindings):
+        if not working.write_batch(batch, additions, olds, bindings):
             self._working = None  # it holds part of the batch
             self._settle()
             return False
         self._pending.append((batch, bindings, removals))
+        self._pending_removed |= removed
         return True
 
     def _stored_nowhere(
