@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import itemgetter, not_
 from typing import Any
 
 from fastavro import parse_schema, schemaless_reader
@@ -55,7 +55,6 @@ from aclog.varint import zigzag
 SENTINEL = b"\xa5\x3c\x96\x0f\xe1\x5a\x78\xc3"
 _SENTINEL_FIELD = "aclog_bulk_sentinel"
 _sentinel_of: Callable[[dict[str, Any]], bytes] = itemgetter(_SENTINEL_FIELD)
-_frame_of: Callable[[bytes], bytes] = itemgetter(slice(0, 3))
 MIN_GROUP = 4
 """Fewer records of one (type, version) are decoded one by one: the array's setup (a few
 microseconds) would cost more than it saves."""
@@ -106,25 +105,24 @@ class _Output:
 def _decode(
     values: Sequence[bytes], first_offset: int | None, output: _Output
 ) -> tuple[list[Any], list[DecodedKind]]:
-    frames = list(map(_frame_of, values))
-    first_frame = frames[0] if frames else b""
-    if frames.count(first_frame) == len(frames):  # the common batch: one record type throughout
+    groups = _group_by_frame(values)
+    if len(groups) <= 1:  # the common batch: one record type throughout
+        first_frame = next(iter(groups), b"")
         plan = frame_plan(first_frame)
         if plan is not None and len(values) >= MIN_GROUP:
             converted = _convert_run(plan, values, output)
             if converted is not None:
                 return converted, [plan.kind] * len(values)
         return _one_by_one(values, first_offset, output.of_one)
-    groups = _group_by_frame(frames)
     out: list[Any] = [None] * len(values)
     kinds: list[Any] = [None] * len(values)
     singles: list[int] = []
-    for frame, indices in groups.items():
+    for frame, (indices, run) in groups.items():
         plan = frame_plan(frame)
         if plan is None or len(indices) < MIN_GROUP:
             singles += indices
             continue
-        converted = _convert_run(plan, list(map(values.__getitem__, indices)), output)
+        converted = _convert_run(plan, run, output)
         if converted is None:  # decoded again one by one: raises the first error, in order
             return _one_by_one(values, first_offset, output.of_one)
         _consume(map(out.__setitem__, indices, converted))
@@ -203,14 +201,28 @@ _RECORDS = _Output(_build_records, _records_of_columns, _record_of, _ACL_ENUMS)
 _FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of, RAW_CODES)
 
 
-def _group_by_frame(frames: list[bytes]) -> dict[bytes, list[int]]:
-    """The indices of the values whose first three bytes (the whole frame of every record type
-    below 128) are ``frames``, by frame, in order of first appearance; one C-level pass per
-    distinct frame."""
-    indices = range(len(frames))
-    return {
-        frame: list(compress(indices, map(frame.__eq__, frames))) for frame in dict.fromkeys(frames)
-    }
+def _group_by_frame(values: Sequence[bytes]) -> dict[bytes, tuple[list[int], list[bytes]]]:
+    """The indices and the values of ``values``, by their first three bytes (the whole frame
+    of every record type below 128), in order of first appearance and in order within each.
+
+    Cost: per distinct frame, a few C-level passes over the values not grouped yet (no frame
+    is cut out of every value: one ``startswith`` pass finds a frame's values)."""
+    groups: dict[bytes, tuple[list[int], list[bytes]]] = {}
+    indices: list[int] = list(range(len(values)))
+    rest: list[bytes] = list(values)
+    while rest:
+        frame = rest[0][:3]
+        # A value shorter than a frame is its own "frame": only equal values share it.
+        test = bytes.startswith if len(frame) == 3 else bytes.__eq__
+        found = list(map(test, rest, repeat(frame)))
+        run = list(compress(rest, found))
+        if len(run) == len(rest):
+            groups[frame] = (indices, rest)
+            break
+        groups[frame] = (list(compress(indices, found)), run)
+        left = list(map(not_, found))
+        indices, rest = list(compress(indices, left)), list(compress(rest, left))
+    return groups
 
 
 def _one_by_one(
