@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
-from operator import attrgetter, getitem, is_, not_
+from operator import attrgetter, is_, not_
 from types import MappingProxyType
 from typing import Any, ClassVar, cast
 
@@ -200,17 +200,19 @@ class AclsDelta:
         if self._touched is None:
             return False
         ids = list(map(_id_of, records))
-        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
-        # Each record or, for a removal, None: (None, record)[is an addition], in C.
-        batch = dict(zip(ids, map(getitem, zip(repeat(None), records), adding), strict=True))
+        # Each id's record, then None for the removals' (update keeps the order and reuses
+        # the removals' stored hashes).
+        batch: dict[uuid.UUID, Any] = dict(zip(ids, records, strict=True))
         if len(batch) != len(ids):
             return False  # an id twice in the batch
+        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
+        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
+        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
+        batch.update(removals)
         fresh = set(batch)
         if self._changes and len(missing_from(fresh, self._changes)) != len(fresh):
             return False  # an id this delta changed already
-        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
-        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
-        bindings = dict(zip(acl_keys(adds), map(_id_of, adds), strict=True))
+        bindings = dict(zip(acl_keys(adds), compress(ids, adding), strict=True))
         if len(bindings) != len(adds):
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
