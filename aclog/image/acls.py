@@ -199,6 +199,8 @@ class AclsDelta:
         """
         if self._touched is None:
             return False
+        if self._pending and self._working is None:
+            self._settle()  # applied already (apply drops the working state): check them all
         ids = list(map(_id_of, records))
         # Each id's record, then None for the removals' (update keeps the order and reuses
         # the removals' stored hashes).

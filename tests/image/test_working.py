@@ -192,3 +192,25 @@ def test_a_pending_id_added_again_fails_with_its_offset() -> None:
         _pending_then([_acl(n, f"m{n}") for n in range(2000, 2020)] + [_acl(1003, "twice")])
     assert raised.value.offset == 301 + 20
     assert "already exists" in str(raised.value)
+
+
+def test_a_delta_replayed_into_after_apply_still_sees_its_pending_batches() -> None:
+    """apply() hands the working state over and leaves the pending batches for whoever reads
+    the changes; a batch replayed after that must still be checked against them."""
+    # big enough for a new working state: made from the image with the pending batch in it
+    second: list[Record] = [_acl(n, f"m{n}") for n in range(2000, 2200)] + [_acl(7, "again")]
+    delta, first_records = _pending_then([])
+    single = MetadataDelta(delta.image)
+    for offset, record in enumerate(first_records, start=200):
+        single.replay(record, offset)
+    provenance = MetadataProvenance(400, 1, 1)
+    delta.apply(provenance)
+    single.apply(provenance)
+    delta.replay_records(second, 301)
+    for offset, record in enumerate(second, start=301):
+        single.replay(record, offset)
+    acls, single_acls = delta.acls_delta, single.acls_delta
+    assert acls is not None and single_acls is not None
+    assert list(acls.changes.items()) == list(single_acls.changes.items())
+    image, expected = delta.apply(provenance), single.apply(provenance)
+    assert list(image.acls.acls.items()) == list(expected.acls.acls.items())
