@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
-from operator import attrgetter, getitem, is_, not_
+from operator import attrgetter, is_, not_
 from types import MappingProxyType
 from typing import Any, ClassVar, cast
 
@@ -100,6 +100,11 @@ class AclsDelta:
         self._touched: dict[uuid.UUID, None] | None = None if snapshot else {}
         # A big delta's current state, written batch by batch (see aclog.image.working).
         self._working: WorkingAcls | None = None
+        # Batches written to the working state only: (batch, bindings, removals) each, not yet
+        # in _changes, _added and _touched, which a replay into a working state seldom reads
+        # (a catch-up never does): _settle() adds them when something does.
+        self._pending: list[_Pending] = []
+        self._pending_removed: set[uuid.UUID] = set()  # the ids the pending batches removed
 
     @property
     def image(self) -> AclsImage:
@@ -109,7 +114,18 @@ class AclsDelta:
     @property
     def changes(self) -> AclChanges:
         """The changes in commit order. A record whose id the base image has replaces it."""
+        self._settle()
         return MappingProxyType(self._changes)
+
+    def _settle(self) -> None:
+        """Add the pending batches to the delta's bookkeeping, in order, as replay_batch once
+        added each of them at once."""
+        pending, self._pending = self._pending, []
+        self._pending_removed = set()
+        for batch, bindings, removals in pending:
+            self._changes.update(batch)
+            self._added.update(bindings)
+            self._touched.update(removals)  # type: ignore[union-attr]  # None only in snapshots
 
     def replay(
         self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
@@ -124,6 +140,8 @@ class AclsDelta:
         """Add the ACL; its id and its binding must both be new."""
         # The hot path of replay: UUID hashing runs in Python (UUID.__hash__), so each id is
         # looked up as few times as possible, and the key is computed once.
+        if self._pending:
+            self._settle()
         acl_id, key = record.id, acl_key(record)
         changes = self._changes
         current = changes.get(acl_id, _ABSENT)
@@ -176,36 +194,73 @@ class AclsDelta:
         once, into the batch's own dicts; every check after that is a set difference in C that
         reuses those hashes (see :meth:`LayeredMap.absent`), and the batch joins the delta by
         ``dict.update``, which reuses them too. Nothing changes before every check passed.
+        With a working state (a big delta), the batch is written there and its bookkeeping
+        waits until something reads it (see ``_settle``): a catch-up never does.
         """
         if self._touched is None:
             return False
+        if self._pending and self._working is None:
+            self._settle()  # applied already (apply drops the working state): check them all
         ids = list(map(_id_of, records))
-        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
-        # Each record or, for a removal, None: (None, record)[is an addition], in C.
-        batch = dict(zip(ids, map(getitem, zip(repeat(None), records), adding), strict=True))
+        # Each id's record, then None for the removals' (update keeps the order and reuses
+        # the removals' stored hashes).
+        batch: dict[uuid.UUID, Any] = dict(zip(ids, records, strict=True))
         if len(batch) != len(ids):
             return False  # an id twice in the batch
+        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
+        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
+        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
+        batch.update(removals)
         fresh = set(batch)
         if self._changes and len(missing_from(fresh, self._changes)) != len(fresh):
             return False  # an id this delta changed already
-        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
-        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
-        bindings = dict(zip(acl_keys(adds), map(_id_of, adds), strict=True))
+        bindings = dict(zip(acl_keys(adds), compress(ids, adding), strict=True))
         if len(bindings) != len(adds):
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
         if working is not None:
-            old_keys = working.removed_keys(removals, bindings)
-            if old_keys is None:
-                return False
-            if not working.write_batch(batch, len(adds), (removals, old_keys), bindings):
-                self._working = None  # it holds part of the batch
-                return False
-        elif not self._stored_nowhere(fresh, set(removals), set(bindings)):
+            return self._write_batch(working, batch, fresh, removals, bindings)
+        if not self._stored_nowhere(fresh, set(removals), set(bindings)):
             return False
         self._changes.update(batch)
         self._added.update(bindings)
         self._touched.update(removals)  # in commit order, as apply() best walks them
+        return True
+
+    def _write_batch(
+        self,
+        working: WorkingAcls,
+        batch: dict[uuid.UUID, AccessControlEntryRecord | None],
+        fresh: set[uuid.UUID],
+        removals: dict[uuid.UUID, None],
+        bindings: dict[AclKey, uuid.UUID],
+    ) -> bool:
+        """replay_batch's end for a delta with a working state: the batch is written there
+        and left pending (see _settle).
+
+        The batch's ids are new to the settled changes (checked by the caller). They are new
+        to the pending batches too when none is an id those removed, each removal's id is in
+        the base image and in the working state, and each addition's id is not in the working
+        state: a pending addition's id was new to the base, so it can be neither removed nor
+        (being in the working state) added again; a pending removal's id can be neither added
+        (checked) nor removed again (gone from the working state). An addition's id that is in
+        the base and the working state can only fail, one by one: it exists.
+        """
+        removed = set(removals)
+        if not fresh.isdisjoint(self._pending_removed):
+            return False
+        if removed and _absent(self._image.acls, removed):
+            return False  # not a base id: an addition of this delta, or nothing
+        olds = working.removed(removals, bindings)
+        if olds is None:
+            return False
+        additions = len(batch) - len(removals)
+        if not working.write_batch(batch, additions, olds, bindings):
+            self._working = None  # it holds part of the batch
+            self._settle()
+            return False
+        self._pending.append((batch, bindings, removals))
+        self._pending_removed |= removed
         return True
 
     def _stored_nowhere(
@@ -233,6 +288,8 @@ class AclsDelta:
 
     def replay_remove(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
         """Remove the ACL; it must exist in the image or have been added by this delta."""
+        if self._pending:
+            self._settle()
         acl_id = record.id
         if not self._present(acl_id):
             raise ReplayError(
@@ -267,14 +324,16 @@ class AclsDelta:
         if self._snapshot:
             self.finish_snapshot()
         working, self._working = self._working, None
-        if working is not None and self._changes:  # the state is there already: hand it over
+        if working is not None and (self._changes or self._pending):  # hand the state over
             image = AclsImage(LayeredMap.adopt(working.acls))
             image.__dict__["_ids_by_binding"] = LayeredMap.adopt(working.index)
             return image
         return self._next_image()
 
     def _next_image(self) -> AclsImage:
-        """The image with every change so far applied (no side effect on this delta)."""
+        """The image with every change so far applied (no side effect on this delta but
+        settling its pending batches)."""
+        self._settle()
         if not self._changes:
             return self._image
         base = self._image.acls
@@ -339,6 +398,11 @@ class AclsDelta:
             return None  # removed by this delta, or about to be replaced by the snapshot
         return stored
 
+
+_Pending = tuple[
+    dict[uuid.UUID, AccessControlEntryRecord | None], dict[AclKey, uuid.UUID], dict[uuid.UUID, None]
+]
+"""A batch written to a working state only: its changes, added bindings and removed ids."""
 
 _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""

@@ -7,7 +7,8 @@ into them as it is replayed, so that the write also checks the batch: a dict tha
 than the additions held one of their ids (or keys) already. The checks against the stored image
 then cost no probe of their own, and :meth:`AclsDelta.apply` hands the copies over as the next
 image without writing anything. The delta's own bookkeeping (changes, added keys, removed ids)
-stays as it was: this is a mirror of the current state, never the source of a rule.
+stays as it was, though it takes in the batches written here only when it is read: this is
+a mirror of the current state, never the source of a rule.
 
 Not thread-safe; owned by its delta, and dropped (``AclsDelta`` forgets it) as soon as a write
 finds a conflict, since the maps may then hold part of a batch. Cost: O(ACLs) once, to copy;
@@ -18,13 +19,17 @@ from __future__ import annotations
 
 import uuid
 from itertools import repeat
+from operator import attrgetter, is_
+from typing import cast
 
-from aclog.image.layered import missing_from
 from aclog.records.build import consume
 from aclog.records.types import AccessControlEntryRecord, AclKey, acl_keys
 
 Acls = dict[uuid.UUID, AccessControlEntryRecord]
 Index = dict[AclKey, uuid.UUID]
+Removed = tuple[list[AccessControlEntryRecord], list[AclKey]]
+"""The stored ACLs a batch removes, and their binding keys."""
+_id_of = attrgetter("id")
 
 
 class WorkingAcls:
@@ -37,26 +42,29 @@ class WorkingAcls:
         self.acls = acls
         self.index = index
 
-    def removed_keys(self, removals: dict[uuid.UUID, None], bindings: Index) -> list[AclKey] | None:
-        """The binding keys of the ACLs ``removals`` names, or ``None`` (nothing changed) when
-        one of them is not stored, or when one of them is among the ``bindings`` a batch adds:
-        removed then added applies, added then removed does not, so the order decides and the
-        one-by-one replay must."""
-        acls = self.acls
-        if removals and missing_from(set(removals), acls):
+    def removed(self, removals: dict[uuid.UUID, None], bindings: Index) -> Removed | None:
+        """The stored ACLs ``removals`` names and their binding keys, or ``None`` (nothing
+        changed) when one of them is not stored, or when one of them is among the ``bindings``
+        a batch adds: removed then added applies, added then removed does not, so the order
+        decides and the one-by-one replay must.
+
+        Cost: one probe per removal (its id hashes and compares in Python: ``uuid.UUID``)."""
+        olds: list[AccessControlEntryRecord | None] = list(map(self.acls.get, removals))
+        if any(map(is_, olds, repeat(None))):
             return None
-        keys = acl_keys(map(acls.__getitem__, removals))
-        return None if any(map(bindings.__contains__, keys)) else keys
+        stored = cast(list[AccessControlEntryRecord], olds)
+        keys = acl_keys(stored)
+        return None if any(map(bindings.__contains__, keys)) else (stored, keys)
 
     def write_batch(
         self,
         batch: dict[uuid.UUID, AccessControlEntryRecord | None],
         additions: int,
-        removed: tuple[dict[uuid.UUID, None], list[AclKey]],
+        removed: Removed,
         bindings: Index,
     ) -> bool:
         """Write a batch whose ids (``batch``: record, or ``None`` for a removal) are distinct,
-        whose ``removed`` ids and their keys passed :meth:`removed_keys`, and whose
+        whose removals gave ``removed`` (:meth:`removed`), and whose
         ``bindings`` (key -> id of each of its ``additions``) are distinct; ``False`` when an
         addition's id or binding is stored already (then the maps hold part of the batch).
 
@@ -64,13 +72,15 @@ class WorkingAcls:
         records commute (distinct ids, and no binding both removed and added).
         """
         acls, index = self.acls, self.index
-        removals, old_keys = removed
+        olds, old_keys = removed
         size = len(acls)
         acls.update(batch)  # type: ignore[arg-type]  # the removals' None values go below
         # The removals' ids were present: only additions can grow the map.
         if len(acls) != size + additions:
             return False
-        consume(map(acls.__delitem__, removals))
+        # By the stored records' own ids: the map holds those very objects (as a rule), so
+        # each probe ends on an identity check, not a call of UUID.__eq__.
+        consume(map(acls.__delitem__, map(_id_of, olds)))
         consume(map(index.pop, old_keys, repeat(None)))
         size = len(index)
         index.update(bindings)

@@ -134,17 +134,36 @@ _ACL_CODES = (
 )
 
 
+def _converter(codes: tuple[dict[int, Any], Any]) -> Callable[[int], Any]:
+    table, unknown = codes
+    return lambda code: table.get(code, unknown)
+
+
+ACL_CODE_CONVERTERS: tuple[Callable[[int], Any], ...] = tuple(
+    _converter(codes) for codes in _ACL_CODES if codes is not None
+)
+"""Code -> enum member (``UNKNOWN`` for a code without one) of the resource type, pattern
+type, operation and permission of an ACL, as every builder here maps them: for a decoder that
+maps codes in a pass of its own (see :func:`acls_from_columns`)."""
+
+
 def acls_from_columns(
     ids: list[bytes],
     *columns: list[Any],
+    converted: bool = False,
 ) -> list[Record]:
     """The ACL records whose field values are ``ids`` (16 bytes each) and ``columns`` (resource
     type code, name, pattern type code, principal, host, operation code, permission code, one
-    list each): ``_acl_from`` of each row, a field at a time over the whole run."""
+    list each): ``_acl_from`` of each row, a field at a time over the whole run.
+
+    ``converted``: the code columns hold enum members already (each code passed through
+    :data:`ACL_CODE_CONVERTERS`), not codes."""
     records: list[Record] = list(map(_new_object, repeat(AccessControlEntryRecord, len(ids))))
     consume(map(_ACL_SETTERS[0], records, _uuids(ids)))
     for setter, values, codes in zip(_ACL_SETTERS[1:], columns, _ACL_CODES, strict=True):
-        column: Any = values if codes is None else map(codes[0].get, values, repeat(codes[1]))
+        column: Any = values
+        if codes is not None and not converted:
+            column = map(codes[0].get, values, repeat(codes[1]))
         consume(map(setter, records, column))
     return records
 

@@ -26,12 +26,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import itemgetter, not_, setitem
 from typing import Any
 
 from fastavro import parse_schema, schemaless_reader
 
-from aclog.records.build import acls_from_columns, records_from, remove_acls_from_ids
+from aclog.records.build import (
+    ACL_CODE_CONVERTERS,
+    acls_from_columns,
+    records_from,
+    remove_acls_from_ids,
+)
 from aclog.records.build import consume as _consume
 from aclog.records.codec import (
     DecodedKind,
@@ -42,7 +47,7 @@ from aclog.records.codec import (
     record_to_fields,
 )
 from aclog.records.collector import call_paused
-from aclog.records.columns import acl_columns, remove_acl_ids
+from aclog.records.columns import RAW_CODES, CodeTable, acl_columns, code_table, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
 from aclog.varint import zigzag
@@ -50,7 +55,6 @@ from aclog.varint import zigzag
 SENTINEL = b"\xa5\x3c\x96\x0f\xe1\x5a\x78\xc3"
 _SENTINEL_FIELD = "aclog_bulk_sentinel"
 _sentinel_of: Callable[[dict[str, Any]], bytes] = itemgetter(_SENTINEL_FIELD)
-_frame_of: Callable[[bytes], bytes] = itemgetter(slice(0, 3))
 MIN_GROUP = 4
 """Fewer records of one (type, version) are decoded one by one: the array's setup (a few
 microseconds) would cost more than it saves."""
@@ -95,34 +99,36 @@ class _Output:
     of_items: Callable[[Plan, list[dict[str, Any]]], list[Any]]
     of_columns: Callable[[Plan, tuple[list[Any], ...]], list[Any]]
     of_one: Callable[[DecodedRecord], Any]
+    codes: tuple[CodeTable, ...]
 
 
 def _decode(
     values: Sequence[bytes], first_offset: int | None, output: _Output
 ) -> tuple[list[Any], list[DecodedKind]]:
-    frames = list(map(_frame_of, values))
-    first_frame = frames[0] if frames else b""
-    if frames.count(first_frame) == len(frames):  # the common batch: one record type throughout
+    groups = _group_by_frame(values)
+    if len(groups) <= 1:  # the common batch: one record type throughout
+        first_frame = next(iter(groups), b"")
         plan = frame_plan(first_frame)
         if plan is not None and len(values) >= MIN_GROUP:
             converted = _convert_run(plan, values, output)
             if converted is not None:
                 return converted, [plan.kind] * len(values)
         return _one_by_one(values, first_offset, output.of_one)
-    groups = _group_by_frame(frames)
     out: list[Any] = [None] * len(values)
     kinds: list[Any] = [None] * len(values)
     singles: list[int] = []
-    for frame, indices in groups.items():
+    for frame, (indices, run) in groups.items():
         plan = frame_plan(frame)
         if plan is None or len(indices) < MIN_GROUP:
             singles += indices
             continue
-        converted = _convert_run(plan, list(map(values.__getitem__, indices)), output)
+        converted = _convert_run(plan, run, output)
         if converted is None:  # decoded again one by one: raises the first error, in order
             return _one_by_one(values, first_offset, output.of_one)
-        _consume(map(out.__setitem__, indices, converted))
-        _consume(map(kinds.__setitem__, indices, repeat(plan.kind)))
+        # operator.setitem is a C function; a list's bound __setitem__ is a slot wrapper
+        # that packs each call's arguments into a tuple (about twice as slow).
+        _consume(map(setitem, repeat(out), indices, converted))
+        _consume(map(setitem, repeat(kinds), indices, repeat(plan.kind)))
     for index in sorted(singles):  # every grouped value decoded: the first error is here
         one = decode_framed(values[index], _offset(first_offset, index))
         out[index], kinds[index] = output.of_one(one), one.kind
@@ -135,7 +141,7 @@ def _convert_run(plan: Plan, run: Sequence[bytes], output: _Output) -> list[Any]
     fastavro's array does not decode them either."""
     if plan.reader is None:  # written at the current version: no resolution needed
         take_apart = _COLUMNS.get(plan.kind)
-        columns = None if take_apart is None else take_apart(list(run))
+        columns = None if take_apart is None else take_apart(list(run), output.codes)
         if columns is not None:
             return output.of_columns(plan, columns)
     items = _decode_run(plan, run)
@@ -148,7 +154,7 @@ def _build_records(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
 
 def _records_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]:
     if plan.record_type == RecordType.ACCESS_CONTROL_ENTRY:
-        return acls_from_columns(*columns)
+        return acls_from_columns(*columns, converted=True)
     return remove_acls_from_ids(columns[0])
 
 
@@ -162,16 +168,21 @@ def _field_names(record_type: RecordType, version: int) -> tuple[str, ...]:
     return tuple(field["name"] for field in raw_schema(record_type, version)["fields"])
 
 
-def _remove_columns(run: list[bytes]) -> tuple[list[Any], ...] | None:
+def _remove_columns(run: list[bytes], codes: tuple[CodeTable, ...]) -> tuple[list[Any], ...] | None:
+    del codes  # a removal has no code field
     ids = remove_acl_ids(run)
     return None if ids is None else (ids,)
 
 
 # The (type, version)s whose runs :mod:`aclog.records.columns` takes apart, when current.
-_COLUMNS: dict[DecodedKind, Callable[[list[bytes]], tuple[list[Any], ...] | None]] = {
+_COLUMNS: dict[
+    DecodedKind, Callable[[list[bytes], tuple[CodeTable, ...]], tuple[list[Any], ...] | None]
+] = {
     (RecordType.ACCESS_CONTROL_ENTRY, 0): acl_columns,
     (RecordType.REMOVE_ACCESS_CONTROL_ENTRY, 0): _remove_columns,
 }
+_ACL_ENUMS = tuple(map(code_table, ACL_CODE_CONVERTERS))
+"""The column tables that give the records' enum members straight from the code bytes."""
 
 
 def _record_of(one: DecodedRecord) -> Record:
@@ -188,18 +199,32 @@ def _fields_of(one: DecodedRecord) -> dict[str, Any]:
     return record_to_fields(one.record)
 
 
-_RECORDS = _Output(_build_records, _records_of_columns, _record_of)
-_FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of)
+_RECORDS = _Output(_build_records, _records_of_columns, _record_of, _ACL_ENUMS)
+_FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of, RAW_CODES)
 
 
-def _group_by_frame(frames: list[bytes]) -> dict[bytes, list[int]]:
-    """The indices of the values whose first three bytes (the whole frame of every record type
-    below 128) are ``frames``, by frame, in order of first appearance; one C-level pass per
-    distinct frame."""
-    indices = range(len(frames))
-    return {
-        frame: list(compress(indices, map(frame.__eq__, frames))) for frame in dict.fromkeys(frames)
-    }
+def _group_by_frame(values: Sequence[bytes]) -> dict[bytes, tuple[list[int], list[bytes]]]:
+    """The indices and the values of ``values``, by their first three bytes (the whole frame
+    of every record type below 128), in order of first appearance and in order within each.
+
+    Cost: per distinct frame, a few C-level passes over the values not grouped yet (no frame
+    is cut out of every value: one ``startswith`` pass finds a frame's values)."""
+    groups: dict[bytes, tuple[list[int], list[bytes]]] = {}
+    indices: list[int] = list(range(len(values)))
+    rest: list[bytes] = list(values)
+    while rest:
+        frame = rest[0][:3]
+        # A value shorter than a frame is its own "frame": only equal values share it.
+        test = bytes.startswith if len(frame) == 3 else bytes.__eq__
+        found = list(map(test, rest, repeat(frame)))
+        run = list(compress(rest, found))
+        if len(run) == len(rest):
+            groups[frame] = (indices, rest)
+            break
+        groups[frame] = (list(compress(indices, found)), run)
+        left = list(map(not_, found))
+        indices, rest = list(compress(indices, left)), list(compress(rest, left))
+    return groups
 
 
 def _one_by_one(

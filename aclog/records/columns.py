@@ -22,6 +22,19 @@ from typing import Any
 
 _ZIGZAG = {b: (b >> 1) ^ -(b & 1) for b in range(0x80)}
 """A one-byte Avro ``int`` -> its value; a byte with the continuation bit is missing."""
+
+CodeTable = dict[int, Any]
+"""A one-byte Avro ``int`` (the byte) -> what a column holds for it; longer ones are missing."""
+
+
+def code_table(convert: Callable[[int], Any]) -> CodeTable:
+    """The table giving ``convert(value)`` for each one-byte Avro ``int``: a caller that maps
+    codes (to enum members, say) gets them from the decode's own pass, not a pass of its own."""
+    return {b: convert(value) for b, value in _ZIGZAG.items()}
+
+
+RAW_CODES: tuple[CodeTable, ...] = (_ZIGZAG,) * 4
+"""The tables that keep the four code fields as written."""
 _LENGTH = {b: b >> 1 for b in range(0, 0x80, 2)}
 """A one-byte Avro length -> the length; negative (odd) and longer ones are missing."""
 _FIXED_ID: Callable[[bytes], bytes] = itemgetter(slice(3, 19))
@@ -29,40 +42,44 @@ _AFTER_ID: Callable[[bytes], int] = itemgetter(19)
 _FAILED = (KeyError, IndexError, UnicodeDecodeError)
 
 AclColumns = tuple[
-    list[bytes], list[int], list[str], list[int], list[str], list[str], list[int], list[int]
+    list[bytes], list[Any], list[str], list[Any], list[str], list[str], list[Any], list[Any]
 ]
 """id bytes, resource type, resource name, pattern type, principal, host, operation,
-permission: the fields of ACL record v0, a list each, codes as written."""
+permission: the fields of ACL record v0, a list each, codes through their tables."""
 
 
-def acl_columns(values: list[bytes]) -> AclColumns | None:
+def acl_columns(values: list[bytes], codes: tuple[CodeTable, ...] = RAW_CODES) -> AclColumns | None:
     """The fields of ``values``, each a framed ACL record v0 (its 3 frame bytes checked by the
-    caller), or ``None`` when one of them is not in the one-byte-varint form or is damaged."""
+    caller), or ``None`` when one of them is not in the one-byte-varint form or is damaged.
+
+    ``codes`` are the :func:`code_table` of the resource type, pattern type, operation and
+    permission columns (by default the codes as written)."""
     try:
-        return _acl_columns(values)
+        return _acl_columns(values, codes)
     except _FAILED:
         return None
 
 
-def _acl_columns(values: list[bytes]) -> AclColumns | None:
+def _acl_columns(values: list[bytes], codes: tuple[CodeTable, ...]) -> AclColumns | None:
     # Positions: frame 0-2, id 3-18, resource type 19, name length 20, then from the lengths.
+    resource_type, pattern_type, operation, permission = codes
     ids = list(map(_FIXED_ID, values))
-    resource_types = list(map(_ZIGZAG.__getitem__, map(_AFTER_ID, values)))
+    resource_types = list(map(resource_type.__getitem__, map(_AFTER_ID, values)))
     name_ends, names = _strings(values, [20] * len(values))
-    pattern_types = _codes(values, name_ends)
+    pattern_types = _codes(values, name_ends, pattern_type)
     principal_ends, principals = _strings(values, list(map(add, name_ends, repeat(1))))
     host_ends, hosts = _strings(values, principal_ends)
-    operations = _codes(values, host_ends)
-    permissions = _codes(values, map(add, host_ends, repeat(1)))
+    operations = _codes(values, host_ends, operation)
+    permissions = _codes(values, map(add, host_ends, repeat(1)), permission)
     if list(map(add, host_ends, repeat(2))) != list(map(len, values)):
         return None  # bytes left over (or a string cut short): not this layout
     return ids, resource_types, names, pattern_types, principals, hosts, operations, permissions
 
 
-def _codes(values: list[bytes], at: Iterable[int]) -> list[int]:
-    """The one-byte Avro ints at positions ``at``."""
+def _codes(values: list[bytes], at: Iterable[int], table: CodeTable) -> list[Any]:
+    """What ``table`` holds for the one-byte Avro ints at positions ``at``."""
     found: Any = map(getitem, values, at)
-    return list(map(_ZIGZAG.__getitem__, found))
+    return list(map(table.__getitem__, found))
 
 
 def _strings(values: list[bytes], at: list[int]) -> tuple[list[int], list[str]]:

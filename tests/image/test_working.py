@@ -122,3 +122,95 @@ def test_a_binding_removed_and_added_in_one_batch_keeps_the_working_copy() -> No
     with pytest.raises(ReplayError) as raised:
         MetadataDelta(base).replay_records(reversed_order, 200)
     assert raised.value.offset == 200 + len(first)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_histories())
+def test_changes_read_after_apply_equal_one_by_one(
+    history: tuple[list[Record], list[list[Record]]],
+) -> None:
+    """A publisher reads the changes after the delta was applied: the batches a working state
+    kept pending are in them then, in commit order, as if replayed one by one."""
+    base_records, batches = history
+    with _small_overlays():
+        base = _base(base_records)
+        bulk, bulk_error = _replay(base, batches, one_by_one=False)
+        single, single_error = _replay(base, batches, one_by_one=True)
+        provenance = MetadataProvenance(1000, 1, 1)
+        bulk_image, single_image = bulk.apply(provenance), single.apply(provenance)
+    assert bulk_error == single_error
+    assert list(bulk_image.acls.acls.items()) == list(single_image.acls.acls.items())
+    bulk_acls, single_acls = bulk.acls_delta, single.acls_delta
+    if bulk_acls is not None and single_acls is not None:
+        assert list(bulk_acls.changes.items()) == list(single_acls.changes.items())
+        assert bulk_acls._pending == []
+
+
+def _pending_then(second: list[Record]) -> tuple[MetadataDelta, list[Record]]:
+    """A delta over 199 stored ACLs holding one pending batch (100 additions and the removal
+    of stored id 7), then ``second`` replayed after it; and every record replayed."""
+    base = _stored(200)
+    first: list[Record] = [_acl(n, f"n{n}") for n in range(1000, 1100)]
+    first.append(RemoveAccessControlEntryRecord(uuid.UUID(int=7)))
+    delta = MetadataDelta(base)
+    delta.replay_records(first, 200)
+    acls = delta.get_or_create_acls_delta()
+    assert acls._working is not None and len(acls._pending) == 1
+    delta.replay_records(second, 301)
+    return delta, first + second
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        # a stored id removed by the pending batch, added again (under another binding)
+        [_acl(n, f"m{n}") for n in range(2000, 2020)] + [_acl(7, "again")],
+        # an id the pending batch added, removed again
+        [_acl(n, f"m{n}") for n in range(2000, 2020)]
+        + [RemoveAccessControlEntryRecord(uuid.UUID(int=1005))],
+        # a small batch, replayed one by one after the pending one
+        [_acl(3000, "small"), RemoveAccessControlEntryRecord(uuid.UUID(int=1001))],
+    ],
+)
+def test_batches_after_a_pending_one_apply_as_one_by_one(second: list[Record]) -> None:
+    delta, records = _pending_then(second)
+    base = delta.image
+    single = MetadataDelta(base)
+    for offset, record in enumerate(records, start=200):
+        single.replay(record, offset)
+    provenance = MetadataProvenance(400, 1, 1)
+    image, expected = delta.apply(provenance), single.apply(provenance)
+    assert list(image.acls.acls.items()) == list(expected.acls.acls.items())
+    assert image.acls._ids_by_binding == expected.acls._ids_by_binding
+    acls, single_acls = delta.acls_delta, single.acls_delta
+    assert acls is not None and single_acls is not None
+    assert list(acls.changes.items()) == list(single_acls.changes.items())
+
+
+def test_a_pending_id_added_again_fails_with_its_offset() -> None:
+    with pytest.raises(ReplayError) as raised:
+        _pending_then([_acl(n, f"m{n}") for n in range(2000, 2020)] + [_acl(1003, "twice")])
+    assert raised.value.offset == 301 + 20
+    assert "already exists" in str(raised.value)
+
+
+def test_a_delta_replayed_into_after_apply_still_sees_its_pending_batches() -> None:
+    """apply() hands the working state over and leaves the pending batches for whoever reads
+    the changes; a batch replayed after that must still be checked against them."""
+    # big enough for a new working state: made from the image with the pending batch in it
+    second: list[Record] = [_acl(n, f"m{n}") for n in range(2000, 2200)] + [_acl(7, "again")]
+    delta, first_records = _pending_then([])
+    single = MetadataDelta(delta.image)
+    for offset, record in enumerate(first_records, start=200):
+        single.replay(record, offset)
+    provenance = MetadataProvenance(400, 1, 1)
+    delta.apply(provenance)
+    single.apply(provenance)
+    delta.replay_records(second, 301)
+    for offset, record in enumerate(second, start=301):
+        single.replay(record, offset)
+    acls, single_acls = delta.acls_delta, single.acls_delta
+    assert acls is not None and single_acls is not None
+    assert list(acls.changes.items()) == list(single_acls.changes.items())
+    image, expected = delta.apply(provenance), single.apply(provenance)
+    assert list(image.acls.acls.items()) == list(expected.acls.acls.items())

@@ -22,7 +22,14 @@ from aclog.records import (
     decode_framed,
     encode,
 )
-from aclog.records.bulk import MIN_GROUP, PAUSE_AT, SENTINEL, decode_fields, decode_values
+from aclog.records.bulk import (
+    MIN_GROUP,
+    PAUSE_AT,
+    SENTINEL,
+    _group_by_frame,
+    decode_fields,
+    decode_values,
+)
 from aclog.records.codec import record_to_fields
 from aclog.records.schemas import known_versions
 from tests.records.samples import SAMPLES
@@ -220,3 +227,36 @@ def test_a_big_decode_that_fails_restores_the_collector(enabled: bool) -> None:
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+@given(st.lists(st.binary(max_size=4).map(lambda b: bytes(x % 3 for x in b)), max_size=40))
+def test_values_are_grouped_by_their_first_three_bytes(values: list[bytes]) -> None:
+    """Short values (shorter than a frame) only group with equal ones; order is kept."""
+    expected: dict[bytes, list[int]] = {}
+    for index, value in enumerate(values):
+        expected.setdefault(value[:3], []).append(index)
+    groups = _group_by_frame(values)
+    assert list(groups) == list(expected)
+    for frame, (indices, run) in groups.items():
+        assert indices == expected[frame]
+        assert run == [values[i] for i in indices]
+
+
+@given(
+    st.lists(st.builds(encode, _acls), min_size=MIN_GROUP, max_size=3 * MIN_GROUP),
+    st.lists(st.tuples(st.integers(min_value=0), st.binary(max_size=3)), min_size=1, max_size=3),
+)
+def test_short_values_among_runs_raise_what_one_by_one_raises_first(
+    values: list[bytes], short: list[tuple[int, bytes]]
+) -> None:
+    for position, value in short:
+        values[position % len(values)] = value
+    try:
+        expected: object = _one_by_one(values, 70)
+    except RecordDecodeError as error:
+        expected = str(error)
+    try:
+        actual: object = decode_values(values, 70)
+    except RecordDecodeError as error:
+        actual = str(error)
+    assert actual == expected

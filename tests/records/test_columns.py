@@ -11,9 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aclog.records import RecordDecodeError, RecordType, decode_framed
+from aclog.records.build import ACL_CODE_CONVERTERS, acls_from_columns
 from aclog.records.bulk import MIN_GROUP, decode_fields, decode_values
 from aclog.records.codec import frame_of
-from aclog.records.columns import acl_columns, remove_acl_ids
+from aclog.records.columns import acl_columns, code_table, remove_acl_ids
 from aclog.records.schemas import parsed_schema
 
 ACL = RecordType.ACCESS_CONTROL_ENTRY
@@ -114,3 +115,21 @@ def test_values_not_in_the_one_byte_form_are_handed_back() -> None:
     for broken in (good + b"\x00", good[:-1], good[:20] + b"\x81" + good[21:]):
         assert acl_columns([good, broken]) is None
     assert remove_acl_ids([b"\x01\x13\x00" + bytes(16), b"\x01\x13\x00" + bytes(15)]) is None
+
+
+@given(st.lists(_fields, min_size=1, max_size=8))
+def test_code_tables_give_what_the_builders_map_codes_to(fields: list[dict[str, object]]) -> None:
+    """Codes mapped by the decode's own pass (enum members, UNKNOWN for codes without one)
+    equal the raw codes mapped afterwards, and the records built from them are the same."""
+    values = [_value(f) for f in fields]
+    raw = acl_columns(values)
+    converted = acl_columns(values, tuple(map(code_table, ACL_CODE_CONVERTERS)))
+    if raw is None:
+        assert converted is None
+        return
+    assert converted is not None
+    code_columns = (1, 3, 6, 7)
+    for column, convert in zip(code_columns, ACL_CODE_CONVERTERS, strict=True):
+        assert converted[column] == list(map(convert, raw[column]))
+        assert all(type(c) is type(convert(0)) for c in converted[column])
+    assert acls_from_columns(*converted, converted=True) == acls_from_columns(*raw)
