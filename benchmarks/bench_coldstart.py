@@ -5,6 +5,8 @@ The data directory is made with the real writers (snapshot writer, SegmentedLog)
 generator as the other log benchmarks; the timed part is ``MetadataLoader.catch_up()`` feeding
 an ``AuthorizerPublisher`` — snapshot read and checksum, replay of the tail into the image, and
 the authorizer's bulk load. The floors run with the garbage collector paused, as catch-up does.
+The tail's replay and its decode-only floor are timed in turn, best of three, like the log
+suite's rows: a single run on a shared machine moved by a third from one run to the next.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import gc
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from aclog.authorizer import Authorizer
@@ -97,11 +100,22 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
         )
     )
     first_tail = snapshot_acls
-    gc.collect()
-    with gc_paused():
-        start = time.perf_counter()
-        count = sum(len(b.records) for b in read_decoded(directory, first_tail))
-        decode_seconds = time.perf_counter() - start
+    base = rebuild_image(directory, at_offset=first_tail - 1).image
+    counts: dict[str, int] = {}
+
+    def floor() -> None:
+        with gc_paused():
+            counts["floor"] = sum(len(b.records) for b in read_decoded(directory, first_tail))
+
+    def replay() -> None:
+        # What a broker or controller does with the log after its snapshot: every batch
+        # replayed into one delta, applied to the snapshot's image.
+        counts["replay"] = replay_tail(directory, base, first_tail)[1]
+
+    # In turn, best of three, each after a collection: the floor and the replay see the same
+    # moments of a shared machine, and neither pays for the other's garbage.
+    decode_seconds, replay_seconds = _best_in_turn([floor, replay], ROUNDS)
+    count, replayed = counts["floor"], counts["replay"]
     report.add(
         Row(
             "coldstart",
@@ -111,15 +125,9 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
             "throughput",
             count / decode_seconds,
             "records/s",
+            f"best of {ROUNDS}, in turn with the replay",
         )
     )
-    base = rebuild_image(directory, at_offset=first_tail - 1).image
-    gc.collect()
-    start = time.perf_counter()
-    # What a broker or controller does with the log after its snapshot: every batch replayed
-    # into one delta, applied to the snapshot's image.
-    _, replayed = replay_tail(directory, base, first_tail)
-    replay_seconds = time.perf_counter() - start
     report.add(
         Row(
             "coldstart",
@@ -129,6 +137,22 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
             "throughput",
             replayed / replay_seconds,
             "records/s",
-            "target >= 150k/s",
+            f"target >= 150k/s; best of {ROUNDS}, in turn with the floor",
         )
     )
+
+
+ROUNDS = 3
+
+
+def _best_in_turn(fns: list[Callable[[], object]], repeat: int) -> list[float]:
+    """The best seconds of each of ``fns`` run in turn ``repeat`` times, each after a full
+    collection."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            gc.collect()
+            start = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best

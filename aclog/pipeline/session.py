@@ -154,10 +154,6 @@ def make_spark(
     }
     if is_local(master):
         settings["spark.default.parallelism"] = _cores(master)
-        # File scans in about three tasks per core, not in 128 MB splits: a 400 MB folder read
-        # on two cores as 4 + 1 tasks leaves one core idle for a fifth of the job.
-        settings["spark.sql.files.minPartitionNum"] = str(3 * int(_cores(master)))
-        settings["spark.sql.files.maxPartitionBytes"] = str(32 << 20)
         settings["spark.driver.bindAddress"] = "127.0.0.1"
     settings.update(conf or {})
     builder = SparkSession.builder.master(master).appName(app_name)

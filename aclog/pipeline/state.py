@@ -148,17 +148,25 @@ PROVENANCE_SCHEMA = "offset long, epoch int, timestamp long"
 def provenance(records: DataFrame) -> DataFrame:
     """One row: the ``offset``, ``epoch`` and ``timestamp`` (ms) of the last record applied,
     all -1 when there is none (``aclog replay``'s header)."""
-    return records.agg(_last().alias("last")).select(*_header(F.col("last")))
+    return records.agg(*_last()).select(*_header())
 
 
-def _last() -> Column:
-    return F.max(F.struct("offset", "position", "epoch", "timestamp_ms"))
-
-
-def _header(last: Column) -> list[Column]:
+def _last() -> list[Column]:
+    # Rows share an offset only within one snapshot, and then their epoch and time too: so the
+    # newest offset's values need no struct of (offset, position, ...), whose ordering Spark
+    # evaluates field by field for every row.
+    offset = F.col("offset")
     return [
-        F.coalesce(last.getField(field), F.lit(-1)).alias(name)
-        for field, name in (("offset", "offset"), ("epoch", "epoch"), ("timestamp_ms", "timestamp"))
+        F.max(offset).alias("_offset"),
+        F.max_by("epoch", offset).alias("_epoch"),
+        F.max_by("timestamp_ms", offset).alias("_timestamp"),
+    ]
+
+
+def _header() -> list[Column]:
+    return [
+        F.coalesce(F.col(f"_{name}"), F.lit(-1)).alias(name)
+        for name in ("offset", "epoch", "timestamp")
     ]
 
 
@@ -167,8 +175,8 @@ def survey(records: DataFrame) -> tuple[int, DataFrame]:
     :data:`PROVENANCE_SCHEMA`), from one Spark job that reads the rows' positions and types
     only (over staged Avro the type is the folder's name)."""
     removal = F.when(F.col("type") == REMOVE_ACL_TYPE, F.lit(1))
-    row = records.agg(_last().alias("last"), F.count(removal).alias("removals"))
-    found = row.select(*_header(F.col("last")), "removals").first()
+    row = records.agg(*_last(), F.count(removal).alias("removals"))
+    found = row.select(*_header(), "removals").first()
     assert found is not None  # an aggregate without grouping has one row
     head = (found["offset"], found["epoch"], found["timestamp"])
     return found["removals"], records.sparkSession.createDataFrame([head], PROVENANCE_SCHEMA)
