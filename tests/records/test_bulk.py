@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -135,6 +136,14 @@ def _damage(value: bytes, how: int) -> bytes:
     return bytes((1, 99, 0)) + value[3:]  # an unknown type
 
 
+def _outcome(decode: Callable[[list[bytes], int], object], values: list[bytes], at: int) -> object:
+    """What ``decode`` returns for ``values`` from offset ``at``, or its error's message."""
+    try:
+        return decode(values, at)
+    except RecordDecodeError as error:
+        return str(error)
+
+
 @given(
     _values.filter(bool),
     st.lists(st.tuples(st.integers(min_value=0), st.integers(0, 2)), min_size=1, max_size=3),
@@ -145,15 +154,7 @@ def test_damaged_batches_raise_what_one_by_one_raises_first(
     for position, how in damage:
         index = position % len(values)
         values[index] = _damage(values[index], how)
-    try:
-        expected: object = _one_by_one(values, 50)
-    except RecordDecodeError as error:
-        expected = str(error)
-    try:
-        actual: object = decode_values(values, 50)
-    except RecordDecodeError as error:
-        actual = str(error)
-    assert actual == expected
+    assert _outcome(decode_values, values, 50) == _outcome(_one_by_one, values, 50)
 
 
 def test_a_run_of_an_older_version_resolves_to_the_current_schema() -> None:
@@ -251,12 +252,4 @@ def test_short_values_among_runs_raise_what_one_by_one_raises_first(
 ) -> None:
     for position, value in short:
         values[position % len(values)] = value
-    try:
-        expected: object = _one_by_one(values, 70)
-    except RecordDecodeError as error:
-        expected = str(error)
-    try:
-        actual: object = decode_values(values, 70)
-    except RecordDecodeError as error:
-        actual = str(error)
-    assert actual == expected
+    assert _outcome(decode_values, values, 70) == _outcome(_one_by_one, values, 70)
