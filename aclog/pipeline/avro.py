@@ -43,7 +43,8 @@ from aclog.pipeline.columns import (
     WITH_COLUMNS,
     enum_name_lists,
 )
-from aclog.pipeline.reframe import SENTINEL, TYPE_FOLDER, branches, write_containers
+from aclog.pipeline.containers import TYPE_FOLDER, write_containers
+from aclog.pipeline.reframe import SENTINEL, branches
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA, SOURCE_LOG
 from aclog.pipeline.source import LogPiece, plan_pieces
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema

@@ -2,7 +2,8 @@
 
 Decoding in Python costs about 3 us a record per core; the JVM decodes Avro several times faster.
 So instead of decoding, a task copies each record value as it is into an Avro container
-(:func:`container_schema`): one container row per record, holding its batch's header fields
+(:func:`container_schema`; :mod:`aclog.pipeline.containers` writes the files, one per record
+type): one container row per record, holding its batch's header fields
 (offsets, epoch, time, author), its position in the batch and its value as a union with one
 branch per (record type, version). The frame bytes that start every value (``uvarint`` frame
 version, type and version) are valid Avro ``int`` varints, so each branch is the record's own
@@ -26,7 +27,6 @@ RequestContextRecord).
 from __future__ import annotations
 
 import io
-import os
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from fastavro import parse_schema, schemaless_writer
-from fastavro import writer as avro_writer
 
 from aclog.log import LogBatch, read_batches
 from aclog.pipeline.columns import AUTHOR_FIELDS, author_of
@@ -50,8 +49,6 @@ from aclog.varint import zigzag
 SENTINEL = b"\xa5\x3c\x96\x0f\xe1\x5a\x78\xc3"
 FRAME_FIELDS = ("frame_0", "frame_1", "frame_2")
 """The ``int`` fields that consume a value's frame (never read as columns)."""
-BLOCK_BYTES = 4 << 20
-"""About how many bytes of rows one container block holds."""
 
 Branch = tuple[RecordType, int]
 _T = TypeVar("_T")
@@ -314,76 +311,3 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple[str, int, bytes]]:
         skip = max(0, start - base)
         if skip < len(batch.values):
             yield from batch_rows(batch, skip)
-
-
-def container_header() -> tuple[bytes, bytes]:
-    """(the container's header bytes, its 16-byte sync marker)."""
-    out = io.BytesIO()
-    avro_writer(out, parse_schema(container_schema()), [], codec="null")
-    header = out.getvalue()
-    return header, header[-16:]
-
-
-TYPE_FOLDER = "type"
-"""Staged rows go to ``type=<record type name>/`` folders: Spark reads the name as the ``type``
-column and skips the folders a filter on it rules out."""
-
-
-class _Container:
-    """One container file being written: rows buffered into blocks of about
-    :data:`BLOCK_BYTES`, written to ``<path>.tmp`` and renamed when closed."""
-
-    def __init__(self, path: Path) -> None:
-        header, self.sync = container_header()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path, self.tmp = path, path.with_name(path.name + ".tmp")
-        self.out = open(self.tmp, "wb")  # noqa: SIM115  (closed by close())
-        self.out.write(header)
-        self.rows: list[bytes] = []
-        self.size = self.count = 0
-
-    def add(self, count: int, rows: bytes) -> None:
-        self.rows.append(rows)
-        self.count += count
-        self.size += len(rows)
-        if self.size >= BLOCK_BYTES:
-            self._flush()
-
-    def _flush(self) -> None:
-        body = b"".join(self.rows)
-        self.out.write(zigzag(self.count) + zigzag(len(body)))
-        self.out.write(body)
-        self.out.write(self.sync)
-        self.rows, self.size, self.count = [], 0, 0
-
-    def close(self) -> None:
-        if self.rows:
-            self._flush()
-        self.out.close()
-        os.replace(self.tmp, self.path)
-
-    def abandon(self) -> None:
-        self.out.close()
-        self.tmp.unlink(missing_ok=True)
-
-
-def write_containers(piece: LogPiece, folder: Path, name: str) -> dict[str, int]:
-    """Write the piece's records as container files ``folder/type=<type>/<name>``, one per
-    record type present; returns the record count per type."""
-    files: dict[str, _Container] = {}
-    counts: dict[str, int] = {}
-    try:
-        for record_type, count, rows in piece_rows(piece):
-            target = files.get(record_type)
-            if target is None:
-                path = folder / f"{TYPE_FOLDER}={record_type}" / name
-                target = files[record_type] = _Container(path)
-            target.add(count, rows)
-            counts[record_type] = counts.get(record_type, 0) + count
-    except BaseException:
-        for target in files.values():
-            target.abandon()
-        raise
-    for target in files.values():
-        target.close()
-    return counts
