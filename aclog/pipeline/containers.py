@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+from functools import cache
 from pathlib import Path
 
 from fastavro import parse_schema
@@ -25,8 +26,10 @@ BLOCK_BYTES = 4 << 20
 """About how many bytes of rows one container block holds."""
 
 
+@cache
 def container_header() -> tuple[bytes, bytes]:
-    """(the container's header bytes, its 16-byte sync marker)."""
+    """(the container's header bytes, its 16-byte sync marker): one per process, as a marker
+    need only be unlikely to occur inside its own file's blocks."""
     out = io.BytesIO()
     avro_writer(out, parse_schema(container_schema()), [], codec="null")
     header = out.getvalue()

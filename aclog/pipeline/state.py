@@ -145,40 +145,27 @@ def user_state(records: DataFrame) -> DataFrame:
 PROVENANCE_SCHEMA = "offset long, epoch int, timestamp long"
 
 
-def provenance(records: DataFrame) -> DataFrame:
-    """One row: the ``offset``, ``epoch`` and ``timestamp`` (ms) of the last record applied,
-    all -1 when there is none (``aclog replay``'s header)."""
-    return records.agg(*_last()).select(*_header())
-
-
-def _last() -> list[Column]:
+def survey(records: DataFrame) -> tuple[int, DataFrame]:
+    """(how many ACL removals ``records`` holds, its provenance as a one-row DataFrame of
+    :data:`PROVENANCE_SCHEMA`: the ``offset``, ``epoch`` and ``timestamp`` (ms) of the last
+    record, all -1 when there is none, as ``aclog replay``'s header), from one Spark job that
+    reads the rows' offsets, epochs, times and types only (over staged Avro the type is the
+    folder's name)."""
     # Rows share an offset only within one snapshot, and then their epoch and time too: so the
     # newest offset's values need no struct of (offset, position, ...), whose ordering Spark
     # evaluates field by field for every row.
     offset = F.col("offset")
-    return [
-        F.max(offset).alias("_offset"),
-        F.max_by("epoch", offset).alias("_epoch"),
-        F.max_by("timestamp_ms", offset).alias("_timestamp"),
-    ]
-
-
-def _header() -> list[Column]:
-    return [
-        F.coalesce(F.col(f"_{name}"), F.lit(-1)).alias(name)
-        for name in ("offset", "epoch", "timestamp")
-    ]
-
-
-def survey(records: DataFrame) -> tuple[int, DataFrame]:
-    """(how many ACL removals ``records`` holds, its :func:`provenance` as a one-row DataFrame of
-    :data:`PROVENANCE_SCHEMA`), from one Spark job that reads the rows' positions and types
-    only (over staged Avro the type is the folder's name)."""
     removal = F.when(F.col("type") == REMOVE_ACL_TYPE, F.lit(1))
-    row = records.agg(*_last(), F.count(removal).alias("removals"))
-    found = row.select(*_header(), "removals").first()
+    found = records.agg(
+        F.max(offset).alias("offset"),
+        F.max_by("epoch", offset).alias("epoch"),
+        F.max_by("timestamp_ms", offset).alias("timestamp"),
+        F.count(removal).alias("removals"),
+    ).first()
     assert found is not None  # an aggregate without grouping has one row
-    head = (found["offset"], found["epoch"], found["timestamp"])
+    head = tuple(
+        -1 if found[name] is None else found[name] for name in ("offset", "epoch", "timestamp")
+    )
     return found["removals"], records.sparkSession.createDataFrame([head], PROVENANCE_SCHEMA)
 
 
@@ -222,8 +209,8 @@ def state(
     persist: bool = True,
     broadcast_limit: int = BROADCAST_REMOVALS,
 ) -> State:
-    """The state as of the point: :func:`cut`, then :func:`acl_state`, :func:`user_state` and
-    :func:`provenance` over it. ``persist`` caches the cut records (memory, spilling to disk),
+    """The state as of the point: :func:`cut`, then :func:`survey`, :func:`acl_state` and
+    :func:`user_state` over it. ``persist`` caches the cut records (memory, spilling to disk),
     so the three results decode the log once instead of three times: worth it when decoding
     is dear (the Python source), not over staged Avro, where each result reads only its record
     types' folders. Runs one job now, :func:`survey`, which gives the provenance and the count
