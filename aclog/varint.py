@@ -5,6 +5,7 @@
 - :func:`zigzag`: a signed 64-bit integer zigzag-mapped, then as :func:`uvarint` (Avro's
   ``long``, Kafka's record-batch varints).
 - :func:`read_uvarint`: the reverse of :func:`uvarint`, at most 5 bytes as Kafka reads them.
+- :func:`read_zigzag`: the reverse of :func:`zigzag`, at most 10 bytes (an Avro ``long``).
 - :func:`skip_tagged_fields`: past a flexible-version tagged-field section, whose tags are
   all unknown to aclog (KRaft record bodies, Kafka request headers).
 
@@ -44,6 +45,21 @@ def read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
             return result, pos
         shift += 7
         if shift > 28:
+            raise ValueError("varint too long")
+
+
+def read_zigzag(data: bytes, pos: int) -> tuple[int, int]:
+    """The zigzag varint at ``pos`` and the position after it: ``IndexError`` if ``data``
+    ends inside it, ``ValueError`` if it runs over 10 bytes (a 64-bit value's limit)."""
+    result = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return (result >> 1) ^ -(result & 1), pos
+        shift += 7
+        if shift > 63:
             raise ValueError("varint too long")
 
 

@@ -239,9 +239,9 @@ def _bench_state(report: Report, spark: SparkSession, tmp: Path, total: int, qui
 
 
 def _write_state(result: State, out: Path) -> object:
-    result.acls.write.mode("overwrite").parquet(str(out / "acls"))
-    result.users.write.mode("overwrite").parquet(str(out / "users"))
-    return result.provenance.first()
+    from aclog.pipeline.state_files import write_state
+
+    return write_state(result, out)
 
 
 _ENGINES = (
@@ -346,7 +346,8 @@ def _state_mismatches(
         for m, c in by.items()
     }
     wrong = len(ids ^ want) + len(creds ^ want_creds)
-    return wrong + int(head is None or head["offset"] != rebuilt.image.provenance.last_offset)
+    wrong += int(head.acls != len(want)) + int(head.credentials != len(want_creds))
+    return wrong + int(head.offset != rebuilt.image.provenance.last_offset)
 
 
 def _bench_access(

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.util import decode_varint, encode_varint
 
-from aclog.varint import read_uvarint, skip_tagged_fields, uvarint, zigzag
+from aclog.varint import read_uvarint, read_zigzag, skip_tagged_fields, uvarint, zigzag
 
 LONGS = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 
@@ -50,6 +50,20 @@ def test_read_uvarint_rejects_cut_short_and_over_5_bytes(
 ) -> None:
     with pytest.raises(error):
         read_uvarint(data, 0)
+
+
+@given(LONGS, st.binary(max_size=4), st.binary(max_size=4))
+def test_read_zigzag_reads_what_zigzag_writes(value: int, prefix: bytes, after: bytes) -> None:
+    data = prefix + zigzag(value) + after
+    assert read_zigzag(data, len(prefix)) == (value, len(data) - len(after))
+
+
+def test_read_zigzag_rejects_cut_short_and_over_10_bytes() -> None:
+    with pytest.raises(IndexError):
+        read_zigzag(zigzag(2**40)[:-1], 0)
+    with pytest.raises(ValueError, match="too long"):
+        read_zigzag(b"\x80" * 10 + b"\x01", 0)
+    assert read_zigzag(b"\x80" * 9 + b"\x01", 0) == (2**62, 10)  # ten bytes: the longest
 
 
 def test_skip_tagged_fields_skips_every_tag_strictly() -> None:

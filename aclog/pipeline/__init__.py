@@ -8,6 +8,7 @@
   ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as an anti join of
   ACL additions against later removals, and last-record-wins for credentials),
   :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
+  :mod:`~aclog.pipeline.state_files` (a state written as Parquet, its two jobs run together),
   :mod:`~aclog.pipeline.access` (every principal x resource x operation decision, with the
   deciding ACL), :mod:`~aclog.pipeline.orphans`;
 - :mod:`~aclog.pipeline.plot`: the history picture (matplotlib, Agg).
@@ -15,7 +16,7 @@
 Requires the ``spark`` extra (pyspark, pyarrow, pandas, matplotlib) and Java 17+.
 """
 
-from aclog.pipeline import access, history, orphans, state
+from aclog.pipeline import access, history, orphans, state, state_files
 from aclog.pipeline.access import AccessQuestion
 from aclog.pipeline.load import (
     Records,
@@ -48,5 +49,6 @@ __all__ = [
     "records_for_history",
     "spark_session",
     "state",
+    "state_files",
     "worth_caching",
 ]

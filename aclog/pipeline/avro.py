@@ -142,8 +142,8 @@ def read_log_avro(
 
 
 def records_of_batches(batches: DataFrame) -> DataFrame:
-    """Container rows (one per record, with the ``type`` of their folder) -> the record
-    columns."""
+    """Container rows (the records of one type of a batch, with the ``type`` of their folder)
+    -> the record columns, one row per record."""
     checked = F.when(F.col("check") == F.lit(bytearray(SENTINEL)), F.col("base_offset")).otherwise(
         F.raise_error(
             F.lit(
@@ -152,15 +152,17 @@ def records_of_batches(batches: DataFrame) -> DataFrame:
             )
         )
     )
-    flat = batches.select(
+    items = batches.select(
         checked.alias("batch_base_offset"),
         F.col("last_offset").alias("batch_last_offset"),
         "epoch",
         "timestamp_ms",
-        F.col("position").alias("_position"),
         *(F.col(f"author_{name}") for name in AUTHOR_FIELDS),
-        F.col("record").alias("r"),
+        F.explode("records").alias("_item"),
         TYPE_FOLDER,
+    )
+    flat = items.select(
+        "*", F.col("_item.position").alias("_position"), F.col("_item.record").alias("r")
     )
     return flat.select(*(_column(name).alias(name) for name in COLUMN_NAMES))
 

@@ -53,10 +53,10 @@ class _Container:
         self.rows: list[bytes] = []
         self.size = self.count = 0
 
-    def add(self, count: int, rows: bytes) -> None:
-        self.rows.append(rows)
-        self.count += count
-        self.size += len(rows)
+    def add(self, row: bytes) -> None:
+        self.rows.append(row)
+        self.count += 1
+        self.size += len(row)
         if self.size >= BLOCK_BYTES:
             self._flush()
 
@@ -84,12 +84,12 @@ def write_containers(piece: LogPiece, folder: Path, name: str) -> dict[str, int]
     files: dict[str, _Container] = {}
     counts: dict[str, int] = {}
     try:
-        for record_type, count, rows in piece_rows(piece):
+        for record_type, count, row in piece_rows(piece):
             target = files.get(record_type)
             if target is None:
                 path = folder / f"{TYPE_FOLDER}={record_type}" / name
                 target = files[record_type] = _Container(path)
-            target.add(count, rows)
+            target.add(row)
             counts[record_type] = counts.get(record_type, 0) + count
     except BaseException:
         for target in files.values():

@@ -38,6 +38,7 @@ from fastavro import parse_schema, schemaless_writer
 
 from aclog.log import LogBatch, read_batches
 from aclog.pipeline.columns import AUTHOR_FIELDS, author_of
+from aclog.pipeline.redact import plan, redact
 from aclog.pipeline.source import LogPiece
 from aclog.records.bulk import decode_fields
 from aclog.records.codec import decode_framed, frame_of, record_to_fields
@@ -104,8 +105,17 @@ def branch_schema(record_type: RecordType, version: int) -> dict[str, Any]:
 
 @cache
 def container_schema() -> dict[str, Any]:
-    """The schema of a container row: one log batch (see the module docstring)."""
+    """The schema of a container row: the records of one type of one log batch (see the module
+    docstring)."""
     optional = ["null", "string"]
+    item = {
+        "type": "record",
+        "name": "Item",
+        "fields": [
+            {"name": "position", "type": "long"},
+            {"name": "record", "type": [branch_schema(*b) for b in branches()]},
+        ],
+    }
     return {
         "type": "record",
         "name": "Batch",
@@ -116,8 +126,7 @@ def container_schema() -> dict[str, Any]:
             {"name": "epoch", "type": "int"},
             {"name": "timestamp_ms", "type": "long"},
             *({"name": f"author_{name}", "type": optional} for name in AUTHOR_FIELDS),
-            {"name": "position", "type": "long"},
-            {"name": "record", "type": [branch_schema(*b) for b in branches()]},
+            {"name": "records", "type": {"type": "array", "items": item}},
             {"name": "check", "type": {"type": "fixed", "name": "Check", "size": 8}},
         ],
     }
@@ -224,16 +233,38 @@ def _slow_items(values: list[bytes], heads: list[bytes | None], first_offset: in
             kind = decode_framed(value, first_offset + i).record_type  # raises: unknown frame
         secret.setdefault(kind, []).append(i)
     for record_type, indices in secret.items():
-        fields, _ = decode_fields([values[i] for i in indices], first_offset + indices[0])
-        frame = frame_of(record_type, CURRENT_VERSIONS[record_type])
-        schema = _redacted_schema(record_type)
-        out = io.BytesIO()
-        for i, item in zip(indices, fields, strict=True):
-            out.seek(0)
-            out.truncate()
-            out.write(frame)
-            schemaless_writer(out, schema, item)
-            values[i], heads[i] = out.getvalue(), tables.redacted[record_type]
+        _redact(values, heads, indices, record_type, first_offset)
+
+
+def _redact(
+    values: list[bytes],
+    heads: list[bytes | None],
+    indices: list[int],
+    record_type: RecordType,
+    first_offset: int,
+) -> None:
+    """Replace ``values[i]`` for each of ``indices`` (all of ``record_type``, which has
+    secrets) by its value without them: cut out of the bytes where it can be, else decoded (the
+    codec raises for a bad value, at its offset) and encoded again."""
+    redacted = _tables().redacted[record_type]
+    frame = frame_of(record_type, CURRENT_VERSIONS[record_type])
+    fields = plan(record_type)
+    rest: list[int] = []
+    for i in indices:
+        cut = redact(values[i], frame, fields) if fields and values[i].startswith(frame) else None
+        if cut is None:
+            rest.append(i)
+        else:
+            values[i], heads[i] = cut, redacted
+    schema = _redacted_schema(record_type)
+    out = io.BytesIO()
+    for i in rest:
+        (item,), _ = decode_fields([values[i]], first_offset + i)
+        out.seek(0)
+        out.truncate()
+        out.write(frame)
+        schemaless_writer(out, schema, item)
+        values[i], heads[i] = out.getvalue(), redacted
 
 
 def _optional(value: str | None) -> bytes:
@@ -244,10 +275,10 @@ def _optional(value: str | None) -> bytes:
 
 
 def batch_rows(batch: LogBatch, skip: int) -> list[tuple[str, int, bytes]]:
-    """The container rows of ``batch`` without its first ``skip`` records, one per record,
-    grouped by record type: (type name, row count, rows) per type. A row is the batch's fields
-    (the same bytes each time), the position, the union item and the sentinel. Python builds
-    them with C-level passes and one join per run, not a loop."""
+    """The container rows of ``batch`` without its first ``skip`` records: (type name, record
+    count, row) for each record type in the batch. A row is the batch's fields, an array of
+    (position, union item), one per record of that type, and the sentinel. Python builds it
+    with C-level passes and one join, not a loop."""
     count = len(batch.values) - skip
     author = author_of(*_first(batch))
     shared = b"".join(
@@ -264,29 +295,30 @@ def batch_rows(batch: LogBatch, skip: int) -> list[tuple[str, int, bytes]]:
     distinct = sorted(dict.fromkeys(heads))
     type_of = _tables().type_of
     if len({type_of[head] for head in distinct}) == 1:
-        return [(type_of[distinct[0]], count, _rows(shared, positions, heads, values))]
+        return [(type_of[distinct[0]], count, _row(shared, positions, heads, values))]
     # Sort the records by branch (stable: offset order within one) and cut the runs out: about
-    # 0.2 us a record in C-level passes, where a mask per type costs twice that.
+    # 0.2 us a record in C-level passes, where a mask per type costs twice that. The versions
+    # of one type are neighbours in the branch order, so each type is one run.
     take = itemgetter(*sorted(range(count), key=heads.__getitem__))
     heads, positions, values = list(take(heads)), list(take(positions)), list(take(values))
-    runs: dict[str, list[bytes]] = {}
-    counts: dict[str, int] = {}
+    runs: dict[str, tuple[int, int]] = {}
     for head in distinct:
         low, high = bisect_left(heads, head), bisect_right(heads, head)
         name = type_of[head]
-        rows = _rows(shared, positions[low:high], heads[low:high], values[low:high])
-        runs.setdefault(name, []).append(rows)
-        counts[name] = counts.get(name, 0) + high - low
-    return [(name, counts[name], b"".join(rows)) for name, rows in runs.items()]
+        runs[name] = (runs.get(name, (low, high))[0], high)
+    return [
+        (name, high - low, _row(shared, positions[low:high], heads[low:high], values[low:high]))
+        for name, (low, high) in runs.items()
+    ]
 
 
-def _rows(shared: bytes, positions: list[bytes], heads: list[bytes], values: list[bytes]) -> bytes:
+def _row(shared: bytes, positions: list[bytes], heads: list[bytes], values: list[bytes]) -> bytes:
+    # An array is its item count, the items, and a count of 0 that ends it.
     count = len(values)
-    parts: list[bytes] = [SENTINEL] * (5 * count)
-    parts[0::5] = [shared] * count
-    parts[1::5] = positions
-    parts[2::5] = heads
-    parts[3::5] = values
+    parts: list[bytes] = [shared, zigzag(count), *[b""] * (3 * count), b"\x00", SENTINEL]
+    parts[2:-2:3] = positions
+    parts[3:-2:3] = heads
+    parts[4:-2:3] = values
     return b"".join(parts)
 
 

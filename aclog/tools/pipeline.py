@@ -274,18 +274,26 @@ def state_command(
         try:
             acls, users = result.acls, result.users
             if out_path is not None:
-                acls = _write(acls, out_path / "acls")
-                users = _write(users, out_path / "users")
+                written = pipeline.state_files.write_state(result, out_path)
+                if not json_output:
+                    _state_line(written.to_dict(), f"; written to {out_path}")
+                    return
+                acls = spark.read.parquet(str(out_path / "acls"))
+                users = spark.read.parquet(str(out_path / "users"))
             summary = pipeline.state.state_dict(acls, users, result.provenance)
         finally:
             result.unpersist()
     if json_output:
         print_json(summary)
         return
+    credentials = sum(len(user["credentials"]) for user in summary["users"])
+    _state_line({**summary, "acls": len(summary["acls"]), "credentials": credentials}, "")
+
+
+def _state_line(summary: dict[str, Any], written: str) -> None:
     out.print(
         f"state at offset {summary['offset']} (epoch {summary['epoch']}): "
-        f"{len(summary['acls'])} ACLs, {len(summary['users'])} SCRAM users"
-        + (f"; written to {out_path}" if out_path else ""),
+        f"{summary['acls']} ACLs, {summary['credentials']} SCRAM credentials{written}",
         markup=False,
     )
 

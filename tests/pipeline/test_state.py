@@ -129,6 +129,22 @@ def test_cli_json_equals_replay_and_writes_parquet(
     assert not {"salt", "stored_key", "server_key"} & set(users.columns)
 
 
+def test_cli_summary_line_counts_what_it_wrote(
+    spark: SparkSession, logs: Logs, tmp_path: Path
+) -> None:
+    want = _replay(logs.full)
+    out = tmp_path / "state"
+    args = ["pipeline", "state", "--data-dir", str(logs.full), "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    credentials = sum(len(u["credentials"]) for u in want["users"])
+    assert result.stdout.strip() == (
+        f"state at offset {want['offset']} (epoch {want['epoch']}): {len(want['acls'])} ACLs, "
+        f"{credentials} SCRAM credentials; written to {out}"
+    )
+    assert spark.read.parquet(str(out / "acls")).count() == len(want["acls"])
+
+
 def test_cli_usage_errors_and_a_corrupt_log(
     spark: SparkSession, logs: Logs, tmp_path: Path
 ) -> None:
