@@ -4,7 +4,8 @@
 files (:mod:`aclog.pipeline.reframe`, no decoding) in a staging folder, then returns a lazy
 DataFrame that reads them with ``org.apache.spark.sql.avro.AvroFileFormat`` (bundled inside the
 spark-sql jar; ``format("avro")`` needs the separate spark-avro jar, which pyspark does not
-ship) and turns each container row (a batch) into one row per record with the columns of
+ship) and turns each container row (the records of one type in a batch) into one row per
+record (``explode``) with the columns of
 :data:`~aclog.pipeline.schema.RECORD_SCHEMA`, exactly as the Python data source builds them.
 
 Each (type, version) is its own union branch, so a column is read from every branch that has its

@@ -5,6 +5,9 @@ writes each record type's rows to its own Avro object-container file, in blocks 
 :data:`BLOCK_BYTES`, under a temporary name that is renamed once the file is whole. Spark reads
 the folder name as the ``type`` column, so a filter on the type skips the other folders.
 
+A row is one batch's records of one type (see :mod:`aclog.pipeline.reframe`); the counts
+returned are of records.
+
 Not thread-safe (one task writes a piece's files). Cost: one join and one write per block.
 """
 

@@ -3,25 +3,28 @@
 Decoding in Python costs about 3 us a record per core; the JVM decodes Avro several times faster.
 So instead of decoding, a task copies each record value as it is into an Avro container
 (:func:`container_schema`; :mod:`aclog.pipeline.containers` writes the files, one per record
-type): one container row per record, holding its batch's header fields
-(offsets, epoch, time, author), its position in the batch and its value as a union with one
-branch per (record type, version). The frame bytes that start every value (``uvarint`` frame
-version, type and version) are valid Avro ``int`` varints, so each branch is the record's own
-writer schema with three leading ``int`` fields that consume the frame: an item is the branch
-index followed by the value, unchanged. The JVM then reads each body with the schema it was
-written with; turning older versions into today's columns (Avro resolution: added fields take
-their defaults) is :mod:`aclog.pipeline.avro`'s job.
+type): one container row per record type in a batch, holding the batch's header fields
+(offsets, epoch, time, author) once and an array with an item per record of that type: its
+position in the batch and its value as a union with one branch per (record type, version). The
+frame bytes that start every value (``uvarint`` frame version, type and version) are valid Avro
+``int`` varints, so each branch is the record's own writer schema with three leading ``int``
+fields that consume the frame: a union item is the branch index followed by the value,
+unchanged. The JVM then reads each body with the schema it was written with; turning older
+versions into today's columns (Avro resolution: added fields take their defaults) is
+:mod:`aclog.pipeline.avro`'s job.
 
 Two kinds of value are not copied: a record type with secret fields (SCRAM credentials) is
-decoded here and re-encoded without the secrets at the current version (so no salt or key reaches
-the staging files), and a value whose frame this build does not know is decoded by the codec,
-which raises its :class:`~aclog.records.codec.RecordDecodeError`. Each container row ends with an
-8-byte sentinel: a body that does not end where its value ends shifts the JVM's read so that the
-sentinel no longer matches, and the reader fails the job (as :mod:`aclog.records.bulk` does).
+written without the secrets at the current version (:mod:`aclog.pipeline.redact` cuts them out of
+the bytes; what it cannot cut is decoded and encoded again), so no salt or key reaches the
+staging files; and a value whose frame this build does not know is decoded by the codec, which
+raises its :class:`~aclog.records.codec.RecordDecodeError`. Each container row ends with an
+8-byte sentinel: a body that does not end where its value ends shifts the JVM's read of the
+items after it, so that the sentinel no longer matches, and the reader fails the job (as
+:mod:`aclog.records.bulk` does).
 
 Thread-safe (pure functions over immutable tables and a table of varints that only grows).
-Cost: per record two C-level lookups and a copy; per batch a few varints (and one decode of its
-RequestContextRecord).
+Cost: per record two C-level lookups and a copy (about 1.7 us a record in all, with the cut of
+the Kafka batch); per batch a few varints and one decode of its RequestContextRecord.
 """
 
 from __future__ import annotations
