@@ -31,6 +31,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,11 @@ from aclog.pipeline.columns import (
     WITH_COLUMNS,
     enum_name_lists,
 )
-from aclog.pipeline.containers import TYPE_FOLDER, write_containers
+from aclog.pipeline.containers import TYPE_FOLDER, PieceStats, write_containers
 from aclog.pipeline.reframe import SENTINEL, branches
-from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA, SOURCE_LOG
+from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA, REMOVE_ACL_TYPE, SOURCE_LOG
 from aclog.pipeline.source import LogPiece, plan_pieces
+from aclog.pipeline.state import Survey
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import RecordType
 
@@ -90,9 +92,26 @@ def drop_staging() -> None:
 atexit.register(drop_staging)
 
 
-def _write(item: tuple[int, LogPiece, str]) -> dict[str, int]:
+def _write(item: tuple[int, LogPiece, str]) -> PieceStats:
     index, piece, folder = item
     return write_containers(piece, Path(folder), f"part-{index:05d}.avro")
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A staging folder and what each piece's task wrote there."""
+
+    folder: Path
+    pieces: list[PieceStats]
+
+    def survey(self) -> Survey | None:
+        """The staged records' :class:`~aclog.pipeline.state.Survey`, from the tasks' counts
+        and newest batches (``None`` when no record was staged)."""
+        newest = [piece.last for piece in self.pieces if piece.last is not None]
+        if not newest:
+            return None
+        removals = sum(piece.counts.get(REMOVE_ACL_TYPE, 0) for piece in self.pieces)
+        return Survey(removals, *max(newest))
 
 
 def stage_log(
@@ -102,9 +121,8 @@ def stage_log(
     from_offset: int = 0,
     staging: Path | None = None,
     split_bytes: int | None = None,
-) -> Path:
-    """Copy the log (from ``from_offset``) into container files, one Spark task per piece;
-    returns the folder."""
+) -> Staged:
+    """Copy the log (from ``from_offset``) into container files, one Spark task per piece."""
     parent = staging or Path(os.environ.get(STAGING_ENV) or tempfile.gettempdir())
     folder = parent / f"aclog-avro-{uuid.uuid4().hex}"
     folder.mkdir(parents=True, mode=0o700)
@@ -115,9 +133,9 @@ def stage_log(
     parallelism = spark.sparkContext.defaultParallelism
     pieces = plan_pieces(directory.resolve(), min_partitions=parallelism, **options)
     work = [(i, piece, str(folder)) for i, piece in enumerate(pieces)]
-    if work:
-        spark.sparkContext.parallelize(work, len(work)).map(_write).collect()
-    return folder
+    if not work:
+        return Staged(folder, [])
+    return Staged(folder, spark.sparkContext.parallelize(work, len(work)).map(_write).collect())
 
 
 def read_log_avro(
@@ -128,23 +146,27 @@ def read_log_avro(
     columns: Sequence[str] | None = None,
     staging: Path | None = None,
     split_bytes: int | None = None,
-) -> DataFrame:
+) -> tuple[DataFrame, Survey | None]:
     """The log records from ``from_offset`` with ``columns`` (default: all) of
-    :data:`~aclog.pipeline.schema.RECORD_SCHEMA`, staged now and read lazily."""
-    folder = stage_log(
+    :data:`~aclog.pipeline.schema.RECORD_SCHEMA`, staged now and read lazily, and their survey
+    as staging counted it."""
+    staged = stage_log(
         spark, directory, from_offset=from_offset, staging=staging, split_bytes=split_bytes
     )
     wanted = list(columns) if columns is not None else list(COLUMN_NAMES)
-    if not any(folder.glob(f"{TYPE_FOLDER}=*/*.avro")):
-        return spark.createDataFrame([], RECORD_SCHEMA).select(*wanted)
-    batches = spark.read.format(AVRO_FORMAT).load(str(folder))  # ``type`` from the folders
+    if not any(staged.folder.glob(f"{TYPE_FOLDER}=*/*.avro")):
+        return spark.createDataFrame([], RECORD_SCHEMA).select(*wanted), None
+    batches = spark.read.format(AVRO_FORMAT).load(str(staged.folder))  # ``type``: the folders
     # ``to`` gives the source's exact schema (every column nullable, as the Python source's).
-    return records_of_batches(batches).to(StructType([RECORD_SCHEMA[name] for name in wanted]))
+    schema = StructType([RECORD_SCHEMA[name] for name in wanted])
+    return records_of_batches(batches, wanted).to(schema), staged.survey()
 
 
-def records_of_batches(batches: DataFrame) -> DataFrame:
+def records_of_batches(batches: DataFrame, columns: Sequence[str] = COLUMN_NAMES) -> DataFrame:
     """Container rows (the records of one type of a batch, with the ``type`` of their folder)
-    -> the record columns, one row per record."""
+    -> ``columns`` of the records, one row per record. (Only those columns' expressions are
+    built: each is a call to the JVM per union branch, so building all of them costs the
+    driver about half a second.)"""
     checked = F.when(F.col("check") == F.lit(bytearray(SENTINEL)), F.col("base_offset")).otherwise(
         F.raise_error(
             F.lit(
@@ -165,7 +187,7 @@ def records_of_batches(batches: DataFrame) -> DataFrame:
     flat = items.select(
         "*", F.col("_item.position").alias("_position"), F.col("_item.record").alias("r")
     )
-    return flat.select(*(_column(name).alias(name) for name in COLUMN_NAMES))
+    return flat.select(*(_column(name).alias(name) for name in columns))
 
 
 def _column(name: str) -> Column:

@@ -17,6 +17,7 @@ import io
 import os
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from fastavro import parse_schema
 from fastavro import writer as avro_writer
@@ -81,23 +82,34 @@ class _Container:
         self.tmp.unlink(missing_ok=True)
 
 
-def write_containers(piece: LogPiece, folder: Path, name: str) -> dict[str, int]:
+class PieceStats(NamedTuple):
+    """What one piece's staging wrote: records per type, and the newest batch's ``(last offset,
+    epoch, timestamp_ms)`` (``None`` when the piece kept no record)."""
+
+    counts: dict[str, int]
+    last: tuple[int, int, int] | None
+
+
+def write_containers(piece: LogPiece, folder: Path, name: str) -> PieceStats:
     """Write the piece's records as container files ``folder/type=<type>/<name>``, one per
-    record type present; returns the record count per type."""
+    record type present."""
     files: dict[str, _Container] = {}
     counts: dict[str, int] = {}
+    last = None
     try:
-        for record_type, count, row in piece_rows(piece):
-            target = files.get(record_type)
-            if target is None:
-                path = folder / f"{TYPE_FOLDER}={record_type}" / name
-                target = files[record_type] = _Container(path)
-            target.add(row)
-            counts[record_type] = counts.get(record_type, 0) + count
+        for batch, rows in piece_rows(piece):
+            last = (batch.last_offset, batch.epoch, batch.timestamp_ms)
+            for record_type, count, row in rows:
+                target = files.get(record_type)
+                if target is None:
+                    path = folder / f"{TYPE_FOLDER}={record_type}" / name
+                    target = files[record_type] = _Container(path)
+                target.add(row)
+                counts[record_type] = counts.get(record_type, 0) + count
     except BaseException:
         for target in files.values():
             target.abandon()
         raise
     for target in files.values():
         target.close()
-    return counts
+    return PieceStats(counts, last)

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
@@ -25,6 +26,7 @@ from aclog.pipeline.avro import avro_available, read_log_avro
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.session import PipelineError
 from aclog.pipeline.source import FORMAT_NAME, snapshot_paths
+from aclog.pipeline.state import Survey
 from aclog.snapshot import SnapshotError, SnapshotId, SnapshotInfo, list_snapshots, read_snapshot
 
 
@@ -34,10 +36,13 @@ def _ignore(message: str) -> None:
 
 @dataclass(frozen=True)
 class Records:
-    """A records DataFrame and the snapshot it starts from (``None``: the log from offset 0)."""
+    """A records DataFrame and the snapshot it starts from (``None``: the log from offset 0),
+    with their :class:`~aclog.pipeline.state.Survey` when it is known without a Spark job
+    (staging counted it; pass it to :func:`~aclog.pipeline.state.state` as ``known``)."""
 
     frame: DataFrame
     snapshot: SnapshotInfo | None
+    survey: Survey | None = None
 
 
 def read_records(
@@ -58,23 +63,49 @@ def read_records(
     JVM's Avro reader over staged copies (:mod:`aclog.pipeline.avro`: the copy runs now, the
     read when the result is used) or the Python source (``spark.read.format("aclog")``, which
     always reads the snapshots)."""
+    options = {"from_offset": from_offset, "arrow": arrow, "split_bytes": split_bytes}
+    return _read(spark, directory, snapshots, segments, columns, engine, **options)[0]
+
+
+def _read(
+    spark: SparkSession,
+    directory: Path,
+    snapshots: str,
+    segments: bool,
+    columns: Sequence[str] | None,
+    engine: str | None,
+    **options: Any,
+) -> tuple[DataFrame, Survey | None]:
+    """:func:`read_records`, and the survey of the records when staging counted it."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
     if segments and resolve_engine(spark, engine) == ENGINE_AVRO:
-        log = read_log_avro(
-            spark, directory, from_offset=from_offset, columns=columns, split_bytes=split_bytes
+        log, survey = read_log_avro(
+            spark,
+            directory,
+            from_offset=options["from_offset"],
+            columns=columns,
+            split_bytes=options["split_bytes"],
         )
         if snapshot_paths(directory, snapshots):
-            shots = read_records(
-                spark,
-                directory,
-                snapshots=snapshots,
-                segments=False,
-                columns=columns,
-                engine=ENGINE_PYTHON,
-            )
-            return shots.unionByName(log)
-        return log
+            # A snapshot holds no removal and ends before the log: the log's survey stands.
+            shots = _read(spark, directory, snapshots, False, columns, ENGINE_PYTHON, **options)
+            return shots[0].unionByName(log), survey
+        return log, survey
+    return _python_source(spark, directory, snapshots, segments, columns, **options), None
+
+
+def _python_source(
+    spark: SparkSession,
+    directory: Path,
+    snapshots: str,
+    segments: bool,
+    columns: Sequence[str] | None,
+    *,
+    from_offset: int,
+    arrow: bool,
+    split_bytes: int | None,
+) -> DataFrame:
     reader = spark.read.format(FORMAT_NAME)
     if columns is not None:
         reader = reader.schema(StructType([RECORD_SCHEMA[name] for name in columns]))
@@ -212,17 +243,12 @@ def records_as_of(
             f"the log in {directory} starts at offset {log_start_offset(directory)}: the state "
             "needs a snapshot, so do not turn snapshots off"
         )
-    if snapshot is None:
-        return Records(read_records(spark, directory, columns=columns, engine=engine), None)
-    frame = read_records(
-        spark,
-        directory,
-        snapshots=str(snapshot.path),
-        from_offset=snapshot.last_offset + 1,
-        columns=columns,
-        engine=engine,
+    shots, start = (
+        ("none", 0) if snapshot is None else (str(snapshot.path), snapshot.last_offset + 1)
     )
-    return Records(frame, snapshot)
+    options = {"from_offset": start, "arrow": True, "split_bytes": None}
+    frame, survey = _read(spark, directory, shots, True, columns, engine, **options)
+    return Records(frame, snapshot, survey)
 
 
 def records_for_history(

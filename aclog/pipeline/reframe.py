@@ -333,9 +333,9 @@ def _first(batch: LogBatch) -> tuple[Any, dict[str, Any]]:
     return decoded.kind, record_to_fields(decoded.record)
 
 
-def piece_rows(piece: LogPiece) -> Iterator[tuple[str, int, bytes]]:
-    """(type name, record count, container rows) of each batch the piece owns, per record type
-    (see ``LogPiece`` and :func:`batch_rows`)."""
+def piece_rows(piece: LogPiece) -> Iterator[tuple[LogBatch, list[tuple[str, int, bytes]]]]:
+    """Each batch the piece owns (see ``LogPiece``) that keeps a record, with its container
+    rows (:func:`batch_rows`)."""
     low, high, start = piece.low, piece.high, piece.from_offset
     for batch in read_batches(Path(piece.directory), max(low, start), high):
         base = batch.base_offset
@@ -345,4 +345,4 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple[str, int, bytes]]:
             break
         skip = max(0, start - base)
         if skip < len(batch.values):
-            yield from batch_rows(batch, skip)
+            yield batch, batch_rows(batch, skip)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from aclog.pipeline.schema import (
@@ -145,12 +145,25 @@ def user_state(records: DataFrame) -> DataFrame:
 PROVENANCE_SCHEMA = "offset long, epoch int, timestamp long"
 
 
-def survey(records: DataFrame) -> tuple[int, DataFrame]:
-    """(how many ACL removals ``records`` holds, its provenance as a one-row DataFrame of
-    :data:`PROVENANCE_SCHEMA`: the ``offset``, ``epoch`` and ``timestamp`` (ms) of the last
-    record, all -1 when there is none, as ``aclog replay``'s header), from one Spark job that
-    reads the rows' offsets, epochs, times and types only (over staged Avro the type is the
-    folder's name)."""
+@dataclass(frozen=True)
+class Survey:
+    """What :func:`state` needs to know before it plans: how many ACL removals the records
+    hold, and their provenance as ``aclog replay``'s header: the ``offset``, ``epoch`` and
+    ``timestamp`` (ms) of the last record, all -1 when there is none."""
+
+    removals: int
+    offset: int = -1
+    epoch: int = -1
+    timestamp: int = -1
+
+    def provenance(self, spark: SparkSession) -> DataFrame:
+        """The provenance as a one-row DataFrame of :data:`PROVENANCE_SCHEMA`."""
+        return spark.createDataFrame([(self.offset, self.epoch, self.timestamp)], PROVENANCE_SCHEMA)
+
+
+def survey(records: DataFrame) -> Survey:
+    """The :class:`Survey` of ``records``, from one Spark job that reads the rows' offsets,
+    epochs, times and types only (over staged Avro the type is the folder's name)."""
     # Rows share an offset only within one snapshot, and then their epoch and time too: so the
     # newest offset's values need no struct of (offset, position, ...), whose ordering Spark
     # evaluates field by field for every row.
@@ -163,10 +176,9 @@ def survey(records: DataFrame) -> tuple[int, DataFrame]:
         F.count(removal).alias("removals"),
     ).first()
     assert found is not None  # an aggregate without grouping has one row
-    head = tuple(
-        -1 if found[name] is None else found[name] for name in ("offset", "epoch", "timestamp")
-    )
-    return found["removals"], records.sparkSession.createDataFrame([head], PROVENANCE_SCHEMA)
+    if found["offset"] is None:
+        return Survey(found["removals"])
+    return Survey(found["removals"], found["offset"], found["epoch"], found["timestamp"])
 
 
 def mechanism_code(column: Column) -> Column:
@@ -208,6 +220,7 @@ def state(
     *,
     persist: bool = True,
     broadcast_limit: int = BROADCAST_REMOVALS,
+    known: Survey | None = None,
 ) -> State:
     """The state as of the point: :func:`cut`, then :func:`survey`, :func:`acl_state` and
     :func:`user_state` over it. ``persist`` caches the cut records (memory, spilling to disk),
@@ -215,12 +228,15 @@ def state(
     is dear (the Python source), not over staged Avro, where each result reads only its record
     types' folders. Runs one job now, :func:`survey`, which gives the provenance and the count
     of removals that chooses how :func:`acl_state` joins (broadcast up to ``broadcast_limit``
-    removals)."""
+    removals), unless the point is the end and ``known`` is the records' survey (staging
+    counts it as it copies the log: see :func:`aclog.pipeline.load.records_as_of`)."""
     kept = cut(records, at_offset, at_time_ms).select(*_KEPT_COLUMNS)
     if persist:
         kept = kept.persist(StorageLevel.MEMORY_AND_DISK)
-    removals, head = survey(kept)
-    return State(acl_state(kept, removals <= broadcast_limit), user_state(kept), head, kept)
+    uncut = at_offset is None and at_time_ms is None
+    found = known if known is not None and uncut else survey(kept)
+    joined = acl_state(kept, found.removals <= broadcast_limit)
+    return State(joined, user_state(kept), found.provenance(records.sparkSession), kept)
 
 
 _KEPT_COLUMNS = (

@@ -138,18 +138,19 @@ def _as_of(
     records: Path | None,
     point: tuple[int | None, int | None],
     snapshots: bool,
-) -> DataFrame:
-    """The records that rebuild the state as of ``point`` (offset, time in ms): the snapshot
-    ``aclog replay`` would start from plus the log after it; from ``--records`` Parquet, the
-    log rows it holds (snapshot rows there are ignored)."""
+) -> Any:
+    """The :class:`~aclog.pipeline.load.Records` that rebuild the state as of ``point``
+    (offset, time in ms): the snapshot ``aclog replay`` would start from plus the log after it;
+    from ``--records`` Parquet, the log rows it holds (snapshot rows there are ignored)."""
     if records is not None or data_dir is None:
         from pyspark.sql import functions as F  # noqa: PLC0415
 
-        return _input(spark, data_dir, records).filter(F.col("source") == "log")
+        frame = _input(spark, data_dir, records).filter(F.col("source") == "log")
+        return _modules().Records(frame, None)
     if not data_dir.is_dir():
         fail(f"no data directory at {data_dir}", EXIT_USAGE)
     at_offset, at_time_ms = point
-    chosen = _modules().records_as_of(
+    return _modules().records_as_of(
         spark,
         data_dir,
         at_offset=at_offset,
@@ -158,7 +159,19 @@ def _as_of(
         on_warning=_warn,
         columns=_modules().state.STATE_INPUT_COLUMNS,
     )
-    return chosen.frame  # type: ignore[no-any-return]
+
+
+def _state(
+    spark: SparkSession,
+    data_dir: Path | None,
+    records: Path | None,
+    point: tuple[int | None, int | None],
+    snapshots: bool,
+) -> Any:
+    """The :class:`~aclog.pipeline.state.State` as of ``point`` (see :func:`_as_of`)."""
+    source = _as_of(spark, data_dir, records, point, snapshots)
+    persist = _persist(spark, records)
+    return _modules().state.state(source.frame, *point, persist=persist, known=source.survey)
 
 
 def _persist(spark: SparkSession, records: Path | None) -> bool:
@@ -267,10 +280,7 @@ def state_command(
     _check_source(data_dir, records)
     with _spark(master) as spark:
         pipeline = _modules()
-        source = _as_of(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
-        result = pipeline.state.state(
-            source, at_offset, at_time_ms, persist=_persist(spark, records)
-        )
+        result = _state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
         try:
             acls, users = result.acls, result.users
             if out_path is not None:
@@ -434,10 +444,7 @@ def access_command(
     with _spark(master) as spark:
         pipeline = _modules()
 
-        source = _as_of(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
-        result = pipeline.state.state(
-            source, at_offset, at_time_ms, persist=_persist(spark, records)
-        )
+        result = _state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
         question = pipeline.AccessQuestion(
             hosts=tuple(hosts or ["*"]),
             operations=asked,
@@ -489,10 +496,7 @@ def orphans_command(
     with _spark(master) as spark:
         pipeline = _modules()
 
-        source = _as_of(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
-        result = pipeline.state.state(
-            source, at_offset, at_time_ms, persist=_persist(spark, records)
-        )
+        result = _state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
         frame = pipeline.orphans.orphans(
             result.acls,
             result.users,

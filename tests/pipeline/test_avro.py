@@ -17,7 +17,7 @@ from aclog.pipeline.avro import _types_with, avro_available, stage_log
 from aclog.pipeline.columns import FIELD_OF_COLUMN
 from aclog.pipeline.load import read_records, records_as_of, resolve_engine
 from aclog.pipeline.session import PipelineError
-from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+from aclog.pipeline.state import STATE_INPUT_COLUMNS, Survey, state, survey
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -135,7 +135,7 @@ def test_older_versions_authors_and_every_type(spark: SparkSession, tmp_path: Pa
 
 def test_staged_files_hold_no_secrets(spark: SparkSession, tmp_path: Path) -> None:
     _write_mixed_versions(tmp_path / "log")
-    folder = stage_log(spark, tmp_path / "log", staging=tmp_path / "staging")
+    folder = stage_log(spark, tmp_path / "log", staging=tmp_path / "staging").folder
     staged = b"".join(path.read_bytes() for path in folder.rglob("*.avro"))
     assert b"orders" in staged and b"alice" in staged
     assert SALT not in staged and KEY not in staged
@@ -159,9 +159,36 @@ def test_each_engine_gives_replays_state_at_a_point(
         chosen = records_as_of(
             spark, logs.full, columns=STATE_INPUT_COLUMNS, engine=engine, **point
         )
-        result = state(chosen.frame, **point)
+        result = state(chosen.frame, **point, known=chosen.survey)
         assert result.to_dict() == state_to_dict(rebuild_image(logs.full, **point).image), point
         result.unpersist()
+    assert (chosen.survey is not None) == (engine == "avro")
+
+
+def test_the_survey_staging_counts_equals_the_survey_job(spark: SparkSession, logs: Logs) -> None:
+    """Removals and provenance counted while staging equal what the survey job finds, from
+    the log alone, from a snapshot plus the log, and from a pruned log's snapshot."""
+    options = {"columns": STATE_INPUT_COLUMNS, "engine": "avro"}
+    for directory, snapshots in ((logs.pruned, True), (logs.full, False), (logs.full, True)):
+        chosen = records_as_of(spark, directory, use_snapshots=snapshots, **options)
+        assert chosen.survey is not None
+        assert chosen.survey == survey(chosen.frame), (directory, snapshots)
+        assert chosen.survey.removals > 0
+    last, found = list(read_batches(logs.full))[-1], chosen.survey
+    assert (found.offset, found.epoch, found.timestamp) == (
+        last.last_offset,
+        last.epoch,
+        last.timestamp_ms,
+    )
+
+
+def test_no_staged_record_leaves_the_survey_to_spark(spark: SparkSession, tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path / "log", fsync=False):
+        pass
+    chosen = records_as_of(spark, tmp_path / "log", columns=STATE_INPUT_COLUMNS, engine="avro")
+    assert chosen.survey is None
+    assert survey(chosen.frame) == Survey(0)
+    assert state(chosen.frame).to_dict()["offset"] == -1
 
 
 def test_each_record_column_comes_from_the_record_types_that_carry_it() -> None:
