@@ -275,6 +275,7 @@ def _state_rates(
         result = state(chosen.frame, persist=persist, known=chosen.survey)
         head = _write_state(result, tmp / f"state-{engine}")
         elapsed = time.perf_counter() - start
+        result.unpersist()  # so that the next engine's run does not share the heap with it
         report.add(
             _rate_row(
                 "state -> Parquet",
