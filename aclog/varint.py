@@ -36,6 +36,17 @@ def read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
     """The unsigned varint at ``pos`` and the position after it, as Kafka's
     ``ByteUtils.readUnsignedVarint`` reads one: ``IndexError`` if ``data`` ends inside it,
     ``ValueError`` if it runs over 5 bytes (Kafka's limit for a 32-bit value)."""
+    return _read_varint(data, pos, 28)
+
+
+def read_zigzag(data: bytes, pos: int) -> tuple[int, int]:
+    """The zigzag varint at ``pos`` and the position after it: ``IndexError`` if ``data``
+    ends inside it, ``ValueError`` if it runs over 10 bytes (a 64-bit value's limit)."""
+    value, pos = _read_varint(data, pos, 63)
+    return (value >> 1) ^ -(value & 1), pos
+
+
+def _read_varint(data: bytes, pos: int, last_shift: int) -> tuple[int, int]:
     result = shift = 0
     while True:
         byte = data[pos]
@@ -44,22 +55,7 @@ def read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
         if byte < 0x80:
             return result, pos
         shift += 7
-        if shift > 28:
-            raise ValueError("varint too long")
-
-
-def read_zigzag(data: bytes, pos: int) -> tuple[int, int]:
-    """The zigzag varint at ``pos`` and the position after it: ``IndexError`` if ``data``
-    ends inside it, ``ValueError`` if it runs over 10 bytes (a 64-bit value's limit)."""
-    result = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
-        if shift > 63:
+        if shift > last_shift:
             raise ValueError("varint too long")
 
 

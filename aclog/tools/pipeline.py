@@ -132,35 +132,6 @@ def _input(
     return pipeline.read_records(spark, data_dir)  # type: ignore[no-any-return]
 
 
-def _as_of(
-    spark: SparkSession,
-    data_dir: Path | None,
-    records: Path | None,
-    point: tuple[int | None, int | None],
-    snapshots: bool,
-) -> Any:
-    """The :class:`~aclog.pipeline.load.Records` that rebuild the state as of ``point``
-    (offset, time in ms): the snapshot ``aclog replay`` would start from plus the log after it;
-    from ``--records`` Parquet, the log rows it holds (snapshot rows there are ignored)."""
-    if records is not None or data_dir is None:
-        from pyspark.sql import functions as F  # noqa: PLC0415
-
-        frame = _input(spark, data_dir, records).filter(F.col("source") == "log")
-        return _modules().Records(frame, None)
-    if not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    at_offset, at_time_ms = point
-    return _modules().records_as_of(
-        spark,
-        data_dir,
-        at_offset=at_offset,
-        at_time_ms=at_time_ms,
-        use_snapshots=snapshots,
-        on_warning=_warn,
-        columns=_modules().state.STATE_INPUT_COLUMNS,
-    )
-
-
 def _state(
     spark: SparkSession,
     data_dir: Path | None,
@@ -168,10 +139,29 @@ def _state(
     point: tuple[int | None, int | None],
     snapshots: bool,
 ) -> Any:
-    """The :class:`~aclog.pipeline.state.State` as of ``point`` (see :func:`_as_of`)."""
-    source = _as_of(spark, data_dir, records, point, snapshots)
+    """The :class:`~aclog.pipeline.state.State` as of ``point`` (offset, time in ms), from the
+    snapshot ``aclog replay`` would start from plus the log after it; from ``--records``
+    Parquet, from the log rows it holds (snapshot rows there are ignored)."""
+    pipeline = _modules()
+    if records is not None or data_dir is None:
+        from pyspark.sql import functions as F  # noqa: PLC0415
+
+        frame = _input(spark, data_dir, records).filter(F.col("source") == "log")
+        source = pipeline.Records(frame, None)
+    elif not data_dir.is_dir():
+        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    else:
+        source = pipeline.records_as_of(
+            spark,
+            data_dir,
+            at_offset=point[0],
+            at_time_ms=point[1],
+            use_snapshots=snapshots,
+            on_warning=_warn,
+            columns=pipeline.state.STATE_INPUT_COLUMNS,
+        )
     persist = _persist(spark, records)
-    return _modules().state.state(source.frame, *point, persist=persist, known=source.survey)
+    return pipeline.state.state(source.frame, *point, persist=persist, known=source.survey)
 
 
 def _persist(spark: SparkSession, records: Path | None) -> bool:
