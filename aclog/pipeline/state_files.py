@@ -4,7 +4,8 @@
 scheduler hands a free core to the other job's tasks whenever one job has none ready (its last
 tasks, its broadcast being built on the driver), so the cores idle less than when the jobs run
 one after the other. The summary it returns is counted from the written files' footers, so
-nothing is collected to the driver but the counts and the provenance.
+nothing is collected to the driver but the counts and the provenance. A failed write removes
+both parts.
 
 Thread-safe (each call writes its own folder; Spark sessions accept jobs from many threads).
 Cost: the two jobs, plus two metadata-only counts.
@@ -12,6 +13,7 @@ Cost: the two jobs, plus two metadata-only counts.
 
 from __future__ import annotations
 
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -50,11 +52,19 @@ def _write(frame: DataFrame, path: Path) -> int:
 
 def write_state(result: State, out: Path) -> WrittenState:
     """Write ``result``'s ACLs and users under ``out`` (replacing what is there) as two
-    concurrent jobs; the first error either raises, after both have stopped."""
+    concurrent jobs. When either fails, its error is raised once both have stopped, and
+    neither part is left behind: half a state must not pass for a whole one."""
     frames = {"acls": result.acls, "users": result.users}
-    with ThreadPoolExecutor(len(frames), thread_name_prefix="aclog-state") as pool:
-        futures = {name: pool.submit(_write, frame, out / name) for name, frame in frames.items()}
-        counts = {name: future.result() for name, future in futures.items()}
+    try:
+        with ThreadPoolExecutor(len(frames), thread_name_prefix="aclog-state") as pool:
+            futures = {
+                name: pool.submit(_write, frame, out / name) for name, frame in frames.items()
+            }
+            counts = {name: future.result() for name, future in futures.items()}
+    except BaseException:
+        for name in STATE_PARTS:
+            shutil.rmtree(out / name, ignore_errors=True)
+        raise
     head = result.provenance.first()
     assert head is not None  # the provenance has one row
     return WrittenState(

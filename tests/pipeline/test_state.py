@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 from typer.testing import CliRunner
 
 import aclog.tools.pipeline  # noqa: F401  (registers the commands)
@@ -15,6 +18,7 @@ from aclog.controller.rebuild import rebuild_image
 from aclog.log import read_batches
 from aclog.pipeline.load import records_as_of
 from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+from aclog.pipeline.state_files import write_state
 from aclog.tools.console import app
 from aclog.tools.history import state_to_dict
 from tests.pipeline.conftest import Logs
@@ -143,6 +147,20 @@ def test_cli_summary_line_counts_what_it_wrote(
         f"{credentials} SCRAM credentials; written to {out}"
     )
     assert spark.read.parquet(str(out / "acls")).count() == len(want["acls"])
+
+
+def test_a_failed_part_leaves_no_half_state_behind(
+    spark: SparkSession, logs: Logs, tmp_path: Path
+) -> None:
+    chosen = records_as_of(spark, logs.full, columns=STATE_INPUT_COLUMNS)
+    result = state(chosen.frame, known=chosen.survey)
+    out = tmp_path / "state"
+    assert write_state(result, out).acls == len(_replay(logs.full)["acls"])
+    broken = replace(result, acls=result.acls.withColumn("x", F.raise_error(F.lit("disk gone"))))
+    with pytest.raises(Exception, match="disk gone"):
+        write_state(broken, out)
+    assert not (out / "acls").exists()
+    assert not (out / "users").exists()  # written fine, but half a state is removed too
 
 
 def test_cli_usage_errors_and_a_corrupt_log(
