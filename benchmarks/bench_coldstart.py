@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from aclog.authorizer import Authorizer
@@ -26,9 +25,12 @@ from aclog.records import RemoveAccessControlEntryRecord, encode
 from aclog.records.collector import gc_paused
 from aclog.snapshot import read_snapshot, write_snapshot
 from benchmarks.bench_log import acl_records
+from benchmarks.harness import best_in_turn
 from benchmarks.report import Report, Row
 
 BATCH = 10_000
+ROUNDS = 3
+"""The tail replay and its floor: best of this many, timed in turn."""
 
 
 def _make(directory: Path, snapshot_acls: int, tail: int) -> None:
@@ -114,7 +116,7 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
 
     # In turn, best of three, each after a collection: the floor and the replay see the same
     # moments of a shared machine, and neither pays for the other's garbage.
-    decode_seconds, replay_seconds = _best_in_turn([floor, replay], ROUNDS)
+    decode_seconds, replay_seconds = best_in_turn([floor, replay], ROUNDS, collect=True)
     count, replayed = counts["floor"], counts["replay"]
     report.add(
         Row(
@@ -140,19 +142,3 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
             f"target >= 150k/s; best of {ROUNDS}, in turn with the floor",
         )
     )
-
-
-ROUNDS = 3
-
-
-def _best_in_turn(fns: list[Callable[[], object]], repeat: int) -> list[float]:
-    """The best seconds of each of ``fns`` run in turn ``repeat`` times, each after a full
-    collection."""
-    best = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
-            gc.collect()
-            start = time.perf_counter()
-            fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best

@@ -17,7 +17,7 @@ import random
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from fastavro import schemaless_reader, schemaless_writer
@@ -38,6 +38,7 @@ from aclog.records.bulk import decode_values
 from aclog.records.bulk_encode import encode_many
 from aclog.records.codec import _acl_to
 from aclog.records.schemas import parsed_schema
+from benchmarks.harness import best_in_turn
 from benchmarks.report import Report, Row
 
 
@@ -66,16 +67,6 @@ def _best(fn: Callable[[], object], repeat: int) -> float:
         start = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - start)
-    return best
-
-
-def _best_in_turn(fns: Sequence[Callable[[], object]], repeat: int) -> list[float]:
-    """The best seconds of each of ``fns``, run in turn ``repeat`` times: a row and its floor
-    then see the same moments of a shared machine."""
-    best = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
-            best[i] = min(best[i], _best(fn, 1))
     return best
 
 
@@ -186,7 +177,7 @@ def _read(
                 pass
 
         n = len(records)
-        read_seconds, floor_seconds = _best_in_turn([read_decode, _decode_floor(bodies)], repeat)
+        read_seconds, floor_seconds = best_in_turn([read_decode, _decode_floor(bodies)], repeat)
         rate, floor = n / read_seconds, n / floor_seconds
         report.add(
             Row(

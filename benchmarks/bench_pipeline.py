@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from aclog.pipeline.state import State
+    from aclog.pipeline.state_files import WrittenState
 
 BATCH = 10_000
 TEAMS = 50
@@ -243,16 +244,11 @@ def _bench_state(report: Report, spark: SparkSession, tmp: Path, total: int, qui
 def _warm_state(spark: SparkSession, directory: Path, out: Path) -> None:
     from aclog.pipeline.load import records_as_of
     from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+    from aclog.pipeline.state_files import write_state
 
     for engine, _, _ in _ENGINES:
         chosen = records_as_of(spark, directory, columns=STATE_INPUT_COLUMNS, engine=engine)
-        _write_state(state(chosen.frame, known=chosen.survey), out / engine)
-
-
-def _write_state(result: State, out: Path) -> object:
-    from aclog.pipeline.state_files import write_state
-
-    return write_state(result, out)
+        write_state(state(chosen.frame, known=chosen.survey), out / engine)
 
 
 _ENGINES = (
@@ -266,14 +262,15 @@ def _state_rates(
 ) -> None:
     from aclog.pipeline.load import read_parquet_records, read_records, records_as_of, worth_caching
     from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+    from aclog.pipeline.state_files import write_state
 
-    results: list[tuple[str, State, Any]] = []
+    results: list[tuple[str, State, WrittenState]] = []
     for engine, impl, note in _ENGINES:
         start = time.perf_counter()  # the avro engine stages its copies in records_as_of
         chosen = records_as_of(spark, directory, columns=STATE_INPUT_COLUMNS, engine=engine)
         persist = worth_caching(spark, engine)
         result = state(chosen.frame, persist=persist, known=chosen.survey)
-        head = _write_state(result, tmp / f"state-{engine}")
+        head = write_state(result, tmp / f"state-{engine}")
         elapsed = time.perf_counter() - start
         result.unpersist()  # so that the next engine's run does not share the heap with it
         report.add(
@@ -305,7 +302,7 @@ def _state_rates(
             )
         )
     again = state(read_parquet_records(spark, tmp / "records-avro"), persist=False)
-    elapsed, _ = _timed(lambda: _write_state(again, tmp / "state2"))
+    elapsed, _ = _timed(lambda: write_state(again, tmp / "state2"))
     report.add(
         _rate_row(
             "state from records Parquet",
@@ -341,7 +338,7 @@ def _state_rates(
 
 
 def _state_mismatches(
-    spark: SparkSession, out: Path, result: State, rebuilt: Rebuilt, head: Any, quick: bool
+    spark: SparkSession, out: Path, result: State, rebuilt: Rebuilt, head: WrittenState, quick: bool
 ) -> int:
     """0 when the pipeline's state equals ``rebuild_image``'s: the whole ``aclog replay --json``
     document when quick, else the ACL ids, the credentials and the offset."""

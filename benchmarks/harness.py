@@ -264,3 +264,20 @@ def mismatch_row(
         text += "; e.g. " + " ".join(examples)
     report.add(Row(benchmark, pair, workload, size, "mismatches", count, "answers", text))
     return count
+
+
+def best_in_turn(
+    fns: Sequence[Callable[[], object]], repeat: int, *, collect: bool = False
+) -> list[float]:
+    """The best seconds of each of ``fns``, run in turn ``repeat`` times (each after a full
+    collection when ``collect``): a row and its floor then see the same moments of a shared
+    machine, and neither pays for the other's garbage."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            if collect:
+                gc.collect()
+            start = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best

@@ -16,7 +16,6 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
@@ -63,46 +62,53 @@ def read_records(
     JVM's Avro reader over staged copies (:mod:`aclog.pipeline.avro`: the copy runs now, the
     read when the result is used) or the Python source (``spark.read.format("aclog")``, which
     always reads the snapshots)."""
-    options = {"from_offset": from_offset, "arrow": arrow, "split_bytes": split_bytes}
-    return _read(spark, directory, snapshots, segments, columns, engine, **options)[0]
+    return _read(
+        spark,
+        directory,
+        snapshots=snapshots,
+        from_offset=from_offset,
+        segments=segments,
+        arrow=arrow,
+        split_bytes=split_bytes,
+        columns=columns,
+        engine=engine,
+    )[0]
 
 
 def _read(
     spark: SparkSession,
     directory: Path,
+    *,
     snapshots: str,
-    segments: bool,
+    from_offset: int,
     columns: Sequence[str] | None,
     engine: str | None,
-    **options: Any,
+    segments: bool = True,
+    arrow: bool = True,
+    split_bytes: int | None = None,
 ) -> tuple[DataFrame, Survey | None]:
     """:func:`read_records`, and the survey of the records when staging counted it."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
-    if segments and resolve_engine(spark, engine) == ENGINE_AVRO:
-        log, survey = read_log_avro(
-            spark,
-            directory,
-            from_offset=options["from_offset"],
-            columns=columns,
-            split_bytes=options["split_bytes"],
-        )
-        if snapshot_paths(directory, snapshots):
-            # A snapshot holds no removal and ends before the log: the log's survey stands.
-            shots = _read(spark, directory, snapshots, False, columns, ENGINE_PYTHON, **options)
-            return shots[0].unionByName(log), survey
+    source = (snapshots, from_offset, columns, arrow, split_bytes)
+    if not (segments and resolve_engine(spark, engine) == ENGINE_AVRO):
+        return _python_source(spark, directory, segments, *source), None
+    log, survey = read_log_avro(
+        spark, directory, from_offset=from_offset, columns=columns, split_bytes=split_bytes
+    )
+    if not snapshot_paths(directory, snapshots):
         return log, survey
-    return _python_source(spark, directory, snapshots, segments, columns, **options), None
+    # A snapshot holds no removal and ends before the log: the log's survey stands.
+    return _python_source(spark, directory, False, *source).unionByName(log), survey
 
 
 def _python_source(
     spark: SparkSession,
     directory: Path,
-    snapshots: str,
     segments: bool,
-    columns: Sequence[str] | None,
-    *,
+    snapshots: str,
     from_offset: int,
+    columns: Sequence[str] | None,
     arrow: bool,
     split_bytes: int | None,
 ) -> DataFrame:
@@ -246,8 +252,9 @@ def records_as_of(
     shots, start = (
         ("none", 0) if snapshot is None else (str(snapshot.path), snapshot.last_offset + 1)
     )
-    options = {"from_offset": start, "arrow": True, "split_bytes": None}
-    frame, survey = _read(spark, directory, shots, True, columns, engine, **options)
+    frame, survey = _read(
+        spark, directory, snapshots=shots, from_offset=start, columns=columns, engine=engine
+    )
     return Records(frame, snapshot, survey)
 
 

@@ -155,11 +155,12 @@ def _tables() -> _Tables:
     for (record_type, _), head in index.items():
         tables.type_of[head] = record_type_name(record_type)
     for record_type in CURRENT_VERSIONS:
-        if _has_secrets(record_type):
+        secret = _has_secrets(record_type)
+        if secret:
             tables.redacted[record_type] = index[(record_type, CURRENT_VERSIONS[record_type])]
         for version in known_versions(record_type):
             frame = frame_of(record_type, version)
-            if _has_secrets(record_type):
+            if secret:
                 tables.secret[frame] = record_type
             elif len(frame) == 3:
                 tables.short[frame] = index[(record_type, version)]

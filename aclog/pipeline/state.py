@@ -197,12 +197,17 @@ def acl_json(row: dict[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class State:
     """A state: ACLs and users as lazy DataFrames over one (maybe persisted) cut of the records,
-    and the provenance, already computed, as a one-row DataFrame."""
+    and the survey of that cut, already computed (its provenance is the state's)."""
 
     acls: DataFrame
     users: DataFrame
-    provenance: DataFrame
+    survey: Survey
     records: DataFrame
+
+    @property
+    def provenance(self) -> DataFrame:
+        """The provenance as a one-row DataFrame of :data:`PROVENANCE_SCHEMA`."""
+        return self.survey.provenance(self.records.sparkSession)
 
     def unpersist(self) -> None:
         """Release the cached records (if :func:`state` cached them)."""
@@ -236,7 +241,7 @@ def state(
     uncut = at_offset is None and at_time_ms is None
     found = known if known is not None and uncut else survey(kept)
     joined = acl_state(kept, found.removals <= broadcast_limit)
-    return State(joined, user_state(kept), found.provenance(records.sparkSession), kept)
+    return State(joined, user_state(kept), found, kept)
 
 
 _KEPT_COLUMNS = (

@@ -3,9 +3,9 @@
 :func:`write_state` runs the two writes as concurrent Spark jobs, one per thread: Spark's
 scheduler hands a free core to the other job's tasks whenever one job has none ready (its last
 tasks, its broadcast being built on the driver), so the cores idle less than when the jobs run
-one after the other. The summary it returns is counted from the written files' footers, so
-nothing is collected to the driver but the counts and the provenance. A failed write removes
-both parts.
+one after the other. The summary it returns is counted from the written files' footers (the
+provenance the state already holds), so nothing is collected to the driver but two counts. A
+failed write removes both parts.
 
 Thread-safe (each call writes its own folder; Spark sessions accept jobs from many threads).
 Cost: the two jobs, plus two metadata-only counts.
@@ -54,7 +54,7 @@ def write_state(result: State, out: Path) -> WrittenState:
     """Write ``result``'s ACLs and users under ``out`` (replacing what is there) as two
     concurrent jobs. When either fails, its error is raised once both have stopped, and
     neither part is left behind: half a state must not pass for a whole one."""
-    frames = {"acls": result.acls, "users": result.users}
+    frames = dict(zip(STATE_PARTS, (result.acls, result.users), strict=True))
     try:
         with ThreadPoolExecutor(len(frames), thread_name_prefix="aclog-state") as pool:
             futures = {
@@ -65,8 +65,7 @@ def write_state(result: State, out: Path) -> WrittenState:
         for name in STATE_PARTS:
             shutil.rmtree(out / name, ignore_errors=True)
         raise
-    head = result.provenance.first()
-    assert head is not None  # the provenance has one row
+    head = result.survey
     return WrittenState(
-        str(out), head["offset"], head["epoch"], head["timestamp"], counts["acls"], counts["users"]
+        str(out), head.offset, head.epoch, head.timestamp, counts["acls"], counts["users"]
     )
