@@ -10,6 +10,7 @@ from aclog.log.errors import (
     LogError,
     LogLockedError,
     StaleOffsetError,
+    TornTailError,
 )
 from aclog.log.log import SegmentedLog
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
@@ -27,6 +28,7 @@ __all__ = [
     "RecoveryReport",
     "SegmentedLog",
     "StaleOffsetError",
+    "TornTailError",
     "read_batches",
     "read_records",
     "read_segment_file",

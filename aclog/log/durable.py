@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from aclog.log.modes import open_private
+
 
 def fsync_directory(directory: Path) -> None:
     """Make renames and creations in ``directory`` durable."""
@@ -26,7 +28,7 @@ def replace_file(path: Path, data: bytes) -> None:
     Cost: two fsyncs."""
     temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temp, "wb") as file:
+        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as file:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())

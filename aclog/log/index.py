@@ -17,6 +17,8 @@ import os
 import struct
 from pathlib import Path
 
+from aclog.log.modes import write_private
+
 ENTRY = struct.Struct(">II")
 INTERVAL_BYTES = 4096
 INDEX_SUFFIX = ".index"
@@ -80,5 +82,5 @@ class OffsetIndex:
             for o, p in zip(self.offsets, self.positions, strict=True)
         )
         tmp = index_path(segment).with_suffix(".index.tmp")
-        tmp.write_bytes(data)
+        write_private(tmp, data)
         os.replace(tmp, index_path(segment))

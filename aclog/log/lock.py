@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from aclog.log.errors import LogLockedError
+from aclog.log.modes import open_private
 
 LOCK_FILE = ".lock"
 
@@ -22,7 +23,7 @@ class WriterLock:
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / LOCK_FILE
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_private(self.path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -55,7 +56,7 @@ class SharedWriterLock:
         self.directory = directory
         self.path = directory / LOCK_FILE
         self.timeout = timeout
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._fd = open_private(self.path, os.O_RDWR)
 
     def acquire(self) -> None:
         deadline = time.monotonic() + self.timeout

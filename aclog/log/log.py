@@ -8,16 +8,21 @@ absent afterwards. The log refuses an epoch older than the newest one it holds (
 (group commit); it checks them all first, so a refused group writes nothing (the checks and
 the batches' bytes: :mod:`aclog.log.appends`).
 
-Opening recovers the last segment: every batch is checked; a torn tail (a crash mid-write) is
-cut back to the last whole batch and reported in :attr:`SegmentedLog.recovery`; damage with valid
-data after it raises :class:`CorruptLogError` instead (:mod:`aclog.log.recovery`). One writer
-per directory (a lock file); readers use :mod:`aclog.log.reader` and need no lock.
+Opening recovers the last segment: every batch is checked against the recovery point (the
+offset below which every byte was fsynced, :mod:`aclog.log.recovery_point`, advanced after each
+commit's fsync). A torn tail (a crash mid-write, above the recovery point) is moved to a
+quarantine file, cut back to the last whole batch, logged at WARNING and reported in
+:attr:`SegmentedLog.recovery`; damage below the recovery point or with valid data after it
+raises :class:`CorruptLogError` instead (:mod:`aclog.log.recovery`). The directory is created
+0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer per directory (a lock
+file); readers use :mod:`aclog.log.reader` and need no lock.
 
 Not thread-safe: one thread owns a writer. Cost: an append is O(batch bytes) plus one fsync.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,9 +30,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
-from aclog.log.errors import LogError
+from aclog.log.errors import CorruptLogError, LogError
 from aclog.log.index import OffsetIndex, index_path
 from aclog.log.lock import SharedWriterLock, WriterLock
+from aclog.log.modes import make_private_directory, open_private, write_private
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
 from aclog.log.recovery import (
     RecoveryReport,
@@ -36,9 +42,11 @@ from aclog.log.recovery import (
     last_epoch,
     recover_tail,
 )
+from aclog.log.recovery_point import RecoveryPoint, RecoveryPointFile
 from aclog.log.segment import list_segments, segment_file_name
 
 DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
+logger = logging.getLogger(__name__)
 
 
 class SegmentedLog:
@@ -54,7 +62,7 @@ class SegmentedLog:
         shared: bool = False,
     ) -> None:
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        make_private_directory(self.directory)
         self.segment_bytes = segment_bytes
         self.fsync = fsync
         self.clock = clock
@@ -63,12 +71,14 @@ class SegmentedLog:
         self._index_fd = -1
         self._lock: WriterLock | None = None
         self._shared_lock: SharedWriterLock | None = None
+        self._point: RecoveryPointFile | None = None
         if shared:
             self._shared_lock = SharedWriterLock(self.directory)
         else:
             self._lock = WriterLock(self.directory)
         try:
             with self._mutation(refresh=False):
+                self._point = RecoveryPointFile(self.directory, fsync=fsync)
                 self.recovery = self._open_tail()
         except BaseException:
             self._release_locks()
@@ -114,30 +124,59 @@ class SegmentedLog:
     # -- opening -----------------------------------------------------------------------------
 
     def _open_tail(self) -> RecoveryReport | None:
+        point = self._recovery_point()
         segments = list_segments(self.directory)
         if not segments:
+            if point.offset > 0:
+                raise CorruptLogError(
+                    str(self.directory),
+                    0,
+                    f"no log segments, but the recovery point says every offset below "
+                    f"{point.offset} was fsynced: the acknowledged log is missing",
+                )
             self._bases = [0]
             self._create_segment(0)
             self.end_offset, self.latest_epoch = 0, -1
             return None
         self._bases = [base for base, _ in segments]
-        tail = recover_tail(self.directory, segments)
+        tail = recover_tail(self.directory, segments, point, fsync=self.fsync)
+        if tail.report is not None:
+            logger.warning("%s", tail.report)
         self.end_offset, self.latest_epoch = tail.end_offset, tail.latest_epoch
         self._open_active(tail.path, tail.index, tail.size)
+        if self.fsync and self.end_offset > point.offset:
+            # Whole batches a crashed writer wrote but never fsynced are kept (as Kafka keeps
+            # them); once fsynced here, the recovery point covers them.
+            os.fsync(self._fd)
+            self._points().write(self.end_offset, self.latest_epoch)
         return tail.report
+
+    def _recovery_point(self) -> RecoveryPoint:
+        point = self._points().read()
+        if point.problem is not None:
+            logger.warning(
+                "%s: %s; recovery treats every batch as possibly torn until the next commit",
+                self.directory,
+                point.problem,
+            )
+        return point
+
+    def _points(self) -> RecoveryPointFile:
+        if self._point is None:
+            raise LogError(f"the log in {self.directory} is closed")
+        return self._point
 
     def _open_active(self, path: Path, index: OffsetIndex, size: int) -> None:
         self._active_path = path
         self._index = index
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        self._index_fd = os.open(index_path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._index_fd = open_private(index_path(path), os.O_WRONLY | os.O_APPEND)
         self._active_size = size
 
     def _create_segment(self, base: int) -> None:
         path = self.directory / segment_file_name(base)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        os.close(fd)
-        index_path(path).write_bytes(b"")
+        os.close(open_private(path, os.O_WRONLY | os.O_EXCL))
+        write_private(index_path(path), b"")
         self._sync_directory()
         self._open_active(path, OffsetIndex(base), 0)
 
@@ -223,6 +262,8 @@ class SegmentedLog:
             self._write_batches(built)
         if self.fsync if fsync is None else fsync:
             self._sync_or_cut(start)
+            # Before anyone is told it committed: from here on, damage to it is corruption.
+            self._points().write(results[-1].last_offset + 1, results[-1].epoch)
         self.end_offset = results[-1].last_offset + 1
         self.latest_epoch = results[-1].epoch
         return results
@@ -274,6 +315,7 @@ class SegmentedLog:
             return
         if self.fsync:
             os.fsync(self._fd)
+            self._points().sync()
         self._close_active()
         self._bases.append(self.end_offset)
         self._create_segment(self.end_offset)
@@ -309,6 +351,9 @@ class SegmentedLog:
         if offset < self.start_offset:
             raise ValueError(f"offset {offset} is below the log start {self.start_offset}")
         target = batch_starting_at(self.directory, offset)
+        if offset < self._points().read().offset:  # lowered before the bytes go
+            epoch = last_epoch(self.directory, max(offset - 1, 0), offset) if offset else -1
+            self._points().write(offset, epoch, durable=True)
         self._close_active()
         for base in [b for b in self._bases if b > offset or (b == offset and b != target[0])]:
             self._remove_segment(base)
@@ -363,7 +408,14 @@ class SegmentedLog:
         """Flush, close the files and release the writer lock (idempotent)."""
         if self._fd >= 0 and self.fsync:
             os.fsync(self._fd)
+            if self._point is not None and self._shared_lock is None:
+                # Exclusive: everything up to the end is fsynced now. (Shared writers moved
+                # the point with each append; another may have appended since.)
+                self._point.write(self.end_offset, self.latest_epoch, durable=True)
         self._close_active()
+        if self._point is not None:
+            self._point.close()
+            self._point = None
         self._release_locks()
 
     def _release_locks(self) -> None:

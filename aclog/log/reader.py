@@ -2,9 +2,11 @@
 
 A reader takes no lock and never writes. It picks the segment holding the start offset from the
 file names, jumps near the offset with the segment's sparse index, and scans forward, checking
-every batch it returns (header, size, CRC-32C, offsets, epochs). Damage followed by valid data
-raises :class:`CorruptLogError`; an incomplete batch at the very end of the last segment is a
-write in progress (or a torn tail the writer will cut) and ends the read quietly.
+every batch it returns (header, size, CRC-32C, offsets, epochs). Damage followed by valid data,
+or in a batch below the recovery point (:mod:`aclog.log.torn`), raises
+:class:`CorruptLogError`; an incomplete batch above it at the very end of the last segment is a
+write in progress (or a torn tail the writer will quarantine and cut) and ends the read
+quietly, or raises :class:`TornTailError` for a strict read.
 
 Thread-safe: each read opens its own files. Cost: O(log segments) to pick the segment,
 O(log index entries) to seek, then O(bytes read).
@@ -18,9 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.log.batch import record_values
-from aclog.log.errors import CorruptLogError
+from aclog.log.errors import CorruptLogError, TornTailError
 from aclog.log.index import OffsetIndex
-from aclog.log.segment import RawBatch, SegmentScan, list_segments, segment_file_name
+from aclog.log.recovery_point import read_recovery_point
+from aclog.log.segment import (
+    RawBatch,
+    SegmentScan,
+    list_segments,
+    segment_base_offset,
+    segment_file_name,
+)
+from aclog.log.torn import check_epoch, confirm_tail
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +62,19 @@ class LogBatch:
 
 
 def read_batches(
-    directory: Path, from_offset: int = 0, to_offset: int | None = None
+    directory: Path,
+    from_offset: int = 0,
+    to_offset: int | None = None,
+    *,
+    strict: bool = False,
 ) -> Iterator[LogBatch]:
     """Every batch holding an offset in ``[from_offset, to_offset)`` (``None``: to the end).
 
     A batch straddling ``from_offset`` or ``to_offset`` is returned whole; callers that need
-    exact bounds filter its records.
+    exact bounds filter its records. A torn tail ends the read quietly, or with
+    :class:`TornTailError` when ``strict`` (tools that must report one: verify, dump).
     """
+    point = read_recovery_point(directory)
     segments = list_segments(directory)
     bases = [base for base, _ in segments]
     first = max(bisect.bisect_right(bases, from_offset) - 1, 0)
@@ -67,9 +83,10 @@ def read_batches(
         if to_offset is not None and base >= to_offset:
             return
         is_last = i == len(segments) - 1
-        for raw in _scan_from(path, base, from_offset, is_last=is_last):
+        for raw in _scan_from(path, base, from_offset, is_last=is_last, strict=strict):
             if to_offset is not None and raw.header.base_offset >= to_offset:
                 return
+            check_epoch(path, raw, point)
             yield _to_batch(raw, path)
 
 
@@ -87,20 +104,31 @@ def read_records(
 
 
 def read_segment_file(path: Path, base_offset: int) -> Iterator[LogBatch]:
-    """Every batch of one segment file, read on its own (the rest of the log unknown)."""
-    for raw in _scan_from(path, base_offset, base_offset, is_last=True):
+    """Every batch of one segment file, read on its own (the rest of the log unknown).
+
+    Strict: bytes at the end that are not a whole batch raise :class:`TornTailError` (for a
+    file that is no segment at all, at byte 0)."""
+    in_log = segment_base_offset(path) is not None
+    for raw in _scan_from(path, base_offset, base_offset, is_last=True, strict=True, in_log=in_log):
         yield _to_batch(raw, path)
 
 
-def _scan_from(path: Path, base: int, from_offset: int, *, is_last: bool) -> Iterator[RawBatch]:
+def _scan_from(
+    path: Path, base: int, from_offset: int, *, is_last: bool, strict: bool, in_log: bool = True
+) -> Iterator[RawBatch]:
     start_offset, start_position = _index_start(path, base, from_offset)
     scan = SegmentScan(
         path, position=start_position, next_offset=start_offset, skip_below=from_offset
     )
     yield from scan
     problem = scan.problem
-    if problem is not None and not (problem.tail and is_last):
+    if problem is None:
+        return
+    if not (problem.tail and is_last):
         raise CorruptLogError(str(path), problem.position, problem.reason)
+    torn = confirm_tail(path, problem, in_log=in_log)  # raises below the recovery point
+    if torn is not None and strict:
+        raise TornTailError(torn)
 
 
 def _index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
@@ -240,6 +268,8 @@ class LogTail:
             self._damaged = problem is not None
             if problem is not None and not (problem.tail and not rolled):
                 raise CorruptLogError(str(place.segment), problem.position, problem.reason)
+            if problem is not None:
+                confirm_tail(place.segment, problem)  # damage below the recovery point raises
             place = _Place(place.segment, scan.end_position, scan.next_offset, scan.last_epoch)
             if not rolled:
                 self._place = place

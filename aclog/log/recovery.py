@@ -3,9 +3,10 @@
 :func:`recover_tail` scans the last segment batch by batch
 (:class:`~aclog.log.segment.SegmentScan`), rebuilds its offset index, and returns a
 :class:`Tail`: the end offset, the newest epoch, the byte where the next append goes, and a
-:class:`RecoveryReport` when a torn tail (a crash mid-write) was cut back to the last whole
-batch. Damage with valid data after it raises
-:class:`~aclog.log.errors.CorruptLogError` and cuts nothing. The writer
+:class:`RecoveryReport` when a torn tail (a crash mid-write, above the recovery point) was
+moved to a quarantine file and cut back to the last whole batch. Damage with valid data after
+it, damage below the recovery point, and a log that ends below the recovery point raise
+:class:`~aclog.log.errors.CorruptLogError` and cut nothing. The writer
 (:class:`~aclog.log.log.SegmentedLog`) applies the result; it also uses :func:`batch_starting_at`,
 :func:`cut_tail` and :func:`last_epoch` when it truncates.
 
@@ -22,23 +23,30 @@ from pathlib import Path
 
 from aclog.log.errors import CorruptLogError
 from aclog.log.index import OffsetIndex
+from aclog.log.quarantine import quarantine_bytes
 from aclog.log.reader import read_batches
+from aclog.log.recovery_point import RecoveryPoint
 from aclog.log.segment import SegmentScan
+from aclog.log.torn import TornTail, check_epoch, torn_or_corrupt
 
 
 @dataclass(frozen=True, slots=True)
 class RecoveryReport:
-    """What opening the log cut from a torn tail."""
+    """What opening the log cut from a torn tail, and where the cut bytes went."""
 
     segment: Path
     position: int
     bytes_removed: int
     reason: str
+    offsets: str
+    quarantine: Path | None
 
     def __str__(self) -> str:
+        kept = f"; moved to {self.quarantine}" if self.quarantine else ""
         return (
-            f"recovered {self.segment.name}: cut {self.bytes_removed} bytes of a torn batch at "
-            f"byte {self.position} ({self.reason})"
+            f"cut a torn tail off {self.segment}: {self.bytes_removed} bytes from byte "
+            f"{self.position} ({self.reason}; {self.offsets}), written by a crashed writer and "
+            f"never acknowledged{kept}"
         )
 
 
@@ -55,9 +63,13 @@ class Tail:
     report: RecoveryReport | None
 
 
-def recover_tail(directory: Path, segments: list[tuple[int, Path]]) -> Tail:
-    """Check the last of ``segments`` (non-empty, by base offset), cut a torn tail and write
-    its index; raises :class:`CorruptLogError` for damage that is not a torn tail."""
+def recover_tail(
+    directory: Path, segments: list[tuple[int, Path]], point: RecoveryPoint, *, fsync: bool = True
+) -> Tail:
+    """Check the last of ``segments`` (non-empty, by base offset) against the recovery
+    ``point``, quarantine and cut a torn tail, and write its index; raises
+    :class:`CorruptLogError` for damage that is not a torn tail and when the log ends below
+    the recovery point (acknowledged batches are missing)."""
     base, path = segments[-1]
     before = last_epoch(directory, segments[-2][0], base) if len(segments) > 1 else -1
     scan = SegmentScan(path, position=0, next_offset=base, last_epoch=before)
@@ -65,21 +77,41 @@ def recover_tail(directory: Path, segments: list[tuple[int, Path]]) -> Tail:
     for raw in scan:
         if index.due(raw.position):
             index.add(raw.header.base_offset, raw.position)
+        check_epoch(path, raw, point)
     report = None
     if scan.problem is not None:
-        if not scan.problem.tail:
-            raise CorruptLogError(str(path), scan.problem.position, scan.problem.reason)
-        report = cut_tail(path, scan.problem.position, scan.size, scan.problem.reason)
+        torn = torn_or_corrupt(path, scan.problem, point.offset)
+        report = cut_torn_tail(torn, fsync=fsync)
+    if scan.next_offset < point.offset:
+        raise CorruptLogError(
+            str(path),
+            scan.end_position,
+            f"the log ends at offset {scan.next_offset}, but the recovery point says every "
+            f"offset below {point.offset} was fsynced: acknowledged batches are missing (the "
+            "segment was cut short or replaced)",
+        )
     index.write(path)
     return Tail(path, index, scan.end_position, scan.next_offset, scan.last_epoch, report)
 
 
+def cut_torn_tail(torn: TornTail, *, fsync: bool = True) -> RecoveryReport:
+    """Quarantine the torn bytes, then truncate the segment before them, durably."""
+    quarantine = quarantine_bytes(torn.segment, torn.position, fsync=fsync)
+    cut_tail(torn.segment, torn.position, torn.position + torn.size, torn.reason)
+    return RecoveryReport(
+        torn.segment, torn.position, torn.size, torn.reason, torn.offsets(), quarantine
+    )
+
+
 def cut_tail(path: Path, position: int, size: int, reason: str) -> RecoveryReport:
-    """Truncate the segment at ``path`` (``size`` bytes long) to ``position``, durably."""
+    """Truncate the segment at ``path`` (``size`` bytes long) to ``position``, durably.
+
+    Only for bytes that must go: a torn tail after :func:`quarantine_bytes`, or whole
+    batches a deliberate truncation removes."""
     with open(path, "r+b") as file:
         file.truncate(position)
         os.fsync(file.fileno())
-    return RecoveryReport(path, position, size - position, reason)
+    return RecoveryReport(path, position, size - position, reason, "", None)
 
 
 def last_epoch(directory: Path, from_offset: int, to_offset: int | None = None) -> int:

@@ -6,7 +6,9 @@ and epoch order, and stops at the first problem, which it classifies:
 
 - *tail damage*: nothing valid follows the problem, as after a crash in the middle of a write
   (a partial header, a batch running past the end of the file, a bad CRC on the last batch,
-  zero-filled space). Only the last segment may end this way; the writer truncates it there.
+  zero-filled space). Only the last segment may end this way, and only above the recovery
+  point (:mod:`aclog.log.recovery_point`): below it the bytes were fsynced, so damage there is
+  corruption too. The writer quarantines a torn tail and truncates the segment there.
 - *corruption*: a valid batch follows the damaged one, or a CRC-valid batch has the wrong
   offset or epoch. That is never cut away silently.
 
@@ -63,11 +65,15 @@ class RawBatch:
 
 @dataclass(frozen=True, slots=True)
 class ScanProblem:
-    """Where a scan stopped early and why; ``tail`` is True when nothing valid follows."""
+    """Where a scan stopped early and why: the byte, the offset and epoch a batch there had to
+    continue from, and ``tail``, True when nothing valid follows (whether a tail is *torn*
+    also depends on the recovery point: :func:`aclog.log.recovery.is_torn`)."""
 
     position: int
     reason: str
     tail: bool
+    offset: int
+    epoch: int
 
 
 class SegmentScan:
@@ -130,7 +136,7 @@ class SegmentScan:
             return self._stop(file, "CRC-32C mismatch")
         reason = self._inconsistency(header)
         if reason:
-            self.problem = ScanProblem(position, reason, tail=False)
+            self.problem = ScanProblem(position, reason, False, self.next_offset, self.last_epoch)
             return None
         return RawBatch(header, position, data)
 
@@ -151,7 +157,9 @@ class SegmentScan:
         file.seek(self.end_position)
         rest = file.read()
         tail = not _valid_batch_follows(rest, self.next_offset)
-        self.problem = ScanProblem(self.end_position, reason, tail=tail)
+        self.problem = ScanProblem(
+            self.end_position, reason, tail, self.next_offset, self.last_epoch
+        )
         return None
 
 

@@ -25,6 +25,7 @@ import crc32c
 from fastavro.write import Writer
 
 from aclog.log.durable import fsync_directory
+from aclog.log.modes import open_private
 from aclog.records.codec import record_to_fields
 from aclog.records.types import AccessControlEntryRecord, Record
 from aclog.snapshot.columns import CHUNK_ACLS, encode_chunk
@@ -105,7 +106,7 @@ def write_snapshot(
     final = directory / snapshot_file_name(last_offset, epoch)
     temp = directory / temp_file_name(last_offset, epoch)
     try:
-        with open(temp, "wb") as file:
+        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as file:
             metadata = initial_metadata(last_offset, epoch, timestamp_ms, versions, rows)
             counts, sink = _write_container(file, records, metadata, rows)
             header, checksum = finish_header(sink.header, counts, sink.data_bytes, sink.data_crc)

@@ -16,6 +16,7 @@ from aclog.controller.controller import Caller, Controller, LocalOperator, repla
 from aclog.image import Errors, ReplayError
 from aclog.image.stream import read_decoded
 from aclog.log import FencedEpochError
+from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE
 from aclog.log.segment import list_segments
 from aclog.records import (
     AclBinding,
@@ -164,6 +165,9 @@ def test_a_crash_mid_append_loses_nothing_acknowledged(tmp_path: Path) -> None:
         acknowledged = controller.image
         segment = list_segments(pristine)[-1][1]
         acked_size = segment.stat().st_size
+        # The crash comes before the in-flight batch's fsync, so the recovery point never
+        # moved past the acknowledged batches.
+        acked_point = (pristine / RECOVERY_POINT_FILE).read_bytes()
         controller.create_acls([_binding(f"inflight-{i}") for i in range(30)], ADMIN)
         full_size = segment.stat().st_size
     for trial in range(25):
@@ -172,6 +176,7 @@ def test_a_crash_mid_append_loses_nothing_acknowledged(tmp_path: Path) -> None:
         cut = rng.randrange(acked_size, full_size)
         with open(list_segments(work)[-1][1], "r+b") as file:
             file.truncate(cut)
+        (work / RECOVERY_POINT_FILE).write_bytes(acked_point)
         with Controller.open(work, authorizer=LocalOperator()) as restarted:
             assert restarted.image == acknowledged
             assert (restarted.log.recovery is not None) == (cut > acked_size)

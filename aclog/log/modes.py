@@ -1,0 +1,64 @@
+"""Who may read a data directory: the owner only.
+
+Segments, snapshots, quarantined bytes and the controller's files hold SCRAM salts and keys,
+so a data directory is created 0700 and every file in it 0600, whatever the process umask
+(``os.open``'s mode only ever loses bits to the umask, so the mode is set again explicitly).
+Existing files keep the mode they have; :func:`loose_files` finds the ones others can read.
+
+Thread-safe (functions over the file system). Cost: one ``chmod`` per creation.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+PRIVATE_DIRECTORY = 0o700
+PRIVATE_FILE = 0o600
+
+
+def make_private_directory(directory: Path) -> None:
+    """Create ``directory`` (and missing parents) if needed; a directory this call creates is
+    0700. An existing one is left as it is."""
+    if directory.is_dir():
+        return
+    directory.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIRECTORY)
+    os.chmod(directory, PRIVATE_DIRECTORY)
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open(path, flags | O_CREAT)``, making a file this call creates 0600.
+
+    Returns the descriptor. With ``O_EXCL`` in ``flags`` an existing file raises
+    ``FileExistsError``; without it an existing file keeps its mode."""
+    created = not path.exists()
+    fd = os.open(path, flags | os.O_CREAT, PRIVATE_FILE)
+    if created or flags & os.O_EXCL:
+        os.fchmod(fd, PRIVATE_FILE)
+    return fd
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Replace ``path``'s content with ``data`` (not fsynced), the file 0600 if it is new."""
+    fd = open_private(path, os.O_WRONLY | os.O_TRUNC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def loose_files(directory: Path) -> list[Path]:
+    """``directory`` itself and the files directly in it that group or others may read or
+    write, sorted by name."""
+    loose = []
+    for path in [directory, *sorted(directory.iterdir())]:
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            continue  # removed while we looked
+        if stat.S_IMODE(mode) & 0o077 and (path == directory or stat.S_ISREG(mode)):
+            loose.append(path)
+    return loose
