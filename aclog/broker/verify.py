@@ -1,11 +1,14 @@
 """Verifying a data directory: every batch's CRC, every snapshot's checksum, and that replaying
-the whole log gives the same state as the newest snapshot plus the log after it.
+the whole log gives the same state as the newest snapshot plus the log after it. A torn tail
+(which the next writer would quarantine and cut) is a problem too; quarantined files, files
+others may read, and a missing or unreadable recovery point are listed as warnings.
 
 Thread-safe (no shared state). Cost: two replays of the log plus a read of every snapshot.
 """
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,10 @@ from typing import Any
 from aclog.controller.rebuild import RebuildError, rebuild_image
 from aclog.image import MetadataImage, ReplayError, image_records
 from aclog.kraft import KraftError, list_checkpoints, read_checkpoint, read_kraft
-from aclog.log import CorruptLogError, read_batches
+from aclog.log import CorruptLogError, TornTailError, read_batches
+from aclog.log.modes import loose_files
+from aclog.log.quarantine import list_quarantined
+from aclog.log.recovery_point import read_recovery_point
 from aclog.log.segment import list_segments
 from aclog.records import record_to_dict
 from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
@@ -28,6 +34,8 @@ class VerifyReport:
     snapshots: int = 0
     problems: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
+    quarantined: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -41,16 +49,21 @@ class VerifyReport:
             "snapshots": self.snapshots,
             "problems": self.problems,
             "differences": self.differences,
+            "quarantined": self.quarantined,
+            "warnings": self.warnings,
         }
 
 
 def verify_directory(directory: Path) -> VerifyReport:
     """Check everything in ``directory``; problems go into the report, nothing raises."""
     report = VerifyReport()
+    torn: list[str] = []
     try:
-        for batch in read_batches(directory):
+        for batch in read_batches(directory, strict=True):
             report.batches += 1
             report.records += len(batch.values)
+    except TornTailError as error:
+        torn.append(str(error))
     except CorruptLogError as error:
         report.problems.append(str(error))
     for snapshot in list_snapshots(directory):
@@ -60,8 +73,30 @@ def verify_directory(directory: Path) -> VerifyReport:
         except SnapshotError as error:
             report.problems.append(str(error))
     if not report.problems:
-        _compare_replays(directory, report)
+        _compare_replays(directory, report)  # a torn tail is not replayed: compare the rest
+    report.problems += torn
+    _storage_warnings(directory, report)
     return report
+
+
+def _storage_warnings(directory: Path, report: VerifyReport) -> None:
+    report.quarantined = [str(path) for path in list_quarantined(directory)]
+    for name in report.quarantined:
+        report.warnings.append(
+            f"{name} holds bytes a writer cut off the log as a torn tail (never "
+            "acknowledged); keep it to inspect, or delete it"
+        )
+    for path in loose_files(directory):
+        mode = stat.S_IMODE(path.stat().st_mode)
+        report.warnings.append(
+            f"{path} has mode {mode:04o}: group or others may read it, and the log holds "
+            f"SCRAM salts and keys; chmod {'700' if path.is_dir() else '600'} it"
+        )
+    point = read_recovery_point(directory)
+    if point.problem is not None and list_segments(directory):
+        report.warnings.append(
+            f"{point.problem}: a damaged newest batch cannot be told from a torn write"
+        )
 
 
 def _compare_replays(directory: Path, report: VerifyReport) -> None:

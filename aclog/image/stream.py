@@ -126,10 +126,11 @@ def decode_batch(batch: LogBatch) -> DecodedBatch:
 
 
 def read_decoded(
-    directory: Path, from_offset: int = 0, to_offset: int | None = None
+    directory: Path, from_offset: int = 0, to_offset: int | None = None, *, strict: bool = False
 ) -> Iterator[DecodedBatch]:
-    """The decoded batches of a data directory holding offsets in ``[from_offset, to_offset)``."""
-    for batch in read_batches(directory, from_offset, to_offset):
+    """The decoded batches of a data directory holding offsets in ``[from_offset, to_offset)``
+    (``strict``: a torn tail raises, as :func:`aclog.log.read_batches` says)."""
+    for batch in read_batches(directory, from_offset, to_offset, strict=strict):
         yield decode_batch(batch)
 
 

@@ -15,7 +15,7 @@ class LogError(Exception):
 
 
 class CorruptLogError(LogError):
-    """A batch inside the log is damaged; the log is not truncated past acknowledged data.
+    """A batch the log acknowledged is damaged or missing; nothing is cut.
 
     ``path`` and ``position`` locate the damage; the message says so too.
     """
@@ -25,10 +25,10 @@ class CorruptLogError(LogError):
         self.position = position
         self.reason = reason
         super().__init__(
-            f"corrupt log segment {path} at byte {position}: {reason}. The damage is not at "
-            "the tail, so aclog will not cut it away; restore the segment from a replica or "
+            f"corrupt log segment {path} at byte {position}: {reason}. This is not a torn "
+            "write, so aclog will not cut it away; restore the segment from a replica or "
             "backup, or copy the data directory and truncate it there on purpose "
-            "(aclog keeps every batch before the damage)"
+            "(every batch before the damage is intact)"
         )
 
 

@@ -63,7 +63,7 @@ def below_recovery_point(path: Path, problem: ScanProblem, point: int) -> Corrup
         str(path),
         problem.position,
         f"{problem.reason} in the batch at offset {problem.offset}, below the recovery point "
-        f"{point}: it was fsynced and acknowledged, so this is damage, not a torn write",
+        f"{point} (fsynced and acknowledged)",
     )
 
 

@@ -74,8 +74,6 @@ def open_controller(data_dir: Path) -> Iterator[Controller]:
         fail(f"cannot load {data_dir}: {error}", EXIT_FAILURE)
     except (LogError, OSError) as error:
         fail(f"cannot open {data_dir}: {error}", EXIT_IO)
-    if controller.log.recovery is not None:
-        err.print(f"aclog: {controller.log.recovery}", markup=False)
     try:
         yield controller
     finally:

@@ -7,6 +7,7 @@ log, a failed item), 2 a usage error, 3 an I/O or internal error.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from typing import Any, NoReturn
 
@@ -46,6 +47,32 @@ def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2) + "\n")
 
 
+class _LibraryWarnings(logging.Handler):
+    """Shows the library's warnings (a torn tail cut on open, say) as ``aclog: warning: ...``
+    on whatever ``sys.stderr`` is when they happen."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        level = record.levelname.lower()
+        sys.stderr.write(f"aclog: {level}: {record.getMessage()}\n")
+
+
+_LIBRARY_WARNINGS = _LibraryWarnings()
+
+
+def show_library_warnings(show: bool) -> None:
+    """Print aclog's logged warnings on stderr (every command but ``serve``, which logs with
+    its own format), or stop."""
+    logger = logging.getLogger("aclog")
+    if show and _LIBRARY_WARNINGS not in logger.handlers:
+        logger.addHandler(_LIBRARY_WARNINGS)
+    elif not show:
+        logger.removeHandler(_LIBRARY_WARNINGS)
+
+
 @app.callback()
 def _root() -> None:
     """Keep, replay and question Kafka ACLs and SCRAM credentials as an event-sourced log."""
+    show_library_warnings(True)

@@ -17,7 +17,8 @@ from aclog.image.stream import (
     read_segment_decoded,
 )
 from aclog.kraft import KraftError
-from aclog.log import CorruptLogError
+from aclog.log import CorruptLogError, TornTailError
+from aclog.log.segment import list_segments, segment_base_offset
 from aclog.records import RecordDecodeError, record_summary
 from aclog.records.types import RECORD_TYPES
 from aclog.snapshot import SnapshotError, read_snapshot
@@ -69,6 +70,9 @@ def dump(
                 EXIT_USAGE,
             )
     kraft = [is_kraft(path, source_format) for path in paths]
+    for path, is_kraft_path in zip(paths, kraft, strict=True):
+        if not is_kraft_path:
+            _check_readable_as_log(path)
     entries = _selected(paths, from_offset, to_offset, types, kraft)
     try:
         if json_output:
@@ -76,12 +80,39 @@ def dump(
                 print_json_line(entry.to_dict(redact=not no_redact))
         else:
             _print_listing(entries, redact=not no_redact)
+    except TornTailError as error:
+        fail(_torn_message(error), EXIT_FAILURE)
     except CorruptLogError as error:
         fail(str(error), EXIT_FAILURE)
     except (RecordDecodeError, SnapshotError, KraftError) as error:
         fail(str(error), EXIT_FAILURE)
     except OSError as error:
         fail(f"cannot read {error.filename}: {error.strerror}", EXIT_IO)
+
+
+def _check_readable_as_log(path: Path) -> None:
+    """Refuse what cannot hold records before printing anything: an empty file not named as a
+    segment, a directory without segments (an empty segment is a real empty log)."""
+    if path.is_dir() and not list_segments(path):
+        fail(
+            f"{path} holds no log segments (files named like 00000000000000000000.log): "
+            "not an aclog data directory",
+            EXIT_FAILURE,
+        )
+    if path.is_file() and path.stat().st_size == 0 and segment_base_offset(path) is None:
+        fail(f"{path} is empty: not a log segment, snapshot or checkpoint", EXIT_FAILURE)
+
+
+def _torn_message(error: TornTailError) -> str:
+    """kafka-dump-log's "found N invalid bytes", and what the next writer does about them; a
+    file that is no segment from its first byte says so."""
+    torn = error.torn
+    if torn.position == 0 and segment_base_offset(torn.segment) is None:
+        return (
+            f"{torn.segment} is not a log segment: found {torn.size} invalid bytes from byte 0 "
+            f"({torn.reason})"
+        )
+    return str(error)
 
 
 def snapshot_batch(path: Path) -> DecodedBatch:
@@ -137,7 +168,7 @@ def _selected(
         elif path.name.endswith(SNAPSHOT_SUFFIX):
             batches = iter([snapshot_batch(path)])
         elif path.is_dir():
-            batches = read_decoded(path, from_offset, to_offset)
+            batches = read_decoded(path, from_offset, to_offset, strict=True)
         else:
             batches = read_segment_decoded(path)
         for entry in entries_between(batches, from_offset, to_offset):

@@ -96,6 +96,8 @@ def verify(
         )
         for line in report.problems + report.differences:
             err.print(f"aclog: {line}", markup=False)
+        for line in report.warnings:
+            err.print(f"aclog: warning: {line}", markup=False)
         if report.ok:
             out.print(
                 "ok: every CRC matches and snapshot + tail equals the full replay", markup=False

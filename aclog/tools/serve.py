@@ -28,6 +28,7 @@ from aclog.tools.console import (
     fail,
     out,
     print_json_line,
+    show_library_warnings,
 )
 from aclog.wire import (
     ConfigError,
@@ -231,6 +232,7 @@ def serve(
     level = logging.getLevelName(log_level.strip().upper())
     if not isinstance(level, int):
         fail(f"unknown log level {log_level!r}; use DEBUG, INFO, WARNING or ERROR", EXIT_USAGE)
+    show_library_warnings(False)  # the server's log shows them, with time and source
     logging.basicConfig(
         stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -1,0 +1,58 @@
+"""``aclog serve`` (alone and with ``--controller``) logs a torn tail it cuts and refuses a
+damaged acknowledged batch, naming file and byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aclog.log import read_batches
+from aclog.log.quarantine import list_quarantined
+from aclog.log.recovery_point import FILE_NAME, encode
+from aclog.records import ScramMechanism
+from tests.wire.harness import ServerProcess
+
+MODES = {
+    "single": (),
+    "controller": ("--controller", "--heartbeat-ms", "200", "--election-timeout-ms", "1000"),
+}
+
+
+def _server(tmp_path: Path, mode: str) -> ServerProcess:
+    server = ServerProcess(tmp_path, *MODES[mode], "--super-users", "User:ANONYMOUS")
+    server.seed_user("alice", "alice-secret")
+    server.seed_user("bob", "bob-secret", ScramMechanism.SCRAM_SHA_512)
+    return server
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_serve_logs_the_torn_tail_it_cuts(tmp_path: Path, mode: str) -> None:
+    server = _server(tmp_path, mode)
+    newest = list(read_batches(server.data_dir))[-1]
+    with open(newest.segment, "r+b") as file:
+        file.truncate(newest.position + 30)  # a crash before the newest commit's fsync
+    (server.data_dir / FILE_NAME).write_bytes(encode(newest.base_offset, newest.epoch))
+    server.start()
+    try:
+        expected = f"cut a torn tail off {newest.segment}: 30 bytes from byte {newest.position}"
+        assert server.logged(expected), server.stderr()
+        assert "WARNING" in server.stderr()
+        [quarantined] = list_quarantined(server.data_dir)
+        assert quarantined.name == f"{newest.segment.name}.{newest.position}.quarantine"
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_serve_refuses_a_damaged_acknowledged_batch(tmp_path: Path, mode: str) -> None:
+    server = _server(tmp_path, mode)
+    newest = list(read_batches(server.data_dir))[-1]
+    data = bytearray(newest.segment.read_bytes())
+    data[-3] ^= 0x10
+    newest.segment.write_bytes(bytes(data))
+    with pytest.raises(RuntimeError, match="did not start"):
+        server.start(timeout=20)
+    assert server.process is not None and server.process.returncode == 1
+    assert f"corrupt log segment {newest.segment} at byte {newest.position}" in server.stderr()
+    assert newest.segment.read_bytes() == bytes(data)
