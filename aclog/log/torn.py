@@ -95,13 +95,13 @@ def check_epoch(path: Path, raw: RawBatch, point: RecoveryPoint) -> None:
         )
 
 
-def torn_or_corrupt(path: Path, problem: ScanProblem, point: int) -> TornTail:
+def torn_or_corrupt(path: Path, problem: ScanProblem, point: int | None) -> TornTail:
     """The torn tail a writer (which holds the lock, so nothing races it) found at the end of
     its last segment ``path``; :class:`CorruptLogError` when it lies below the recovery point
-    ``point`` or valid data follows it."""
+    ``point`` (``None``: a file no recovery point covers) or valid data follows it."""
     if not problem.tail:
         raise CorruptLogError(str(path), problem.position, problem.reason)
-    if not is_torn(problem, point):
+    if point is not None and not is_torn(problem, point):
         raise below_recovery_point(path, problem, point)
     return describe(path, problem, path.stat().st_size)
 
@@ -114,7 +114,7 @@ def confirm_tail(path: Path, problem: ScanProblem, *, in_log: bool = True) -> To
     Returns the torn tail, or ``None`` when the rescan finds the bytes whole (a write that was
     in progress); raises :class:`CorruptLogError` for damage below the recovery point.
     """
-    point = read_recovery_point(path.parent).offset if in_log else 0
+    point = read_recovery_point(path.parent).offset if in_log else None
     scan = SegmentScan(
         path, position=problem.position, next_offset=problem.offset, last_epoch=problem.epoch
     )
