@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from aclog.log import SegmentedLog, read_batches
+from aclog.log.durable import replace_file
 from aclog.log.quarantine import list_quarantined
 from aclog.log.recovery_point import FILE_NAME, encode
 from aclog.log.segment import list_segments
@@ -172,3 +174,22 @@ def test_verify_warns_about_files_others_can_read(two_batches: Path) -> None:
     assert result.exit_code == 0
     assert f"{two_batches} has mode 0755" in result.stderr and "chmod 700" in result.stderr
     assert f"{_segment(two_batches)} has mode 0644" in result.stderr
+
+
+def test_everything_the_cli_creates_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    old = os.umask(0)
+    try:
+        _add(data_dir, "User:alice")
+        result = runner.invoke(app, ["snapshot", "create", "--data-dir", str(data_dir)])
+        assert result.exit_code == 0, result.output
+        replace_file(data_dir / "quorum-state", b"{}")  # how the controller writes it
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    names = sorted(p.name for p in data_dir.iterdir())
+    assert any(name.endswith(".snapshot.avro") for name in names), names
+    for path in data_dir.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    verify = runner.invoke(app, ["verify", "--data-dir", str(data_dir)])
+    assert verify.exit_code == 0 and "warning" not in verify.stderr
