@@ -13,7 +13,12 @@ from typing import Annotated
 
 import typer
 
-from aclog.controller import ScramAlterResult, ScramDeletion, upsertion_for_password
+from aclog.controller import (
+    DEFAULT_ITERATIONS,
+    ScramAlterResult,
+    ScramDeletion,
+    upsertion_for_password,
+)
 from aclog.image import ApiError, user_to_dict
 from aclog.records import ScramMechanism
 from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, report_failures
@@ -47,7 +52,9 @@ def set_user(
     data_dir: OptionalDataDir = None,
     bootstrap_server: BootstrapServer = None,
     command_config: CommandConfig = None,
-    iterations: Annotated[int, typer.Option(help="PBKDF2 iterations, 4096 to 16384.")] = 8192,
+    iterations: Annotated[int, typer.Option(help="PBKDF2 iterations, 4096 to 16384.")] = (
+        DEFAULT_ITERATIONS
+    ),
     password: Annotated[
         str | None, typer.Option("--password", help="The password (visible in `ps`).")
     ] = None,
