@@ -15,6 +15,8 @@ from aclog.controller.result import (
     ScramAlterResult,
 )
 from aclog.controller.scram_manager import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_SALT_BYTES,
     ScramControlManager,
     new_salt,
     salted_password,
@@ -23,6 +25,8 @@ from aclog.controller.scram_manager import (
 )
 
 __all__ = [
+    "DEFAULT_ITERATIONS",
+    "DEFAULT_SALT_BYTES",
     "MAX_RECORDS_PER_USER_OP",
     "AclControlManager",
     "AclCreateResult",

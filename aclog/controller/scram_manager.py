@@ -26,6 +26,11 @@ from aclog.records.types import (
     UserScramCredentialRecord,
 )
 
+DEFAULT_ITERATIONS = 8192
+"""The PBKDF2 iteration count aclog gives a new credential unless told otherwise."""
+DEFAULT_SALT_BYTES = 32
+"""The length of the salts aclog makes."""
+
 _HASHES = {ScramMechanism.SCRAM_SHA_256: "sha256", ScramMechanism.SCRAM_SHA_512: "sha512"}
 _DUPLICATE = ApiError(
     Errors.DUPLICATE_RESOURCE, "A user credential cannot be altered twice in the same request"
@@ -59,7 +64,7 @@ def scram_keys(salted: bytes, mechanism: ScramMechanism) -> tuple[bytes, bytes]:
     return stored_key, server_key
 
 
-def new_salt(length: int = 32) -> bytes:
+def new_salt(length: int = DEFAULT_SALT_BYTES) -> bytes:
     """A fresh random salt for ``aclog users set`` (never called during replay)."""
     return secrets.token_bytes(length)
 
@@ -68,7 +73,7 @@ def upsertion_for_password(
     name: str,
     mechanism: ScramMechanism,
     password: str,
-    iterations: int = 8192,
+    iterations: int = DEFAULT_ITERATIONS,
     salt: bytes | None = None,
 ) -> ScramUpsertion:
     """The upsertion a client sends for ``password``: computes the salted password locally."""

@@ -34,7 +34,7 @@ from aclog.tools.common import (
     local_caller,
     report_failures,
 )
-from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
+from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.remote import (
     BootstrapServer,
     CommandConfig,
@@ -240,7 +240,7 @@ def remove(
         verb = "would remove" if dry_run else "removed"
         for result in results:
             for acl in result.acls:
-                out.print(f"{verb} {_describe(acl)}", markup=False)
+                print_line(f"{verb} {_describe(acl)}")
     report_failures(
         [
             (_describe_filter(f), r.error)
@@ -253,14 +253,13 @@ def remove(
 def _print_impacts(impacts: list[dict[str, Any]] | None) -> None:
     if impacts is None:
         return
-    out.print(f"the new ACLs apply to {len(impacts)} inventory resources", markup=False)
+    print_line(f"the new ACLs apply to {len(impacts)} inventory resources")
     for impact in impacts:
-        out.print(f"  {impact['resource_type']}:{impact['resource_name']}", markup=False)
+        print_line(f"  {impact['resource_type']}:{impact['resource_name']}")
         for c in impact["changes"]:
-            out.print(
+            print_line(
                 f"    {c['principal']} from {c['host']} {c['operation']}: "
-                f"{c['before']} -> {c['after']}",
-                markup=False,
+                f"{c['before']} -> {c['after']}"
             )
 
 
@@ -275,7 +274,7 @@ def _confirm(planned: list[AclDeleteResult]) -> None:
             EXIT_USAGE,
         )
     for acl in acls.values():
-        out.print(f"  {_describe(acl)}", markup=False)
+        print_line(f"  {_describe(acl)}")
     if not typer.confirm(f"Remove these {len(acls)} ACLs?"):
         raise typer.Exit(1)
 
@@ -333,8 +332,8 @@ def list_acls(
         print_json({"acls": [_acl_dict(acl) for acl in found.values()]})
     else:
         for acl in found.values():
-            out.print(_describe(acl), markup=False)
-        out.print(f"{len(found)} ACLs", markup=False)
+            print_line(_describe(acl))
+        print_line(f"{len(found)} ACLs")
     report_failures(failures)
 
 
@@ -390,7 +389,7 @@ def _print_created(
         return
     fresh = "would add" if dry_run else "added"
     state = "exists" if binding in before else fresh
-    out.print(f"{state:<9} {_describe(binding)}", markup=False)
+    print_line(f"{state:<9} {_describe(binding)}")
 
 
 def _describe(acl: Any) -> str:

@@ -19,7 +19,7 @@ from aclog.image.stream import DecodedBatch
 from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, err, fail
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, err, fail, print_line
 
 DataDir = Annotated[
     Path,
@@ -84,7 +84,7 @@ def report_failures(failures: list[tuple[str, ApiError]]) -> None:
     """Print each failed item's Kafka error name and message on stderr; exit 1 if any."""
     for item, error in failures:
         name = getattr(error, "kafka_name", error.error.name)  # a code aclog does not know
-        err.print(f"aclog: {item}: {name} ({error.code}): {error.message or ''}", markup=False)
+        print_line(f"aclog: {item}: {name} ({error.code}): {error.message or ''}", stderr=True)
     if failures:
         raise typer.Exit(EXIT_FAILURE)
 
@@ -124,7 +124,7 @@ def load_state(
                 data_dir,
                 at_offset=at_offset,
                 at_time_ms=at_time_ms,
-                on_warning=lambda message: err.print(f"aclog: warning: {message}", markup=False),
+                on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
                 on_batch=on_batch,
                 kraft=kraft,
             )

@@ -2,6 +2,10 @@
 
 Data goes to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 a domain failure (a corrupt
 log, a failed item), 2 a usage error, 3 an I/O or internal error.
+
+Text that may hold names from the log or a cluster goes through :func:`print_line` (or
+:func:`fail`): never read as rich markup or ``:emoji:`` codes, and with control characters
+escaped (:mod:`aclog.tools.visible`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
+
+from aclog.tools.visible import visible
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -27,13 +34,21 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# No emoji: rich would turn ":name:" in a topic or principal into a picture.
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+
+
+def print_line(text: str, *, stderr: bool = False) -> None:
+    """One line for a person, on stdout (or stderr): ``text`` shown through :func:`visible`,
+    so a name in it cannot break the line or reach the terminal as a control sequence."""
+    (err if stderr else out).print(visible(text), markup=False)
 
 
 def fail(message: str, code: int) -> NoReturn:
-    """Print ``aclog: message`` on stderr and exit with ``code``."""
-    err.print(f"[bold red]aclog:[/] {message}", markup=True, highlight=False)
+    """Print ``aclog: message`` on stderr (the message as :func:`print_line` shows it) and
+    exit with ``code``."""
+    err.print(Text("aclog:", style="bold red"), Text(visible(message)))
     raise typer.Exit(code)
 
 
@@ -56,7 +71,7 @@ class _LibraryWarnings(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         level = record.levelname.lower()
-        sys.stderr.write(f"aclog: {level}: {record.getMessage()}\n")
+        sys.stderr.write(visible(f"aclog: {level}: {record.getMessage()}") + "\n")
 
 
 _LIBRARY_WARNINGS = _LibraryWarnings()

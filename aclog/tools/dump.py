@@ -30,8 +30,8 @@ from aclog.tools.console import (
     EXIT_USAGE,
     app,
     fail,
-    out,
     print_json_line,
+    print_line,
 )
 from aclog.tools.kraft_import import kraft_decoded_batches
 
@@ -183,13 +183,11 @@ def _print_listing(entries: Iterator[Entry], *, redact: bool) -> None:
     for entry in entries:
         if entry.batch_base_offset != batch:
             batch = entry.batch_base_offset
-            out.print(_batch_line(entry), markup=False)
+            print_line(_batch_line(entry))
         count += 1
         summary = record_summary(entry.record, redact=redact)
-        out.print(
-            f"  {entry.offset:>8}  {entry.type_name} v{entry.version}  {summary}", markup=False
-        )
-    out.print(f"{count} records", markup=False)
+        print_line(f"  {entry.offset:>8}  {entry.type_name} v{entry.version}  {summary}")
+    print_line(f"{count} records")
 
 
 def _batch_line(entry: Entry) -> str:

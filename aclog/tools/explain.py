@@ -11,7 +11,7 @@ from aclog.authorizer import Authorizer, Explanation, parse_super_users
 from aclog.records import AclOperation, ResourceType, record_to_dict
 from aclog.tools.acl_options import CLUSTER_NAME
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, load_state
-from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
+from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 
 
 def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
@@ -85,11 +85,10 @@ def explain(
     if json_output:
         print_json(result)
         return
-    out.print(f"{result['decision']}: {result['reason']}", markup=False)
+    print_line(f"{result['decision']}: {result['reason']}")
     for acl in result["matching_acls"]:
-        out.print(
+        print_line(
             f"  matches {acl['permission_type']} {acl['operation']} on "
-            f"{acl['pattern_type']} {acl['resource_name']!r} for {acl['principal']} "
-            f"from {acl['host']} (id {acl['id']})",
-            markup=False,
+            f"{acl['pattern_type']} '{acl['resource_name']}' for {acl['principal']} "
+            f"from {acl['host']} (id {acl['id']})"
         )

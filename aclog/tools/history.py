@@ -23,7 +23,7 @@ from aclog.tools.common import (
     open_controller,
     parse_time,
 )
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, err, fail, out, print_json
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, print_json, print_line
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")
@@ -60,19 +60,16 @@ def replay(
         if snapshot is None
         else (f"snapshot {snapshot.path.name} + {rebuilt.records_replayed} records")
     )
-    out.print(
-        f"state at offset {state['offset']} (epoch {state['epoch']}), from {source}", markup=False
-    )
+    print_line(f"state at offset {state['offset']} (epoch {state['epoch']}), from {source}")
     for acl in state["acls"]:
-        out.print(
+        print_line(
             f"  {acl['permission_type']} {acl['principal']} {acl['operation']} from "
             f"{acl['host']} on {acl['resource_type']}:{acl['pattern_type']}:"
-            f"{acl['resource_name']}",
-            markup=False,
+            f"{acl['resource_name']}"
         )
     for user in state["users"]:
         mechanisms = ", ".join(c["mechanism"] for c in user["credentials"])
-        out.print(f"  user {user['name']}: {mechanisms}", markup=False)
+        print_line(f"  user {user['name']}: {mechanisms}")
 
 
 @app.command()
@@ -89,19 +86,16 @@ def verify(
     if json_output:
         print_json(report.to_dict())
     else:
-        out.print(
+        print_line(
             f"{report.batches} batches, {report.records} records, {report.snapshots} "
-            "snapshots checked",
-            markup=False,
+            "snapshots checked"
         )
         for line in report.problems + report.differences:
-            err.print(f"aclog: {line}", markup=False)
+            print_line(f"aclog: {line}", stderr=True)
         for line in report.warnings:
-            err.print(f"aclog: warning: {line}", markup=False)
+            print_line(f"aclog: warning: {line}", stderr=True)
         if report.ok:
-            out.print(
-                "ok: every CRC matches and snapshot + tail equals the full replay", markup=False
-            )
+            print_line("ok: every CRC matches and snapshot + tail equals the full replay")
     if not report.ok:
         raise typer.Exit(EXIT_FAILURE)
 
@@ -132,12 +126,9 @@ def diff_command(
     if json_output:
         print_json(result)
         return
-    out.print(
-        f"from offset {result['from']['last_offset']} to {result['to']['last_offset']}",
-        markup=False,
-    )
+    print_line(f"from offset {result['from']['last_offset']} to {result['to']['last_offset']}")
     for change in result["acls"] + result["credentials"]:
-        out.print(f"  {_describe_change(change)}", markup=False)
+        print_line(f"  {_describe_change(change)}")
 
 
 def _describe_change(change: dict[str, Any]) -> str:
@@ -173,9 +164,7 @@ def snapshot_create(
     if json_output:
         print_json(info.to_dict())
     else:
-        out.print(
-            f"wrote {info.path.name}: {info.record_count} records, {info.size} bytes", markup=False
-        )
+        print_line(f"wrote {info.path.name}: {info.record_count} records, {info.size} bytes")
 
 
 @snapshot_app.command("list")
@@ -200,9 +189,8 @@ def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
         return
     for row in rows:
         state = "ok" if row["valid"] else f"CORRUPT: {row['error']}"
-        out.print(
-            f"{Path(row['path']).name}  offset {row['last_offset']}  epoch {row['epoch']}  {state}",
-            markup=False,
+        print_line(
+            f"{Path(row['path']).name}  offset {row['last_offset']}  epoch {row['epoch']}  {state}"
         )
 
 
@@ -215,10 +203,10 @@ def snapshot_verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
             verify_snapshot(snapshot.path)
         except SnapshotError as error:
             bad += 1
-            err.print(f"aclog: {error}", markup=False)
+            print_line(f"aclog: {error}", stderr=True)
     if json_output:
         print_json({"ok": bad == 0, "corrupt": bad})
     elif bad == 0:
-        out.print("every snapshot verifies", markup=False)
+        print_line("every snapshot verifies")
     if bad:
         raise typer.Exit(EXIT_FAILURE)

@@ -56,6 +56,7 @@ from aclog.tools.console import (
     fail,
     out,
     print_json,
+    print_line,
 )
 
 # -- the decoded stream of a KRaft directory, for dump / replay / explain ---------------------
@@ -308,7 +309,7 @@ def import_command(
     except (LogError, OSError) as error:
         fail(f"cannot write {data_dir}: {error}", EXIT_IO)
     for warning in report.warnings:
-        err.print(f"aclog: warning: {warning}", markup=False)
+        print_line(f"aclog: warning: {warning}", stderr=True)
     if json_output:
         print_json(report.to_dict())
         return

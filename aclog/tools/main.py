@@ -16,7 +16,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     serve,
     users,
 )
-from aclog.tools.console import EXIT_IO, app, err
+from aclog.tools.console import EXIT_IO, app, print_line
 
 
 def main() -> None:
@@ -26,7 +26,7 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as error:  # the last line of defence: no traceback for users
-        err.print(f"aclog: internal error: {type(error).__name__}: {error}")
+        print_line(f"aclog: internal error: {type(error).__name__}: {error}", stderr=True)
         sys.exit(EXIT_IO)
 
 

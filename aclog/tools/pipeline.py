@@ -21,12 +21,23 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from aclog.authorizer import parse_super_users
 from aclog.records import AclOperation, ResourceType
 from aclog.tools.acl_options import OptionError, read_inventory
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, parse_time
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, app, err, fail, out, print_json
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_IO,
+    EXIT_USAGE,
+    app,
+    fail,
+    out,
+    print_json,
+    print_line,
+)
+from aclog.tools.visible import visible
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -182,7 +193,7 @@ def _check_source(data_dir: Path | None, records: Path | None) -> None:
 
 
 def _warn(message: str) -> None:
-    err.print(f"aclog: warning: {message}", markup=False)
+    print_line(f"aclog: warning: {message}", stderr=True)
 
 
 def _jsonable(value: Any) -> Any:
@@ -221,10 +232,15 @@ def _write(frame: DataFrame, path: Path) -> DataFrame:
 def _show(rows: Sequence[dict[str, Any]], columns: Sequence[str], limit: int, what: str) -> None:
     table = Table(*columns, title=f"{len(rows)} {what}", title_justify="left")
     for row in rows[:limit]:
-        table.add_row(*("" if row.get(c) is None else str(row.get(c)) for c in columns))
+        # Text cells: names are neither rich markup nor control sequences.
+        table.add_row(*(_cell(row.get(c)) for c in columns))
     out.print(table)
     if len(rows) > limit:
         out.print(f"... {len(rows) - limit} more; use --json or --out for all", markup=False)
+
+
+def _cell(value: Any) -> Text:
+    return Text("" if value is None else visible(str(value)))
 
 
 def _time(at_time: str | None) -> int | None:

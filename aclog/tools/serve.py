@@ -34,6 +34,7 @@ from aclog.wire import (
     ConfigError,
     Limits,
     ListenerInfo,
+    LoginSecretError,
     SecurityProtocol,
     ServerConfig,
     TopicsFileError,
@@ -261,7 +262,7 @@ def serve(
         fail(str(error), EXIT_USAGE)
     except LogLockedError as error:
         fail(str(error), EXIT_IO)
-    except (CorruptLogError, RecordDecodeError, ReplayError) as error:
+    except (CorruptLogError, RecordDecodeError, ReplayError, LoginSecretError) as error:
         fail(f"cannot load {data_dir}: {error}", EXIT_FAILURE)
     except (LogError, OSError) as error:
         fail(f"cannot serve on {listen} from {data_dir}: {error}", EXIT_IO)

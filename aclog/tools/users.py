@@ -13,11 +13,16 @@ from typing import Annotated
 
 import typer
 
-from aclog.controller import ScramAlterResult, ScramDeletion, upsertion_for_password
+from aclog.controller import (
+    DEFAULT_ITERATIONS,
+    ScramAlterResult,
+    ScramDeletion,
+    upsertion_for_password,
+)
 from aclog.image import ApiError, user_to_dict
 from aclog.records import ScramMechanism
 from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, report_failures
-from aclog.tools.console import EXIT_USAGE, app, fail, out, print_json
+from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target, open_admin
 
 users_app = typer.Typer(
@@ -47,7 +52,9 @@ def set_user(
     data_dir: OptionalDataDir = None,
     bootstrap_server: BootstrapServer = None,
     command_config: CommandConfig = None,
-    iterations: Annotated[int, typer.Option(help="PBKDF2 iterations, 4096 to 16384.")] = 8192,
+    iterations: Annotated[int, typer.Option(help="PBKDF2 iterations, 4096 to 16384.")] = (
+        DEFAULT_ITERATIONS
+    ),
     password: Annotated[
         str | None, typer.Option("--password", help="The password (visible in `ps`).")
     ] = None,
@@ -99,7 +106,7 @@ def _render(results: list[ScramAlterResult], json_output: bool, verb: str) -> No
     else:
         for r in results:
             if r.error.is_success:
-                out.print(f"{verb} {r.user}", markup=False)
+                print_line(f"{verb} {r.user}")
     report_failures([(f"user {r.user}", r.error) for r in results if not r.error.is_success])
 
 
@@ -128,7 +135,7 @@ def list_users(
             mechanisms = ", ".join(
                 f"{c.mechanism.mechanism_name} ({c.iterations} iterations)" for c in d.credentials
             )
-            out.print(f"{d.user}: {mechanisms}", markup=False)
+            print_line(f"{d.user}: {mechanisms}")
     failures: list[tuple[str, ApiError]] = [] if error.is_success else [("users", error)]
     failures += [(f"user {d.user}", d.error) for d in described if not d.error.is_success]
     report_failures(failures)

@@ -16,6 +16,7 @@ from aclog.wire.config import (
     ServerConfig,
     parse_endpoint,
 )
+from aclog.wire.login_secret import LoginSecretError
 from aclog.wire.server import ListenerInfo, Server, serve
 from aclog.wire.topics import TopicInventory, TopicsFileError, load_topics
 
@@ -24,6 +25,7 @@ __all__ = [
     "Endpoint",
     "Limits",
     "ListenerInfo",
+    "LoginSecretError",
     "SecurityProtocol",
     "Server",
     "ServerConfig",

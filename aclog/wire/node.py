@@ -54,6 +54,7 @@ from aclog.image import ApiError, MetadataDelta, MetadataImage, ScramCredential
 from aclog.records import AclBinding, AclOperation, ResourceType, ScramMechanism
 from aclog.snapshot import SnapshotPolicy
 from aclog.wire.config import Endpoint, ServerConfig, parse_endpoint
+from aclog.wire.login_secret import load_login_secret
 from aclog.wire.quorum import QuorumMember
 from aclog.wire.topics import TopicInventory, load_topics
 
@@ -160,6 +161,7 @@ class Node:
         loader: MetadataLoader,
         published: PublishedOffset,
         topics: TopicInventory,
+        login_secret: bytes,
     ) -> None:
         self.config = config
         self.controller = controller
@@ -169,6 +171,8 @@ class Node:
         self.loader = loader
         self.published = published
         self.topics = topics
+        self.login_secret = login_secret
+        """The data directory's secret for the salts of unknown SCRAM users."""
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id or default_cluster_id(config.data_dir)
         self.advertised: Endpoint = config.advertised or config.listen
@@ -177,12 +181,13 @@ class Node:
 
     @classmethod
     def open(cls, config: ServerConfig) -> Node:
-        """Read the topics, open the controller (taking the writer lock), then load and start
-        following the log. The authorizer is ready when this returns."""
+        """Read the topics, open the controller (taking the writer lock), read the login secret,
+        then load and start following the log. The authorizer is ready when this returns."""
         topics = load_topics(config.topics_file)
         authorizer = Authorizer(config.super_users, config.allow_everyone_if_no_acl_found)
         controller = _open_controller(config, ClusterAccess(authorizer))
         try:
+            login_secret = load_login_secret(config.data_dir)
             credentials = ScramCredentialCache()
             published = PublishedOffset()
             loader = MetadataLoader(
@@ -197,7 +202,9 @@ class Node:
         except BaseException:
             controller.close()
             raise
-        return cls(config, controller, authorizer, credentials, loader, published, topics)
+        return cls(
+            config, controller, authorizer, credentials, loader, published, topics, login_secret
+        )
 
     def start(self, advertised: Endpoint) -> None:
         """The listener is bound and clients reach it at ``advertised``: in a shared directory,

@@ -5,23 +5,41 @@ channel-binding header, and verifies the client proof against the stored StoredK
 constant-time comparison; the server signature comes from the stored ServerKey. Nothing here
 sees a password or a salted password.
 
-Kafka's server behaviour is kept: the user name is unescaped (``=2C``, ``=3D``), an unknown user
-or a wrong proof fails the login with one generic message (no hint whether the user exists), and
-the principal is ``User:<name>``. One limit comes from scramp: a stored salt shorter than 12
-bytes cannot be used for a login (both admin clients send 24 bytes or more).
+A login does not reveal whether a user exists (Kafka's does: it refuses an unknown user at the
+first message). A user without a credential for the mechanism gets a stand-in one
+(:func:`stand_in_credential`): a well-formed server-first message with a salt derived from the
+data directory's login secret (:mod:`aclog.wire.login_secret`), so it is the same on every
+attempt, and aclog's default iteration count; its keys are random, so the proof check runs as
+for a real user and fails. An unknown user and a wrong password therefore fail at the same
+step, with the same message, after the same work. (A salt length or iteration count other than
+aclog's defaults still shows that a credential was stored by some other client.)
+
+Kafka's other behaviour is kept: the user name is unescaped (``=2C``, ``=3D``) and the principal
+is ``User:<name>``. One limit comes from scramp: a stored salt shorter than 12 bytes cannot be
+used for a login (both admin clients send 24 bytes or more); such a user is answered like an
+unknown one and a warning goes to the server log.
 
 Not thread-safe: one login belongs to one connection, which handles one request at a time.
+Cost: besides scramp's work, two HMACs and a hash per login to build the stand-in credential,
+built for every user so that known and unknown users take the same time.
 """
 
 from __future__ import annotations
 
 import enum
+import hmac
+import logging
+import secrets
 from collections.abc import Callable
 
 import scramp
+from scramp.utils import ServerError
 
+from aclog.controller import DEFAULT_ITERATIONS, DEFAULT_SALT_BYTES, scram_keys
 from aclog.image import ScramCredential
 from aclog.records import ScramMechanism
+
+logger = logging.getLogger(__name__)
 
 CredentialLookup = Callable[[str, ScramMechanism], ScramCredential | None]
 """Where logins find credentials: ``(user, mechanism) -> credential or None``."""
@@ -33,8 +51,25 @@ SUPPORTED_MECHANISMS: dict[str, ScramMechanism] = {
 """The SASL mechanism names the listener offers, in the order SaslHandshake lists them."""
 
 
+MIN_SALT_BYTES = 12
+"""The shortest salt scramp accepts."""
+
+INVALID_CREDENTIALS = "the user is unknown or the password is wrong"
+"""Why a login with a well-formed but wrong proof failed: the same for both causes."""
+
+
 class ScramLoginFailed(Exception):
     """The login failed; the message says why, for the server log only."""
+
+
+def stand_in_credential(secret: bytes, user: str, mechanism: ScramMechanism) -> ScramCredential:
+    """What a login shows for a user without a credential for ``mechanism``: the salt is
+    HMAC(``secret``, mechanism and user), the iterations aclog's default, the keys random, so no
+    proof matches. Thread-safe."""
+    message = f"aclog stand-in salt\0{mechanism.mechanism_name}\0{user}".encode()
+    salt = hmac.digest(secret, message, "sha512")[:DEFAULT_SALT_BYTES]
+    stored_key, server_key = scram_keys(secrets.token_bytes(64), mechanism)
+    return ScramCredential(salt, stored_key, server_key, DEFAULT_ITERATIONS)
 
 
 class _Stage(enum.Enum):
@@ -45,11 +80,12 @@ class _Stage(enum.Enum):
 
 class ScramLogin:
     """Feed it the client's messages with :meth:`step`; after the second, :attr:`user` has
-    logged in."""
+    logged in. ``secret`` is the data directory's login secret (stand-in salts)."""
 
-    def __init__(self, mechanism: ScramMechanism, lookup: CredentialLookup) -> None:
+    def __init__(self, mechanism: ScramMechanism, lookup: CredentialLookup, secret: bytes) -> None:
         self.mechanism = mechanism
         self._lookup = lookup
+        self._secret = secret
         self._server = scramp.ScramMechanism(mechanism.mechanism_name).make_server(self._auth_info)
         self._stage = _Stage.CLIENT_FIRST
         self._user: str | None = None
@@ -64,12 +100,23 @@ class ScramLogin:
         """True once the client's proof has been verified."""
         return self._stage is _Stage.DONE
 
-    def _auth_info(self, username: str) -> tuple[bytes, bytes, bytes, int] | None:
+    def _auth_info(self, username: str) -> tuple[bytes, bytes, bytes, int]:
         self._user = username
+        # Built for every login, so known and unknown users take the same time.
+        stand_in = stand_in_credential(self._secret, username, self.mechanism)
         credential = self._lookup(username, self.mechanism)
-        if credential is None:
-            return None
-        return credential.salt, credential.stored_key, credential.server_key, credential.iterations
+        if credential is not None and len(credential.salt) < MIN_SALT_BYTES:
+            logger.warning(
+                "the %s credential of %r has a %d-byte salt; logins need %d bytes or more, so it "
+                "cannot log in (set its password again)",
+                self.mechanism.mechanism_name,
+                username,
+                len(credential.salt),
+                MIN_SALT_BYTES,
+            )
+            credential = None
+        chosen = stand_in if credential is None else credential
+        return chosen.salt, chosen.stored_key, chosen.server_key, chosen.iterations
 
     def step(self, token: bytes) -> bytes:
         """Answer one client message: client-first gets server-first, client-final (with a
@@ -91,5 +138,7 @@ class ScramLogin:
         except UnicodeDecodeError:
             raise ScramLoginFailed("the client message is not UTF-8") from None
         except scramp.ScramException as error:
+            if error.server_error is ServerError.INVALID_PROOF:
+                raise ScramLoginFailed(INVALID_CREDENTIALS) from None
             raise ScramLoginFailed(str(error)) from None
         return str(reply).encode("utf-8")

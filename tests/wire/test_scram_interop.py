@@ -4,6 +4,8 @@ clients)."""
 
 from __future__ import annotations
 
+import base64
+import re
 import struct
 from typing import Any
 
@@ -16,6 +18,7 @@ from confluent_kafka.admin import UserScramCredentialDeletion as CkDeletion
 from confluent_kafka.admin import UserScramCredentialUpsertion as CkUpsertion
 from kafka.admin import ScramMechanism, UserScramCredentialDeletion, UserScramCredentialUpsertion
 from kafka.errors import KafkaError as KpError
+from kafka.net.sasl.scram import ScramClient as KpScramClient
 from kafka.protocol.metadata import (
     ApiVersionsRequest,
     ApiVersionsResponse,
@@ -29,6 +32,7 @@ from kafka.protocol.sasl import (
     SaslHandshakeResponse,
 )
 
+from aclog.controller import DEFAULT_ITERATIONS
 from tests.wire.clients import confluent, kafka_python
 from tests.wire.conftest import ADMIN, ADMIN_PASSWORD
 from tests.wire.harness import RawClient, ServerProcess
@@ -183,6 +187,57 @@ def test_login_right_and_wrong_password(sasl_server: ServerProcess, mechanism: s
     client.poll(1.0)  # serves error_cb
     assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
     assert any(FAILED.format(mechanism) in e.str() for e in errors), errors
+
+
+def _kafka_python_login(server: ServerProcess, user: str, mechanism: str) -> dict[str, Any]:
+    """kafka-python's own SCRAM client over a raw connection, with a wrong password: what it
+    sees at each step."""
+    client = KpScramClient(user, "not-the-password", mechanism)
+    with RawClient(server.host, server.port) as raw:
+        raw.request(SaslHandshakeRequest(version=1, mechanism=mechanism), SaslHandshakeResponse)
+        first = raw.request(
+            SaslAuthenticateRequest(version=2, auth_bytes=client.first_message()),
+            SaslAuthenticateResponse,
+        )
+        assert first.error_code == 0, first  # a server-first message, user known or not
+        client.process_server_first_message(first.auth_bytes)  # kafka-python accepts it
+        final = raw.request(
+            SaslAuthenticateRequest(version=2, auth_bytes=client.final_message()),
+            SaslAuthenticateResponse,
+        )
+        server_first = dict(p.split("=", 1) for p in first.auth_bytes.decode().split(","))
+        return {
+            "salt": base64.b64decode(server_first["s"]),
+            "iterations": int(server_first["i"]),
+            "final": (final.error_code, final.error_message, final.auth_bytes),
+            "closed": raw.is_closed_by_server(),
+        }
+
+
+@pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_unknown_user_and_wrong_password_look_the_same_to_clients(
+    sasl_server: ServerProcess, mechanism: str
+) -> None:
+    wrong_password = _kafka_python_login(sasl_server, ADMIN, mechanism)
+    unknown = _kafka_python_login(sasl_server, "no-such-user", mechanism)
+    assert unknown["final"] == wrong_password["final"] == (58, FAILED.format(mechanism), b"")
+    assert unknown["closed"] and wrong_password["closed"]
+    assert unknown["iterations"] == DEFAULT_ITERATIONS and len(unknown["salt"]) == 32
+    again = _kafka_python_login(sasl_server, "no-such-user", mechanism)
+    other = _kafka_python_login(sasl_server, "nobody-either", mechanism)
+    assert again["salt"] == unknown["salt"] != other["salt"]  # stable per user, per user
+
+    def librdkafka_errors(user: str) -> set[str]:
+        errors: list[Any] = []
+        client = confluent(sasl_server, user, "not-the-password", mechanism, error_cb=errors.append)
+        with pytest.raises(KafkaException):
+            client.list_topics(timeout=3)
+        client.poll(1.0)  # serves error_cb
+        failures = [e.str() for e in errors if e.code() == KafkaError._AUTHENTICATION]
+        return {re.sub(r"after \d+ms", "after _ms", text) for text in failures}
+
+    seen = librdkafka_errors(ADMIN)
+    assert seen and librdkafka_errors("no-such-user") == seen
 
 
 def test_sasl_state_machine(sasl_server: ServerProcess) -> None:

@@ -40,6 +40,7 @@ from aclog.wire.apis import describe_acls
 from aclog.wire.context import Session
 from aclog.wire.dispatch import process
 from aclog.wire.errors import CloseConnection, Offload
+from aclog.wire.login_secret import SECRET_FILE
 from aclog.wire.node import Node, PublishedOffset
 from aclog.wire.protocol import decode_request
 from aclog.wire.topics import TopicInventory, topic_id_for
@@ -207,6 +208,17 @@ def test_cli_refuses_a_locked_data_directory(tmp_path: Path) -> None:
         )
     assert result.exit_code == 3, result.output
     assert "locked" in result.output
+
+
+def test_cli_refuses_a_login_secret_of_the_wrong_size(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / SECRET_FILE).write_bytes(b"short")
+    result = runner.invoke(app, ["serve", "--data-dir", str(data), "--listen", "127.0.0.1:0"])
+    assert result.exit_code == 1, result.output
+    assert f"{SECRET_FILE} is 5 bytes, not 32" in result.output
+    with Controller.open(data):
+        pass  # the failed start released the data directory
 
 
 def test_slow_readers_and_silent_sasl_clients_are_closed(

@@ -43,7 +43,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
             f"{', '.join(MECHANISMS)}",
         )
     session.mechanism = mechanism
-    session.login = ScramLogin(mechanism, ctx.node.scram_credential)
+    session.login = ScramLogin(mechanism, ctx.node.scram_credential, ctx.node.login_secret)
     session.state = SaslState.AUTHENTICATE if ctx.version >= 1 else SaslState.RAW_AUTHENTICATE
     return Reply(_response(ctx, 0, MECHANISMS))
 
