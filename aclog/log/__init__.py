@@ -10,11 +10,11 @@ from aclog.log.errors import (
     LogError,
     LogLockedError,
     StaleOffsetError,
-    TornTailError,
 )
 from aclog.log.log import SegmentedLog
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
 from aclog.log.recovery import RecoveryReport
+from aclog.log.torn import TornTailError
 
 __all__ = [
     "AppendResult",

@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from aclog.log.quarantine import quarantine_name
-
-if TYPE_CHECKING:
-    from aclog.log.torn import TornTail
-
 
 class LogError(Exception):
     """Base class of every log error."""
@@ -63,17 +56,3 @@ class StaleOffsetError(LogError):
         self.expected = expected
         self.actual = actual
         super().__init__(f"log end offset is {actual}, not the expected {expected}")
-
-
-class TornTailError(LogError):
-    """A strict read met a torn tail: bytes at the end of the last segment that are not a
-    whole batch, above the recovery point (so never acknowledged). ``torn`` says where."""
-
-    def __init__(self, torn: TornTail) -> None:
-        self.torn = torn
-        super().__init__(
-            f"{torn}: a write torn by a crash (or one still in progress), never acknowledged. "
-            f"The next writer to open the log (aclog serve, acls add, users set, ...) moves "
-            f"these bytes to {quarantine_name(torn.segment, torn.position)} and cuts the "
-            f"segment at byte {torn.position}"
-        )

@@ -30,7 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
-from aclog.log.errors import CorruptLogError, LogError
+from aclog.log.durable import fsync_directory
+from aclog.log.errors import LogError
 from aclog.log.index import OffsetIndex, index_path
 from aclog.log.lock import SharedWriterLock, WriterLock
 from aclog.log.modes import make_private_directory, open_private, write_private
@@ -38,11 +39,12 @@ from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
 from aclog.log.recovery import (
     RecoveryReport,
     batch_starting_at,
+    check_nothing_missing,
     cut_tail,
     last_epoch,
     recover_tail,
 )
-from aclog.log.recovery_point import RecoveryPoint, RecoveryPointFile
+from aclog.log.recovery_point import RecoveryPointFile
 from aclog.log.segment import list_segments, segment_file_name
 
 DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
@@ -124,16 +126,10 @@ class SegmentedLog:
     # -- opening -----------------------------------------------------------------------------
 
     def _open_tail(self) -> RecoveryReport | None:
-        point = self._recovery_point()
+        point = self._points().read()
         segments = list_segments(self.directory)
         if not segments:
-            if point.offset > 0:
-                raise CorruptLogError(
-                    str(self.directory),
-                    0,
-                    f"no log segments, but the recovery point says every offset below "
-                    f"{point.offset} was fsynced: the acknowledged log is missing",
-                )
+            check_nothing_missing(self.directory, point)
             self._bases = [0]
             self._create_segment(0)
             self.end_offset, self.latest_epoch = 0, -1
@@ -151,16 +147,6 @@ class SegmentedLog:
             self._points().write(self.end_offset, self.latest_epoch)
         return tail.report
 
-    def _recovery_point(self) -> RecoveryPoint:
-        point = self._points().read()
-        if point.problem is not None:
-            logger.warning(
-                "%s: %s; recovery treats every batch as possibly torn until the next commit",
-                self.directory,
-                point.problem,
-            )
-        return point
-
     def _points(self) -> RecoveryPointFile:
         if self._point is None:
             raise LogError(f"the log in {self.directory} is closed")
@@ -177,17 +163,9 @@ class SegmentedLog:
         path = self.directory / segment_file_name(base)
         os.close(open_private(path, os.O_WRONLY | os.O_EXCL))
         write_private(index_path(path), b"")
-        self._sync_directory()
+        if self.fsync:  # a new file survives a crash only once its directory entry does
+            fsync_directory(self.directory)
         self._open_active(path, OffsetIndex(base), 0)
-
-    def _sync_directory(self) -> None:
-        # A new or renamed file survives a crash only once its directory entry is on disk.
-        if self.fsync:
-            fd = os.open(self.directory, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -208,8 +186,9 @@ class SegmentedLog:
         older than the log's newest.
         """
         self._check_open()
+        spec = BatchSpec(values, epoch, timestamp_ms)
         with self._mutation():
-            return self._append(values, epoch, timestamp_ms, expected_end_offset, fsync)
+            return self._append_group([spec], expected_end_offset, fsync)[0]
 
     def append_batches(
         self,
@@ -228,19 +207,6 @@ class SegmentedLog:
         self._check_open()
         with self._mutation():
             return self._append_group(batches, expected_end_offset, fsync)
-
-    def _append(
-        self,
-        values: Sequence[bytes],
-        epoch: int,
-        timestamp_ms: int | None,
-        expected_end_offset: int | None,
-        fsync: bool | None,
-    ) -> AppendResult:
-        group = self._append_group(
-            [BatchSpec(values, epoch, timestamp_ms)], expected_end_offset, fsync
-        )
-        return group[0]
 
     def _append_group(
         self,
@@ -382,8 +348,8 @@ class SegmentedLog:
             if len(self._bases) == 2 and self._active_size == 0:
                 break  # keep the newest batch: its epoch fences stale writers after a reopen
             deleted.append(self._remove_segment(self._bases.pop(0)))
-        if deleted:
-            self._sync_directory()
+        if deleted and self.fsync:
+            fsync_directory(self.directory)
         return deleted
 
     def _remove_segment(self, base: int) -> Path:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.log.batch import record_values
-from aclog.log.errors import CorruptLogError, TornTailError
+from aclog.log.errors import CorruptLogError
 from aclog.log.index import OffsetIndex
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.segment import (
@@ -30,7 +30,7 @@ from aclog.log.segment import (
     segment_base_offset,
     segment_file_name,
 )
-from aclog.log.torn import check_epoch, confirm_tail
+from aclog.log.torn import TornTailError, check_epoch, confirm_tail
 
 
 @dataclass(frozen=True, slots=True)

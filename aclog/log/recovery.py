@@ -94,6 +94,18 @@ def recover_tail(
     return Tail(path, index, scan.end_position, scan.next_offset, scan.last_epoch, report)
 
 
+def check_nothing_missing(directory: Path, point: RecoveryPoint) -> None:
+    """Raise :class:`CorruptLogError` when ``directory`` holds no segments although the
+    recovery point says offsets were fsynced there."""
+    if point.offset > 0:
+        raise CorruptLogError(
+            str(directory),
+            0,
+            f"no log segments, but the recovery point says every offset below "
+            f"{point.offset} was fsynced: the acknowledged log is missing",
+        )
+
+
 def cut_torn_tail(torn: TornTail, *, fsync: bool = True) -> RecoveryReport:
     """Quarantine the torn bytes, then truncate the segment before them, durably."""
     quarantine = quarantine_bytes(torn.segment, torn.position, fsync=fsync)

@@ -26,6 +26,7 @@ may run anywhere. Cost: one ``pwrite`` per advance; one small read per lookup.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from aclog.log.durable import fsync_directory
 from aclog.log.modes import open_private
 
 FILE_NAME = "recovery-point-offset-checkpoint"
+logger = logging.getLogger(__name__)
 _PREFIX = b"aclog-recovery-point v1 "
 _BODY = len(_PREFIX) + 20 + 1 + 11
 _SIZE = _BODY + 1 + 8 + 1
@@ -98,8 +100,16 @@ class RecoveryPointFile:
                 fsync_directory(directory)
 
     def read(self) -> RecoveryPoint:
-        """The point as the file holds it now (another shared writer may have moved it)."""
-        return decode(os.pread(self._fd, _SIZE + 1, 0))
+        """The point as the file holds it now (another shared writer may have moved it); a
+        problem reading it is logged at WARNING."""
+        point = decode(os.pread(self._fd, _SIZE + 1, 0))
+        if point.problem is not None:
+            logger.warning(
+                "%s: %s; recovery treats every batch as possibly torn until the next commit",
+                self.path,
+                point.problem,
+            )
+        return point
 
     def write(self, offset: int, epoch: int, *, durable: bool = False) -> None:
         """Set the point to ``offset``, where a batch of ``epoch`` ends; ``durable`` fsyncs it

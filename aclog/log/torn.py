@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.log.batch import HEADER_SIZE, MAGIC, parse_header
-from aclog.log.errors import CorruptLogError
+from aclog.log.errors import CorruptLogError, LogError
+from aclog.log.quarantine import quarantine_name
 from aclog.log.recovery_point import RecoveryPoint, read_recovery_point
 from aclog.log.segment import RawBatch, ScanProblem, SegmentScan
 
@@ -48,6 +49,20 @@ class TornTail:
         return (
             f"{self.segment} ends with {self.size} bytes that are not a whole batch, from byte "
             f"{self.position} ({self.reason}; {self.offsets()})"
+        )
+
+
+class TornTailError(LogError):
+    """A strict read met a torn tail: bytes at the end of the last segment that are not a
+    whole batch, above the recovery point (so never acknowledged). ``torn`` says where."""
+
+    def __init__(self, torn: TornTail) -> None:
+        self.torn = torn
+        super().__init__(
+            f"{torn}: a write torn by a crash (or one still in progress), never acknowledged. "
+            f"The next writer to open the log (aclog serve, acls add, users set, ...) moves "
+            f"these bytes to {quarantine_name(torn.segment, torn.position)} and cuts the "
+            f"segment at byte {torn.position}"
         )
 
 

@@ -121,13 +121,13 @@ def _plant(planted: str, sim: Sim, monkeypatch: pytest.MonkeyPatch) -> None:
     elif planted == "no-fencing":
         # A log that forgets to refuse older epochs and stale views lets a deposed
         # controller write after its successor.
-        real_append = SegmentedLog._append
+        real_append = SegmentedLog._append_group
 
-        def unfenced(self: SegmentedLog, values, epoch, timestamp_ms, expected, fsync):  # type: ignore[no-untyped-def]
+        def unfenced(self: SegmentedLog, batches, expected, fsync):  # type: ignore[no-untyped-def]
             self.latest_epoch = -1
-            return real_append(self, values, epoch, timestamp_ms, None, fsync)
+            return real_append(self, batches, None, fsync)
 
-        monkeypatch.setattr(SegmentedLog, "_append", unfenced)
+        monkeypatch.setattr(SegmentedLog, "_append_group", unfenced)
         monkeypatch.setattr(Controller, "still_leading", lambda self: True)
     elif planted == "broker-skips":
         loader = sim.brokers[0][0]
