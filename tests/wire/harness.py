@@ -125,6 +125,22 @@ class ServerProcess:
                 return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS")
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the server process has used, all threads, from /proc."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def settle(self, timeout: float = 10.0, window: float = 0.1) -> bool:
+        """Wait until the server uses less than a tenth of a core over ``window`` seconds (it
+        has done the work its clients queued); whether it did within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            before = self.cpu_seconds()
+            time.sleep(window)
+            if self.cpu_seconds() - before < window / 10:
+                return True
+        return False
+
     def stop(self, timeout: float = 15.0) -> int | None:
         """SIGTERM, wait, then SIGKILL; returns the exit code."""
         process = self.process
@@ -175,9 +191,26 @@ class RawClient:
     """A blocking Kafka-protocol client on one socket."""
 
     def __init__(
-        self, host: str, port: int, *, cafile: Path | None = None, timeout: float = 10.0
+        self,
+        host: str,
+        port: int,
+        *,
+        cafile: Path | None = None,
+        timeout: float = 10.0,
+        socket_buffers: int | None = None,
     ) -> None:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        """``socket_buffers`` sets SO_RCVBUF and SO_SNDBUF before connecting (small ones make a
+        client that does not read fill both directions sooner)."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if socket_buffers is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, socket_buffers)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, socket_buffers)
+        sock.settimeout(timeout)
+        try:
+            sock.connect((host, port))
+        except OSError:
+            sock.close()
+            raise
         if cafile is not None:
             context = ssl.create_default_context(cafile=str(cafile))
             sock = context.wrap_socket(sock, server_hostname=host)
