@@ -202,6 +202,10 @@ def serve(
     max_in_flight: lim.MaxInFlight = lim.DEFAULTS.max_in_flight_per_connection,
     max_buffered_bytes: lim.MaxBufferedBytes = None,
     max_unsent_bytes: lim.MaxUnsentBytes = lim.DEFAULTS.max_unsent_bytes_per_connection,
+    socket_send_buffer_bytes: lim.SocketSendBuffer = lim.DEFAULTS.socket_send_buffer_bytes,
+    socket_receive_buffer_bytes: lim.SocketReceiveBuffer = (
+        lim.DEFAULTS.socket_receive_buffer_bytes
+    ),
     write_timeout: lim.WriteTimeout = lim.DEFAULTS.write_timeout,
     queued_max_request_bytes: lim.QueuedMaxRequestBytes = None,
     max_connections: lim.MaxConnections = lim.DEFAULTS.max_connections,
@@ -258,6 +262,8 @@ def serve(
             max_in_flight=max_in_flight,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            socket_send_buffer_bytes=socket_send_buffer_bytes,
+            socket_receive_buffer_bytes=socket_receive_buffer_bytes,
             write_timeout=write_timeout,
             queued_max_request_bytes=queued_max_request_bytes,
             max_connections=max_connections,

@@ -72,6 +72,22 @@ MaxUnsentBytes = Annotated[
         "--write-timeout.",
     ),
 ]
+SocketSendBuffer = Annotated[
+    int,
+    typer.Option(
+        "--socket-send-buffer-bytes",
+        help="SO_SNDBUF of each connection: answers the kernel holds for a client (Kafka: "
+        "socket.send.buffer.bytes; -1: the OS default, which Linux grows to 4 MiB).",
+    ),
+]
+SocketReceiveBuffer = Annotated[
+    int,
+    typer.Option(
+        "--socket-receive-buffer-bytes",
+        help="SO_RCVBUF of each connection: requests the kernel holds for a connection that "
+        "is not being read (Kafka: socket.receive.buffer.bytes; -1: the OS default).",
+    ),
+]
 WriteTimeout = Annotated[
     float,
     typer.Option(
@@ -122,6 +138,8 @@ def limits(
     max_in_flight: int,
     max_buffered_bytes: int | None,
     max_unsent_bytes: int,
+    socket_send_buffer_bytes: int,
+    socket_receive_buffer_bytes: int,
     write_timeout: float,
     queued_max_request_bytes: int | None,
     max_connections: int,
@@ -137,6 +155,8 @@ def limits(
             max_connection_buffered_bytes=max_buffered_bytes,
             max_in_flight_per_connection=max_in_flight,
             max_unsent_bytes_per_connection=max_unsent_bytes,
+            socket_send_buffer_bytes=socket_send_buffer_bytes,
+            socket_receive_buffer_bytes=socket_receive_buffer_bytes,
             max_total_buffered_bytes=queued_max_request_bytes,
             max_connections=max_connections,
             max_connections_per_ip=max_connections_per_ip,
