@@ -27,6 +27,7 @@ import scramp
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, Controller
 from aclog.records import ScramMechanism
+from benchmarks.servers import settle
 
 LAUNCHER = "import aclog.tools.serve; from aclog.tools.main import main; main()"
 """Works whether or not ``aclog.tools.main`` registers ``serve`` itself."""
@@ -125,21 +126,10 @@ class ServerProcess:
                 return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS")
 
-    def cpu_seconds(self) -> float:
-        """User + system CPU time the server process has used, all threads, from /proc."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def settle(self, timeout: float = 10.0, window: float = 0.1) -> bool:
-        """Wait until the server uses less than a tenth of a core over ``window`` seconds (it
-        has done the work its clients queued); whether it did within ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            before = self.cpu_seconds()
-            time.sleep(window)
-            if self.cpu_seconds() - before < window / 10:
-                return True
-        return False
+    def settle(self, timeout: float = 10.0) -> bool:
+        """Wait until the server is idle (it has done the work its clients queued); whether it
+        was within ``timeout`` seconds."""
+        return settle(self.pid, timeout)
 
     def stop(self, timeout: float = 15.0) -> int | None:
         """SIGTERM, wait, then SIGKILL; returns the exit code."""
