@@ -15,6 +15,7 @@ from benchmarks import (
     bench_controller,
     bench_failover,
     bench_glob,
+    bench_hostile,
     bench_log,
     bench_mutation,
     bench_pipeline,
@@ -34,6 +35,7 @@ SUITES = {
     "glob": bench_glob.run,
     "mutation": bench_mutation.run,
     "wire": bench_wire.run,
+    "hostile": bench_hostile.run,
     "pipeline": bench_pipeline.run,
 }
 # The Spark suite takes about 25 minutes at full size; it runs only when asked for by name

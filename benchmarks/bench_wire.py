@@ -47,7 +47,7 @@ from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternTy
 from benchmarks import wire_clients as wc
 from benchmarks.harness import SCALE, percentile
 from benchmarks.report import Report, Row
-from benchmarks.servers import serve
+from benchmarks.servers import cpu_seconds, serve
 
 PRELOAD_BATCH = 1000
 TARGET = "target >= 2,000 requests/s"
@@ -125,11 +125,11 @@ def _raw_rows(
         def frame(i: int, run_id: int = run_id) -> bytes:
             return wc.request_frame(workload, i, run_id)
 
-        before = _cpu_seconds(pid)
+        before = cpu_seconds(pid)
         result = wc.pipelined(
             port, frame, connections=connections, depth=in_flight, seconds=seconds
         )
-        server_cpu = (_cpu_seconds(pid) - before) / max(result.responses, 1)
+        server_cpu = (cpu_seconds(pid) - before) / max(result.responses, 1)
         note = f"{connections} connection(s) x {in_flight} in flight"
         _rows(report, impl, workload, size, result.samples, result.responses / result.elapsed, note)
         _cpu_row(report, impl, workload, size, "server CPU", server_cpu, "aclog serve, all threads")
@@ -137,13 +137,13 @@ def _raw_rows(
 
 
 def _admin_rows(report: Report, base: wc.ClientSpec, clients: int, size: int, pid: int) -> None:
-    before = _cpu_seconds(pid)
+    before = cpu_seconds(pid)
     results = _run_clients(base, clients)
     failed = [r.failure for r in results if r.failure]
     if failed:
         raise RuntimeError(f"{base.workload}: a client failed: {failed[0]}")
     samples = sorted(s for r in results for s in r.samples)
-    server_cpu = (_cpu_seconds(pid) - before) / max(len(samples), 1)
+    server_cpu = (cpu_seconds(pid) - before) / max(len(samples), 1)
     rate = sum(len(r.samples) / r.elapsed for r in results)
     errors = sum(r.errors for r in results)
     note = f"{clients} client process(es)"
@@ -162,12 +162,6 @@ def _admin_rows(report: Report, base: wc.ClientSpec, clients: int, size: int, pi
     )
     _cpu_row(report, "kafka-python", base.workload, size, "client CPU", client_cpu, ceiling)
     _cpu_row(report, "kafka-python", base.workload, size, "server CPU", server_cpu, "")
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds process ``pid`` has used, all threads (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_row(

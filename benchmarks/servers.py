@@ -2,7 +2,8 @@
 
 :func:`serve` starts the CLI on a free 127.0.0.1 port (``--json``: the ready line names the port)
 and always stops it (SIGTERM, then kill); :func:`exchange` sends one request on a fresh socket
-and decodes the answer with kafka-python's message classes.
+and decodes the answer with kafka-python's message classes; :func:`cpu_seconds` and
+:func:`settle` watch a server process's CPU (the tests use them too).
 """
 
 from __future__ import annotations
@@ -89,3 +90,21 @@ def _recv(sock: socket.socket, size: int) -> bytes:
             raise ConnectionError("the server closed the connection")
         data += chunk
     return bytes(data)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` has used, all threads (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(pid: int, timeout: float = 10.0, window: float = 0.1) -> bool:
+    """Wait until process ``pid`` uses less than a tenth of a core over ``window`` seconds (a
+    server that has done the work its clients queued); whether it did within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(window)
+        if cpu_seconds(pid) - before < window / 10:
+            return True
+    return False

@@ -18,6 +18,7 @@ from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBE
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
+from aclog.tools import serve_limits as lim
 from aclog.tools.common import JsonFlag
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -54,8 +55,7 @@ def _config(
     tls_cert: Path | None,
     tls_key: Path | None,
     topics: Path | None,
-    max_frame_bytes: int,
-    frame_timeout: float,
+    limits: Limits,
     quorum: tuple[bool, int, int],
 ) -> ServerConfig:
     try:
@@ -75,7 +75,7 @@ def _config(
             tls_cert=tls_cert,
             tls_key=tls_key,
             topics_file=topics,
-            limits=Limits(max_frame_bytes=max_frame_bytes, frame_timeout=frame_timeout),
+            limits=limits,
             controller=quorum[0],
             heartbeat_ms=quorum[1],
             election_timeout_ms=quorum[2],
@@ -197,13 +197,22 @@ def serve(
             "partition count.",
         ),
     ] = None,
-    max_frame_bytes: Annotated[
-        int, typer.Option("--max-frame-bytes", help="The largest request accepted, in bytes.")
-    ] = Limits().max_frame_bytes,
-    frame_timeout: Annotated[
-        float,
-        typer.Option("--frame-timeout", help="Seconds a client may take to send one request."),
-    ] = Limits().frame_timeout,
+    max_frame_bytes: lim.MaxFrameBytes = lim.DEFAULTS.max_frame_bytes,
+    frame_timeout: lim.FrameTimeout = lim.DEFAULTS.frame_timeout,
+    sasl_server_max_receive_size: lim.SaslMaxReceiveSize = lim.DEFAULTS.max_pre_auth_frame_bytes,
+    max_pre_auth_requests: lim.MaxPreAuthRequests = lim.DEFAULTS.max_pre_auth_requests,
+    max_in_flight: lim.MaxInFlight = lim.DEFAULTS.max_in_flight_per_connection,
+    max_buffered_bytes: lim.MaxBufferedBytes = None,
+    max_unsent_bytes: lim.MaxUnsentBytes = lim.DEFAULTS.max_unsent_bytes_per_connection,
+    socket_send_buffer_bytes: lim.SocketSendBuffer = lim.DEFAULTS.socket_send_buffer_bytes,
+    socket_receive_buffer_bytes: lim.SocketReceiveBuffer = (
+        lim.DEFAULTS.socket_receive_buffer_bytes
+    ),
+    write_timeout: lim.WriteTimeout = lim.DEFAULTS.write_timeout,
+    queued_max_request_bytes: lim.QueuedMaxRequestBytes = None,
+    max_connections: lim.MaxConnections = lim.DEFAULTS.max_connections,
+    max_connections_per_ip: lim.MaxConnectionsPerIp = lim.DEFAULTS.max_connections_per_ip,
+    connections_max_idle_ms: lim.IdleMs = int(lim.DEFAULTS.idle_timeout * 1000),
     controller: Annotated[
         bool,
         typer.Option(
@@ -248,8 +257,22 @@ def serve(
         tls_cert,
         tls_key,
         topics,
-        max_frame_bytes,
-        frame_timeout,
+        lim.limits(
+            max_frame_bytes=max_frame_bytes,
+            frame_timeout=frame_timeout,
+            sasl_server_max_receive_size=sasl_server_max_receive_size,
+            max_pre_auth_requests=max_pre_auth_requests,
+            max_in_flight=max_in_flight,
+            max_buffered_bytes=max_buffered_bytes,
+            max_unsent_bytes=max_unsent_bytes,
+            socket_send_buffer_bytes=socket_send_buffer_bytes,
+            socket_receive_buffer_bytes=socket_receive_buffer_bytes,
+            write_timeout=write_timeout,
+            queued_max_request_bytes=queued_max_request_bytes,
+            max_connections=max_connections,
+            max_connections_per_ip=max_connections_per_ip,
+            connections_max_idle_ms=connections_max_idle_ms,
+        ),
         (controller, heartbeat_ms, election_timeout_ms),
     )
     try:

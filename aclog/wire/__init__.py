@@ -5,7 +5,9 @@ Layout: :mod:`~aclog.wire.config` (settings and limits), :mod:`~aclog.wire.proto
 decoding on kafka-python's message classes), :mod:`~aclog.wire.apis` (one module per API),
 :mod:`~aclog.wire.scram` (the SCRAM server), :mod:`~aclog.wire.node` (controller plus the broker
 side that follows the log), :mod:`~aclog.wire.dispatch` (one frame in, one response out),
-:mod:`~aclog.wire.connection` (framing, limits, timeouts) and :mod:`~aclog.wire.server`.
+:mod:`~aclog.wire.intake` (framing, what a connection may read), :mod:`~aclog.wire.budget`
+(request bytes per connection and server-wide), :mod:`~aclog.wire.connection` (answering in
+order, slow readers) and :mod:`~aclog.wire.server` (connections per address).
 """
 
 from aclog.wire.config import (

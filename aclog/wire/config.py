@@ -79,31 +79,50 @@ def parse_endpoint(text: str, *, default_port: int = DEFAULT_PORT) -> Endpoint:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Bounds that keep one client from hurting the others.
+    """Bounds that keep one client, or one address, from hurting the others (Kafka's broker
+    setting, where there is one, in brackets).
 
-    - ``max_frame_bytes``: the largest request (Kafka's ``socket.request.max.bytes``); a bigger
-      size prefix closes the connection. Before authentication on a SASL listener the bound is
-      ``max_pre_auth_frame_bytes`` (Kafka's ``sasl.server.max.receive.size``).
-    - ``max_connection_buffered_bytes`` / ``max_in_flight_per_connection``: requests read but not
-      yet answered, per connection; past them the server stops reading that socket (TCP
-      back-pressure). ``None`` means twice the frame limit, at least 4 MiB.
-    - ``max_total_buffered_bytes`` / ``max_total_in_flight``: the same over all connections.
-      ``None`` means four times the frame limit, at least 64 MiB.
-    - ``max_connections``: more are accepted and closed at once.
+    Per connection:
+
+    - ``max_frame_bytes`` (``socket.request.max.bytes``): the largest request; a bigger size
+      prefix closes the connection. Before a SASL login the bound is ``max_pre_auth_frame_bytes``
+      (``sasl.server.max.receive.size``), and at most ``max_pre_auth_requests`` frames are read
+      (a login takes four or five).
+    - ``max_in_flight_per_connection`` / ``max_connection_buffered_bytes``: requests, and their
+      bytes, read but not yet answered; past either the connection is not read (TCP pushes
+      back). ``None`` bytes means twice the frame limit, at least 4 MiB. The first
+      ``connection_reserved_bytes`` of them are the connection's own; the rest come from the
+      server-wide pool as they arrive (see :mod:`aclog.wire.budget`).
+    - ``max_unsent_bytes_per_connection``: answers not yet taken by the client; past it the
+      connection is neither read nor answered (Kafka mutes it) until the client reads, and it is
+      closed when that takes longer than ``write_timeout`` seconds.
+    - ``socket_send_buffer_bytes`` / ``socket_receive_buffer_bytes``
+      (``socket.send.buffer.bytes`` / ``socket.receive.buffer.bytes``): the kernel's buffers of
+      each socket (Linux doubles the value for its bookkeeping); -1 leaves the OS default, which
+      Linux grows to several MiB per socket.
     - ``frame_timeout``: seconds to receive the rest of a frame once its size arrived (slow
-      senders); ``idle_timeout``: seconds without a request (Kafka's
-      ``connections.max.idle.ms``); ``authentication_timeout``: seconds a SASL client has to log
-      in; ``write_timeout``: seconds a client may take to read a response;
+      senders); ``idle_timeout`` (``connections.max.idle.ms``): seconds without a request;
+      ``authentication_timeout``: seconds a SASL client has to log in;
       ``tls_handshake_timeout``: seconds for the TLS handshake.
+
+    Server-wide: ``max_total_buffered_bytes`` (``queued.max.request.bytes``): the pool of request
+    bytes beyond the connections' reserves (``None``: four times the frame limit, at least
+    64 MiB); ``max_connections`` (``max.connections``) and ``max_connections_per_ip``
+    (``max.connections.per.ip``): more are accepted and closed at once.
     """
 
     max_frame_bytes: int = MEBIBYTE
     max_pre_auth_frame_bytes: int = 512 * 1024
+    max_pre_auth_requests: int = 8
     max_connection_buffered_bytes: int | None = None
+    connection_reserved_bytes: int = 64 * 1024
     max_in_flight_per_connection: int = 32
+    max_unsent_bytes_per_connection: int = 64 * 1024
+    socket_send_buffer_bytes: int = 100 * 1024
+    socket_receive_buffer_bytes: int = 100 * 1024
     max_total_buffered_bytes: int | None = None
-    max_total_in_flight: int = 1024
     max_connections: int = 1000
+    max_connections_per_ip: int = 100
     frame_timeout: float = 30.0
     idle_timeout: float = 600.0
     authentication_timeout: float = 30.0
@@ -117,13 +136,30 @@ class Limits:
             )
         if self.max_pre_auth_frame_bytes < 64:
             raise ConfigError("the pre-authentication frame limit must be at least 64 bytes")
+        if self.max_pre_auth_requests < 3:
+            raise ConfigError(
+                "max_pre_auth_requests must be at least 3 (SaslHandshake and two "
+                "SaslAuthenticate requests make a SCRAM login)"
+            )
         if self.connection_buffered_bytes < self.max_frame_bytes:
             raise ConfigError("max_connection_buffered_bytes must be at least max_frame_bytes")
+        if not 0 <= self.connection_reserved_bytes <= self.connection_buffered_bytes:
+            raise ConfigError(
+                "connection_reserved_bytes must be from 0 to max_connection_buffered_bytes"
+            )
         if self.total_buffered_bytes < self.connection_buffered_bytes:
             raise ConfigError("max_total_buffered_bytes must be at least the per-connection bound")
-        for name in ("max_in_flight_per_connection", "max_total_in_flight", "max_connections"):
+        for name in (
+            "max_in_flight_per_connection",
+            "max_unsent_bytes_per_connection",
+            "max_connections",
+            "max_connections_per_ip",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        for name in ("socket_send_buffer_bytes", "socket_receive_buffer_bytes"):
+            if getattr(self, name) == 0 or getattr(self, name) < -1:
+                raise ConfigError(f"{name} must be -1 (the OS default) or positive")
         for name in (
             "frame_timeout",
             "idle_timeout",
@@ -143,7 +179,7 @@ class Limits:
 
     @property
     def total_buffered_bytes(self) -> int:
-        """The effective bound on buffered request bytes over all connections."""
+        """The effective size of the server-wide pool of request bytes."""
         if self.max_total_buffered_bytes is not None:
             return self.max_total_buffered_bytes
         return max(4 * self.max_frame_bytes, 64 * MEBIBYTE, self.connection_buffered_bytes)

@@ -1,13 +1,16 @@
 """One client connection: read frames, answer them in order, and never let one client hurt the
 others.
 
-Two tasks per connection. The reader reads a frame's size, reserves that many bytes of the
-per-connection and server-wide budgets (waiting while either is spent, so the socket is no
-longer read and TCP pushes back on the client), then reads the frame within ``frame_timeout``
-and queues it. The processor answers queued frames in order, on a worker thread
+Two tasks per connection. The reader (:class:`~aclog.wire.intake.Intake`) reads frames within
+the connection's bounds and the server-wide pool (:mod:`aclog.wire.budget`) and queues them.
+The processor answers queued frames in order, on a worker thread
 (:func:`aclog.wire.dispatch.process`; small reads are answered on the event loop, and a write
-queues its commit from the loop, holding no thread), writes the responses within
-``write_timeout``, and only then returns the frames' bytes to the budgets.
+queues its commit from the loop, holding no thread) and hands the responses to the socket,
+giving back the frames' requests and bytes as it does. A client that does not take its
+answers is not kept in memory: the kernel buffers at most ``socket_send_buffer_bytes`` for it,
+and past ``max_unsent_bytes_per_connection`` more the connection is muted (neither read nor
+answered, holding only what it already had) until the client reads; it is closed when that
+takes longer than ``write_timeout``.
 
 Writes sent back to back are not answered one commit at a time: while a write's commit is
 pending, a following write is queued behind it (the commit queue keeps their order, and each
@@ -15,11 +18,9 @@ is validated against the ones before it), so one connection's writes can share a
 Anything else waits until every write before it is answered, so it sees them. Answers leave
 in request order, those completed together in one socket write. A write is authorized against
 the ACLs published when it is read, which need not include the writes still pending ahead of
-it on its connection: a Kafka broker, too, authorizes against its current metadata image. A
-size of 0, a negative size or one above the frame limit closes the connection (Kafka does the
-same; there is no error response for it), and so do a client that stays silent past
-``idle_timeout``, a SASL client that has not logged in within ``authentication_timeout``, and a
-slow sender or reader. Every close is logged with why.
+it on its connection: a Kafka broker, too, authorizes against its current metadata image. The
+intake closes the connection on a bad size, too many frames before a login, a slow sender or
+an idle client; so does the processor on a slow reader. Every close is logged with why.
 
 Used from the event loop only.
 """
@@ -29,24 +30,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import struct
+import socket
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aclog.wire.budget import Usage
+from aclog.wire.config import Limits
 from aclog.wire.context import Session
 from aclog.wire.dispatch import Outcome, Pending, process, queues_commit
 from aclog.wire.errors import Offload
+from aclog.wire.intake import End, Intake
 
 if TYPE_CHECKING:
     from aclog.wire.server import Server
 
 logger = logging.getLogger(__name__)
 CLOSE_AFTER_RESPONSE_DELAY = 0.1
-
-_SIZE = struct.Struct(">i")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +63,19 @@ class _Frame:
     payload: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class _End:
-    reason: str
-    level: int
-    abort: bool = False
-    """Drop unsent data instead of flushing it (the client is not reading)."""
+def _bound_buffers(writer: asyncio.StreamWriter, limits: Limits) -> None:
+    """Bound what the socket buffers for a client that does not read: answers in asyncio's
+    buffer (past the bound drain() waits, and the connection is muted) and in the kernel's."""
+    writer.transport.set_write_buffer_limits(high=limits.max_unsent_bytes_per_connection)
+    sock = writer.get_extra_info("socket")
+    if sock is None:
+        return
+    for option, size in (
+        (socket.SO_SNDBUF, limits.socket_send_buffer_bytes),
+        (socket.SO_RCVBUF, limits.socket_receive_buffer_bytes),
+    ):
+        if size > 0:
+            sock.setsockopt(socket.SOL_SOCKET, option, size)
 
 
 class Connection:
@@ -84,17 +92,21 @@ class Connection:
         self.server = server
         self.session = Session.start(connection_id, client_host, server.config.security_protocol)
         limits = server.config.limits
-        self.usage = Usage(limits.connection_buffered_bytes, limits.max_in_flight_per_connection)
-        self._reader = reader
+        self.usage = Usage(
+            limits.connection_buffered_bytes,
+            limits.max_in_flight_per_connection,
+            limits.connection_reserved_bytes,
+        )
         self._writer = writer
-        self._queue: asyncio.Queue[_Frame | _End | _Committed] = asyncio.Queue()
+        _bound_buffers(writer, limits)
+        self._queue: asyncio.Queue[_Frame | End | _Committed] = asyncio.Queue()
+        self._intake = Intake(reader, self.session, limits, server.budget, self.usage, self._take)
         self._answers: deque[tuple[Outcome, int]] = deque()
         """Answers not yet sent, in request order, with their frames' sizes."""
         self._loop = asyncio.get_running_loop()
         self._wake_queued = False
         self._stopping = False
         self._reader_task: asyncio.Task[None] | None = None
-        self._opened = self._loop.time()
 
     @property
     def name(self) -> str:
@@ -106,13 +118,13 @@ class Connection:
         self._stopping = True
         if self._reader_task is not None:
             self._reader_task.cancel()
-        self._queue.put_nowait(_End("the server is shutting down", logging.INFO))
+        self._queue.put_nowait(End("the server is shutting down", logging.INFO))
 
     async def run(self) -> None:
         """Serve the connection; returns once it is closed."""
         logger.debug("connection %s opened", self.name)
         self._reader_task = asyncio.create_task(self._read_loop())
-        end = _End("the connection ended", logging.DEBUG)
+        end = End("the connection ended", logging.DEBUG)
         try:
             end = await self._process_loop()
         finally:
@@ -126,86 +138,28 @@ class Connection:
     # -- reading ---------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
-        try:
-            end = await self._read_frames()
-        except asyncio.IncompleteReadError as error:
-            if error.partial:
-                end = _End(
-                    "the client closed the connection in the middle of a frame", logging.INFO
-                )
-            else:
-                end = _End("the client closed the connection", logging.DEBUG)
-        except (ConnectionError, OSError) as error:
-            end = _End(f"connection error: {error}", logging.INFO)
-        self._queue.put_nowait(end)
+        self._queue.put_nowait(await self._intake.run())
 
-    async def _read_frames(self) -> _End:
-        limits = self.server.config.limits
-        while True:
-            timeout, silence = self._wait_allowance()
-            if timeout <= 0:
-                return _End(silence, logging.INFO)
-            try:
-                # asyncio.timeout, not wait_for: wait_for wraps the read in a new task, which
-                # costs more than the rest of a small request's reading.
-                async with asyncio.timeout(timeout):
-                    header = await self._reader.readexactly(_SIZE.size)
-            except TimeoutError:
-                return _End(silence, logging.INFO)
-            (size,) = _SIZE.unpack(header)
-            if self.session.authenticated:
-                limit, which = limits.max_frame_bytes, "the frame limit"
-            else:
-                limit = min(limits.max_frame_bytes, limits.max_pre_auth_frame_bytes)
-                which = "the limit before authentication"
-            if size <= 0 or size > limit:
-                return _End(
-                    f"a frame of {size} bytes is outside 1..{limit} bytes ({which})",
-                    logging.WARNING,
-                )
-            await self.server.budget.acquire(self.usage, size)
-            try:
-                async with asyncio.timeout(limits.frame_timeout):
-                    payload = await self._reader.readexactly(size)
-            except BaseException as error:
-                self.server.budget.release(self.usage, size)
-                if isinstance(error, TimeoutError):
-                    return _End(
-                        f"a frame of {size} bytes did not arrive within "
-                        f"{limits.frame_timeout:g} s (slow sender)",
-                        logging.WARNING,
-                    )
-                raise
-            self._queue.put_nowait(_Frame(payload))
-
-    def _wait_allowance(self) -> tuple[float, str]:
-        """How long to wait for the next frame, and what to log when it does not come."""
-        limits = self.server.config.limits
-        if self.session.authenticated:
-            return limits.idle_timeout, f"idle for {limits.idle_timeout:g} s"
-        elapsed = self._loop.time() - self._opened
-        remaining = min(limits.idle_timeout, limits.authentication_timeout - elapsed)
-        return remaining, (
-            f"no SASL login within {limits.authentication_timeout:g} s of connecting"
-        )
+    def _take(self, payload: bytes) -> None:
+        self._queue.put_nowait(_Frame(payload))
 
     # -- answering -------------------------------------------------------------------------------
 
-    async def _process_loop(self) -> _End:
+    async def _process_loop(self) -> End:
         while not self._stopping:
             item = await self._queue.get()
             if isinstance(item, _Committed):
                 self._wake_queued = False
                 end = await self._write_answered()
-            elif isinstance(item, _End):
+            elif isinstance(item, End):
                 return await self._write_all() or item
             else:
                 end = await self._answer(item.payload)
             if end is not None:
                 return end
-        return await self._write_all() or _End("the server is shutting down", logging.INFO)
+        return await self._write_all() or End("the server is shutting down", logging.INFO)
 
-    async def _answer(self, payload: bytes) -> _End | None:
+    async def _answer(self, payload: bytes) -> End | None:
         """Process one frame and queue its answer behind the ones not yet sent."""
         server = self.server
         try:
@@ -247,7 +201,7 @@ class Connection:
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to answer
             self._loop.call_soon_threadsafe(self._queue.put_nowait, _COMMITTED)
 
-    async def _write_answered(self) -> _End | None:
+    async def _write_answered(self) -> End | None:
         """Send the answers, oldest first, whose commits have completed: together, as one
         write (a group commit completes many at once)."""
         answers = self._answers
@@ -267,10 +221,9 @@ class Connection:
                 break
         if not ready:
             return None
-        try:
-            return await self._write(ready)
-        finally:
-            self.server.budget.release_many(self.usage, size, len(ready))
+        # Given back before the write can wait: a client that does not read holds no more.
+        self.server.budget.release(self.usage, size, len(ready))
+        return await self._write(ready)
 
     async def _finish(self, pending: Pending) -> Outcome:
         """A completed write's answer: rendered here, or on a worker thread when large."""
@@ -279,7 +232,7 @@ class Connection:
         server = self.server
         return await self._loop.run_in_executor(server.executor, pending.finish, pending.commit)
 
-    async def _write_all(self) -> _End | None:
+    async def _write_all(self) -> End | None:
         """Wait for every queued answer's commit and send them all, in order."""
         while self._answers:
             pending = self._answers[0][0].pending
@@ -299,29 +252,39 @@ class Connection:
         except Offload:
             return None
 
-    async def _write(self, outcomes: list[Outcome]) -> _End | None:
+    async def _write(self, outcomes: list[Outcome]) -> End | None:
         """Send the outcomes' responses in order; the last one may close the connection."""
         last = outcomes[-1]
+        if self._writer.transport.is_closing():  # the client reset the connection
+            return End(
+                f"cannot send the {last.api} response: the connection is closed",
+                logging.INFO,
+                abort=True,
+            )
         try:
             self._writer.writelines([o.data for o in outcomes if o.data is not None])
             # Usually the socket took every byte: nothing to wait for, and skipping the
             # timeout's timer is a tenth of a small request's cost on the event loop.
             if self._writer.transport.get_write_buffer_size():
-                async with asyncio.timeout(self.server.config.limits.write_timeout):
-                    await self._writer.drain()
+                # drain() waits only past max_unsent_bytes_per_connection; meanwhile the
+                # connection is not read either (Kafka mutes it).
+                self._intake.mute()
+                try:
+                    async with asyncio.timeout(self.server.config.limits.write_timeout):
+                        await self._writer.drain()
+                finally:
+                    self._intake.unmute()
         except TimeoutError:
-            return _End(
-                "the client did not read its responses (slow reader)", logging.WARNING, True
-            )
+            return End("the client did not read its responses (slow reader)", logging.WARNING, True)
         except (ConnectionError, OSError) as error:
-            return _End(f"cannot send the {last.api} response: {error}", logging.INFO, True)
+            return End(f"cannot send the {last.api} response: {error}", logging.INFO, True)
         if last.close_reason is not None:
             if last.data is not None:
                 # A response that ends the connection (a failed login) is given time to arrive
                 # before the close, as Kafka's connection.failed.authentication.delay.ms (100 ms)
                 # does; otherwise a client may see the close first and retry instead of failing.
                 await asyncio.sleep(CLOSE_AFTER_RESPONSE_DELAY)
-            return _End(last.close_reason, logging.WARNING)
+            return End(last.close_reason, logging.WARNING)
         return None
 
     def _drop_queued(self) -> None:

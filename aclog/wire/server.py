@@ -16,6 +16,7 @@ import itertools
 import logging
 import signal
 import ssl
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -94,8 +95,10 @@ class Server:
         self.executor = executor
         self.tls = tls
         limits = config.limits
-        self.budget = Budget(limits.total_buffered_bytes, limits.max_total_in_flight)
+        self.budget = Budget(limits.total_buffered_bytes)
         self._connections: dict[Connection, asyncio.Task[None]] = {}
+        self._per_host: Counter[str] = Counter()
+        """Open connections per client address, for ``max_connections_per_ip``."""
         self._ids = itertools.count(1)
         self._server: asyncio.Server | None = None
 
@@ -134,25 +137,34 @@ class Server:
         peer = writer.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
         connection_id = f"c{next(self._ids)}"
-        if len(self._connections) >= self.config.limits.max_connections:
-            logger.warning(
-                "connection %s from %s refused: %d connections are open (the limit)",
-                connection_id,
-                host,
-                len(self._connections),
-            )
+        refusal = self._refusal(host)
+        if refusal is not None:
+            logger.warning("connection %s from %s refused: %s", connection_id, host, refusal)
             writer.close()
             return
         connection = Connection(self, reader, writer, connection_id, host)
         task = asyncio.current_task()
         assert task is not None
         self._connections[connection] = task
+        self._per_host[host] += 1
         try:
             await connection.run()
         except Exception:  # a bug in the connection code must not take the listener down
             logger.exception("connection %s failed", connection.name)
         finally:
             self._connections.pop(connection, None)
+            self._per_host[host] -= 1
+            if not self._per_host[host]:
+                del self._per_host[host]
+
+    def _refusal(self, host: str) -> str | None:
+        """Why a new connection from ``host`` is closed at once, or ``None``."""
+        limits = self.config.limits
+        if len(self._connections) >= limits.max_connections:
+            return f"{len(self._connections)} connections are open (max.connections)"
+        if self._per_host[host] >= limits.max_connections_per_ip:
+            return f"{self._per_host[host]} connections from it are open (max.connections.per.ip)"
+        return None
 
     async def stop(self) -> None:
         """Stop accepting and reading; wait (up to the shutdown timeout) for the requests being

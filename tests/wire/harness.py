@@ -27,6 +27,7 @@ import scramp
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, Controller
 from aclog.records import ScramMechanism
+from benchmarks.servers import settle
 
 LAUNCHER = "import aclog.tools.serve; from aclog.tools.main import main; main()"
 """Works whether or not ``aclog.tools.main`` registers ``serve`` itself."""
@@ -125,6 +126,11 @@ class ServerProcess:
                 return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS")
 
+    def settle(self, timeout: float = 10.0) -> bool:
+        """Wait until the server is idle (it has done the work its clients queued); whether it
+        was within ``timeout`` seconds."""
+        return settle(self.pid, timeout)
+
     def stop(self, timeout: float = 15.0) -> int | None:
         """SIGTERM, wait, then SIGKILL; returns the exit code."""
         process = self.process
@@ -175,9 +181,26 @@ class RawClient:
     """A blocking Kafka-protocol client on one socket."""
 
     def __init__(
-        self, host: str, port: int, *, cafile: Path | None = None, timeout: float = 10.0
+        self,
+        host: str,
+        port: int,
+        *,
+        cafile: Path | None = None,
+        timeout: float = 10.0,
+        socket_buffers: int | None = None,
     ) -> None:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        """``socket_buffers`` sets SO_RCVBUF and SO_SNDBUF before connecting (small ones make a
+        client that does not read fill both directions sooner)."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if socket_buffers is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, socket_buffers)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, socket_buffers)
+        sock.settimeout(timeout)
+        try:
+            sock.connect((host, port))
+        except OSError:
+            sock.close()
+            raise
         if cafile is not None:
             context = ssl.create_default_context(cafile=str(cafile))
             sock = context.wrap_socket(sock, server_hostname=host)

@@ -184,6 +184,8 @@ def test_cli_usage_errors(tmp_path: Path) -> None:
         (["--listen", "nowhere:x"], "port must be a number"),
         (["--super-users", "admin"], "not a principal"),
         (["--topics", str(tmp_path / "none")], "cannot read the topics file"),
+        (["--max-connections-per-ip", "0"], "max_connections_per_ip must be at least 1"),
+        (["--max-pre-auth-requests", "2"], "two SaslAuthenticate requests make a SCRAM login"),
         (
             [
                 "--security-protocol",
