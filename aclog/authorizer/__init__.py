@@ -4,20 +4,20 @@ authorizer (``authorize``, ``explain``, KIP-430 operations, ``authorizeByResourc
 Imports only :mod:`aclog.records` (and the standard library).
 """
 
-from aclog.authorizer.authorizer import Authorizer
-from aclog.authorizer.config import parse_allow_everyone, parse_super_users
-from aclog.authorizer.decide import skipped_characters
-from aclog.authorizer.entries import canonical_host
-from aclog.authorizer.filters import AclFilter, pattern_applies
-from aclog.authorizer.glob import Glob, GlobSyntaxError, compile_glob, validate_glob
-from aclog.authorizer.index import AclIndex
-from aclog.authorizer.operations import (
+from aclog.acl.filters import AclFilter, pattern_applies
+from aclog.acl.glob import Glob, GlobSyntaxError, compile_glob, validate_glob
+from aclog.acl.matchers import canonical_host
+from aclog.acl.operations import (
     SUPPORTED_OPERATIONS,
     operations_bitfield,
     operations_from_bitfield,
     supported_operations,
 )
-from aclog.authorizer.ordering import kafka_order
+from aclog.acl.ordering import kafka_order
+from aclog.authorizer.authorizer import Authorizer
+from aclog.authorizer.config import parse_allow_everyone, parse_super_users
+from aclog.authorizer.decide import skipped_characters
+from aclog.authorizer.index import AclIndex
 from aclog.authorizer.results import (
     AuthorizerNotReadyError,
     Decision,

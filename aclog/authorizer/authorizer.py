@@ -20,6 +20,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 
+from aclog.acl.filters import AclFilter
+from aclog.acl.matchers import CANONICAL, canonical_host
+from aclog.acl.operations import granted_operations, supported_operations
+from aclog.acl.ordering import kafka_order
 from aclog.authorizer import decide as core
 from aclog.authorizer.batches import (
     BIG_BATCH,
@@ -29,11 +33,7 @@ from aclog.authorizer.batches import (
     checked_removes,
 )
 from aclog.authorizer.by_type import find_allowed_name
-from aclog.authorizer.entries import CANONICAL, canonical_host
-from aclog.authorizer.filters import AclFilter
 from aclog.authorizer.index import AclIndex
-from aclog.authorizer.operations import granted_operations, supported_operations
-from aclog.authorizer.ordering import kafka_order
 from aclog.authorizer.results import (
     AuthorizerNotReadyError,
     Decision,
@@ -295,7 +295,7 @@ class Authorizer:
 
     def acls(self, acl_filter: AclFilter) -> list[AccessControlEntryRecord]:
         """The stored ACLs ``acl_filter`` matches (Kafka filter semantics, plus GLOB), in Kafka's
-        sort order (``reference/kafka-acl-spec.md`` §2; see :mod:`aclog.authorizer.ordering`).
+        sort order (``reference/kafka-acl-spec.md`` §2; see :mod:`aclog.acl.ordering`).
 
         A MATCH filter with a name is answered like ``authorize`` (a few probes); a name with a
         specific pattern type is one lookup, plus O(k log k) to sort k results. A filter without

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from aclog.authorizer.entries import WILDCARD_RESOURCE
-from aclog.authorizer.glob import compile_glob
+from aclog.acl.glob import compile_glob
+from aclog.acl.matchers import WILDCARD_RESOURCE
 from aclog.authorizer.index import AclIndex
 from aclog.authorizer.rules import candidates
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType

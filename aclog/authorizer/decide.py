@@ -3,8 +3,8 @@
 For a request (principal, host, operation) on a resource (type, name), the ACLs "on the
 resource" are those whose pattern applies to the name: LITERAL equal, PREFIXED a prefix (equal
 included), LITERAL ``*``, GLOB matching. Of those, an ACL matches the request when it covers the
-principal and host (:func:`~aclog.authorizer.entries.covers`) and its operation fits
-(:mod:`aclog.authorizer.operations`). Then: any matching DENY denies; else any matching ALLOW
+principal and host (:func:`~aclog.acl.matchers.covers`) and its operation fits
+(:mod:`aclog.acl.operations`). Then: any matching DENY denies; else any matching ALLOW
 allows; else the default applies only if no ACL at all is on the resource, and otherwise the
 request is denied.
 
@@ -19,10 +19,10 @@ pattern; then one per applicable pattern.
 
 from __future__ import annotations
 
-from aclog.authorizer.glob import compile_glob
+from aclog.acl.glob import compile_glob
+from aclog.acl.operations import ALLOW_OPS, DENY_OPS
 from aclog.authorizer.index import AclIndex
 from aclog.authorizer.memo import first_sight, host_bits, learn
-from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
 from aclog.authorizer.rules import MASKS, operations_of, rules_bits
 from aclog.authorizer.rules import candidates as covering
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType

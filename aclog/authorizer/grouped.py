@@ -18,14 +18,14 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar, cast
 from uuid import UUID
 
-from aclog.authorizer.entries import (
+from aclog.acl.glob import Glob
+from aclog.acl.matchers import (
     WILDCARD_HOST,
     WILDCARD_PRINCIPAL,
     canonical_host,
     host_matcher,
     principal_matcher,
 )
-from aclog.authorizer.glob import Glob
 from aclog.authorizer.rules import Groups, Hosted, Rules, build, extra_of, operation_bit, rules_of
 from aclog.records.enums import PatternType
 from aclog.records.types import AccessControlEntryRecord

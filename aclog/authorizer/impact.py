@@ -18,9 +18,9 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from aclog.acl.filters import AclFilter, pattern_applies
+from aclog.acl.operations import supported_operations
 from aclog.authorizer.authorizer import Authorizer
-from aclog.authorizer.filters import AclFilter, pattern_applies
-from aclog.authorizer.operations import supported_operations
 from aclog.authorizer.results import Decision
 from aclog.records import AccessControlEntryRecord, PatternType, ResourceType
 

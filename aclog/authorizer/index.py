@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from aclog.authorizer.filters import AclFilter
-from aclog.authorizer.glob import GlobSyntaxError, compile_glob
+from aclog.acl.filters import AclFilter
+from aclog.acl.glob import GlobSyntaxError, compile_glob
+from aclog.acl.ordering import kafka_order
 from aclog.authorizer.names import NameIndex
-from aclog.authorizer.ordering import kafka_order
 from aclog.authorizer.rules import Rules
 from aclog.records.enums import PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord

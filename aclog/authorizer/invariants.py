@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from aclog.acl.matchers import WILDCARD_RESOURCE
 from aclog.authorizer import grouped
-from aclog.authorizer.entries import WILDCARD_RESOURCE
 from aclog.authorizer.grouped import destination
 from aclog.authorizer.index import AclIndex
 from aclog.authorizer.names import GlobRules, NameIndex, PrefixSlot, Seen, glob_key, slot_parts

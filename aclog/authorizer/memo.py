@@ -24,7 +24,7 @@ per name would only add allocations and work for the garbage collector).
 The memo is derived data. It starts empty with every new index (``NameIndex.owned`` and
 ``apply`` reset ``memo`` and ``once``), so a change can never leave a stale entry, and an old
 snapshot keeps its own. Each forgets every name at :data:`MEMO_LIMIT` names, like
-:data:`~aclog.authorizer.entries.CANONICAL`.
+:data:`~aclog.acl.matchers.CANONICAL`.
 
 Thread-safe: the memo and its entries are the one thing readers write. Each value is computed
 from the immutable index, so readers racing on a name or principal store equal values, and each

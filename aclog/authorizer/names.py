@@ -40,8 +40,8 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TypeVar
 
-from aclog.authorizer.entries import WILDCARD_RESOURCE
-from aclog.authorizer.glob import Glob, compile_glob
+from aclog.acl.glob import Glob, compile_glob
+from aclog.acl.matchers import WILDCARD_RESOURCE
 from aclog.authorizer.grouped import build_rules, edited
 from aclog.authorizer.rules import Extra, Rules
 from aclog.authorizer.shards import ShardedMap

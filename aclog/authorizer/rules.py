@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from aclog.authorizer.entries import (
+from aclog.acl.glob import Glob
+from aclog.acl.matchers import (
     WILDCARD_HOST,
     WILDCARD_PRINCIPAL,
     Matcher,
@@ -42,8 +43,7 @@ from aclog.authorizer.entries import (
     host_matcher,
     principal_matcher,
 )
-from aclog.authorizer.glob import Glob
-from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
+from aclog.acl.operations import ALLOW_OPS, DENY_OPS
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType
 from aclog.records.types import AccessControlEntryRecord
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import ApiError, Errors
+from aclog.acl.filters import AclFilter
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ControllerResult
 from aclog.controller.validation import creation_error, filter_error, precheck_error
 from aclog.image.acls import AclsImage
-from aclog.image.errors import ApiError, Errors
 from aclog.records.types import (
     AccessControlEntryRecord,
     AclBinding,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from aclog.image.errors import ApiError, Errors
+from aclog.acl import ApiError, Errors
 from aclog.records.enums import AclOperation
 
 

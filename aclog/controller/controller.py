@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import ApiError, Errors
+from aclog.acl.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.group import CommitQueue, CommittedBatch, GroupPlan, Ticket
@@ -52,13 +53,7 @@ from aclog.controller.result import (
 from aclog.controller.scram_manager import ScramControlManager
 from aclog.controller.snapshots import ControllerSnapshots
 from aclog.controller.tickets import altering, check_caller, creating, deleting
-from aclog.image import (
-    ApiError,
-    Errors,
-    MetadataDelta,
-    MetadataImage,
-    MetadataProvenance,
-)
+from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.scram import ScramDescribeResult
 from aclog.image.stream import read_decoded
 from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError

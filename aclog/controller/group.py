@@ -24,8 +24,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from aclog.acl import ApiError
 from aclog.controller.result import ControllerResult
-from aclog.image import ApiError, MetadataDelta, MetadataImage, MetadataProvenance
+from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.records import Record, RequestContextRecord, encode_many
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl.filters import AclFilter
 from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.controller import NOT_CONTROLLER, Caller, Controller
 from aclog.controller.quorum_state import QuorumState, QuorumStateFile

@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from aclog.image.errors import ApiError
+from aclog.acl import ApiError
 from aclog.records.types import AccessControlEntryRecord, Record
 
 T = TypeVar("T")

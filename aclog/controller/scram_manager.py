@@ -14,10 +14,10 @@ import hmac
 import secrets
 from collections.abc import Sequence
 
+from aclog.acl import ApiError, Errors
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import ControllerResult, ScramAlterResult
 from aclog.controller.validation import scram_deletion_error, scram_upsertion_error
-from aclog.image.errors import ApiError, Errors
 from aclog.image.scram import ScramImage
 from aclog.records.enums import ScramMechanism
 from aclog.records.types import (

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import ApiError
+from aclog.acl.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
 from aclog.controller.group import Ticket
@@ -32,7 +33,7 @@ from aclog.controller.result import (
     ScramAlterResult,
 )
 from aclog.controller.scram_manager import ScramControlManager
-from aclog.image import ApiError, MetadataImage
+from aclog.image import MetadataImage
 from aclog.records import AclBinding, AclOperation
 
 if TYPE_CHECKING:

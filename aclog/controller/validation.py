@@ -5,7 +5,7 @@ The order of checks and the messages are Kafka's (``reference/kafka-acl-spec.md`
 followed by aclog's own rules (DESIGN.md §3), which only reject things Kafka would have stored:
 
 - GLOB (pattern type 5) is allowed for every resource type except CLUSTER. Its resource name must
-  be a valid GLOB (:func:`aclog.authorizer.glob.validate_glob`); so must its principal, which is a
+  be a valid GLOB (:func:`aclog.acl.glob.validate_glob`); so must its principal, which is a
   glob too in a GLOB ACL.
 - The principal must be ``Type:name``, split at the first colon, with both parts non-empty
   (``User:a:b`` is type ``User``, name ``a:b``). ``User:*`` is fine.
@@ -24,10 +24,10 @@ from __future__ import annotations
 import ipaddress
 import string
 
-from aclog.authorizer.filters import AclFilter
-from aclog.authorizer.glob import GlobSyntaxError, validate_glob
+from aclog.acl import ApiError, Errors
+from aclog.acl.filters import AclFilter
+from aclog.acl.glob import GlobSyntaxError, validate_glob
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
-from aclog.image.errors import ApiError, Errors
 from aclog.image.scram import ScramImage
 from aclog.records.enums import (
     AclOperation,

@@ -1,11 +1,11 @@
 """What the state is: immutable images of the ACLs and SCRAM credentials, and the deltas that
 replay records into them.
 
-Imports only :mod:`aclog.records` (and the standard library).
+Imports :mod:`aclog.acl` and :mod:`aclog.records` (and the standard library).
 """
 
 from aclog.image.acls import AclChanges, AclsDelta, AclsImage
-from aclog.image.errors import ApiError, Errors, ReplayError
+from aclog.image.errors import ReplayError
 from aclog.image.metadata import MetadataDelta, MetadataImage, apply_records, image_records
 from aclog.image.provenance import MetadataProvenance
 from aclog.image.render import acl_to_dict, user_to_dict
@@ -22,9 +22,7 @@ __all__ = [
     "AclChanges",
     "AclsDelta",
     "AclsImage",
-    "ApiError",
     "CredentialInfo",
-    "Errors",
     "MetadataDelta",
     "MetadataImage",
     "MetadataProvenance",

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar
 
-from aclog.image.errors import ApiError, Errors, ReplayError
+from aclog.acl import ApiError, Errors
+from aclog.image.errors import ReplayError
 from aclog.image.render import user_to_dict
 from aclog.records.enums import ScramMechanism
 from aclog.records.types import RemoveUserScramCredentialRecord, UserScramCredentialRecord

@@ -35,8 +35,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.functions import pandas_udf
 from pyspark.sql.types import BooleanType, IntegerType, StringType, StructField, StructType
 
+from aclog.acl.operations import ALLOW_OPS, DENY_OPS
 from aclog.authorizer import supported_operations
-from aclog.authorizer.operations import ALLOW_OPS, DENY_OPS
 from aclog.pipeline import matching
 from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
 
@@ -286,7 +286,7 @@ def covered(acls: DataFrame, matcher: str, requests: DataFrame, value: str) -> D
 
 def _operation_rules(operations: Sequence[AclOperation]) -> list[tuple[str, str, str]]:
     """(permission, ACL operation, requested operation) for every ACL operation that decides a
-    requested one: Kafka's implication table (:mod:`aclog.authorizer.operations`)."""
+    requested one: Kafka's implication table (:mod:`aclog.acl.operations`)."""
     rules = []
     for op in dict.fromkeys(operations):
         for acl_op in sorted(DENY_OPS[op]):

@@ -2,7 +2,7 @@
 
 GLOB matching, GLOB literal prefixes and suffixes, and how an ACL's principal and host are
 compared all come from the authorizer's own definitions (:func:`~aclog.authorizer.compile_glob`,
-:func:`~aclog.authorizer.entries.principal_matcher`, :func:`~aclog.authorizer.entries.
+:func:`~aclog.acl.matchers.principal_matcher`, :func:`~aclog.acl.matchers.
 host_matcher`), so a pipeline decision can never drift from :meth:`Authorizer.authorize`.
 
 The functions live in an importable module (not ``__main__``) so Spark can pickle them by
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 import pandas as pd  # type: ignore[import-untyped]
 
+from aclog.acl.matchers import host_matcher, principal_matcher
 from aclog.authorizer import Glob, GlobSyntaxError, canonical_host, compile_glob
-from aclog.authorizer.entries import host_matcher, principal_matcher
 
 ANY = "any"
 EXACT = "exact"
@@ -67,7 +67,7 @@ def _matcher(found: str | Glob | None) -> Matcher:
 
 
 def acl_principal_matcher(principal: str, is_glob: bool) -> Matcher:
-    """How an ACL's principal is compared (see :mod:`aclog.authorizer.entries`)."""
+    """How an ACL's principal is compared (see :mod:`aclog.acl.matchers`)."""
     return _matcher(principal_matcher(principal, is_glob))
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aclog.authorizer.filters import AclFilter
-from aclog.authorizer.operations import SUPPORTED_OPERATIONS
+from aclog.acl.filters import AclFilter
+from aclog.acl.operations import SUPPORTED_OPERATIONS
 from aclog.records import (
     AclBinding,
     AclOperation,

@@ -10,11 +10,11 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import ApiError
+from aclog.acl.filters import AclFilter
 from aclog.authorizer.impact import impact_of_adding
 from aclog.controller.controller import Controller
 from aclog.controller.result import AclCreateResult, AclDeleteResult
-from aclog.image import ApiError
 from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType, record_to_dict
 from aclog.records.render import json_value
 from aclog.tools.acl_options import (

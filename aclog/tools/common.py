@@ -12,9 +12,10 @@ from typing import Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from aclog.acl import ApiError
 from aclog.controller.controller import Caller, Controller, LocalOperator
 from aclog.controller.rebuild import RebuildError, Rebuilt, rebuild_image
-from aclog.image import ApiError, ReplayError
+from aclog.image import ReplayError
 from aclog.image.stream import DecodedBatch
 from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError, LogLockedError

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl.filters import AclFilter
 from aclog.controller import ScramDeletion, upsertion_for_password
 from aclog.controller.controller import Caller, Controller
 from aclog.records import (

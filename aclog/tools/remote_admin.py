@@ -45,7 +45,8 @@ from kafka.protocol.admin import (
     DescribeUserScramCredentialsRequest,
 )
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import ApiError, Errors
+from aclog.acl.filters import AclFilter
 from aclog.controller import (
     AclCreateResult,
     AclDeleteResult,
@@ -54,7 +55,6 @@ from aclog.controller import (
     ScramUpsertion,
 )
 from aclog.controller.controller import Caller
-from aclog.image import ApiError, Errors
 from aclog.image.scram import CredentialInfo, ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,

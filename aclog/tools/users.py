@@ -13,13 +13,14 @@ from typing import Annotated
 
 import typer
 
+from aclog.acl import ApiError
 from aclog.controller import (
     DEFAULT_ITERATIONS,
     ScramAlterResult,
     ScramDeletion,
     upsertion_for_password,
 )
-from aclog.image import ApiError, user_to_dict
+from aclog.image import user_to_dict
 from aclog.records import ScramMechanism
 from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, report_failures
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line

@@ -14,10 +14,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from aclog.acl import ApiError
 from aclog.controller.controller import Caller
 from aclog.records import ScramMechanism
 from aclog.wire.config import SecurityProtocol
-from aclog.wire.errors import KafkaError
 from aclog.wire.node import Node
 from aclog.wire.protocol import RequestHeader
 from aclog.wire.scram import ScramLogin
@@ -134,7 +134,7 @@ def many(results: Sized) -> bool:
 
 
 Handler = Callable[[RequestContext, Any], Reply]
-ErrorResponse = Callable[[RequestContext, Any, KafkaError], Any]
+ErrorResponse = Callable[[RequestContext, Any, ApiError], Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,9 +38,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from aclog.acl import UNKNOWN_SERVER_ERROR
 from aclog.wire.apis import ADVERTISED_VERSIONS, APIS, api_versions, sasl_authenticate
 from aclog.wire.context import Api, Reply, RequestContext, SaslState, Session
-from aclog.wire.errors import UNKNOWN_SERVER_ERROR, CloseConnection, Offload
+from aclog.wire.errors import CloseConnection, Offload
 from aclog.wire.node import Node
 from aclog.wire.protocol import decode_request, encode_raw_frame, encode_response, peek_header
 

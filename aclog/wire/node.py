@@ -40,8 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from aclog.acl import ApiError
+from aclog.acl.filters import AclFilter
 from aclog.authorizer import Authorizer, Decision
-from aclog.authorizer.filters import AclFilter
 from aclog.broker import Manifest, MetadataLoader, ScramCredentialCache
 from aclog.broker.publishers import AuthorizerPublisher
 from aclog.controller import check_cluster_access
@@ -50,7 +51,7 @@ from aclog.controller.quorum import ControllerNode
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.controller.validation import CLUSTER_NAME
-from aclog.image import ApiError, MetadataDelta, MetadataImage, ScramCredential
+from aclog.image import MetadataDelta, MetadataImage, ScramCredential
 from aclog.records import AclBinding, AclOperation, ResourceType, ScramMechanism
 from aclog.snapshot import SnapshotPolicy
 from aclog.wire.config import Endpoint, ServerConfig, parse_endpoint

@@ -17,7 +17,7 @@ import logging
 import threading
 from collections.abc import Sequence
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl.filters import AclFilter
 from aclog.controller.controller import Caller
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.quorum_state import QuorumState

@@ -1,8 +1,8 @@
 """A naive linear-scan authorizer written straight from the spec, to check the trie against.
 
 Sources: ``reference/kafka-acl-spec.md`` §5-§9 and DESIGN.md §3. GLOB matching and filter
-semantics come from their one definition (:mod:`aclog.authorizer.glob`,
-:mod:`aclog.authorizer.filters`); everything else is spelled out here again, deliberately
+semantics come from their one definition (:mod:`aclog.acl.glob`,
+:mod:`aclog.acl.filters`); everything else is spelled out here again, deliberately
 without sharing code with the trie authorizer. Every question scans every ACL.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
-from aclog.authorizer.filters import AclFilter, pattern_applies
-from aclog.authorizer.glob import GlobSyntaxError, compile_glob
+from aclog.acl.filters import AclFilter, pattern_applies
+from aclog.acl.glob import GlobSyntaxError, compile_glob
 from aclog.authorizer.results import AuthorizerNotReadyError, Decision, Explanation
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord

@@ -11,8 +11,8 @@ import uuid
 
 from hypothesis import strategies as st
 
-from aclog.authorizer.filters import AclFilter
-from aclog.authorizer.glob import GlobSyntaxError, validate_glob
+from aclog.acl.filters import AclFilter
+from aclog.acl.glob import GlobSyntaxError, validate_glob
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl.filters import AclFilter
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator
 from aclog.controller.rebuild import RebuildError, rebuild_image

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aclog.acl.filters import AclFilter
 from aclog.authorizer import Authorizer
-from aclog.authorizer.filters import AclFilter
 from aclog.broker import AuthorizerPublisher, MetadataLoader, ScramCredentialCache
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, LocalOperator

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import ApiError, Errors
+from aclog.acl.filters import AclFilter
 from aclog.controller import (
     MAX_RECORDS_PER_USER_OP,
     AclControlManager,
@@ -17,7 +18,7 @@ from aclog.controller import (
     AclDeleteResult,
     ControllerResult,
 )
-from aclog.image import AclsDelta, AclsImage, ApiError, Errors
+from aclog.image import AclsDelta, AclsImage
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import (
     AccessControlEntryRecord,

@@ -8,7 +8,7 @@ import uuid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl.filters import AclFilter
 from aclog.controller import AclControlManager
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType

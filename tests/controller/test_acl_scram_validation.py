@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import ApiError, Errors
+from aclog.acl.filters import AclFilter
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.validation import (
     conversion_error,
@@ -17,7 +18,7 @@ from aclog.controller.validation import (
     scram_deletion_error,
     scram_upsertion_error,
 )
-from aclog.image import ApiError, Errors, ScramCredential, ScramImage
+from aclog.image import ScramCredential, ScramImage
 from aclog.records.enums import (
     AclOperation,
     AclPermissionType,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from aclog.acl import ApiError, Errors
 from aclog.controller import ClusterAuthorizer, check_cluster_access
-from aclog.image import ApiError, Errors
 from aclog.records.enums import AclOperation
 
 

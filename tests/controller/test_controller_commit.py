@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import Errors
+from aclog.acl.filters import AclFilter
 from aclog.controller import AclControlManager, ControllerResult, upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator, replay_log
-from aclog.image import Errors, ReplayError
+from aclog.image import ReplayError
 from aclog.image.stream import read_decoded
 from aclog.log import FencedEpochError
 from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl import Errors
+from aclog.acl.filters import AclFilter
 from aclog.controller import AclControlManager, ScramDeletion, upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator, replay_log
 from aclog.controller.group import GroupPlan, Ticket
-from aclog.image import Errors
 from aclog.image.stream import read_decoded
 from aclog.log import FencedEpochError
 from aclog.log import log as log_module

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import pytest
 import scramp
 
+from aclog.acl import ApiError, Errors
 from aclog.controller import (
     ScramAlterResult,
     ScramControlManager,
@@ -20,7 +21,7 @@ from aclog.controller import (
     scram_keys,
     upsertion_for_password,
 )
-from aclog.image import ApiError, Errors, ScramCredential, ScramDelta, ScramImage
+from aclog.image import ScramCredential, ScramDelta, ScramImage
 from aclog.records.enums import ScramMechanism
 from aclog.records.types import (
     Record,

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from aclog.acl import ApiError, Errors
 from aclog.image import (
-    ApiError,
     CredentialInfo,
-    Errors,
     ReplayError,
     ScramCredential,
     ScramDelta,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from aclog.authorizer.filters import AclFilter
+from aclog.acl.filters import AclFilter
 from aclog.controller import ScramDeletion, upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator
 from aclog.log import SegmentedLog

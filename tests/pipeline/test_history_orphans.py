@@ -12,8 +12,8 @@ from pyspark.sql import functions as F
 from typer.testing import CliRunner
 
 import aclog.tools.pipeline  # noqa: F401  (registers the commands)
+from aclog.acl.matchers import field_matches, principal_matcher
 from aclog.authorizer import pattern_applies
-from aclog.authorizer.entries import field_matches, principal_matcher
 from aclog.controller.rebuild import rebuild_image
 from aclog.image.stream import read_decoded
 from aclog.pipeline.history import history, timeline

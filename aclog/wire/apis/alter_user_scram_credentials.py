@@ -15,16 +15,16 @@ from typing import Any
 
 from kafka.protocol.admin import AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse
 
+from aclog.acl import ApiError
 from aclog.controller import ScramDeletion, ScramUpsertion
 from aclog.controller.result import ScramAlterResult
 from aclog.records import ScramMechanism
 from aclog.wire.context import Api, Reply, RequestContext, many
-from aclog.wire.errors import KafkaError
 
 _Result = AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult
 
 
-def _response(ctx: RequestContext, results: list[tuple[str, KafkaError]]) -> Any:
+def _response(ctx: RequestContext, results: list[tuple[str, ApiError]]) -> Any:
     return AlterUserScramCredentialsResponse(
         version=ctx.version,
         throttle_time_ms=0,
@@ -51,12 +51,12 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     commit = ctx.node.alter_scram(upsertions, deletions, ctx.caller("AlterUserScramCredentials"))
 
     def render(results: list[ScramAlterResult]) -> Any:
-        return _response(ctx, [(r.user, KafkaError.of(r.error)) for r in results])
+        return _response(ctx, [(r.user, r.error) for r in results])
 
     return Reply.after(commit, render, many)
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     users = {d.name for d in request.deletions} | {u.name for u in request.upsertions}
     return _response(ctx, [(user, error) for user in sorted(users)])
 

@@ -17,9 +17,8 @@ from typing import Any
 
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
-from aclog.image import Errors
+from aclog.acl import ApiError, Errors
 from aclog.wire.context import Api, Reply, RequestContext
-from aclog.wire.errors import KafkaError
 from aclog.wire.protocol import EncodedResponse
 
 _SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
@@ -71,7 +70,7 @@ def _success_body(version: int, advertised: tuple[tuple[int, tuple[int, int]], .
     return bytes(_response(version, 0, _api_keys(dict(advertised))).encode())
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     return _response(ctx.version, error.code, [])
 
 

@@ -19,18 +19,18 @@ from typing import Any
 
 from kafka.protocol.admin import CreateAclsRequest, CreateAclsResponse
 
+from aclog.acl import UNKNOWN_SERVER_ERROR, ApiError
 from aclog.controller.result import AclCreateResult
 from aclog.controller.validation import conversion_error
 from aclog.records import AclOperation
 from aclog.wire.apis.acl_codes import binding, check_known
 from aclog.wire.context import Api, Reply, RequestContext, many
-from aclog.wire.errors import UNKNOWN_SERVER_ERROR, KafkaError
 
 logger = logging.getLogger(__name__)
 _Result = CreateAclsResponse.AclCreationResult
 
 
-def _response(ctx: RequestContext, errors: list[KafkaError]) -> Any:
+def _response(ctx: RequestContext, errors: list[ApiError]) -> Any:
     results = [_Result(error_code=e.code, error_message=e.message) for e in errors]
     return CreateAclsResponse(version=ctx.version, throttle_time_ms=0, results=results)
 
@@ -47,7 +47,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     node = ctx.node
     denied = node.check_cluster(ctx.principal, ctx.host, AclOperation.ALTER, acl_api=True)
     if denied is not None:
-        return Reply(error_response(ctx, request, KafkaError.of(denied)))
+        return Reply(error_response(ctx, request, denied))
     bindings = [binding(c) for c in creations]
     for index, item in enumerate(bindings):
         problem = conversion_error(item)
@@ -57,12 +57,12 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     commit = node.create_acls(bindings, ctx.caller("CreateAcls"))
 
     def render(results: list[AclCreateResult]) -> Any:
-        return _response(ctx, [KafkaError.of(r.error) for r in results])
+        return _response(ctx, [r.error for r in results])
 
     return Reply.after(commit, render, many)
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     return _response(ctx, [error for _ in request.creations])
 
 

@@ -13,17 +13,17 @@ from typing import Any
 
 from kafka.protocol.admin import DeleteAclsRequest, DeleteAclsResponse
 
+from aclog.acl import ApiError
 from aclog.controller.result import AclDeleteResult
 from aclog.wire.apis.acl_codes import acl_fields, acl_filter, check_known, filter_codes
 from aclog.wire.context import ON_LOOP_MAX_ITEMS, Api, Reply, RequestContext, many
-from aclog.wire.errors import KafkaError
 
 _Result = DeleteAclsResponse.DeleteAclsFilterResult
 _Match = _Result.DeleteAclsMatchingAcl
 
 
 def _result(result: AclDeleteResult) -> Any:
-    error = KafkaError.of(result.error)
+    error = result.error
     matches = [_Match(error_code=0, error_message=None, **acl_fields(acl)) for acl in result.acls]
     return _Result(error_code=error.code, error_message=error.message, matching_acls=matches)
 
@@ -45,7 +45,7 @@ def _large(results: list[AclDeleteResult]) -> bool:
     return many(results) or sum(len(result.acls) for result in results) > ON_LOOP_MAX_ITEMS
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     failed = _Result(error_code=error.code, error_message=error.message, matching_acls=[])
     return DeleteAclsResponse(
         version=ctx.version, throttle_time_ms=0, filter_results=[failed for _ in request.filters]

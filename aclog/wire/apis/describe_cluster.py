@@ -13,9 +13,9 @@ from typing import Any
 
 from kafka.protocol.admin import DescribeClusterRequest, DescribeClusterResponse
 
+from aclog.acl import ApiError, Errors
 from aclog.wire.apis.metadata import cluster_operations
 from aclog.wire.context import Api, Reply, RequestContext
-from aclog.wire.errors import NONE, KafkaError, WireError
 
 BROKER_ENDPOINT = 1
 CONTROLLER_ENDPOINT = 2
@@ -23,7 +23,7 @@ CONTROLLER_ENDPOINT = 2
 
 def _response(
     ctx: RequestContext,
-    error: KafkaError,
+    error: ApiError,
     brokers: list[Any],
     operations: set[int] | None,
     controller_id: int,
@@ -46,14 +46,14 @@ def _response(
 def handle(ctx: RequestContext, request: Any) -> Reply:
     endpoint_type = request.endpoint_type if ctx.version >= 1 else BROKER_ENDPOINT
     if endpoint_type not in (BROKER_ENDPOINT, CONTROLLER_ENDPOINT):
-        error = KafkaError(
-            WireError.UNSUPPORTED_ENDPOINT_TYPE,
+        error = ApiError(
+            Errors.UNSUPPORTED_ENDPOINT_TYPE,
             f"Unsupported endpoint type {endpoint_type}",
         )
         return Reply(_response(ctx, error, [], None, ctx.node.node_id, endpoint_type))
     if endpoint_type != BROKER_ENDPOINT:
-        error = KafkaError(
-            WireError.MISMATCHED_ENDPOINT_TYPE,
+        error = ApiError(
+            Errors.MISMATCHED_ENDPOINT_TYPE,
             "The request was sent to an endpoint of type BROKER, but we wanted an endpoint "
             "of type CONTROLLER",
         )
@@ -72,10 +72,10 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     operations = None
     if request.include_cluster_authorized_operations:
         operations = cluster_operations(ctx)
-    return Reply(_response(ctx, NONE, brokers, operations, view.controller_id))
+    return Reply(_response(ctx, ApiError.NONE, brokers, operations, view.controller_id))
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     return _response(ctx, error, [], None, ctx.node.node_id)
 
 

@@ -16,17 +16,17 @@ from kafka.protocol.admin import (
     DescribeUserScramCredentialsResponse,
 )
 
+from aclog.acl import ApiError
 from aclog.image.scram import ScramDescribeResult
 from aclog.records import AclOperation
 from aclog.wire.context import Api, Reply, RequestContext
-from aclog.wire.errors import NONE, KafkaError
 
 _Result = DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult
 _Info = _Result.CredentialInfo
 
 
 def _result(result: ScramDescribeResult) -> Any:
-    error = KafkaError.of(result.error)
+    error = result.error
     infos = [_Info(mechanism=int(c.mechanism), iterations=c.iterations) for c in result.credentials]
     return _Result(
         user=result.user,
@@ -36,7 +36,7 @@ def _result(result: ScramDescribeResult) -> Any:
     )
 
 
-def _response(ctx: RequestContext, error: KafkaError, results: list[Any]) -> Any:
+def _response(ctx: RequestContext, error: ApiError, results: list[Any]) -> Any:
     return DescribeUserScramCredentialsResponse(
         version=ctx.version,
         throttle_time_ms=0,
@@ -50,13 +50,13 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     node = ctx.node
     denied = node.check_cluster(ctx.principal, ctx.host, AclOperation.DESCRIBE, acl_api=False)
     if denied is not None:
-        return Reply(_response(ctx, KafkaError.of(denied), []))
+        return Reply(_response(ctx, denied, []))
     names = None if request.users is None else [user.name for user in request.users]
     described = node.credentials.image.describe(names)
-    return Reply(_response(ctx, NONE, [_result(r) for r in described]))
+    return Reply(_response(ctx, ApiError.NONE, [_result(r) for r in described]))
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     return _response(ctx, error, [])
 
 

@@ -19,11 +19,10 @@ from typing import Any
 
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
+from aclog.acl import ApiError, Errors
 from aclog.controller.validation import CLUSTER_NAME
-from aclog.image import Errors
 from aclog.records import AclOperation, ResourceType
 from aclog.wire.context import Api, Reply, RequestContext
-from aclog.wire.errors import KafkaError, WireError
 from aclog.wire.topics import Topic
 
 _Broker = MetadataResponse.MetadataResponseBroker
@@ -106,17 +105,17 @@ def _topics(ctx: RequestContext, request: Any, node_id: int) -> list[Any]:
         if topic_id is not None:
             found = inventory.by_id.get(topic_id)
             if found is None:
-                results.append(_failed(WireError.UNKNOWN_TOPIC_ID, None, topic_id))
+                results.append(_failed(Errors.UNKNOWN_TOPIC_ID, None, topic_id))
             elif not _may_describe(ctx, found.name):
-                results.append(_failed(WireError.TOPIC_AUTHORIZATION_FAILED, None, topic_id))
+                results.append(_failed(Errors.TOPIC_AUTHORIZATION_FAILED, None, topic_id))
             else:
                 results.append(_described(ctx, found, with_operations, node_id))
             continue
         name = entry.name
         if not _may_describe(ctx, name):
-            results.append(_failed(WireError.TOPIC_AUTHORIZATION_FAILED, name))
+            results.append(_failed(Errors.TOPIC_AUTHORIZATION_FAILED, name))
         elif name not in inventory.by_name:
-            results.append(_failed(WireError.UNKNOWN_TOPIC_OR_PARTITION, name))
+            results.append(_failed(Errors.UNKNOWN_TOPIC_OR_PARTITION, name))
         else:
             results.append(_described(ctx, inventory.by_name[name], with_operations, node_id))
     return results
@@ -157,7 +156,7 @@ def _invalid(ctx: RequestContext, request: Any) -> str | None:
 def handle(ctx: RequestContext, request: Any) -> Reply:
     invalid = _invalid(ctx, request)
     if invalid is not None:
-        return Reply(error_response(ctx, request, KafkaError(Errors.INVALID_REQUEST, invalid)))
+        return Reply(error_response(ctx, request, ApiError(Errors.INVALID_REQUEST, invalid)))
     view = ctx.node.cluster_view()
     brokers = [
         _Broker(node_id=b.node_id, host=b.endpoint.host, port=b.endpoint.port, rack=None)
@@ -170,7 +169,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     return Reply(_response(ctx, brokers, topics, cluster_ops, view.controller_id))
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     topics = [
         _failed(error.code, entry.name or "", getattr(entry, "topic_id", None))
         for entry in request.topics or []

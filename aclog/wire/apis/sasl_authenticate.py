@@ -19,8 +19,8 @@ from typing import Any
 
 from kafka.protocol.sasl import SaslAuthenticateRequest, SaslAuthenticateResponse
 
+from aclog.acl import ApiError, Errors
 from aclog.wire.context import Api, Reply, RequestContext, SaslState, Session
-from aclog.wire.errors import KafkaError, WireError
 from aclog.wire.scram import ScramLoginFailed
 
 logger = logging.getLogger(__name__)
@@ -76,20 +76,20 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     session = ctx.session
     if session.state is SaslState.AUTHENTICATED:
         message = "SaslAuthenticate request received after successful authentication"
-        return Reply(_response(ctx, WireError.ILLEGAL_SASL_STATE, message))
+        return Reply(_response(ctx, Errors.ILLEGAL_SASL_STATE, message))
     if session.state is not SaslState.AUTHENTICATE:
         message = "SaslAuthenticate request received before SaslHandshake"
-        return Reply(_response(ctx, WireError.ILLEGAL_SASL_STATE, message), message)
+        return Reply(_response(ctx, Errors.ILLEGAL_SASL_STATE, message), message)
     reply, failure = step(session, request.auth_bytes or b"")
     if reply is None:
         return Reply(
-            _response(ctx, WireError.SASL_AUTHENTICATION_FAILED, failure_message(session)),
+            _response(ctx, Errors.SASL_AUTHENTICATION_FAILED, failure_message(session)),
             failure,
         )
     return Reply(_response(ctx, 0, None, reply))
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     return _response(ctx, error.code, error.message)
 
 

@@ -14,9 +14,8 @@ from typing import Any
 
 from kafka.protocol.sasl import SaslHandshakeRequest, SaslHandshakeResponse
 
-from aclog.image import Errors
+from aclog.acl import ApiError, Errors
 from aclog.wire.context import Api, Reply, RequestContext, SaslState
-from aclog.wire.errors import KafkaError, WireError
 from aclog.wire.scram import SUPPORTED_MECHANISMS, ScramLogin
 
 MECHANISMS = list(SUPPORTED_MECHANISMS)
@@ -29,10 +28,10 @@ def _response(ctx: RequestContext, error: int, mechanisms: list[str]) -> Any:
 def handle(ctx: RequestContext, request: Any) -> Reply:
     session = ctx.session
     if session.state is SaslState.AUTHENTICATED:
-        return Reply(_response(ctx, WireError.ILLEGAL_SASL_STATE, []))
+        return Reply(_response(ctx, Errors.ILLEGAL_SASL_STATE, []))
     if session.state is not SaslState.HANDSHAKE:
         return Reply(
-            _response(ctx, WireError.ILLEGAL_SASL_STATE, []),
+            _response(ctx, Errors.ILLEGAL_SASL_STATE, []),
             "a second SaslHandshake during SASL authentication",
         )
     mechanism = SUPPORTED_MECHANISMS.get(request.mechanism)
@@ -48,7 +47,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
     return Reply(_response(ctx, 0, MECHANISMS))
 
 
-def error_response(ctx: RequestContext, request: Any, error: KafkaError) -> Any:
+def error_response(ctx: RequestContext, request: Any, error: ApiError) -> Any:
     return _response(ctx, error.code, [])
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from aclog.authorizer.glob import compile_glob
+from aclog.acl.glob import compile_glob
 from aclog.records.enums import (
     AclOperation,
     AclPermissionType,

@@ -6,7 +6,7 @@
 - host ``*`` matches every client. Otherwise hosts are compared as parsed IP addresses: both
   sides go through :func:`canonical_host` (``::1`` equals ``0:0:0:0:0:0:0:1``); a host that does
   not parse is compared as an exact string.
-- in a GLOB ACL the principal and the host are globs (:mod:`aclog.authorizer.glob`). A principal
+- in a GLOB ACL the principal and the host are globs (:mod:`aclog.acl.glob`). A principal
   glob is matched against the whole ``Type:name`` text, a host glob against the client's
   canonical address text (so write host globs in canonical form: ``fe80::*``, not
   ``FE80:0:...``). A glob without wildcards means its unescaped text, compared as above (a
@@ -27,7 +27,7 @@ from __future__ import annotations
 import ipaddress
 from functools import lru_cache
 
-from aclog.authorizer.glob import Glob, GlobSyntaxError, compile_glob
+from aclog.acl.glob import Glob, GlobSyntaxError, compile_glob
 from aclog.records.enums import PatternType
 from aclog.records.types import AccessControlEntryRecord
 
