@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kafka.protocol.admin import DescribeAclsResponse
 
+from aclog.acl import ApiError, Errors
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -25,7 +26,7 @@ from aclog.varint import uvarint
 from aclog.wire.apis import ADVERTISED_VERSIONS, APIS, api_versions
 from aclog.wire.apis.describe_acls import encode_body
 from aclog.wire.context import Api
-from aclog.wire.errors import NONE, CloseConnection, KafkaError
+from aclog.wire.errors import CloseConnection
 from aclog.wire.protocol import EncodedResponse, decode_request, encode_response
 
 _Resource = DescribeAclsResponse.DescribeAclsResource
@@ -49,10 +50,16 @@ acls = st.lists(
     ),
     max_size=40,
 )
-errors = st.sampled_from([NONE, KafkaError(31, "denied"), KafkaError(-1, "")])
+errors = st.sampled_from(
+    [
+        ApiError.NONE,
+        ApiError(Errors.CLUSTER_AUTHORIZATION_FAILED, "denied"),
+        ApiError(Errors.UNKNOWN_SERVER_ERROR, ""),
+    ]
+)
 
 
-def _reference(version: int, error: KafkaError, records: list[AccessControlEntryRecord]) -> bytes:
+def _reference(version: int, error: ApiError, records: list[AccessControlEntryRecord]) -> bytes:
     grouped: dict[tuple[int, str, int], list[object]] = {}
     for acl in records:
         key = (int(acl.resource_type), acl.resource_name, int(acl.pattern_type))
@@ -81,7 +88,7 @@ def _reference(version: int, error: KafkaError, records: list[AccessControlEntry
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from([1, 2, 3]), errors, acls)
 def test_describe_acls_body_matches_kafka_python(
-    version: int, error: KafkaError, records: list[AccessControlEntryRecord]
+    version: int, error: ApiError, records: list[AccessControlEntryRecord]
 ) -> None:
     encoded = EncodedResponse(encode_body(version, error, records), version >= 2)
     assert encode_response(encoded, 12345) == _reference(version, error, records)
@@ -102,8 +109,8 @@ def test_describe_acls_many_resources_need_a_long_array_length() -> None:
         for i in range(300)
     ]
     for version in (1, 2, 3):
-        encoded = EncodedResponse(encode_body(version, NONE, records), version >= 2)
-        assert encode_response(encoded, 12345) == _reference(version, NONE, records)
+        encoded = EncodedResponse(encode_body(version, ApiError.NONE, records), version >= 2)
+        assert encode_response(encoded, 12345) == _reference(version, ApiError.NONE, records)
 
 
 def test_uvarint() -> None:
