@@ -48,4 +48,23 @@ def test_api_error_helpers() -> None:
         "code": 92,
         "message": "m",
     }
-    assert [e.value for e in Errors] == [-1, 0, 31, 33, 35, 41, 42, 54, 91, 92, 93]
+    assert [e.value for e in Errors] == [
+        -1,
+        0,
+        3,
+        29,
+        31,
+        33,
+        34,
+        35,
+        41,
+        42,
+        54,
+        58,
+        91,
+        92,
+        93,
+        100,
+        114,
+        115,
+    ]

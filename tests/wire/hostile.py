@@ -126,8 +126,11 @@ def _connect(host: str, port: int, login: Login | None, buffers: int | None = No
 
 
 def _open(sock: socket.socket) -> bool:
-    readable, _, _ = select.select([sock], [], [], 0)
-    if not readable:
+    # poll, not select: select() refuses descriptors above 1023, which a long test run
+    # (hundreds of these sockets, and whatever earlier tests left open) reaches.
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    if not poller.poll(0):
         return True
     try:
         return sock.recv(1, socket.MSG_PEEK) != b""
