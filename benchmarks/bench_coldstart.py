@@ -18,11 +18,11 @@ from pathlib import Path
 
 from aclog.authorizer import Authorizer
 from aclog.broker import AuthorizerPublisher, MetadataLoader
-from aclog.controller.rebuild import rebuild_image, replay_tail
-from aclog.image.stream import read_decoded
 from aclog.log import SegmentedLog
 from aclog.records import RemoveAccessControlEntryRecord, encode
 from aclog.records.collector import gc_paused
+from aclog.replay.rebuild import rebuild_image, replay_tail
+from aclog.replay.stream import read_decoded
 from aclog.snapshot import read_snapshot, write_snapshot
 from benchmarks.bench_log import acl_records
 from benchmarks.harness import best_in_turn

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 import pyarrow.parquet as pq
 
 from aclog.authorizer import Authorizer
-from aclog.controller.rebuild import Rebuilt, rebuild_image
 from aclog.log import SegmentedLog
 from aclog.records import (
     AccessControlEntryRecord,
@@ -52,6 +51,7 @@ from aclog.records import (
     encode,
     kafka_uuid_text,
 )
+from aclog.replay.rebuild import Rebuilt, rebuild_image
 from aclog.tools.history import state_to_dict
 from benchmarks.report import Report, Row
 

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from aclog.controller.group import CommittedBatch
-from aclog.controller.rebuild import rebuild_image
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
-from aclog.image.stream import DecodedBatch, decode_batch
 from aclog.log.reader import LogTail
 from aclog.records.collector import gc_paused
+from aclog.replay.batches import CommittedBatch, ReplayBatch, replay_batches
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import DecodedBatch, decode_batch
 
 logger = logging.getLogger(__name__)
 
@@ -141,26 +141,21 @@ class MetadataLoader:
             return None  # the writer offered everything durable: nothing to read
         return self._replay(map(decode_batch, self._tail.read(start, limit)))
 
-    def _replay(self, batches: Iterable[DecodedBatch | CommittedBatch]) -> Manifest | None:
+    def _replay(self, batches: Iterable[ReplayBatch]) -> Manifest | None:
         """Replay ``batches`` (in log order, following the image) as one delta and publish it."""
         # A backlog of many batches allocates a few tracked objects per record and frees few:
         # with the collector on, a 250k-record poll took ~1.4x as long (see gc_paused).
         with gc_paused():
             return self._replay_paused(batches)
 
-    def _replay_paused(self, batches: Iterable[DecodedBatch | CommittedBatch]) -> Manifest | None:
-        delta = MetadataDelta(self.image)
-        count = records = 0
-        last: DecodedBatch | CommittedBatch | None = None
-        for batch in batches:
-            delta.replay_records(batch.records, batch.base_offset)
-            count, records, last = count + 1, records + len(batch.records), batch
-        if last is None:
+    def _replay_paused(self, batches: Iterable[ReplayBatch]) -> Manifest | None:
+        replayed = replay_batches(self.image, batches)
+        if replayed.delta is None:
             return None
-        provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
-        self.image = delta.apply(provenance)
-        manifest = Manifest(ManifestKind.LOG_DELTA, provenance, count, records)
-        self._publish(delta, manifest)
+        self.image = replayed.image
+        provenance = replayed.image.provenance
+        manifest = Manifest(ManifestKind.LOG_DELTA, provenance, replayed.batches, replayed.records)
+        self._publish(replayed.delta, manifest)
         return manifest
 
     def _publish(self, delta: MetadataDelta | None, manifest: Manifest) -> None:

@@ -41,9 +41,8 @@ from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer
-from aclog.controller.group import CommitQueue, CommittedBatch, GroupPlan, Ticket
+from aclog.controller.group import CommitQueue, GroupPlan, Ticket
 from aclog.controller.leadership import LeadershipMixin
-from aclog.controller.rebuild import rebuild_image
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
     AclCreateResult,
@@ -53,9 +52,8 @@ from aclog.controller.result import (
 from aclog.controller.scram_manager import ScramControlManager
 from aclog.controller.snapshots import ControllerSnapshots
 from aclog.controller.tickets import altering, check_caller, creating, deleting
-from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
+from aclog.image import MetadataImage
 from aclog.image.scram import ScramDescribeResult
-from aclog.image.stream import read_decoded
 from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
 from aclog.records import (
     AccessControlEntryRecord,
@@ -64,6 +62,9 @@ from aclog.records import (
     LeaderChangeRecord,
     Record,
 )
+from aclog.replay.batches import CommittedBatch, replay_batches
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import read_decoded
 from aclog.snapshot import (
     RetentionPolicy,
     SnapshotInfo,
@@ -314,12 +315,4 @@ def replay_log(directory: Path) -> MetadataImage:
     All batches go into one delta that is applied once, so the cost is O(records), not
     O(records x batches).
     """
-    image = MetadataImage.EMPTY
-    delta = MetadataDelta(image)
-    last = None
-    for batch in read_decoded(directory):
-        delta.replay_records(batch.records, batch.base_offset)
-        last = batch
-    if last is None:
-        return image
-    return delta.apply(MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms))
+    return replay_batches(MetadataImage.EMPTY, read_decoded(directory)).image

@@ -21,36 +21,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from aclog.acl import ApiError
 from aclog.controller.result import ControllerResult
-from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
+from aclog.image import MetadataImage
 from aclog.records import Record, RequestContextRecord, encode_many
+from aclog.replay.batches import CommittedBatch, replay_batches
 
 if TYPE_CHECKING:
     from aclog.controller.controller import Caller
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class CommittedBatch:
-    """One batch a controller has made durable, as it wrote it: the records (led by the
-    request's context record, if any) at offsets ``base_offset`` onwards, with one epoch and
-    timestamp. Handed to commit listeners so that a broker in the same process can replay the
-    commit without reading it back from disk (as KRaft's leader hands committed batches to its
-    listeners from memory). Immutable."""
-
-    base_offset: int
-    epoch: int
-    timestamp_ms: int
-    records: tuple[Record, ...]
-
-    @property
-    def last_offset(self) -> int:
-        return self.base_offset + len(self.records) - 1
 
 
 class Ticket(Generic[T]):
@@ -206,12 +188,10 @@ class GroupPlan:
                 caller.principal, caller.client_address, caller.client_id, timestamp_ms, caller.api
             )
             records = [context, *records]
-        delta, base = MetadataDelta(self.image), self.end_offset
-        delta.replay_records(records, base)
-        last = base + len(records) - 1
-        self.image = delta.apply(MetadataProvenance(last, self.epoch, timestamp_ms))
+        batch = CommittedBatch(self.end_offset, self.epoch, timestamp_ms, tuple(records))
+        self.image = replay_batches(self.image, [batch]).image
         self.batches.append((encode_many(records), timestamp_ms))
-        self.committed.append(CommittedBatch(base, self.epoch, timestamp_ms, tuple(records)))
+        self.committed.append(batch)
         if answer is not None:
             self.answers.append(answer)
 

@@ -26,11 +26,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from aclog.controller.rebuild import rebuild_image
-from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
-from aclog.image.stream import read_decoded
+from aclog.image import MetadataImage
 from aclog.log import FencedEpochError, SegmentedLog, StaleOffsetError
 from aclog.records import LeaderChangeRecord, NoOpRecord, Record
+from aclog.replay.batches import replay_batches
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import read_decoded
 
 
 class LeadershipMixin:
@@ -56,14 +57,11 @@ class LeadershipMixin:
             if self.log.end_offset < start:
                 self.image = rebuild_image(self.log.directory).image
                 return 0
-            delta, last, count = MetadataDelta(self.image), None, 0
-            for batch in read_decoded(self.log.directory, start):
-                delta.replay_records(batch.records, batch.base_offset)
-                last, count = batch, count + 1
-            if last is not None:
-                provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
-                self.image = delta.apply(provenance)
-            return count
+            replayed = replay_batches(
+                self.image, read_decoded(self.log.directory, start), start=start
+            )
+            self.image = replayed.image
+            return replayed.batches
 
     def claim_leadership(self) -> bool:
         """Append a leader-change record for the next epoch, conditional on the log ending

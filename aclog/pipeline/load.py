@@ -1,5 +1,5 @@
 """Turning a data directory (or a Parquet copy of its records) into the records DataFrame a
-job reads, choosing a snapshot the way :func:`aclog.controller.rebuild.rebuild_image` does.
+job reads, choosing a snapshot the way :func:`aclog.replay.rebuild.rebuild_image` does.
 
 :func:`records_as_of` picks the newest snapshot that verifies, at or below the requested offset
 and taken by the requested time, and reads it plus the log after it; :func:`records_for_history`

@@ -1,6 +1,6 @@
 """The ``state`` job: the ACLs and SCRAM credentials as of a point, as DataFrames.
 
-The same answer as ``aclog replay`` (:func:`aclog.controller.rebuild.rebuild_image`). ACLs: the
+The same answer as ``aclog replay`` (:func:`aclog.replay.rebuild.rebuild_image`). ACLs: the
 additions no later removal of their id follows (:func:`acl_state`: one anti join, with the
 removals broadcast when there are not too many, so the additions are never shuffled). SCRAM
 credentials, few by comparison: per (user, mechanism), the newest record by ``(offset,

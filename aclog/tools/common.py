@@ -14,12 +14,12 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from aclog.acl import ApiError
 from aclog.controller.controller import Caller, Controller, LocalOperator
-from aclog.controller.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.image import ReplayError
-from aclog.image.stream import DecodedBatch
 from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
+from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
+from aclog.replay.stream import DecodedBatch
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, err, fail, print_line
 
 DataDir = Annotated[

@@ -9,18 +9,18 @@ from typing import Annotated
 
 import typer
 
-from aclog.image.stream import (
+from aclog.kraft import KraftError
+from aclog.log import CorruptLogError, TornTailError
+from aclog.log.segment import list_segments, segment_base_offset
+from aclog.records import RecordDecodeError, record_summary
+from aclog.records.types import RECORD_TYPES
+from aclog.replay.stream import (
     DecodedBatch,
     Entry,
     entries_between,
     read_decoded,
     read_segment_decoded,
 )
-from aclog.kraft import KraftError
-from aclog.log import CorruptLogError, TornTailError
-from aclog.log.segment import list_segments, segment_base_offset
-from aclog.records import RecordDecodeError, record_summary
-from aclog.records.types import RECORD_TYPES
 from aclog.snapshot import SnapshotError, read_snapshot
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
 from aclog.tools.common import SourceFormat, is_kraft

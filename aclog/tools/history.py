@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.broker.diff import Point, diff
-from aclog.broker.verify import verify_directory, verify_kraft_directory
-from aclog.controller.rebuild import RebuildError
 from aclog.image import MetadataImage
+from aclog.replay.diff import Point, diff
+from aclog.replay.rebuild import RebuildError
+from aclog.replay.verify import verify_directory, verify_kraft_directory
 from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
 from aclog.tools.common import (
     AtOffset,

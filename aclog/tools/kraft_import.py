@@ -28,8 +28,6 @@ from typing import Annotated, Any
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from aclog.controller.rebuild import kraft_decoded_batch
-from aclog.image.stream import DecodedBatch
 from aclog.kraft import (
     CheckpointInfo,
     KraftBatch,
@@ -46,6 +44,8 @@ from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
 from aclog.log import LogError, SegmentedLog
 from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.records import NoOpRecord, Record, encode_many
+from aclog.replay.rebuild import kraft_decoded_batch
+from aclog.replay.stream import DecodedBatch
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
 from aclog.tools.console import (
     EXIT_FAILURE,

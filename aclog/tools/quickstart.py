@@ -29,8 +29,8 @@ from kafka.admin import (
 from kafka.admin import ResourceType as KafkaResourceType
 
 from aclog.authorizer import Authorizer
-from aclog.controller.rebuild import rebuild_image
 from aclog.records import AclOperation, ResourceType
+from aclog.replay.rebuild import rebuild_image
 from aclog.tools.common import DataDir
 from aclog.tools.console import EXIT_IO, app, fail, out
 from aclog.tools.dump import dump

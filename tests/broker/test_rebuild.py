@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from aclog.acl.filters import AclFilter
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator
-from aclog.controller.rebuild import RebuildError, rebuild_image
 from aclog.log import SegmentedLog, read_batches
 from aclog.records import (
     AclBinding,
@@ -24,6 +23,7 @@ from aclog.records import (
     ResourceType,
     ScramMechanism,
 )
+from aclog.replay.rebuild import RebuildError, rebuild_image
 from aclog.snapshot import RetentionPolicy, list_snapshots
 
 CALLER = Caller("User:admin", "10.0.0.1", "test", "test")

@@ -29,9 +29,7 @@ from aclog.broker import AuthorizerPublisher, MetadataLoader, ScramCredentialCac
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, LocalOperator
 from aclog.controller.quorum import ControllerNode
-from aclog.controller.rebuild import rebuild_image
 from aclog.controller.requests import ScramDeletion
-from aclog.image.stream import read_decoded
 from aclog.log import CorruptLogError
 from aclog.log import log as log_module
 from aclog.records import (
@@ -45,6 +43,8 @@ from aclog.records import (
     ScramMechanism,
     UserScramCredentialRecord,
 )
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import read_decoded
 
 NAMES = ["a", "b", "orders", "orders.eu", "pay"]
 USERS = ["u1", "u2", "u3"]

@@ -11,8 +11,8 @@ import pytest
 
 from aclog.controller import snapshots as snapshots_module
 from aclog.controller.controller import Controller, LocalOperator
-from aclog.controller.rebuild import rebuild_image
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+from aclog.replay.rebuild import rebuild_image
 from aclog.snapshot import SnapshotPolicy, list_snapshots
 
 

@@ -15,7 +15,6 @@ from aclog.acl.filters import AclFilter
 from aclog.controller import AclControlManager, ControllerResult, upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator, replay_log
 from aclog.image import ReplayError
-from aclog.image.stream import read_decoded
 from aclog.log import FencedEpochError
 from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE
 from aclog.log.segment import list_segments
@@ -29,6 +28,7 @@ from aclog.records import (
     ResourceType,
     ScramMechanism,
 )
+from aclog.replay.stream import read_decoded
 
 ADMIN = Caller("User:admin", "10.0.0.1", "test-client", "CreateAcls")
 

@@ -139,7 +139,7 @@ def _plant(planted: str, sim: Sim, monkeypatch: pytest.MonkeyPatch) -> None:
             if calls[0] % 7 == 0 and loader.caught_up:
                 loader.image = loader.image  # forgets to look at the log this time...
                 start = loader.image.provenance.last_offset + 1
-                from aclog.image.stream import read_decoded
+                from aclog.replay.stream import read_decoded
 
                 for batch in read_decoded(loader.directory, start):
                     loader.image = type(loader.image)(

@@ -20,7 +20,6 @@ from aclog.acl.filters import AclFilter
 from aclog.controller import AclControlManager, ScramDeletion, upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator, replay_log
 from aclog.controller.group import GroupPlan, Ticket
-from aclog.image.stream import read_decoded
 from aclog.log import FencedEpochError
 from aclog.log import log as log_module
 from aclog.records import (
@@ -31,6 +30,7 @@ from aclog.records import (
     ResourceType,
     ScramMechanism,
 )
+from aclog.replay.stream import read_decoded
 
 Request = Callable[[Controller], object]
 THREADS, PER_THREAD = 8, 50

@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 import aclog.tools.kraft_import  # noqa: F401  (registers the command until main.py does)
-from aclog.controller.rebuild import rebuild_image
 from aclog.image.metadata import MetadataDelta, MetadataImage
 from aclog.image.provenance import MetadataProvenance
-from aclog.image.stream import entries_between, read_decoded
 from aclog.kraft import kraft_records_for_replay
 from aclog.records import NoOpRecord
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import entries_between, read_decoded
 from aclog.tools.kraft_import import kraft_decoded_batches, kraft_replay_decoded
 from aclog.tools.main import app
 from tests.kraft.layout import ACL_B, BOB, Layout, build_layout

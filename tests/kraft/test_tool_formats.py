@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from aclog.controller.rebuild import rebuild_image
-from aclog.image.stream import entries_between
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import entries_between
 from aclog.tools.kraft_import import kraft_decoded_batches
 from aclog.tools.main import app
 from tests.kraft.layout import ACL_C, ACL_D, Layout, build_layout

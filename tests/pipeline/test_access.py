@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 import aclog.tools.pipeline  # noqa: F401  (registers the commands)
 from aclog.authorizer import Authorizer, skipped_characters
-from aclog.controller.rebuild import rebuild_image
 from aclog.pipeline.access import (
     AccessQuestion,
     access,
@@ -30,6 +29,7 @@ from aclog.records import (
     ResourceType,
     kafka_uuid_text,
 )
+from aclog.replay.rebuild import rebuild_image
 from aclog.tools.console import app
 from tests.pipeline.conftest import Logs
 from tests.pipeline.logs import REQUEST_HOSTS, REQUEST_NAMES, REQUEST_PRINCIPALS

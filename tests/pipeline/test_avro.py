@@ -11,7 +11,6 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from aclog.controller.rebuild import rebuild_image
 from aclog.log import SegmentedLog, read_batches
 from aclog.pipeline.avro import _types_with, avro_available, stage_log
 from aclog.pipeline.columns import FIELD_OF_COLUMN
@@ -34,6 +33,7 @@ from aclog.records import (
     UserScramCredentialRecord,
     encode,
 )
+from aclog.replay.rebuild import rebuild_image
 from aclog.tools.history import state_to_dict
 from tests.pipeline.conftest import Logs
 

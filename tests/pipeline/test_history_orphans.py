@@ -14,8 +14,6 @@ from typer.testing import CliRunner
 import aclog.tools.pipeline  # noqa: F401  (registers the commands)
 from aclog.acl.matchers import field_matches, principal_matcher
 from aclog.authorizer import pattern_applies
-from aclog.controller.rebuild import rebuild_image
-from aclog.image.stream import read_decoded
 from aclog.pipeline.history import history, timeline
 from aclog.pipeline.load import read_records, records_as_of
 from aclog.records import (
@@ -27,6 +25,8 @@ from aclog.records import (
     UserScramCredentialRecord,
     kafka_uuid_text,
 )
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import read_decoded
 from aclog.tools.console import app
 from tests.pipeline.conftest import Logs
 

@@ -8,10 +8,10 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from aclog.image.stream import read_decoded
 from aclog.pipeline.load import read_records
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.source import plan_pieces, read_log_rows, read_snapshot_rows
+from aclog.replay.stream import read_decoded
 from aclog.snapshot import list_snapshots, read_snapshot
 from tests.pipeline.conftest import Logs
 from tests.pipeline.logs import write_log

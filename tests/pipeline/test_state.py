@@ -14,11 +14,11 @@ from pyspark.sql import functions as F
 from typer.testing import CliRunner
 
 import aclog.tools.pipeline  # noqa: F401  (registers the commands)
-from aclog.controller.rebuild import rebuild_image
 from aclog.log import read_batches
 from aclog.pipeline.load import records_as_of
 from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
 from aclog.pipeline.state_files import write_state
+from aclog.replay.rebuild import rebuild_image
 from aclog.tools.console import app
 from aclog.tools.history import state_to_dict
 from tests.pipeline.conftest import Logs

@@ -12,7 +12,6 @@ import pytest
 from pyspark.sql import SparkSession
 
 from aclog.controller.controller import Controller, LocalOperator
-from aclog.controller.rebuild import rebuild_image
 from aclog.log import SegmentedLog, read_batches
 from aclog.pipeline.load import records_as_of
 from aclog.pipeline.state import BROADCAST_REMOVALS, STATE_INPUT_COLUMNS, state
@@ -30,6 +29,7 @@ from aclog.records import (
     UserScramCredentialRecord,
     encode,
 )
+from aclog.replay.rebuild import rebuild_image
 from aclog.tools.history import state_to_dict
 
 X, Y = uuid.UUID(int=0x1111 << 64 | 7), uuid.UUID(int=0x2222 << 64 | 9)

@@ -9,8 +9,8 @@ from typing import Any
 from typer.testing import CliRunner
 
 from aclog.controller.controller import replay_log
-from aclog.image.stream import read_decoded
 from aclog.records import record_to_dict
+from aclog.replay.stream import read_decoded
 from aclog.tools.main import app
 
 runner = CliRunner()

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from aclog.image.stream import entries_between, read_decoded
 from aclog.log import SegmentedLog
 from aclog.log.segment import list_segments
 from aclog.records import (
@@ -24,6 +23,7 @@ from aclog.records import (
     UserScramCredentialRecord,
     encode,
 )
+from aclog.replay.stream import entries_between, read_decoded
 from aclog.tools.main import app
 
 runner = CliRunner()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from aclog.controller.rebuild import rebuild_image
+from aclog.replay.rebuild import rebuild_image
 from aclog.snapshot import list_snapshots
 from aclog.tools.history import state_to_dict
 from aclog.tools.main import app

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from aclog.controller.rebuild import rebuild_image
+from aclog.replay.rebuild import rebuild_image
 
 
 def test_quickstart_walks_through_a_real_server(tmp_path: Path) -> None:

@@ -21,8 +21,8 @@ from kafka.protocol.admin import (
 )
 
 from aclog.controller.controller import Caller
-from aclog.controller.group import CommittedBatch
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+from aclog.replay.batches import CommittedBatch
 from aclog.wire import Endpoint, SecurityProtocol, Server, ServerConfig
 from aclog.wire.apis import describe_acls
 from aclog.wire.context import Session

@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aclog.controller.rebuild import rebuild_image
 from aclog.image import MetadataImage
-from aclog.image.stream import DecodedBatch, Entry
 from aclog.records import (
     AccessControlEntryRecord,
     RemoveAccessControlEntryRecord,
@@ -27,6 +25,8 @@ from aclog.records import (
     UserScramCredentialRecord,
     record_to_dict,
 )
+from aclog.replay.rebuild import rebuild_image
+from aclog.replay.stream import DecodedBatch, Entry
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aclog.controller.rebuild import RebuildError, rebuild_image
 from aclog.image import MetadataImage, ReplayError, image_records
 from aclog.kraft import KraftError, list_checkpoints, read_checkpoint, read_kraft
 from aclog.log import CorruptLogError, TornTailError, read_batches
@@ -22,6 +21,7 @@ from aclog.log.quarantine import list_quarantined
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.segment import list_segments
 from aclog.records import record_to_dict
+from aclog.replay.rebuild import RebuildError, rebuild_image
 from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
 
 

@@ -15,16 +15,17 @@ Thread-safe (no shared state). Cost: one snapshot read plus O(records after it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
-from aclog.image.stream import DecodedBatch, Entry, read_decoded
 from aclog.kraft import CheckpointInfo, KraftBatch, KraftError, kraft_replay_batches
 from aclog.log.segment import list_segments
 from aclog.records.collector import gc_paused
 from aclog.records.types import RECORD_TYPES
+from aclog.replay.batches import replay_batches
+from aclog.replay.stream import DecodedBatch, Entry, read_decoded
 from aclog.snapshot import (
     NoUsableSnapshotError,
     SnapshotError,
@@ -166,24 +167,27 @@ def _replay_tail(
     at_time_ms: int | None,
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> tuple[MetadataImage, int]:
-    delta = MetadataDelta(image)
-    last: DecodedBatch | None = None
-    replayed = 0
-    for batch in read_decoded(directory, start):
+    batches = _bounded(read_decoded(directory, start), at_offset, at_time_ms, on_batch)
+    replayed = replay_batches(image, batches, start=start)  # a batch may straddle the start
+    return replayed.image, replayed.records
+
+
+def _bounded(
+    batches: Iterable[DecodedBatch],
+    at_offset: int | None,
+    at_time_ms: int | None,
+    on_batch: Callable[[DecodedBatch], None] | None,
+) -> Iterator[DecodedBatch]:
+    """The whole batches at or below ``at_offset`` and at or before ``at_time_ms``;
+    ``on_batch`` hears of each once it was replayed."""
+    for batch in batches:
         if at_offset is not None and batch.last_offset > at_offset:
-            break
+            return
         if at_time_ms is not None and batch.timestamp_ms > at_time_ms:
-            break
-        skip = max(start - batch.base_offset, 0)  # a batch may straddle the start
-        delta.replay_records(batch.records[skip:], batch.base_offset + skip)
-        replayed += len(batch.records) - min(skip, len(batch.records))
-        last = batch
-        if on_batch is not None:
+            return
+        yield batch
+        if on_batch is not None:  # resumed: the consumer has replayed the batch
             on_batch(batch)
-    if last is None:
-        return image, 0
-    provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
-    return delta.apply(provenance), replayed
 
 
 def kraft_decoded_batch(batch: KraftBatch) -> DecodedBatch:

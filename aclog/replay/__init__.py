@@ -1,0 +1,42 @@
+"""The one way from a snapshot and committed batches to an image, shared by the broker, the
+controller and the tools (as Kafka's ``image/loader``): the decoded stream of a data directory,
+:func:`replay_batches` (every replay loop), :func:`rebuild_image` (newest snapshot + tail, or
+the state as of an offset or a time), and the checks built on them: :func:`diff` between two
+points and :func:`verify_directory`.
+
+Imports :mod:`aclog.image`, :mod:`aclog.snapshot`, :mod:`aclog.kraft` and the layers below.
+"""
+
+from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
+from aclog.replay.diff import Point, diff
+from aclog.replay.rebuild import (
+    RebuildError,
+    Rebuilt,
+    kraft_decoded_batch,
+    rebuild_image,
+    replay_tail,
+)
+from aclog.replay.stream import DecodedBatch, Entry, decode_batch, entries_between, read_decoded
+from aclog.replay.verify import VerifyReport, verify_directory, verify_kraft_directory
+
+__all__ = [
+    "CommittedBatch",
+    "DecodedBatch",
+    "Entry",
+    "Point",
+    "RebuildError",
+    "Rebuilt",
+    "ReplayBatch",
+    "Replayed",
+    "VerifyReport",
+    "decode_batch",
+    "diff",
+    "entries_between",
+    "kraft_decoded_batch",
+    "read_decoded",
+    "rebuild_image",
+    "replay_batches",
+    "replay_tail",
+    "verify_directory",
+    "verify_kraft_directory",
+]
