@@ -195,6 +195,8 @@ def _parse_values(buf: bytes, count: int) -> tuple[list[bytes], int]:
 
 def _skip_headers(buf: bytes, pos: int) -> int:
     headers, pos = _varint(buf, pos)
+    if headers < 0:  # Kafka refuses it too; a huge count ends at the batch's end (IndexError)
+        raise ValueError(f"records do not parse: a record has {headers} headers")
     for _ in range(headers):
         pos = _skip_header(buf, pos)
     return pos
@@ -202,6 +204,8 @@ def _skip_headers(buf: bytes, pos: int) -> int:
 
 def _skip_header(buf: bytes, pos: int) -> int:
     key_length, pos = _varint(buf, pos)
+    if key_length < 0:  # a negative length would walk back and loop over the same bytes
+        raise ValueError("records do not parse: a header key has a negative length")
     pos += key_length
     value_length, pos = _varint(buf, pos)
     return pos + max(value_length, 0)

@@ -233,6 +233,8 @@ def _reference_values(buf: bytes, count: int) -> list[bytes]:
             raise ValueError("null value")
         values.append(buf[pos : pos + value_length])
         headers, pos = _varint(buf, pos + value_length)
+        if headers < 0:
+            raise ValueError("negative header count")
         for _ in range(headers):
             pos = _skip_header(buf, pos)
         if pos != end:
@@ -338,3 +340,20 @@ def test_a_failed_fsync_cuts_the_batch_so_it_never_reappears(
     with SegmentedLog(tmp_path) as reopened:
         assert reopened.recovery is None  # nothing torn: the failed batch was cut at once
         assert [(r.offset, r.value) for r in read_records(tmp_path)] == [(0, b"kept"), (1, b"next")]
+
+
+def test_a_negative_header_key_length_is_refused_not_walked_back() -> None:
+    """A header key length below zero would move the parser backwards over the same bytes (with
+    a large header count, for as long as the count lasts): it is refused, as Kafka does."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    from aclog.log.batch import record_values
+
+    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+    builder.append(0, 1000, None, b"value", [("key", b"v")])
+    batch = bytearray(builder.build())
+    at = bytes(batch).index(b"key")
+    assert batch[at - 1] == 6  # zigzag 3: the key's length
+    batch[at - 2 : at] = bytes([0x7E, 0x01])  # 63 headers, the first with key length -1
+    with pytest.raises(ValueError, match="negative length"):
+        record_values(bytes(batch))
