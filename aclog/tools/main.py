@@ -8,7 +8,9 @@ from __future__ import annotations
 import sys
 
 from aclog.tools import (  # noqa: F401  (registers)
-    acls,
+    acls_add,
+    acls_list,
+    acls_remove,
     demo,
     dump,
     explain,
