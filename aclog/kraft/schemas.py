@@ -110,6 +110,11 @@ RECORD_NAMES: dict[int, str] = {
     NO_OP: "NoOpRecord",
     21: "ZkMigrationStateRecord",
     REMOVE_USER_SCRAM_CREDENTIAL: "RemoveUserScramCredentialRecord",
+    23: "BeginTransactionRecord",
+    24: "EndTransactionRecord",
+    25: "AbortTransactionRecord",
+    26: "RemoveDelegationTokenRecord",
+    27: "RegisterControllerRecord",
     28: "ClearElrRecord",
     29: "UnregisterControllerRecord",
 }

@@ -2,11 +2,14 @@
 
 Follows ``kafka-acls.sh``: each resource option may repeat; principals and hosts multiply with
 operations; ``--allow-host``/``--deny-host`` default to ``*``; ``--operation`` defaults to ALL
-for add; ``--producer`` grants WRITE, DESCRIBE and CREATE on topics (plus WRITE and DESCRIBE on
-transactional ids, and IDEMPOTENT_WRITE on the cluster with ``--idempotent`` or a transactional
-id); ``--consumer`` grants READ and DESCRIBE on topics and READ on groups. One deliberate
-difference: ``remove`` without ``--operation`` removes every operation of the named principals
-(kafka-acls would remove only ALL ACLs).
+for add; the ``--producer``, ``--consumer`` and ``--idempotent`` shortcuts grant what
+kafka-acls grants (:mod:`aclog.tools.acl_roles`); ``--cluster`` is the LITERAL
+``kafka-cluster``, so ``add`` refuses it with another ``--resource-pattern-type``. Deliberate
+differences: ``remove`` without ``--operation`` removes every operation of the named principals
+(kafka-acls would remove only ALL ACLs); ``add --cluster`` with a non-literal pattern type is
+refused even beside other resources (kafka-acls then drops the cluster without a word); filter
+principals and hosts are checked by the rules ``add`` applies, so a query cannot ask about an
+ACL no one could create.
 
 Pure functions; thread-safe.
 """
@@ -14,10 +17,10 @@ Pure functions; thread-safe.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from aclog.acl.filters import AclFilter
 from aclog.acl.operations import SUPPORTED_OPERATIONS
+from aclog.controller.validation import CLUSTER_NAME
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -25,12 +28,44 @@ from aclog.records import (
     PatternType,
     ResourceType,
 )
+from aclog.tools.acl_roles import Grant, has_role, role_grants
+from aclog.tools.inventory import read_inventory
+from aclog.tools.options import (
+    OptionError,
+    check_host,
+    check_principal,
+    check_texts,
+    parse_operation,
+)
 
-CLUSTER_NAME = "kafka-cluster"
+__all__ = [
+    "CLUSTER_NAME",
+    "AclOptions",
+    "OptionError",
+    "bindings_for_add",
+    "check_option_texts",
+    "filters_for_list",
+    "filters_for_remove",
+    "parse_operations",
+    "parse_pattern_type",
+    "read_inventory",
+    "resources",
+]
 
-
-class OptionError(ValueError):
-    """Options that do not make a valid request; the message says what to change."""
+_OPTION_NAMES = {
+    "allow_principals": "--allow-principal",
+    "deny_principals": "--deny-principal",
+    "allow_hosts": "--allow-host",
+    "deny_hosts": "--deny-host",
+    "operations": "--operation",
+    "topics": "--topic",
+    "groups": "--group",
+    "transactional_ids": "--transactional-id",
+    "users": "--user",
+    "delegation_tokens": "--delegation-token",
+    "principals": "--principal",
+}
+"""The command-line option of each list field of :class:`AclOptions`."""
 
 
 @dataclass
@@ -69,16 +104,7 @@ def parse_pattern_type(text: str | None, default: PatternType, *, filter_ok: boo
 
 def parse_operations(names: list[str]) -> list[AclOperation]:
     """Operation names in any case or style: ``Read``, ``DESCRIBE_CONFIGS``, ``DescribeConfigs``."""
-    operations: list[AclOperation] = []
-    for name in names:
-        try:
-            operation = AclOperation.parse(name)
-        except ValueError as error:
-            raise OptionError(str(error)) from None
-        if operation in (AclOperation.ANY, AclOperation.UNKNOWN):
-            raise OptionError(f"--operation {name} is not an operation an ACL can name")
-        operations.append(operation)
-    return operations
+    return [parse_operation(name) for name in names]
 
 
 def resources(options: AclOptions) -> list[tuple[ResourceType, str]]:
@@ -94,21 +120,28 @@ def resources(options: AclOptions) -> list[tuple[ResourceType, str]]:
 
 def bindings_for_add(options: AclOptions) -> list[AclBinding]:
     """The ACLs ``acls add`` asks for, in a stable order without repeats."""
+    check_option_texts(options)
     if not options.allow_principals and not options.deny_principals:
         raise OptionError("give at least one --allow-principal or --deny-principal")
     _check_hosts(options)
     pattern = parse_pattern_type(options.pattern_type, PatternType.LITERAL, filter_ok=False)
-    wanted = _operations_by_resource(options)
+    grants = role_grants(options, pattern) if has_role(options) else _grants(options, pattern)
     bindings: list[AclBinding] = []
-    for (resource_type, name), operations in wanted:
+    for (resource_type, name, pattern_type), operations in grants:
         for permission, principals, hosts in _entries(options):
             bindings += [
-                AclBinding(resource_type, name, pattern, p, h, op, permission)
+                AclBinding(resource_type, name, pattern_type, p, h, op, permission)
                 for p in principals
                 for h in hosts
                 for op in operations
             ]
     return list(dict.fromkeys(bindings))
+
+
+def check_option_texts(options: AclOptions) -> None:
+    """Refuse any name or value that is not UTF-8 text (:func:`check_text`)."""
+    for attribute, option in _OPTION_NAMES.items():
+        check_texts(getattr(options, attribute), option)
 
 
 def _check_hosts(options: AclOptions) -> None:
@@ -125,23 +158,25 @@ def _entries(options: AclOptions) -> list[tuple[AclPermissionType, list[str], li
     ]
 
 
-def _operations_by_resource(
-    options: AclOptions,
-) -> list[tuple[tuple[ResourceType, str], list[AclOperation]]]:
-    if options.producer or options.consumer:
-        if options.operations:
-            raise OptionError("--operation cannot be combined with --producer or --consumer")
-        return _role_operations(options)
+def _grants(options: AclOptions, pattern: PatternType) -> list[Grant]:
+    """What ``--operation`` (default ALL) grants on each named resource."""
+    if options.idempotent:
+        raise OptionError("--idempotent is only available with --producer")
     named = resources(options)
     if not named:
         raise OptionError(
             "name a resource: --topic, --group, --cluster, --transactional-id, --user or "
             "--delegation-token"
         )
+    if options.cluster and pattern != PatternType.LITERAL:
+        raise OptionError(
+            f"--cluster cannot take --resource-pattern-type {pattern.name.lower()}: the cluster "
+            f"resource is always the LITERAL {CLUSTER_NAME} (kafka-acls refuses it too)"
+        )
     operations = parse_operations(options.operations) or [AclOperation.ALL]
     for resource_type, _ in named:
         _check_supported(resource_type, operations)
-    return [(resource, operations) for resource in named]
+    return [((rt, name, pattern), operations) for rt, name in named]
 
 
 def _check_supported(resource_type: ResourceType, operations: list[AclOperation]) -> None:
@@ -155,38 +190,18 @@ def _check_supported(resource_type: ResourceType, operations: list[AclOperation]
         )
 
 
-def _role_operations(
-    options: AclOptions,
-) -> list[tuple[tuple[ResourceType, str], list[AclOperation]]]:
-    out: list[tuple[tuple[ResourceType, str], list[AclOperation]]] = []
-    if not options.topics:
-        raise OptionError("--producer and --consumer need at least one --topic")
-    if options.producer:
-        writes = [AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.CREATE]
-        out += [((ResourceType.TOPIC, t), writes) for t in options.topics]
-        txn = [AclOperation.WRITE, AclOperation.DESCRIBE]
-        out += [((ResourceType.TRANSACTIONAL_ID, t), txn) for t in options.transactional_ids]
-        if options.idempotent or options.transactional_ids:
-            out.append(((ResourceType.CLUSTER, CLUSTER_NAME), [AclOperation.IDEMPOTENT_WRITE]))
-    if options.consumer:
-        if not options.groups:
-            raise OptionError("--consumer needs at least one --group")
-        reads = [AclOperation.READ, AclOperation.DESCRIBE]
-        out += [((ResourceType.TOPIC, t), reads) for t in options.topics]
-        out += [((ResourceType.GROUP, g), [AclOperation.READ]) for g in options.groups]
-    return out
-
-
 def filters_for_remove(options: AclOptions) -> list[AclFilter]:
     """The filters ``acls remove`` deletes with: per resource, per named principal and host.
 
     Without principals every ACL on the resource matches; without hosts every host does.
     """
+    check_option_texts(options)
     named = resources(options)
     if not named:
         raise OptionError("name the resource whose ACLs to remove (--topic, --group, ...)")
     _check_hosts(options)
     pattern = parse_pattern_type(options.pattern_type, PatternType.LITERAL, filter_ok=True)
+    _check_filter_entries(options, pattern)
     operations = parse_operations(options.operations) or [AclOperation.ANY]
     allow_hosts: list[str | None] = list(options.allow_hosts) or [None]
     deny_hosts: list[str | None] = list(options.deny_hosts) or [None]
@@ -203,9 +218,30 @@ def filters_for_remove(options: AclOptions) -> list[AclFilter]:
     return list(dict.fromkeys(filters))
 
 
+def _check_filter_entries(options: AclOptions, pattern: PatternType) -> None:
+    """Principals and hosts in a filter follow the rules an ACL's do; a filter that may meet
+    GLOB ACLs may name a host pattern, as a GLOB ACL may."""
+    glob = pattern in (PatternType.GLOB, PatternType.ANY, PatternType.MATCH)
+    for principals, option in (
+        (options.allow_principals, "--allow-principal"),
+        (options.deny_principals, "--deny-principal"),
+        (options.principals, "--principal"),
+    ):
+        for principal in principals:
+            check_principal(principal, option)
+    for hosts, option in (
+        (options.allow_hosts, "--allow-host"),
+        (options.deny_hosts, "--deny-host"),
+    ):
+        for host in hosts:
+            check_host(host, option, glob=glob)
+
+
 def filters_for_list(options: AclOptions) -> list[AclFilter]:
     """The filters ``acls list`` shows: per resource (or everything) and per ``--principal``."""
+    check_option_texts(options)
     pattern = parse_pattern_type(options.pattern_type, PatternType.ANY, filter_ok=True)
+    _check_filter_entries(options, pattern)
     principals: list[str | None] = list(options.principals) or [None]
     named = resources(options)
     if not named:
@@ -213,30 +249,3 @@ def filters_for_list(options: AclOptions) -> list[AclFilter]:
         unnamed = PatternType.ANY if pattern == PatternType.MATCH else pattern
         return [AclFilter(ResourceType.ANY, None, unnamed, p) for p in principals]
     return [AclFilter(rt, name, pattern, p) for rt, name in named for p in principals]
-
-
-def read_inventory(path: Path | None) -> list[tuple[ResourceType, str]]:
-    """Resources from a file of ``TYPE:name`` lines (``TOPIC:orders``); blank lines and lines
-    starting with ``#`` are skipped. The type is any resource type name, in any case."""
-    if path is None:
-        return []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise OptionError(f"cannot read the inventory {path}: {error.strerror}") from None
-    resources: list[tuple[ResourceType, str]] = []
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        kind, sep, name = text.partition(":")
-        try:
-            resource_type = ResourceType.parse(kind)
-        except ValueError:
-            resource_type = ResourceType.UNKNOWN
-        if not sep or not name or resource_type in (ResourceType.UNKNOWN, ResourceType.ANY):
-            raise OptionError(
-                f"{path}:{number}: expected TYPE:name such as TOPIC:orders, got {text!r}"
-            )
-        resources.append((resource_type, name))
-    return resources

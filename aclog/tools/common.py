@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import getpass
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -20,20 +20,28 @@ from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.replay.stream import DecodedBatch
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, err, fail, print_line
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_IO,
+    EXIT_USAGE,
+    err,
+    fail,
+    fail_os,
+    print_line,
+)
+from aclog.tools.points import parse_point, show_point_note
+from aclog.tools.points import parse_time as parse_time  # noqa: PLC0414  (pipeline imports it here)
 
 DataDir = Annotated[
     Path,
-    typer.Option(
-        "--data-dir", help="The aclog data directory (created if missing).", envvar="ACLOG_DATA_DIR"
-    ),
+    typer.Option("--data-dir", help="The aclog data directory.", envvar="ACLOG_DATA_DIR"),
 ]
 OptionalDataDir = Annotated[
     Path | None,
     typer.Option(
         "--data-dir",
-        help="The aclog data directory (created if missing; default $ACLOG_DATA_DIR). "
-        "Excludes --bootstrap-server.",
+        help="The aclog data directory (default $ACLOG_DATA_DIR; a command that adds creates "
+        "it if missing, others refuse). Excludes --bootstrap-server.",
     ),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -60,25 +68,82 @@ def local_caller(command: str) -> Caller:
     return Caller(f"User:{getpass.getuser()}", "local", "aclog-cli", command)
 
 
+def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:
+    """``data_dir``, if it is a directory; else exit 2 naming it (it is missing, or a file)."""
+    try:
+        if data_dir.is_dir():
+            return data_dir
+    except OSError as error:  # a parent that cannot be searched
+        fail_os("read", error)
+    kind = "KRaft metadata" if kraft else "data"
+    what = "is not a directory" if data_dir.exists() else "does not exist"
+    fail(f"no {kind} directory at {data_dir}: it {what}", EXIT_USAGE)
+
+
 @contextmanager
-def open_controller(data_dir: Path) -> Iterator[Controller]:
-    """The controller of ``data_dir``, with clear exits for the errors a user can meet.
+def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Controller]:
+    """The controller of ``data_dir`` (a writer: it takes the lock), with clear exits for the
+    errors a user can meet. ``create``: a missing directory is made, and removed again when
+    the command commits nothing (a failed write leaves no trace); otherwise it is exit 2, and
+    so is a KRaft metadata directory.
 
     Whoever can write the data directory administers it, so the local operator acts as a super
     user (Kafka's ``kafka-storage``/``--bootstrap-controller`` tools have the same standing).
     """
+    created = _first_missing(data_dir) if create else None
+    if created is None:
+        require_data_dir(data_dir)
+        if is_kraft_path(data_dir):  # appending would corrupt Kafka's own metadata log
+            fail(
+                f"{data_dir} is a KRaft metadata directory: aclog never writes there; "
+                "copy it into a data directory with aclog import --from-kraft",
+                EXIT_USAGE,
+            )
     try:
-        controller = Controller.open(data_dir, authorizer=LocalOperator())
+        with _opening_errors(data_dir):
+            controller = Controller.open(data_dir, authorizer=LocalOperator())
+    except BaseException:
+        _remove_created(created)
+        raise
+    start = controller.log.end_offset
+    try:
+        yield controller
+    finally:
+        committed = controller.log.end_offset > start
+        controller.close()
+        if not committed:
+            _remove_created(created)
+
+
+@contextmanager
+def _opening_errors(data_dir: Path) -> Iterator[None]:
+    try:
+        yield
     except LogLockedError as error:
         fail(str(error), EXIT_IO)
     except (CorruptLogError, RecordDecodeError, ReplayError) as error:
         fail(f"cannot load {data_dir}: {error}", EXIT_FAILURE)
-    except (LogError, OSError) as error:
+    except OSError as error:
+        fail_os("open", error)
+    except LogError as error:
         fail(f"cannot open {data_dir}: {error}", EXIT_IO)
-    try:
-        yield controller
-    finally:
-        controller.close()
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The outermost of ``path`` and its parents that does not exist (``None``: it exists)."""
+    missing = None
+    absolute = path.absolute()
+    for candidate in (absolute, *absolute.parents):
+        if candidate.exists():
+            return missing
+        missing = candidate
+    return missing
+
+
+def _remove_created(created: Path | None) -> None:
+    """Remove what this command created for a log it then did not write to."""
+    if created is not None:
+        shutil.rmtree(created, ignore_errors=True)
 
 
 def report_failures(failures: list[tuple[str, ApiError]]) -> None:
@@ -92,36 +157,34 @@ def report_failures(failures: list[tuple[str, ApiError]]) -> None:
 
 AtOffset = Annotated[
     int | None,
-    typer.Option("--at-offset", min=0, help="The state as of this offset (whole batches)."),
+    typer.Option(
+        "--at-offset",
+        min=0,
+        help="The state as of this offset (whole batches); not with --at-time.",
+    ),
 ]
 AtTime = Annotated[
     str | None,
-    typer.Option("--at-time", help="The state as of this time, e.g. 2026-11-21T10:00:00Z."),
+    typer.Option(
+        "--at-time",
+        help="The state as of this time: epoch milliseconds (1795609903621) or ISO-8601 "
+        "(2026-11-21T10:00:00Z, any UTC offset; none means UTC).",
+    ),
 ]
-
-
-def parse_time(text: str) -> int:
-    """An ISO-8601 time (``Z`` or an offset; no zone means UTC) as ms since the epoch."""
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        fail(f"cannot read the time {text!r}; write it like 2026-11-21T10:00:00Z", EXIT_USAGE)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
 
 
 def load_state(
     data_dir: Path, at_offset: int | None, at_time: str | None, *, kraft: bool = False
 ) -> Rebuilt:
-    """The state of ``data_dir`` (as of the given point), read without taking the writer lock;
-    a progress bar shows on a terminal. ``kraft``: ``data_dir`` is a KRaft metadata log."""
-    if not data_dir.is_dir():
-        fail(f"no {'KRaft metadata' if kraft else 'data'} directory at {data_dir}", EXIT_USAGE)
-    at_time_ms = None if at_time is None else parse_time(at_time)
+    """The state of ``data_dir`` as of the given point, read without taking the writer lock or
+    writing anything; a note on stderr when the state is not quite the point given
+    (:func:`aclog.tools.points.point_note`); a progress bar on a terminal. ``kraft``:
+    ``data_dir`` is a KRaft metadata log."""
+    require_data_dir(data_dir, kraft=kraft)
+    at_offset, at_time_ms = parse_point(at_offset, at_time)
     try:
         with _progress() as on_batch:
-            return rebuild_image(
+            rebuilt = rebuild_image(
                 data_dir,
                 at_offset=at_offset,
                 at_time_ms=at_time_ms,
@@ -132,7 +195,10 @@ def load_state(
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
         fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
     except OSError as error:
-        fail(f"cannot read {data_dir}: {error}", EXIT_IO)
+        fail_os("read", error)
+    last = rebuilt.image.provenance.last_offset
+    show_point_note(data_dir, last, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft)
+    return rebuilt
 
 
 @contextmanager

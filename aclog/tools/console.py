@@ -1,7 +1,9 @@
 """Shared CLI plumbing: the typer app, the consoles, exit codes and error rendering.
 
 Data goes to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 a domain failure (a corrupt
-log, a failed item), 2 a usage error, 3 an I/O or internal error.
+log, a failed item), 2 a usage error, 3 an I/O or internal error. An operating-system error
+follows one rule (:func:`os_error_code`): a path that is missing or of the wrong kind is a usage
+error, one that exists but cannot be read or written is an I/O error.
 
 Text that may hold names from the log or a cluster goes through :func:`print_line` (or
 :func:`fail`): never read as rich markup or ``:emoji:`` codes, and with control characters
@@ -10,6 +12,7 @@ escaped (:mod:`aclog.tools.visible`).
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import sys
@@ -19,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from aclog.tools.closed_pipe import QuietOnClosedPipe
 from aclog.tools.visible import visible
 
 EXIT_OK = 0
@@ -32,11 +36,30 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=QuietOnClosedPipe,
 )
 
+
+class _Stdout(Console):
+    """The data console: a reader that went away is left to :mod:`aclog.tools.closed_pipe`
+    (rich would exit 1 on its own)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+class _Stderr(Console):
+    """The diagnostics console: with nobody reading stderr, diagnostics are dropped and the
+    command goes on (rich would exit 1 and point stdout, not stderr, at /dev/null)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+
+
 # No emoji: rich would turn ":name:" in a topic or principal into a picture.
-out = Console(highlight=False, soft_wrap=True, emoji=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+out = _Stdout(highlight=False, soft_wrap=True, emoji=False)
+err = _Stderr(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def print_line(text: str, *, stderr: bool = False) -> None:
@@ -50,6 +73,25 @@ def fail(message: str, code: int) -> NoReturn:
     exit with ``code``."""
     err.print(Text("aclog:", style="bold red"), Text(visible(message)))
     raise typer.Exit(code)
+
+
+_WRONG_PATH = frozenset(
+    {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG}
+)
+"""Errors that say the path given names nothing, or the wrong kind of thing."""
+
+
+def os_error_code(error: OSError) -> int:
+    """The exit code of an operating-system error: 2 when the path given is missing or of the
+    wrong kind (a file where a directory belongs, or the reverse), else 3 (the path exists but
+    cannot be read or written: permissions, a failing disk, a full file system)."""
+    return EXIT_USAGE if error.errno in _WRONG_PATH else EXIT_IO
+
+
+def fail_os(action: str, error: OSError) -> NoReturn:
+    """``aclog: cannot <action> <path>: <reason>`` on stderr, exiting by :func:`os_error_code`."""
+    path = "" if error.filename is None else f" {error.filename}"
+    fail(f"cannot {action}{path}: {error.strerror or error}", os_error_code(error))
 
 
 def print_json_line(value: Any) -> None:

@@ -24,7 +24,7 @@ from aclog.records import (
     ScramMechanism,
 )
 from aclog.tools.common import DataDir, open_controller
-from aclog.tools.console import app, out
+from aclog.tools.console import app, print_line
 from aclog.tools.dump import dump
 
 ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
@@ -85,26 +85,23 @@ def demo(
     show: Annotated[bool, typer.Option(help="Print the log and the state afterwards.")] = True,
 ) -> None:
     """Write a short example history to an empty data directory, then print it."""
-    with open_controller(data_dir) as controller:
+    with open_controller(data_dir, create=True) as controller:
         fresh = controller.log.end_offset <= 1
         if fresh:
             _history(controller)
         image = controller.image
     state = "wrote an example history to" if fresh else "kept the existing log in"
-    out.print(
-        f"aclog demo: {state} {data_dir} (offsets 0..{image.provenance.last_offset})\n",
-        markup=False,
-    )
+    print_line(f"aclog demo: {state} {data_dir} (offsets 0..{image.provenance.last_offset})")
+    print_line("")
     if not show:
         return
     dump([data_dir], 0, None, None, False, False)
-    out.print(
-        f"\nstate at offset {image.provenance.last_offset}: {len(image.acls)} ACLs, "
-        f"{len(image.scram.users)} SCRAM users",
-        markup=False,
+    print_line("")
+    print_line(
+        f"state at offset {image.provenance.last_offset}: {len(image.acls)} ACLs, "
+        f"{len(image.scram.users)} SCRAM users"
     )
-    out.print(
+    print_line(
         f"try: aclog acls list --data-dir {data_dir} --topic payments.cards "
-        "--resource-pattern-type match",
-        markup=False,
+        "--resource-pattern-type match"
     )

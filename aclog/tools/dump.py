@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -26,14 +25,15 @@ from aclog.snapshot.naming import SNAPSHOT_SUFFIX
 from aclog.tools.common import SourceFormat, is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
-    EXIT_IO,
     EXIT_USAGE,
     app,
     fail,
+    fail_os,
     print_json_line,
     print_line,
 )
 from aclog.tools.kraft_import import kraft_decoded_batches
+from aclog.tools.points import format_time
 
 _TYPE_NAMES = {cls.__name__.lower(): cls.__name__ for cls in RECORD_TYPES}
 
@@ -63,6 +63,11 @@ def dump(
 ) -> None:
     """Print every record with its offset, epoch, time, type and author."""
     types = _parse_types(record_type or [])
+    if to_offset is not None and to_offset < from_offset:
+        fail(
+            "--to-offset comes before --from-offset; give the earlier one as --from-offset",
+            EXIT_USAGE,
+        )
     for path in paths:
         if not path.exists():
             fail(
@@ -70,24 +75,29 @@ def dump(
                 EXIT_USAGE,
             )
     kraft = [is_kraft(path, source_format) for path in paths]
-    for path, is_kraft_path in zip(paths, kraft, strict=True):
-        if not is_kraft_path:
-            _check_readable_as_log(path)
-    entries = _selected(paths, from_offset, to_offset, types, kraft)
     try:
-        if json_output:
-            for entry in entries:
-                print_json_line(entry.to_dict(redact=not no_redact))
-        else:
-            _print_listing(entries, redact=not no_redact)
+        for path, is_kraft_path in zip(paths, kraft, strict=True):
+            if not is_kraft_path:
+                _check_readable_as_log(path)
+        _print(_selected(paths, from_offset, to_offset, types, kraft), json_output, not no_redact)
     except TornTailError as error:
         fail(_torn_message(error), EXIT_FAILURE)
     except CorruptLogError as error:
         fail(str(error), EXIT_FAILURE)
     except (RecordDecodeError, SnapshotError, KraftError) as error:
         fail(str(error), EXIT_FAILURE)
+    except BrokenPipeError:
+        raise  # the reader went away: handled once, around every command
     except OSError as error:
-        fail(f"cannot read {error.filename}: {error.strerror}", EXIT_IO)
+        fail_os("read", error)
+
+
+def _print(entries: Iterator[Entry], json_output: bool, redact: bool) -> None:
+    if json_output:
+        for entry in entries:
+            print_json_line(entry.to_dict(redact=redact))
+    else:
+        _print_listing(entries, redact=redact)
 
 
 def _check_readable_as_log(path: Path) -> None:
@@ -191,14 +201,11 @@ def _print_listing(entries: Iterator[Entry], *, redact: bool) -> None:
 
 
 def _batch_line(entry: Entry) -> str:
-    line = f"batch {entry.batch_base_offset}  epoch {entry.epoch}  {_time(entry.timestamp_ms)}"
+    line = (
+        f"batch {entry.batch_base_offset}  epoch {entry.epoch}  {format_time(entry.timestamp_ms)}"
+    )
     author = entry.author
     if author is not None:
         line += f"  by {author.principal} from {author.client_address} ({author.client_id}"
         line += f", {author.api})" if author.api else ")"
     return line
-
-
-def _time(timestamp_ms: int) -> str:
-    moment = datetime.fromtimestamp(timestamp_ms / 1000, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

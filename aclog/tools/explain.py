@@ -8,10 +8,17 @@ from typing import Annotated, Any
 import typer
 
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
-from aclog.records import AclOperation, ResourceType, record_to_dict
-from aclog.tools.acl_options import CLUSTER_NAME
+from aclog.controller.validation import CLUSTER_NAME
+from aclog.records import ResourceType, record_to_dict
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, load_state
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
+from aclog.tools.options import (
+    OptionError,
+    check_host,
+    check_principal,
+    check_text,
+    parse_operation,
+)
 
 
 def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
@@ -42,18 +49,19 @@ def _resource(
     ]
     given = [(rt, name) for rt, name in named if name is not None]
     if len(given) != 1:
-        fail(
-            "name exactly one resource: --topic, --group, --cluster, --transactional-id or --user",
-            EXIT_USAGE,
+        raise OptionError(
+            "name exactly one resource: --topic, --group, --cluster, --transactional-id or --user"
         )
-    return given[0]
+    resource_type, name = given[0]
+    check_text(name, f"--{resource_type.name.lower().replace('_', '-')}")
+    return resource_type, name
 
 
 @app.command()
 def explain(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="The aclog data directory.")],
-    principal: Annotated[str, typer.Option(help="The caller, e.g. User:alice.")],
-    host: Annotated[str, typer.Option(help="The caller's IP address.")],
+    principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
+    host: Annotated[str, typer.Option(help="The caller's IP address (v4 or v6).")],
     operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
     topic: Annotated[str | None, typer.Option(help="A topic name.")] = None,
     group: Annotated[str | None, typer.Option(help="A consumer group.")] = None,
@@ -71,12 +79,19 @@ def explain(
     source_format: SourceFormat = "auto",
     json_output: JsonFlag = False,
 ) -> None:
-    """Decide one request against the committed ACLs and say why (exit 0 either way)."""
-    resource_type, name = _resource(topic, group, cluster, transactional_id, user)
+    """Decide one request against the committed ACLs and say why (exit 0 either way).
+
+    The principal and host are checked as `acls add` checks an ACL's, so a typo is refused
+    instead of answered."""
     try:
-        op = AclOperation.parse(operation)
-        supers = parse_super_users(super_users)
-    except ValueError as error:
+        resource_type, name = _resource(topic, group, cluster, transactional_id, user)
+        check_principal(principal, "--principal")
+        check_host(host, "--host")
+        op = parse_operation(operation)
+        supers = parse_super_users(
+            check_text(super_users, "--super-users") if super_users else None
+        )
+    except ValueError as error:  # OptionError, or super users that are not Type:name
         fail(str(error), EXIT_USAGE)
     image = load_state(data_dir, at_offset, at_time, kraft=is_kraft(data_dir, source_format)).image
     authorizer = Authorizer(supers, allow_everyone_if_no_acl_found)

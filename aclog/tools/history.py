@@ -8,10 +8,10 @@ from typing import Annotated, Any
 import typer
 
 from aclog.image import MetadataImage
-from aclog.replay.diff import Point, diff
+from aclog.replay.diff import diff
 from aclog.replay.rebuild import RebuildError
 from aclog.replay.verify import verify_directory, verify_kraft_directory
-from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
+from aclog.snapshot import SnapshotError, SnapshotId, list_snapshots, verify_snapshot
 from aclog.tools.common import (
     AtOffset,
     AtTime,
@@ -21,9 +21,10 @@ from aclog.tools.common import (
     is_kraft,
     load_state,
     open_controller,
-    parse_time,
+    require_data_dir,
 )
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, print_json, print_line
+from aclog.tools.console import EXIT_FAILURE, app, fail, fail_os, print_json, print_line
+from aclog.tools.points import check_range, parse_range_end, show_point_note
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")
@@ -77,12 +78,12 @@ def verify(
     data_dir: DataDir, source_format: SourceFormat = "auto", json_output: JsonFlag = False
 ) -> None:
     """Check every batch and snapshot, and that snapshot + tail equals a full replay."""
-    if not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    if is_kraft(data_dir, source_format):
-        report = verify_kraft_directory(data_dir)
-    else:
-        report = verify_directory(data_dir)
+    kraft = is_kraft(data_dir, source_format)
+    require_data_dir(data_dir, kraft=kraft)
+    try:
+        report = verify_kraft_directory(data_dir) if kraft else verify_directory(data_dir)
+    except OSError as error:
+        fail_os("read", error)
     if json_output:
         print_json(report.to_dict())
     else:
@@ -100,29 +101,35 @@ def verify(
         raise typer.Exit(EXIT_FAILURE)
 
 
-def _point(text: str) -> Point:
-    if text.isdigit():
-        return Point(offset=int(text))
-    return Point(time_ms=parse_time(text))
-
-
 @app.command("diff")
 def diff_command(
     data_dir: DataDir,
-    start: Annotated[str, typer.Option("--from", help="An offset or a time.")],
-    end: Annotated[str, typer.Option("--to", help="An offset or a time.")],
+    start: Annotated[
+        str, typer.Option("--from", help="An offset (a bare number) or an ISO-8601 time.")
+    ],
+    end: Annotated[
+        str, typer.Option("--to", help="An offset (a bare number) or an ISO-8601 time.")
+    ],
     source_format: SourceFormat = "auto",
     json_output: JsonFlag = False,
 ) -> None:
     """ACLs and SCRAM credentials added, removed and changed between two points, with who
-    changed them and when."""
-    if not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    changed them and when. --from must not come after --to."""
+    kraft = is_kraft(data_dir, source_format)
+    require_data_dir(data_dir, kraft=kraft)
+    first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
     try:
-        kraft = is_kraft(data_dir, source_format)
-        result = diff(data_dir, _point(start), _point(end), kraft=kraft).to_dict()
+        result = diff(data_dir, first, last, kraft=kraft).to_dict()
     except (RebuildError, SnapshotError, ValueError) as error:
         fail(str(error), EXIT_FAILURE)
+    except OSError as error:
+        fail_os("read", error)
+    check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])
+    for point, reached in ((first, result["from"]), (last, result["to"])):
+        show_point_note(
+            data_dir, reached["last_offset"], at_offset=point.offset, at_time_ms=point.time_ms,
+            kraft=kraft,
+        )  # fmt: skip
     if json_output:
         print_json(result)
         return
@@ -169,36 +176,50 @@ def snapshot_create(
 
 @snapshot_app.command("list")
 def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
-    """List snapshots, oldest first, with whether each one verifies."""
-    rows = []
-    for snapshot in list_snapshots(data_dir):
-        try:
-            rows.append({**verify_snapshot(snapshot.path).to_dict(), "valid": True})
-        except SnapshotError as error:
-            rows.append(
-                {
-                    "path": str(snapshot.path),
-                    "last_offset": snapshot.last_offset,
-                    "epoch": snapshot.epoch,
-                    "valid": False,
-                    "error": str(error),
-                }
-            )
+    """List snapshots, oldest first, with whether each one verifies; exit 1 if any is corrupt."""
+    rows = [
+        _snapshot_row(snapshot.path, snapshot.last_offset, snapshot.epoch)
+        for snapshot in _snapshots(data_dir)
+    ]
     if json_output:
         print_json({"snapshots": rows})
-        return
-    for row in rows:
-        state = "ok" if row["valid"] else f"CORRUPT: {row['error']}"
-        print_line(
-            f"{Path(row['path']).name}  offset {row['last_offset']}  epoch {row['epoch']}  {state}"
-        )
+    else:
+        for row in rows:
+            state = "ok" if row["valid"] else f"CORRUPT: {row['error']}"
+            print_line(
+                f"{Path(row['path']).name}  offset {row['last_offset']}  epoch {row['epoch']}  "
+                f"{state}"
+            )
+    if not all(row["valid"] for row in rows):
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _snapshots(data_dir: Path) -> list[SnapshotId]:
+    require_data_dir(data_dir)
+    try:
+        return list_snapshots(data_dir)
+    except OSError as error:
+        fail_os("read", error)
+
+
+def _snapshot_row(path: Path, last_offset: int, epoch: int) -> dict[str, Any]:
+    try:
+        return {**verify_snapshot(path).to_dict(), "valid": True}
+    except SnapshotError as error:
+        return {
+            "path": str(path),
+            "last_offset": last_offset,
+            "epoch": epoch,
+            "valid": False,
+            "error": str(error),
+        }
 
 
 @snapshot_app.command("verify")
 def snapshot_verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
     """Verify every snapshot; exit 1 if any is corrupt."""
     bad = 0
-    for snapshot in list_snapshots(data_dir):
+    for snapshot in _snapshots(data_dir):
         try:
             verify_snapshot(snapshot.path)
         except SnapshotError as error:

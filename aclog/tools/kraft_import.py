@@ -54,7 +54,7 @@ from aclog.tools.console import (
     app,
     err,
     fail,
-    out,
+    fail_os,
     print_json,
     print_line,
 )
@@ -306,8 +306,10 @@ def import_command(
         fail(str(error), EXIT_USAGE)
     except KraftError as error:
         fail(f"cannot import {from_kraft}: {error}", EXIT_FAILURE)
-    except (LogError, OSError) as error:
+    except LogError as error:
         fail(f"cannot write {data_dir}: {error}", EXIT_IO)
+    except OSError as error:  # the source or the target: the error names the path
+        fail_os("import through", error)
     for warning in report.warnings:
         print_line(f"aclog: warning: {warning}", stderr=True)
     if json_output:
@@ -319,20 +321,18 @@ def import_command(
 def _print_report(report: ImportReport) -> None:
     snapshot = report.snapshot
     if snapshot is not None:
-        out.print(
+        print_line(
             f"snapshot {snapshot.path.name}: {snapshot.record_count} records "
-            f"(state before KRaft offset {snapshot.end_offset}, epoch {snapshot.epoch})",
-            markup=False,
+            f"(state before KRaft offset {snapshot.end_offset}, epoch {snapshot.epoch})"
         )
-    out.print(
+    print_line(
         f"read {report.kraft_batches} KRaft batches up to offset {report.kraft_next_offset}; "
         f"wrote {report.records_written} records in {report.batches_written} batches to "
-        f"{report.data_dir} (offsets 0..{report.aclog_end_offset - 1})",
-        markup=False,
+        f"{report.data_dir} (offsets 0..{report.aclog_end_offset - 1})"
     )
     for name, count in sorted(report.records_by_type.items()):
-        out.print(f"  {count:>8}  {name}", markup=False)
+        print_line(f"  {count:>8}  {name}")
     skipped = sum(report.skipped.values())
     if skipped:
         kinds = ", ".join(f"{name} {n}" for name, n in report.skipped.most_common())
-        out.print(f"skipped {skipped} other KRaft records: {kinds}", markup=False)
+        print_line(f"skipped {skipped} other KRaft records: {kinds}")

@@ -114,13 +114,15 @@ def data_dir_only(target: Target, option: str, reason: str) -> None:
 
 
 @contextmanager
-def open_admin(target: Target) -> Iterator[Controller | RemoteAdmin]:
+def open_admin(target: Target, *, create: bool = False) -> Iterator[Controller | RemoteAdmin]:
     """The controller of a data directory, or an admin client connected to a cluster.
 
-    Connection failures and requests the cluster does not answer exit 3, naming the address.
+    ``create``: a missing data directory is created (and removed again if nothing is
+    committed); otherwise it is exit 2. Connection failures and requests the cluster does not
+    answer exit 3, naming the address.
     """
     if not isinstance(target, RemoteTarget):
-        with open_controller(target) as controller:
+        with open_controller(target, create=create) as controller:
             yield controller
         return
     try:

@@ -18,13 +18,23 @@ from aclog.controller import (
     DEFAULT_ITERATIONS,
     ScramAlterResult,
     ScramDeletion,
+    ScramUpsertion,
     upsertion_for_password,
 )
-from aclog.image import user_to_dict
+from aclog.controller.validation import scram_upsertion_error
+from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.records import ScramMechanism
-from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, report_failures
+from aclog.tools.common import JsonFlag, OptionalDataDir, load_state, local_caller, report_failures
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
-from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target, open_admin
+from aclog.tools.options import OptionError, check_text
+from aclog.tools.remote import (
+    BootstrapServer,
+    CommandConfig,
+    RemoteTarget,
+    Target,
+    choose_target,
+    open_admin,
+)
 
 users_app = typer.Typer(
     help="Manage SCRAM users (salts and keys are never shown) in a data directory (--data-dir) "
@@ -37,6 +47,7 @@ Mechanism = Annotated[str, typer.Option("--mechanism", help="SCRAM-SHA-256 or SC
 
 
 def _mechanism(text: str) -> ScramMechanism:
+    _text(text, "--mechanism")
     try:
         mechanism = ScramMechanism.parse(text)
     except ValueError:
@@ -64,17 +75,48 @@ def set_user(
     ] = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """Create or replace USER's credential for one mechanism."""
+    """Create or replace USER's credential for one mechanism (a missing data directory is
+    created)."""
     if (password is None) == (not password_stdin):
         fail("give exactly one of --password or --password-stdin", EXIT_USAGE)
-    secret = password if password is not None else sys.stdin.readline().rstrip("\r\n")
+    secret = _text(password, "--password") if password is not None else _password_from_stdin()
     if not secret:
         fail("the password must not be empty", EXIT_USAGE)
+    _text(user, "USER")
+    chosen = _mechanism(mechanism)
     target = choose_target(data_dir, bootstrap_server, command_config)
-    upsertion = upsertion_for_password(user, _mechanism(mechanism), secret, iterations)
-    with open_admin(target) as admin:
+    # The checks that need no hash first: a refused request computes nothing and writes nothing.
+    refused = scram_upsertion_error(ScramUpsertion(user, chosen, iterations, b"-", b"-"))
+    if refused is not None:
+        _render([ScramAlterResult(user, refused)], json_output, "set")
+        return
+    upsertion = upsertion_for_password(user, chosen, secret, iterations)
+    with open_admin(target, create=True) as admin:
         results = admin.alter_scram([upsertion], [], local_caller("aclog users set"))
     _render(results, json_output, "set")
+
+
+def _text(value: str, option: str) -> str:
+    try:
+        return check_text(value, option)
+    except OptionError as error:
+        fail(str(error), EXIT_USAGE)
+
+
+def _password_from_stdin() -> str:
+    """The first line of stdin, which must be UTF-8 (the password is hashed as UTF-8)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        fail("--password-stdin: there is no stdin to read", EXIT_USAGE)
+    line: bytes = stream.readline().rstrip(b"\r\n")
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        fail(
+            f"--password-stdin: line 1 of stdin is not UTF-8 text (byte {line[error.start]:#04x} "
+            f"at column {error.start + 1})",
+            EXIT_USAGE,
+        )
 
 
 @users_app.command("delete")
@@ -87,11 +129,21 @@ def delete_user(
     json_output: JsonFlag = False,
 ) -> None:
     """Delete USER's credential for one mechanism."""
+    deletion = ScramDeletion(_text(user, "USER"), _mechanism(mechanism))
     target = choose_target(data_dir, bootstrap_server, command_config)
-    deletion = ScramDeletion(user, _mechanism(mechanism))
     with open_admin(target) as admin:
         results = admin.alter_scram([], [deletion], local_caller("aclog users delete"))
     _render(results, json_output, "deleted")
+
+
+def _describe(
+    target: Target, users: list[str] | None
+) -> tuple[ApiError, list[ScramDescribeResult]]:
+    """DescribeUserScramCredentials on a cluster, or over a data directory's committed state."""
+    if not isinstance(target, RemoteTarget):
+        return ApiError.NONE, load_state(target, None, None).image.scram.describe(users)
+    with open_admin(target) as admin:
+        return admin.describe_scram(users, local_caller("aclog users list"))
 
 
 def _render(results: list[ScramAlterResult], json_output: bool, verb: str) -> None:
@@ -119,11 +171,11 @@ def list_users(
     command_config: CommandConfig = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """List users with their mechanisms and iteration counts."""
+    """List users with their mechanisms and iteration counts (reads without locking)."""
+    for name in users or []:
+        _text(name, "USERS")
     target = choose_target(data_dir, bootstrap_server, command_config)
-    with open_admin(target) as admin:
-        caller = local_caller("aclog users list")
-        error, described = admin.describe_scram(users or None, caller)
+    error, described = _describe(target, users or None)
     found = [
         user_to_dict(d.user, {c.mechanism: c for c in d.credentials})
         for d in described

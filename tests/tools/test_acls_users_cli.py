@@ -83,7 +83,6 @@ def test_list_json_equals_the_committed_acls(tmp_path: Path) -> None:
         ("TOPIC", "CREATE"),
         ("TRANSACTIONAL_ID", "WRITE"),
         ("TRANSACTIONAL_ID", "DESCRIBE"),
-        ("CLUSTER", "IDEMPOTENT_WRITE"),
     }
 
 

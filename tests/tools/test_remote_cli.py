@@ -278,8 +278,9 @@ def test_the_environment_data_dir_yields_to_bootstrap_server(
     listed = _run("users", "list", "--bootstrap-server", plain.bootstrap, "--json", env=env)
     assert listed.exit_code == 0 and json.loads(listed.stdout) == {"users": []}
     assert not (tmp_path / "local").exists()
-    local = _run("users", "list", "--json", env=env)
-    assert local.exit_code == 0 and (tmp_path / "local").is_dir()
+    local = _run("users", "list", "--json", env=env)  # read from $ACLOG_DATA_DIR, never made
+    assert local.exit_code == 2 and str(tmp_path / "local") in local.stderr
+    assert not (tmp_path / "local").exists()
 
 
 def test_an_unreachable_cluster_exits_3_naming_the_address(tmp_path: Path) -> None:

@@ -1,0 +1,204 @@
+"""``aclog acls add``: create ACLs in a data directory or on a cluster.
+
+A dry run, and a request every ACL of which fails validation, are decided on the state read
+without the lock, so they write nothing and create no directory; any other add on a missing
+data directory creates it, and removes it again if nothing is committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from aclog.acl.filters import AclFilter
+from aclog.authorizer.impact import impact_of_adding
+from aclog.controller import AclControlManager
+from aclog.controller.controller import Controller
+from aclog.controller.result import AclCreateResult
+from aclog.controller.validation import creation_error
+from aclog.image import MetadataImage
+from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType
+from aclog.tools.acl_options import bindings_for_add
+from aclog.tools.acl_rows import create_row, print_created, print_impacts, report_create_failures
+from aclog.tools.acls import (
+    AllowHost,
+    AllowPrincipal,
+    Cluster,
+    DenyHost,
+    DenyPrincipal,
+    Group,
+    Operation,
+    PatternOpt,
+    Token,
+    Topic,
+    TxnId,
+    User,
+    acl_options,
+    acls_app,
+    parse_or_exit,
+)
+from aclog.tools.common import JsonFlag, OptionalDataDir, load_state, local_caller
+from aclog.tools.console import EXIT_USAGE, fail, print_json
+from aclog.tools.inventory import read_inventory
+from aclog.tools.remote import (
+    BootstrapServer,
+    CommandConfig,
+    RemoteTarget,
+    Target,
+    choose_target,
+    data_dir_only,
+    open_admin,
+)
+from aclog.tools.remote_admin import RemoteAdmin
+
+
+@acls_app.command("add")
+def add(
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
+    allow_principal: AllowPrincipal = None,
+    deny_principal: DenyPrincipal = None,
+    allow_host: AllowHost = None,
+    deny_host: DenyHost = None,
+    operation: Operation = None,
+    topic: Topic = None,
+    group: Group = None,
+    cluster: Cluster = False,
+    transactional_id: TxnId = None,
+    user: User = None,
+    delegation_token: Token = None,
+    resource_pattern_type: PatternOpt = None,
+    producer: Annotated[bool, typer.Option("--producer", help="Producer role ACLs.")] = False,
+    consumer: Annotated[bool, typer.Option("--consumer", help="Consumer role ACLs.")] = False,
+    idempotent: Annotated[bool, typer.Option("--idempotent", help="With --producer.")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Show what would change; write nothing (--data-dir only)."),
+    ] = False,
+    inventory: Annotated[
+        Path | None,
+        typer.Option(
+            "--inventory",
+            help="With --dry-run: a file of TYPE:name resources; show "
+            "which the new ACLs apply to and whose decisions change.",
+        ),
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Add ACLs. Adding an ACL that already exists succeeds and writes nothing.
+
+    With --bootstrap-server the JSON "id" is null: Kafka does not expose ACL ids.
+    """
+    options = acl_options(
+        allow_principals=allow_principal,
+        deny_principals=deny_principal,
+        allow_hosts=allow_host,
+        deny_hosts=deny_host,
+        operations=operation,
+        topics=topic,
+        groups=group,
+        transactional_ids=transactional_id,
+        users=user,
+        delegation_tokens=delegation_token,
+    )
+    options.cluster, options.pattern_type = cluster, resource_pattern_type
+    options.producer, options.consumer, options.idempotent = producer, consumer, idempotent
+    bindings = parse_or_exit(lambda: bindings_for_add(options))
+    target = _add_target(data_dir, bootstrap_server, command_config, dry_run, inventory)
+    resources = parse_or_exit(lambda: read_inventory(inventory)) if inventory else None
+    current, before, results = _create(target, bindings, dry_run, want_before=not json_output)
+    impacts = None
+    if resources is not None and current is not None:
+        impacts = _impacts(current, bindings, results, before, resources)
+    rows = [create_row(b, r) for b, r in zip(bindings, results, strict=True)]
+    if json_output:
+        print_json({"results": rows} if impacts is None else {"results": rows, "impact": impacts})
+    else:
+        for binding, result in zip(bindings, results, strict=True):
+            print_created(binding, result, before, dry_run)
+        print_impacts(impacts)
+    report_create_failures(bindings, results)
+
+
+def _create(
+    target: Target, bindings: list[AclBinding], dry_run: bool, *, want_before: bool
+) -> tuple[Iterable[AccessControlEntryRecord] | None, set[AclBinding], list[AclCreateResult]]:
+    """(the ACLs before, which of ``bindings`` existed, one result per binding).
+
+    A dry run, and a request every ACL of which fails validation, are decided on the state read
+    without the lock: nothing is written, no directory is created."""
+    if not isinstance(target, RemoteTarget) and (
+        dry_run or all(creation_error(b) is not None for b in bindings)
+    ):
+        image = _state_for_add(target) if dry_run else MetadataImage.EMPTY
+        results = AclControlManager().create_acls(image.acls, bindings).response
+        return image.acls, _existing(image.acls, bindings), results
+    with open_admin(target, create=True) as admin:
+        if isinstance(admin, Controller):
+            current: Iterable[AccessControlEntryRecord] | None = admin.image.acls
+            before = _existing(admin.image.acls, bindings)
+        else:
+            current, before = None, _existing_remote(admin, bindings) if want_before else set()
+        return current, before, admin.create_acls(bindings, local_caller("aclog acls add"))
+
+
+def _state_for_add(data_dir: Path) -> MetadataImage:
+    """The committed state ``acls add`` would add to: empty while the directory is missing."""
+    return load_state(data_dir, None, None).image if data_dir.exists() else MetadataImage.EMPTY
+
+
+def _add_target(
+    data_dir: Path | None,
+    bootstrap_server: str | None,
+    command_config: Path | None,
+    dry_run: bool,
+    inventory: Path | None,
+) -> Target:
+    """Where ``acls add`` writes, after checking the flags that only a data directory takes."""
+    if inventory is not None and not dry_run:
+        fail("--inventory shows the effect of a change; use it with --dry-run", EXIT_USAGE)
+    target = choose_target(data_dir, bootstrap_server, command_config)
+    if dry_run:
+        data_dir_only(target, "--dry-run", "Kafka's CreateAcls cannot preview a change")
+    if inventory is not None:
+        data_dir_only(target, "--inventory", "it needs the whole ACL state to compare against")
+    return target
+
+
+def _impacts(
+    current: Iterable[AccessControlEntryRecord],
+    bindings: list[AclBinding],
+    results: list[AclCreateResult],
+    before: set[AclBinding],
+    resources: list[tuple[ResourceType, str]],
+) -> list[dict[str, Any]]:
+    """The inventory resources whose decisions the ACLs that ``results`` would add change."""
+    new = [
+        b.with_id(r.acl_id)
+        for b, r in zip(bindings, results, strict=True)
+        if r.acl_id is not None and b not in before
+    ]
+    return [i.to_dict() for i in impact_of_adding(current, new, resources)]
+
+
+def _existing(
+    current: Iterable[AccessControlEntryRecord], bindings: list[AclBinding]
+) -> set[AclBinding]:
+    """Which of ``bindings`` are among the ``current`` ACLs (for "exists" versus "added")."""
+    wanted = set(bindings)
+    return {acl.binding for acl in current if acl.binding in wanted}
+
+
+def _existing_remote(admin: RemoteAdmin, bindings: list[AclBinding]) -> set[AclBinding]:
+    """Which of ``bindings`` exist on the cluster, asked per resource pattern."""
+    patterns = dict.fromkeys((b.resource_type, b.resource_name, b.pattern_type) for b in bindings)
+    found: set[AclBinding] = set()
+    for resource_type, name, pattern_type in patterns:
+        error, acls = admin.describe_acls(AclFilter(resource_type, name, pattern_type))
+        if error.is_success:  # without DESCRIBE on the cluster every ACL shows as added
+            found.update(acl.binding for acl in acls)
+    return found & set(bindings)

@@ -1,0 +1,78 @@
+"""Option values that every command checks the same way, so one value means one thing
+everywhere: text a Kafka name can hold, principals and hosts (by the controller's own rules, so
+a query cannot ask about what a change could never create), and operation names.
+
+A command line may carry bytes that are not UTF-8 (Python keeps them as lone surrogates, so a
+path still names its file); a name cannot, since every record and request encodes it as UTF-8.
+
+Pure functions; thread-safe. Cost: O(length of the value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from aclog.controller.validation import host_error, principal_error
+from aclog.records import AclOperation
+
+
+class OptionError(ValueError):
+    """Options that do not make a valid request; the message says what to change."""
+
+
+ACL_OPERATIONS = tuple(
+    op for op in AclOperation if op not in (AclOperation.UNKNOWN, AclOperation.ANY)
+)
+"""The operations an ACL (and a request) can name: every one but the filter-only ANY and the
+placeholder UNKNOWN."""
+
+
+def check_text(value: str, option: str) -> str:
+    """``value``, if it is text a name can hold (no bytes that are not UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise OptionError(
+            f"{option} {value!r} holds bytes that are not UTF-8 (at character {error.start + 1}); "
+            "Kafka names are UTF-8 text"
+        ) from None
+    return value
+
+
+def check_texts(values: Iterable[str], option: str) -> None:
+    """:func:`check_text` for each of ``values``."""
+    for value in values:
+        check_text(value, option)
+
+
+def check_principal(principal: str, option: str) -> str:
+    """``principal``, if an ACL could hold it: ``Type:name`` with both parts non-empty (the rule
+    ``acls add`` applies, :func:`aclog.controller.validation.principal_error`)."""
+    error = principal_error(check_text(principal, option))
+    if error is not None:
+        raise OptionError(f"{option}: {error.message}")
+    return principal
+
+
+def check_host(host: str, option: str, *, glob: bool = False) -> str:
+    """``host``, if an ACL could hold it: ``*`` or an IP address (or, with ``glob``, a pattern of
+    IP-address characters), the rule ``acls add`` applies
+    (:func:`aclog.controller.validation.host_error`)."""
+    error = host_error(check_text(host, option), glob=glob)
+    if error is not None:
+        raise OptionError(f"{option}: {error.message}")
+    return host
+
+
+def parse_operation(name: str, option: str = "--operation") -> AclOperation:
+    """An operation named in any case or style (``Read``, ``DESCRIBE_CONFIGS``,
+    ``DescribeConfigs``); the error lists exactly the names accepted."""
+    check_text(name, option)
+    try:
+        operation = AclOperation.parse(name)
+    except ValueError:
+        operation = AclOperation.UNKNOWN
+    if operation not in ACL_OPERATIONS:
+        names = ", ".join(op.name for op in ACL_OPERATIONS)
+        raise OptionError(f"{option} {name!r} is not an operation; use one of: {names}")
+    return operation

@@ -1,0 +1,225 @@
+"""One rule for exit codes everywhere: 0 ok, 1 a domain failure, 2 usage, 3 I/O.
+
+A path that is missing or of the wrong kind is usage (2), one that exists but cannot be read is
+I/O (3), whether it is a file or a directory; a reader that closes stdout early is no failure;
+input that is not UTF-8 is usage, with where it is; rich markup in a value is shown, not read.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aclog.snapshot import list_snapshots
+from tests.tools.harness import run_main, tree_digest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("exits") / "data"
+    assert run_main("demo", "--data-dir", str(directory), "--no-show").code == 0
+    return directory
+
+
+def _refusing(path: Path, call: Callable[..., Any]) -> Callable[..., Any]:
+    """``call``, raising EACCES for ``path`` and anything below it."""
+
+    def refuse(target: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(target, (str, os.PathLike)):
+            here = Path(os.fsdecode(target)).absolute()
+            if here == path or path in here.parents:
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(target))
+        return call(target, *args, **kwargs)
+
+    return refuse
+
+
+@pytest.fixture
+def unreadable(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Path], None]]:
+    """Make a path unreadable as ``chmod 000`` does for anyone but root (the tests may run as
+    root, which no mode stops): listing it, and opening anything at or below it, is refused."""
+
+    def make(path: Path) -> None:
+        path = path.absolute()
+        for module, name in ((os, "scandir"), (os, "listdir"), (os, "open"), (builtins, "open"),
+                             (io, "open")):  # fmt: skip
+            monkeypatch.setattr(module, name, _refusing(path, getattr(module, name)))
+
+    yield make
+
+
+SEGMENT = "00000000000000000000.log"
+
+
+@pytest.mark.parametrize(
+    ("line", "file"),
+    [
+        (("dump", "{p}"), SEGMENT),
+        (("replay", "--data-dir", "{d}"), SEGMENT),
+        (("acls", "list", "--data-dir", "{d}"), SEGMENT),
+        (("verify", "--data-dir", "{d}"), SEGMENT),
+        (("snapshot", "list", "--data-dir", "{d}"), "*.snapshot.avro"),
+        (
+            ("acls", "add", "--data-dir", "{d}", "--allow-principal", "User:a", "--topic", "t"),
+            SEGMENT,
+        ),
+    ],
+    ids=lambda value: " ".join(value[:2]) if isinstance(value, tuple) else value,
+)
+@pytest.mark.parametrize("what", ["directory", "file"])
+def test_an_unreadable_file_and_an_unreadable_directory_both_exit_3(
+    tmp_path: Path,
+    unreadable: Callable[[Path], None],
+    line: tuple[str, ...],
+    file: str,
+    what: str,
+) -> None:
+    data_dir = tmp_path / "data"
+    assert run_main("demo", "--data-dir", str(data_dir), "--no-show").code == 0
+    assert run_main("snapshot", "create", "--data-dir", str(data_dir)).code == 0
+    path = data_dir if what == "directory" else next(data_dir.glob(file))
+    unreadable(path)
+    filled = [part.replace("{d}", str(data_dir)).replace("{p}", str(path)) for part in line]
+    result = run_main(*filled)
+    assert result.code == 3, result.stderr
+    assert "Permission denied" in result.stderr and "internal error" not in result.stderr
+
+
+def test_an_unreadable_inventory_is_io_and_a_missing_one_usage(
+    data_dir: Path, tmp_path: Path, unreadable: Callable[[Path], None]
+) -> None:
+    add = ("acls", "add", "--data-dir", str(data_dir), "--allow-principal", "User:a")
+    inventory = tmp_path / "inventory.txt"
+    inventory.write_text("TOPIC:t\n")
+    missing = run_main(*add, "--topic", "t", "--dry-run", "--inventory", str(tmp_path / "no"))
+    assert missing.code == 2 and "No such file" in missing.stderr
+    unreadable(inventory)
+    refused = run_main(*add, "--topic", "t", "--dry-run", "--inventory", str(inventory))
+    assert refused.code == 3 and "Permission denied" in refused.stderr
+
+
+def _aclog(*args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "aclog.tools.main", *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_a_reader_that_stops_early_is_no_failure(data_dir: Path, json_output: bool) -> None:
+    """``aclog dump DIR | head -1``, with the reader gone before the first write (everything is
+    still buffered at exit) and after the first line (the pipe fills and then breaks)."""
+    for early in (True, False):
+        process = _aclog("dump", str(data_dir), *(["--json"] if json_output else []))
+        assert process.stdout is not None and process.stderr is not None
+        if not early:
+            assert process.stdout.readline()
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        assert process.wait(timeout=60) == 0, stderr
+        assert stderr == ""
+
+
+def test_a_big_dump_into_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
+    topics = [arg for n in range(3000) for arg in ("--topic", f"topic-{n}")]
+    data_dir = tmp_path / "big"
+    added = run_main("acls", "add", "--data-dir", str(data_dir), "--allow-principal", "User:a",
+                     *topics)  # fmt: skip
+    assert added.code == 0
+    process = _aclog("dump", str(data_dir))
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b"batch 0")
+    process.stdout.close()  # far more than a pipe holds is still to come
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0 and stderr == ""
+
+
+def test_snapshot_list_exits_1_when_a_snapshot_is_corrupt(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    assert run_main("demo", "--data-dir", str(data_dir), "--no-show").code == 0
+    assert run_main("snapshot", "create", "--data-dir", str(data_dir)).code == 0
+    listed = run_main("snapshot", "list", "--data-dir", str(data_dir))
+    assert listed.code == 0 and listed.stdout.rstrip().endswith("ok")
+    snapshot = list_snapshots(data_dir)[0].path
+    damaged = bytearray(snapshot.read_bytes())
+    damaged[-5] ^= 0x01
+    snapshot.write_bytes(bytes(damaged))
+    text = run_main("snapshot", "list", "--data-dir", str(data_dir))
+    assert text.code == 1 and "CORRUPT" in text.stdout
+    as_json = run_main("snapshot", "list", "--data-dir", str(data_dir), "--json")
+    assert as_json.code == 1
+    assert [s["valid"] for s in json.loads(as_json.stdout)["snapshots"]] == [False]
+
+
+def test_an_inventory_that_is_not_utf8_names_the_file_and_line(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    inventory = tmp_path / "inventory.txt"
+    inventory.write_bytes(b"# resources\nTOPIC:ok\nTOPIC:caf\xe9\n")
+    result = run_main(
+        "acls", "add", "--data-dir", str(data_dir), "--allow-principal", "User:a", "--topic",
+        "t", "--dry-run", "--inventory", str(inventory),
+    )  # fmt: skip
+    assert result.code == 2
+    assert f"{inventory}:3: not UTF-8 text (byte 0xe9 at column 10)" in result.stderr
+
+
+def test_a_password_on_stdin_that_is_not_utf8_is_refused_and_nothing_is_written(
+    data_dir: Path,
+) -> None:
+    before = tree_digest(data_dir)
+    result = run_main(
+        "users", "set", "bob", "--mechanism", "SCRAM-SHA-256", "--password-stdin",
+        "--data-dir", str(data_dir), stdin=b"caf\xe9\n",
+    )  # fmt: skip
+    assert result.code == 2
+    assert "--password-stdin: line 1 of stdin is not UTF-8 text (byte 0xe9" in result.stderr
+    assert tree_digest(data_dir) == before
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ("acls", "add", "--allow-principal", "User:a", "--topic", "caf\udce9"),
+        ("acls", "add", "--allow-principal", "User:\udce9", "--topic", "t"),
+        ("users", "set", "b\udce9", "--mechanism", "SCRAM-SHA-256", "--password", "pw"),
+        ("users", "set", "bob", "--mechanism", "SCRAM-SHA-256", "--password", "p\udce9"),
+        ("acls", "list", "--principal", "User:\udce9"),
+    ],
+)
+def test_command_line_bytes_that_are_not_utf8_are_refused_in_names(
+    data_dir: Path, line: tuple[str, ...]
+) -> None:
+    """Python hands such bytes over as lone surrogates (``\\udce9``); no name can hold them."""
+    before = tree_digest(data_dir)
+    result = run_main(*line, "--data-dir", str(data_dir))
+    assert result.code == 2, result.stderr
+    assert "not UTF-8" in result.stderr
+    assert tree_digest(data_dir) == before
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        (("replay", "--data-dir", "[/x]"), "no data directory at [/x]"),
+        (("replay", "--data-dir", "{d}", "--at-time", "[/bold]"), "'[/bold]'"),
+        (("acls", "list", "--data-dir", "{d}", "--resource-pattern-type", "[/foo]"), "'[/foo]'"),
+    ],
+)
+def test_markup_in_a_value_is_shown_literally(
+    data_dir: Path, line: tuple[str, ...], shown: str
+) -> None:
+    result = run_main(*(part.replace("{d}", str(data_dir)) for part in line))
+    assert result.code == 2
+    assert shown in result.stderr and "Traceback" not in result.stderr
