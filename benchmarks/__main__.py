@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchmarks import (
     bench_authorizer,
+    bench_cli,
     bench_coldstart,
     bench_controller,
     bench_failover,
@@ -35,6 +36,7 @@ SUITES = {
     "mutation": bench_mutation.run,
     "wire": bench_wire.run,
     "pipeline": bench_pipeline.run,
+    "cli": bench_cli.run,
 }
 # The Spark suite takes about 25 minutes at full size; it runs only when asked for by name
 # (`make bench-pipeline`), so `make bench` stays a few minutes.

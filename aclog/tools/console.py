@@ -41,8 +41,14 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 def print_line(text: str, *, stderr: bool = False) -> None:
     """One line for a person, on stdout (or stderr): ``text`` shown through :func:`visible`,
-    so a name in it cannot break the line or reach the terminal as a control sequence."""
-    (err if stderr else out).print(visible(text), markup=False)
+    so a name in it cannot break the line or reach the terminal as a control sequence.
+
+    Written straight to ``sys.stdout`` (``sys.stderr``), looked up at each call so a test's
+    capture or a progress display's redirection sees it: the text has no style, so rich would
+    only add cost (a listing of a million lines took three times its ``--json``).
+    Cost: one :func:`visible` scan and one buffered write.
+    """
+    (sys.stderr if stderr else sys.stdout).write(visible(text) + "\n")
 
 
 def fail(message: str, code: int) -> NoReturn:
