@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import getpass
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from aclog.controller.controller import Caller, Controller, LocalOperator
 from aclog.controller.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.image import ApiError, ReplayError
-from aclog.image.stream import DecodedBatch
 from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, err, fail, print_line
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_line
+from aclog.tools.progress import estimated_end_offset, offsets_bar
 
 DataDir = Annotated[
     Path,
@@ -118,37 +117,20 @@ def load_state(
     if not data_dir.is_dir():
         fail(f"no {'KRaft metadata' if kraft else 'data'} directory at {data_dir}", EXIT_USAGE)
     at_time_ms = None if at_time is None else parse_time(at_time)
+    end = estimated_end_offset(data_dir)
+    if end is not None and at_offset is not None:
+        end = min(end, at_offset + 1)
     try:
-        with _progress() as on_batch:
+        with offsets_bar("replaying", end) as on_offset:
             return rebuild_image(
                 data_dir,
                 at_offset=at_offset,
                 at_time_ms=at_time_ms,
                 on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
-                on_batch=on_batch,
+                on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
                 kraft=kraft,
             )
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
         fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
     except OSError as error:
         fail(f"cannot read {data_dir}: {error}", EXIT_IO)
-
-
-@contextmanager
-def _progress() -> Iterator[Callable[[DecodedBatch], None] | None]:
-    if not err.is_terminal:
-        yield None
-        return
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("replaying: offset {task.fields[offset]}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("replay", total=None, offset=0)
-
-        def advance(batch: DecodedBatch) -> None:
-            progress.update(task, offset=batch.last_offset)
-
-        yield advance

@@ -24,6 +24,7 @@ from aclog.tools.common import (
     parse_time,
 )
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, print_json, print_line
+from aclog.tools.progress import estimated_end_offset, offsets_bar, waiting
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")
@@ -79,10 +80,9 @@ def verify(
     """Check every batch and snapshot, and that snapshot + tail equals a full replay."""
     if not data_dir.is_dir():
         fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    if is_kraft(data_dir, source_format):
-        report = verify_kraft_directory(data_dir)
-    else:
-        report = verify_directory(data_dir)
+    check = verify_kraft_directory if is_kraft(data_dir, source_format) else verify_directory
+    with offsets_bar("checking batches", estimated_end_offset(data_dir)) as on_offset:
+        report = check(data_dir, on_offset)
     if json_output:
         print_json(report.to_dict())
     else:
@@ -159,7 +159,12 @@ def snapshot_create(
     json_output: JsonFlag = False,
 ) -> None:
     """Write a snapshot of the committed state now (takes the writer lock)."""
-    with open_controller(data_dir) as controller:
+    with (
+        waiting(f"replaying the log of {data_dir}") as say,
+        open_controller(data_dir) as controller,
+    ):
+        image = controller.image
+        say(f"writing a snapshot of {len(image.acls)} ACLs and {len(image.scram.users)} users")
         info = controller.snapshot(rows=rows)
     if json_output:
         print_json(info.to_dict())
