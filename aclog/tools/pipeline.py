@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Annotated, Any
@@ -37,6 +37,7 @@ from aclog.tools.console import (
     print_json,
     print_line,
 )
+from aclog.tools.progress import waiting
 from aclog.tools.visible import visible
 
 if TYPE_CHECKING:
@@ -108,7 +109,9 @@ def _spark(master: str | None) -> Iterator[SparkSession]:
     from pyspark.errors import PySparkException  # noqa: PLC0415
 
     try:
-        with pipeline.spark_session(master) as spark:
+        with ExitStack() as stack:
+            with waiting(f"starting Spark ({master or pipeline.session.DEFAULT_MASTER})"):
+                spark = stack.enter_context(pipeline.spark_session(master))
             yield spark
     except pipeline.JavaMissingError as error:
         fail(str(error), EXIT_IO)
