@@ -30,8 +30,9 @@ from aclog.controller.controller import Controller
 from aclog.tools.command_config import read_command_config
 from aclog.tools.common import open_controller
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail
+from aclog.tools.progress import waiting
 from aclog.tools.remote_admin import RemoteAdmin
-from aclog.tools.remote_connection import RemoteError
+from aclog.tools.remote_connection import RemoteError, bootstrap_timeout_ms
 
 DATA_DIR_ENV = "ACLOG_DATA_DIR"
 
@@ -123,8 +124,10 @@ def open_admin(target: Target) -> Iterator[Controller | RemoteAdmin]:
         with open_controller(target) as controller:
             yield controller
         return
+    seconds = bootstrap_timeout_ms(target.settings) / 1000
     try:
-        admin = RemoteAdmin.connect(target.bootstrap, target.settings)
+        with waiting(f"connecting to {target.bootstrap} (waiting up to {seconds:g} s)"):
+            admin = RemoteAdmin.connect(target.bootstrap, target.settings)
     except RemoteError as error:
         fail(str(error), EXIT_IO)
     try:
