@@ -17,6 +17,8 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 from rich.text import Text
 
 from aclog.tools.visible import visible
@@ -56,6 +58,22 @@ def fail(message: str, code: int) -> NoReturn:
     exit with ``code``."""
     err.print(Text("aclog:", style="bold red"), Text(visible(message)))
     raise typer.Exit(code)
+
+
+def print_table(table: Table) -> None:
+    """``table`` on stdout: on a terminal as wide as the terminal; on a pipe or in a file as
+    wide as its cells need, so a script or a log never gets cells cut to 80 columns.
+    Cost: one measurement of every cell more than printing."""
+    if out.is_terminal:
+        out.print(table)
+        return
+    options = out.options.update_width(_UNBOUNDED)
+    width = Measurement.get(out, options, table).maximum
+    Console(file=sys.stdout, width=width, highlight=False, emoji=False).print(table)
+
+
+_UNBOUNDED = 1_000_000
+"""Columns a pipe may take: any width a table asks for."""
 
 
 def print_json_line(value: Any) -> None:

@@ -36,6 +36,7 @@ from aclog.tools.console import (
     out,
     print_json,
     print_line,
+    print_table,
 )
 from aclog.tools.progress import waiting
 from aclog.tools.visible import visible
@@ -237,7 +238,7 @@ def _show(rows: Sequence[dict[str, Any]], columns: Sequence[str], limit: int, wh
     for row in rows[:limit]:
         # Text cells: names are neither rich markup nor control sequences.
         table.add_row(*(_cell(row.get(c)) for c in columns))
-    out.print(table)
+    print_table(table)
     if len(rows) > limit:
         out.print(f"... {len(rows) - limit} more; use --json or --out for all", markup=False)
 
