@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from typing import Any, NoReturn
+from importlib import metadata
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -21,6 +22,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from aclog.tools.help import HelpGroup, exit_codes
 from aclog.tools.visible import visible
 
 EXIT_OK = 0
@@ -30,9 +32,11 @@ EXIT_IO = 3
 
 app = typer.Typer(
     name="aclog",
+    cls=HelpGroup,
     help="Keep, replay and question Kafka ACLs and SCRAM credentials as an event-sourced log.",
+    epilog=exit_codes(),
     no_args_is_help=True,
-    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
 )
 
@@ -111,7 +115,28 @@ def show_library_warnings(show: bool) -> None:
         logger.removeHandler(_LIBRARY_WARNINGS)
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        try:
+            number = metadata.version("aclog")
+        except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+            number = "unknown (not installed)"
+        sys.stdout.write(f"aclog {number}\n")
+        raise typer.Exit(EXIT_OK)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print aclog's version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
     """Keep, replay and question Kafka ACLs and SCRAM credentials as an event-sourced log."""
+    del version  # handled by its callback
     show_library_warnings(True)
