@@ -20,10 +20,13 @@ from aclog.records import RecordDecodeError
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_line
 from aclog.tools.progress import estimated_end_offset, offsets_bar
 
+DATA_DIR_ENV = "ACLOG_DATA_DIR"
+"""The data directory of every command that takes ``--data-dir``, when the flag is not given."""
+
 DataDir = Annotated[
     Path,
     typer.Option(
-        "--data-dir", help="The aclog data directory (created if missing).", envvar="ACLOG_DATA_DIR"
+        "--data-dir", help="The aclog data directory (created if missing).", envvar=DATA_DIR_ENV
     ),
 ]
 OptionalDataDir = Annotated[

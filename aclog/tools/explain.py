@@ -10,7 +10,15 @@ import typer
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
 from aclog.records import AclOperation, ResourceType, record_to_dict
 from aclog.tools.acl_options import CLUSTER_NAME
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, load_state
+from aclog.tools.common import (
+    DATA_DIR_ENV,
+    AtOffset,
+    AtTime,
+    JsonFlag,
+    SourceFormat,
+    is_kraft,
+    load_state,
+)
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 
 
@@ -51,7 +59,10 @@ def _resource(
 
 @app.command()
 def explain(
-    data_dir: Annotated[Path, typer.Option("--data-dir", help="The aclog data directory.")],
+    data_dir: Annotated[
+        Path,
+        typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
+    ],
     principal: Annotated[str, typer.Option(help="The caller, e.g. User:alice.")],
     host: Annotated[str, typer.Option(help="The caller's IP address.")],
     operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],

@@ -45,6 +45,7 @@ from aclog.log import LogError, SegmentedLog
 from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.records import NoOpRecord, Record, encode_many
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
+from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -266,7 +267,12 @@ def import_command(
         ),
     ],
     data_dir: Annotated[
-        Path, typer.Option("--data-dir", help="The new aclog data directory (missing or empty).")
+        Path,
+        typer.Option(
+            "--data-dir",
+            help="The new aclog data directory (missing or empty).",
+            envvar=DATA_DIR_ENV,
+        ),
     ],
     skip_noop: Annotated[
         bool,

@@ -26,7 +26,7 @@ from rich.text import Text
 from aclog.authorizer import parse_super_users
 from aclog.records import AclOperation, ResourceType
 from aclog.tools.acl_options import OptionError, read_inventory
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, parse_time
+from aclog.tools.common import DATA_DIR_ENV, AtOffset, AtTime, JsonFlag, parse_time
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -52,7 +52,7 @@ app.add_typer(pipeline_app, name="pipeline")
 
 DataDirOption = Annotated[
     Path | None,
-    typer.Option("--data-dir", help="The aclog data directory.", envvar="ACLOG_DATA_DIR"),
+    typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
 ]
 RecordsOption = Annotated[
     Path | None,

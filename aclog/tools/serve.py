@@ -18,7 +18,7 @@ from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBE
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
-from aclog.tools.common import JsonFlag
+from aclog.tools.common import DATA_DIR_ENV, JsonFlag
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -158,7 +158,7 @@ def serve(
         typer.Option(
             "--data-dir",
             help="The aclog data directory (created if missing).",
-            envvar="ACLOG_DATA_DIR",
+            envvar=DATA_DIR_ENV,
         ),
     ] = Path("aclog-data"),
     listen: Annotated[
