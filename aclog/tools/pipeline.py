@@ -348,7 +348,7 @@ def history_command(
             from aclog.pipeline.plot import plot_history  # noqa: PLC0415
 
             points = [
-                (r["kind"], r["time"], r["count"])
+                (r["kind"], r["time"], r["count"], r["added"], r["removed"])
                 for r in pipeline.history.timeline(lifetimes).collect()
                 if r["time"] is not None
             ]
@@ -356,7 +356,7 @@ def history_command(
                 (r["author"], r["kind"], r["changes"])
                 for r in pipeline.history.changes_by_author(source).collect()
             ]
-            plot_history(points, authors, plot)
+            plot_history(points, authors, plot, str(data_dir if records is None else records))
         rows = (
             _rows(lifetimes.orderBy("created_offset", "kind"))
             if json_output or not out_path
