@@ -9,7 +9,8 @@ the records as ACLs and ``dump`` prints every record and a header line per batch
 
 Text and JSON of one command run in turn, best of :data:`ROUNDS`, so both see the same moments
 of the shared machine; the text row's note gives its ratio to the JSON row (the target is at
-most 1.2: a person's listing may not cost much more than the machine's).
+most 1.2: a person's listing may not cost much more than the machine's). Sizes: 1M records
+(``make bench``), 50k (``--quick``), 2,000 (``--tiny``, the smoke test).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from aclog.log import SegmentedLog
 from aclog.records import RemoveAccessControlEntryRecord, RequestContextRecord, encode_many
 from benchmarks.bench_log import acl_records
+from benchmarks.harness import SCALE
 from benchmarks.report import Report, Row
 
 BATCH = 100
@@ -74,7 +76,7 @@ def _run(argv: list[str]) -> tuple[float, int]:
 
 
 def run(report: Report, quick: bool) -> None:
-    records = 50_000 if quick else 1_000_000
+    records = SCALE.pick(1_000_000, 50_000, 2_000) if quick else 1_000_000
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "log"
         make_log(directory, records)
