@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchmarks import (
     bench_authorizer,
+    bench_cli,
     bench_coldstart,
     bench_controller,
     bench_failover,
@@ -37,6 +38,7 @@ SUITES = {
     "wire": bench_wire.run,
     "hostile": bench_hostile.run,
     "pipeline": bench_pipeline.run,
+    "cli": bench_cli.run,
 }
 # The Spark suite takes about 25 minutes at full size; it runs only when asked for by name
 # (`make bench-pipeline`), so `make bench` stays a few minutes.

@@ -148,7 +148,8 @@ def history(records: DataFrame) -> DataFrame:
 
 def timeline(lifetimes: DataFrame) -> DataFrame:
     """How many ACLs and credentials exist after each change: ``kind``, ``time`` (ms),
-    ``offset``, ``count``; one row per (kind, offset) where the count changes."""
+    ``offset``, ``count``, and the ``added`` and ``removed`` at that offset; one row per
+    (kind, offset) where something was added or removed."""
     starts = lifetimes.select(
         "kind",
         F.col("created_offset").alias("offset"),
@@ -165,7 +166,11 @@ def timeline(lifetimes: DataFrame) -> DataFrame:
         starts.unionByName(ends)
         .filter(F.col("offset").isNotNull())
         .groupBy("kind", "offset", "time")
-        .agg(F.sum("delta").alias("delta"))
+        .agg(
+            F.sum("delta").alias("delta"),
+            F.count_if(F.col("delta") > 0).alias("added"),
+            F.count_if(F.col("delta") < 0).alias("removed"),
+        )
     )
     running = (
         Window.partitionBy("kind")
@@ -173,7 +178,12 @@ def timeline(lifetimes: DataFrame) -> DataFrame:
         .rowsBetween(Window.unboundedPreceding, Window.currentRow)
     )
     return changes.select(
-        "kind", "time", "offset", F.sum("delta").over(running).cast("long").alias("count")
+        "kind",
+        "time",
+        "offset",
+        F.sum("delta").over(running).cast("long").alias("count"),
+        "added",
+        "removed",
     )
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from aclog.pipeline.jvm_stderr import filtered_jvm_stderr
 from aclog.pipeline.source import AclogDataSource
 
 DEFAULT_MASTER = "local[2]"
@@ -159,7 +160,8 @@ def make_spark(
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    with filtered_jvm_stderr():
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(AclogDataSource)
     return spark

@@ -9,6 +9,7 @@ Thread-safe (no shared state). Cost: two replays of the log plus a read of every
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from aclog.log.segment import list_segments
 from aclog.records import record_to_dict
 from aclog.replay.rebuild import RebuildError, rebuild_image
 from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
+
+_CHECKING = "checking batches"
 
 
 @dataclass
@@ -54,7 +57,12 @@ class VerifyReport:
         }
 
 
-def verify_directory(directory: Path) -> VerifyReport:
+OnProgress = Callable[[int, str], None]
+"""Told the last offset a pass has checked and which pass it is (``checking batches``,
+``full replay``, ``snapshot + tail replay``), for a progress display."""
+
+
+def verify_directory(directory: Path, on_progress: OnProgress | None = None) -> VerifyReport:
     """Check everything in ``directory``; problems go into the report, nothing raises."""
     report = VerifyReport()
     torn: list[str] = []
@@ -62,6 +70,8 @@ def verify_directory(directory: Path) -> VerifyReport:
         for batch in read_batches(directory, strict=True):
             report.batches += 1
             report.records += len(batch.values)
+            if on_progress is not None:
+                on_progress(batch.last_offset, _CHECKING)
     except TornTailError as error:
         torn.append(str(error))
     except CorruptLogError as error:
@@ -72,8 +82,8 @@ def verify_directory(directory: Path) -> VerifyReport:
             verify_snapshot(snapshot.path)
         except SnapshotError as error:
             report.problems.append(str(error))
-    if not report.problems:
-        _compare_replays(directory, report)  # a torn tail is not replayed: compare the rest
+    if not report.problems:  # a torn tail is not replayed: compare the rest
+        _compare_replays(directory, report, on_progress)
     report.problems += torn
     _storage_warnings(directory, report)
     return report
@@ -99,7 +109,27 @@ def _storage_warnings(directory: Path, report: VerifyReport) -> None:
         )
 
 
-def _compare_replays(directory: Path, report: VerifyReport) -> None:
+def _replays(
+    directory: Path, on_progress: OnProgress | None, *, kraft: bool = False
+) -> tuple[MetadataImage, MetadataImage, list[str]]:
+    """(the full replay, snapshot + tail, the warnings of choosing the snapshot)."""
+
+    def told(what: str) -> Callable[[Any], None] | None:
+        if on_progress is None:
+            return None
+        return lambda batch: on_progress(batch.last_offset, what)
+
+    full = rebuild_image(
+        directory, use_snapshots=False, on_batch=told("full replay"), kraft=kraft
+    ).image
+    warnings: list[str] = []
+    fast = rebuild_image(
+        directory, on_warning=warnings.append, on_batch=told("snapshot + tail replay"), kraft=kraft
+    ).image
+    return full, fast, warnings
+
+
+def _compare_replays(directory: Path, report: VerifyReport, on_progress: OnProgress | None) -> None:
     segments = list_segments(directory)
     if segments and segments[0][0] > 0:
         report.problems.append(
@@ -108,9 +138,7 @@ def _compare_replays(directory: Path, report: VerifyReport) -> None:
         )
         return
     try:
-        full = rebuild_image(directory, use_snapshots=False).image
-        warnings: list[str] = []
-        fast = rebuild_image(directory, on_warning=warnings.append).image
+        full, fast, warnings = _replays(directory, on_progress)
     except (RebuildError, ValueError) as error:
         report.problems.append(f"replay failed: {error}")
         return
@@ -118,7 +146,7 @@ def _compare_replays(directory: Path, report: VerifyReport) -> None:
     report.differences = image_differences(full, fast)
 
 
-def verify_kraft_directory(directory: Path) -> VerifyReport:
+def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = None) -> VerifyReport:
     """The same checks on a KRaft metadata directory: every batch of every segment and every
     ``.checkpoint`` is read and decoded, and, when the log still starts at offset 0, the
     newest checkpoint + tail must hold the same ACLs and credentials as a full replay (KRaft
@@ -128,6 +156,8 @@ def verify_kraft_directory(directory: Path) -> VerifyReport:
         for batch in read_kraft(directory):
             report.batches += 1
             report.records += batch.record_count
+            if on_progress is not None:
+                on_progress(batch.last_offset, _CHECKING)
     except KraftError as error:
         report.problems.append(str(error))
     for checkpoint in list_checkpoints(directory):
@@ -142,9 +172,7 @@ def verify_kraft_directory(directory: Path) -> VerifyReport:
     if segments and segments[0][0] > 0:
         return report  # Kafka deleted the segments below its snapshots: nothing to compare
     try:
-        full = rebuild_image(directory, use_snapshots=False, kraft=True).image
-        warnings: list[str] = []
-        fast = rebuild_image(directory, on_warning=warnings.append, kraft=True).image
+        full, fast, warnings = _replays(directory, on_progress, kraft=True)
     except (RebuildError, ReplayError, ValueError) as error:
         report.problems.append(f"replay failed: {error}")
         return report

@@ -1,22 +1,30 @@
 """``--command-config``: a Kafka client properties file as KafkaAdminClient settings.
 
 The file is what ``kafka-acls.sh --command-config`` reads: Java ``.properties`` text
-(:func:`read_properties`) with ``security.protocol``, ``sasl.mechanism``, a ``sasl.jaas.config``
-login (:func:`parse_jaas`, PLAIN or SCRAM login modules only) or ``sasl.username`` /
-``sasl.password``, PEM TLS files and timeouts. :func:`client_settings` turns the properties into
-keyword arguments for kafka-python's :class:`~kafka.admin.KafkaAdminClient` and refuses, with a
-:class:`ConfigError` naming the key, any property it cannot apply (:data:`SUPPORTED_KEYS` lists
-those it can), so a setting is never silently ignored.
+read as Java reads it (:func:`read_properties`: ISO-8859-1, ``\\uXXXX`` escapes, line
+continuations, by the ``javaproperties`` library) with ``security.protocol``, ``sasl.mechanism``,
+a ``sasl.jaas.config`` login (:func:`parse_jaas`, PLAIN or SCRAM login modules only) or
+``sasl.username`` / ``sasl.password``, TLS files (PEM, or JKS and PKCS12 stores:
+:mod:`~aclog.tools.key_stores`) and timeouts. :func:`client_settings` turns the properties into
+keyword arguments for kafka-python's :class:`~kafka.admin.KafkaAdminClient`. A key it does not
+use is reported through ``on_warning`` and ignored, as Kafka's clients ignore unknown keys
+(:data:`SUPPORTED_KEYS` lists those it uses); a value it cannot use is a :class:`ConfigError`
+naming the key.
 
-Thread-safe: pure functions of their arguments (and, for file-valued keys, of whether the file
-exists). Cost: linear in the size of the file, which is read once.
+Thread-safe: functions of their arguments (and, for file-valued keys, of the files). Cost:
+linear in the size of the file, which is read once; a store is read and written as PEM once.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import javaproperties
+
+from aclog.tools.key_stores import StoreError, certificates_file, is_pem, key_file, read_store
 
 
 class ConfigError(ValueError):
@@ -47,47 +55,30 @@ _TIMEOUTS = {
     "request.timeout.ms": "request_timeout_ms",
     "default.api.timeout.ms": "bootstrap_timeout_ms",
 }
+_STORES = (
+    "ssl.truststore.location",
+    "ssl.truststore.type",
+    "ssl.truststore.password",
+    "ssl.keystore.location",
+    "ssl.keystore.type",
+    "ssl.keystore.password",
+)
 _OTHER = (
     "bootstrap.servers",
     "security.protocol",
     "sasl.mechanism",
     "sasl.jaas.config",
-    "ssl.truststore.location",
-    "ssl.truststore.type",
     "ssl.endpoint.identification.algorithm",
     "ssl.check.hostname",
 )
-SUPPORTED_KEYS = tuple(sorted({*_FILES, *_PLAIN, *_TIMEOUTS, *_OTHER}))
+SUPPORTED_KEYS = tuple(sorted({*_FILES, *_PLAIN, *_TIMEOUTS, *_STORES, *_OTHER}))
 
 
 def read_properties(text: str) -> dict[str, str]:
-    """Java ``.properties`` text: ``key=value``, ``key: value`` or ``key value`` lines, ``#``
-    and ``!`` comments, backslash line continuations and escapes."""
-    logical: list[str] = []
-    pending = ""
-    for raw in text.splitlines():
-        line = raw.lstrip()
-        if not pending and (not line or line[0] in "#!"):
-            continue
-        trailing = len(line) - len(line.rstrip("\\"))
-        if trailing % 2 == 1:
-            pending += line[:-1]
-            continue
-        logical.append(pending + line)
-        pending = ""
-    if pending:
-        logical.append(pending)
-    properties: dict[str, str] = {}
-    for line in logical:
-        match = re.match(r"((?:[^\\=:\s]|\\.)*)\s*[=:\s]?\s*(.*)$", line, re.DOTALL)
-        assert match is not None  # the pattern matches any string
-        properties[_unescape(match.group(1))] = _unescape(match.group(2))  # values keep spaces
-    return properties
-
-
-def _unescape(text: str) -> str:
-    escapes = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), text)
+    """Java ``.properties`` text as ``java.util.Properties.load`` reads it: ``key=value``,
+    ``key: value`` or ``key value`` lines, ``#`` and ``!`` comments, backslash line
+    continuations and escapes (``\\uXXXX`` included)."""
+    return dict(javaproperties.loads(text))
 
 
 def parse_jaas(text: str) -> tuple[str, dict[str, str]]:
@@ -112,14 +103,16 @@ def parse_jaas(text: str) -> tuple[str, dict[str, str]]:
     return module, options
 
 
-def client_settings(properties: dict[str, str]) -> dict[str, Any]:
-    """KafkaAdminClient keyword arguments for Kafka client properties; :class:`ConfigError`
-    for a key this CLI cannot apply or a value it cannot use."""
+def client_settings(
+    properties: dict[str, str], on_warning: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """KafkaAdminClient keyword arguments for Kafka client properties; keys it does not use go
+    to ``on_warning``; :class:`ConfigError` for a value it cannot use."""
     unknown = sorted(set(properties) - set(SUPPORTED_KEYS))
-    if unknown:
-        raise ConfigError(
-            f"unsupported propert{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
-            f"supported: {', '.join(SUPPORTED_KEYS)}"
+    if unknown and on_warning is not None:
+        on_warning(
+            f"ignoring propert{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)} "
+            "(aclog's client does not use them)"
         )
     settings: dict[str, Any] = {}
     protocol = properties.get("security.protocol", "PLAINTEXT").strip().upper()
@@ -138,6 +131,7 @@ def client_settings(properties: dict[str, str]) -> dict[str, Any]:
         if key in properties:
             settings[name] = _positive_int(key, properties[key])
     _truststore(properties, settings)
+    _keystore(properties, settings)
     _hostname_check(properties, settings)
     if protocol.startswith("SASL_"):
         _sasl(properties, settings)
@@ -161,16 +155,44 @@ def _positive_int(key: str, value: str) -> int:
 
 
 def _truststore(properties: dict[str, str], settings: dict[str, Any]) -> None:
-    kind = properties.get("ssl.truststore.type", "PEM").strip().upper()
+    """``ssl.truststore.*``: a PEM file as it is, a JKS or PKCS12 store as a PEM copy."""
     if "ssl.truststore.location" not in properties:
         return
-    if kind != "PEM":
+    location = _existing_file("ssl.truststore.location", properties["ssl.truststore.location"])
+    kind = properties.get("ssl.truststore.type", "").strip().upper()
+    if kind == "PEM" or is_pem(Path(location)):
+        settings["ssl_cafile"] = location
+        return
+    try:
+        contents = read_store(Path(location), properties.get("ssl.truststore.password"))
+    except StoreError as error:
+        raise ConfigError(f"ssl.truststore.location: {error}") from None
+    if not contents.certificates:
+        raise ConfigError(f"ssl.truststore.location: {location} holds no certificates")
+    settings["ssl_cafile"] = certificates_file(contents, "truststore.pem")
+
+
+def _keystore(properties: dict[str, str], settings: dict[str, Any]) -> None:
+    """``ssl.keystore.*``: the client's key and certificate chain from a JKS or PKCS12 store
+    (a PEM key and certificate go in ``ssl.key.location`` and ``ssl.certificate.location``)."""
+    if "ssl.keystore.location" not in properties:
+        return
+    location = _existing_file("ssl.keystore.location", properties["ssl.keystore.location"])
+    if properties.get("ssl.keystore.type", "").strip().upper() == "PEM" or is_pem(Path(location)):
         raise ConfigError(
-            f"ssl.truststore.type {kind} cannot be read by a Python client; convert the "
-            "truststore to PEM and set ssl.cafile (or ssl.truststore.type=PEM)"
+            "ssl.keystore.location: for PEM, set ssl.certificate.location (the certificate "
+            "chain) and ssl.key.location (the key) instead, with ssl.key.password if it is "
+            "encrypted"
         )
-    location = properties["ssl.truststore.location"]
-    settings["ssl_cafile"] = _existing_file("ssl.truststore.location", location)
+    key_password = properties.get("ssl.key.password")
+    try:
+        contents = read_store(Path(location), properties.get("ssl.keystore.password"), key_password)
+    except StoreError as error:
+        raise ConfigError(f"ssl.keystore.location: {error}") from None
+    if contents.key is None or not contents.certificates:
+        raise ConfigError(f"ssl.keystore.location: {location} holds no private key with its chain")
+    settings["ssl_certfile"] = certificates_file(contents, "client-chain.pem")
+    settings["ssl_keyfile"], settings["ssl_password"] = key_file(contents, key_password)
 
 
 def _hostname_check(properties: dict[str, str], settings: dict[str, Any]) -> None:
@@ -217,13 +239,18 @@ def _sasl(properties: dict[str, str], settings: dict[str, Any]) -> None:
         )
 
 
-def read_command_config(path: Path) -> dict[str, Any]:
-    """The KafkaAdminClient settings of a ``--command-config`` file."""
+def read_command_config(
+    path: Path, on_warning: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """The KafkaAdminClient settings of a ``--command-config`` file (bytes read as ISO-8859-1,
+    as Java's ``Properties.load`` reads a stream); keys it does not use go to ``on_warning``,
+    prefixed with the file's name."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read {path}: {getattr(error, 'strerror', error)}") from None
+        text = path.read_bytes().decode("iso-8859-1")
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    warn = None if on_warning is None else (lambda message: on_warning(f"{path}: {message}"))
     try:
-        return client_settings(read_properties(text))
+        return client_settings(read_properties(text), warn)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import getpass
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from aclog.acl import ApiError
 from aclog.controller.controller import Caller, Controller, LocalOperator
@@ -19,22 +18,24 @@ from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
-from aclog.replay.stream import DecodedBatch
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
     EXIT_USAGE,
-    err,
     fail,
     fail_os,
     print_line,
 )
 from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.points import parse_time as parse_time  # noqa: PLC0414  (pipeline imports it here)
+from aclog.tools.progress import estimated_end_offset, offsets_bar
+
+DATA_DIR_ENV = "ACLOG_DATA_DIR"
+"""The data directory of every command that takes ``--data-dir``, when the flag is not given."""
 
 DataDir = Annotated[
     Path,
-    typer.Option("--data-dir", help="The aclog data directory.", envvar="ACLOG_DATA_DIR"),
+    typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
 ]
 OptionalDataDir = Annotated[
     Path | None,
@@ -182,14 +183,17 @@ def load_state(
     ``data_dir`` is a KRaft metadata log."""
     require_data_dir(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
+    end = estimated_end_offset(data_dir)
+    if end is not None and at_offset is not None:
+        end = min(end, at_offset + 1)
     try:
-        with _progress() as on_batch:
+        with offsets_bar("replaying", end) as on_offset:
             rebuilt = rebuild_image(
                 data_dir,
                 at_offset=at_offset,
                 at_time_ms=at_time_ms,
                 on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
-                on_batch=on_batch,
+                on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
                 kraft=kraft,
             )
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
@@ -199,23 +203,3 @@ def load_state(
     last = rebuilt.image.provenance.last_offset
     show_point_note(data_dir, last, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft)
     return rebuilt
-
-
-@contextmanager
-def _progress() -> Iterator[Callable[[DecodedBatch], None] | None]:
-    if not err.is_terminal:
-        yield None
-        return
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("replaying: offset {task.fields[offset]}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("replay", total=None, offset=0)
-
-        def advance(batch: DecodedBatch) -> None:
-            progress.update(task, offset=batch.last_offset)
-
-        yield advance

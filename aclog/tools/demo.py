@@ -8,13 +8,14 @@ through the controller that every other writer uses; then it prints the log and 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from aclog.acl.filters import AclFilter
 from aclog.controller import ScramDeletion, upsertion_for_password
 from aclog.controller.controller import Caller, Controller
+from aclog.image import MetadataImage
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -23,9 +24,11 @@ from aclog.records import (
     ResourceType,
     ScramMechanism,
 )
-from aclog.tools.common import DataDir, open_controller
-from aclog.tools.console import app, print_line
+from aclog.replay.stream import entries_between, read_decoded
+from aclog.tools.common import DataDir, JsonFlag, open_controller
+from aclog.tools.console import app, print_json, print_line
 from aclog.tools.dump import dump
+from aclog.tools.history import state_to_dict
 
 ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
 TOPIC, GROUP = ResourceType.TOPIC, ResourceType.GROUP
@@ -83,18 +86,26 @@ def _history(controller: Controller) -> None:
 def demo(
     data_dir: DataDir = Path("aclog-data"),
     show: Annotated[bool, typer.Option(help="Print the log and the state afterwards.")] = True,
+    json_output: JsonFlag = False,
 ) -> None:
-    """Write a short example history to an empty data directory, then print it."""
+    """Write a short example history to an empty data directory, then print it.
+
+    --json prints {"data_dir", "wrote", "last_offset"} and, with --show, "records" (as
+    'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
+    """
     with open_controller(data_dir, create=True) as controller:
         fresh = controller.log.end_offset <= 1
         if fresh:
             _history(controller)
         image = controller.image
+    if json_output:
+        print_json(_result(data_dir, fresh, image, show))
+        return
     state = "wrote an example history to" if fresh else "kept the existing log in"
     print_line(f"aclog demo: {state} {data_dir} (offsets 0..{image.provenance.last_offset})")
-    print_line("")
     if not show:
         return
+    print_line("")
     dump([data_dir], 0, None, None, False, False)
     print_line("")
     print_line(
@@ -105,3 +116,16 @@ def demo(
         f"try: aclog acls list --data-dir {data_dir} --topic payments.cards "
         "--resource-pattern-type match"
     )
+
+
+def _result(data_dir: Path, fresh: bool, image: MetadataImage, show: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "data_dir": str(data_dir),
+        "wrote": fresh,
+        "last_offset": image.provenance.last_offset,
+    }
+    if show:
+        entries = entries_between(read_decoded(data_dir), 0, None)
+        result["records"] = [entry.to_dict() for entry in entries]
+        result["state"] = state_to_dict(image)
+    return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -34,6 +35,7 @@ from aclog.tools.console import (
 )
 from aclog.tools.kraft_import import kraft_decoded_batches
 from aclog.tools.points import format_time
+from aclog.tools.progress import OnOffset, estimated_end_offset, offsets_bar, stdout_is_free
 
 _TYPE_NAMES = {cls.__name__.lower(): cls.__name__ for cls in RECORD_TYPES}
 
@@ -79,7 +81,11 @@ def dump(
         for path, is_kraft_path in zip(paths, kraft, strict=True):
             if not is_kraft_path:
                 _check_readable_as_log(path)
-        _print(_selected(paths, from_offset, to_offset, types, kraft), json_output, not no_redact)
+        with _progress(paths) as on_offset:
+            entries = _selected(paths, from_offset, to_offset, types, kraft)
+            if on_offset is not None:
+                entries = _reporting(entries, on_offset)
+            _print(entries, json_output, not no_redact)
     except TornTailError as error:
         fail(_torn_message(error), EXIT_FAILURE)
     except CorruptLogError as error:
@@ -98,6 +104,26 @@ def _print(entries: Iterator[Entry], json_output: bool, redact: bool) -> None:
             print_json_line(entry.to_dict(redact=redact))
     else:
         _print_listing(entries, redact=redact)
+
+
+def _progress(paths: list[Path]) -> AbstractContextManager[OnOffset | None]:
+    """A bar while records go to a file or a pipe (on the terminal the listing shows its own
+    progress), up to the end of the log when one directory is dumped."""
+    if not stdout_is_free():
+        return nullcontext(None)
+    end = estimated_end_offset(paths[0]) if len(paths) == 1 and paths[0].is_dir() else None
+    return offsets_bar("dumping", end)
+
+
+def _reporting(entries: Iterator[Entry], on_offset: OnOffset) -> Iterator[Entry]:
+    """``entries``, telling ``on_offset`` at each new batch (an update per record would cost
+    more than the record's line)."""
+    batch = -1
+    for entry in entries:
+        if entry.batch_base_offset != batch:
+            batch = entry.batch_base_offset
+            on_offset(entry.offset)
+        yield entry
 
 
 def _check_readable_as_log(path: Path) -> None:

@@ -8,9 +8,17 @@ from typing import Annotated, Any
 import typer
 
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
-from aclog.controller.validation import CLUSTER_NAME
 from aclog.records import ResourceType, record_to_dict
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, load_state
+from aclog.tools.acl_options import CLUSTER_NAME
+from aclog.tools.common import (
+    DATA_DIR_ENV,
+    AtOffset,
+    AtTime,
+    JsonFlag,
+    SourceFormat,
+    is_kraft,
+    load_state,
+)
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.options import (
     OptionError,
@@ -59,7 +67,10 @@ def _resource(
 
 @app.command()
 def explain(
-    data_dir: Annotated[Path, typer.Option("--data-dir", help="The aclog data directory.")],
+    data_dir: Annotated[
+        Path,
+        typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
+    ],
     principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
     host: Annotated[str, typer.Option(help="The caller's IP address (v4 or v6).")],
     operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],

@@ -25,6 +25,7 @@ from aclog.tools.common import (
 )
 from aclog.tools.console import EXIT_FAILURE, app, fail, fail_os, print_json, print_line
 from aclog.tools.points import check_range, parse_range_end, show_point_note
+from aclog.tools.progress import estimated_end_offset, offsets_bar, waiting
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")
@@ -80,8 +81,10 @@ def verify(
     """Check every batch and snapshot, and that snapshot + tail equals a full replay."""
     kraft = is_kraft(data_dir, source_format)
     require_data_dir(data_dir, kraft=kraft)
+    check = verify_kraft_directory if kraft else verify_directory
     try:
-        report = verify_kraft_directory(data_dir) if kraft else verify_directory(data_dir)
+        with offsets_bar("checking batches", estimated_end_offset(data_dir)) as on_offset:
+            report = check(data_dir, on_offset)
     except OSError as error:
         fail_os("read", error)
     if json_output:
@@ -166,7 +169,12 @@ def snapshot_create(
     json_output: JsonFlag = False,
 ) -> None:
     """Write a snapshot of the committed state now (takes the writer lock)."""
-    with open_controller(data_dir) as controller:
+    with (
+        waiting(f"replaying the log of {data_dir}") as say,
+        open_controller(data_dir) as controller,
+    ):
+        image = controller.image
+        say(f"writing a snapshot of {len(image.acls)} ACLs and {len(image.scram.users)} users")
         info = controller.snapshot(rows=rows)
     if json_output:
         print_json(info.to_dict())

@@ -20,13 +20,11 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from aclog.kraft import (
     CheckpointInfo,
@@ -47,17 +45,18 @@ from aclog.records import NoOpRecord, Record, encode_many
 from aclog.replay.rebuild import kraft_decoded_batch
 from aclog.replay.stream import DecodedBatch
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
+from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
     EXIT_USAGE,
     app,
-    err,
     fail,
     fail_os,
     print_json,
     print_line,
 )
+from aclog.tools.progress import estimated_end_offset, offsets_bar
 
 # -- the decoded stream of a KRaft directory, for dump / replay / explain ---------------------
 
@@ -236,26 +235,6 @@ def _undo(data_dir: Path, created: bool) -> None:
             Path(entry.path).unlink(missing_ok=True)
 
 
-@contextmanager
-def _progress() -> Iterator[Callable[[KraftBatch], None] | None]:
-    if not err.is_terminal:
-        yield None
-        return
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("importing: KRaft offset {task.fields[offset]}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("import", total=None, offset=0)
-
-        def advance(batch: KraftBatch) -> None:
-            progress.update(task, offset=batch.last_offset)
-
-        yield advance
-
-
 def _check_source(source: Path) -> None:
     if not source.exists():
         fail(f"no such file or directory: {source}", EXIT_USAGE)
@@ -288,7 +267,12 @@ def import_command(
         ),
     ],
     data_dir: Annotated[
-        Path, typer.Option("--data-dir", help="The new aclog data directory (missing or empty).")
+        Path,
+        typer.Option(
+            "--data-dir",
+            help="The new aclog data directory (missing or empty).",
+            envvar=DATA_DIR_ENV,
+        ),
     ],
     skip_noop: Annotated[
         bool,
@@ -300,7 +284,9 @@ def import_command(
     keeping record order, epochs and timestamps (read-only on the KRaft side)."""
     _check_source(from_kraft)
     try:
-        with _progress() as on_batch:
+        end = None if from_kraft.is_file() else estimated_end_offset(from_kraft)
+        with offsets_bar("importing: KRaft", end) as on_offset:
+            on_batch = None if on_offset is None else lambda b: on_offset(b.last_offset)
             report = import_kraft(from_kraft, data_dir, skip_noop=skip_noop, on_batch=on_batch)
     except ImportTargetError as error:
         fail(str(error), EXIT_USAGE)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Annotated, Any
@@ -26,7 +26,7 @@ from rich.text import Text
 from aclog.authorizer import parse_super_users
 from aclog.records import AclOperation, ResourceType
 from aclog.tools.acl_options import OptionError, read_inventory
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, parse_time
+from aclog.tools.common import DATA_DIR_ENV, AtOffset, AtTime, JsonFlag, parse_time
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -36,7 +36,9 @@ from aclog.tools.console import (
     out,
     print_json,
     print_line,
+    print_table,
 )
+from aclog.tools.progress import waiting
 from aclog.tools.visible import visible
 
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ app.add_typer(pipeline_app, name="pipeline")
 
 DataDirOption = Annotated[
     Path | None,
-    typer.Option("--data-dir", help="The aclog data directory.", envvar="ACLOG_DATA_DIR"),
+    typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
 ]
 RecordsOption = Annotated[
     Path | None,
@@ -108,7 +110,9 @@ def _spark(master: str | None) -> Iterator[SparkSession]:
     from pyspark.errors import PySparkException  # noqa: PLC0415
 
     try:
-        with pipeline.spark_session(master) as spark:
+        with ExitStack() as stack:
+            with waiting(f"starting Spark ({master or pipeline.session.DEFAULT_MASTER})"):
+                spark = stack.enter_context(pipeline.spark_session(master))
             yield spark
     except pipeline.JavaMissingError as error:
         fail(str(error), EXIT_IO)
@@ -234,7 +238,7 @@ def _show(rows: Sequence[dict[str, Any]], columns: Sequence[str], limit: int, wh
     for row in rows[:limit]:
         # Text cells: names are neither rich markup nor control sequences.
         table.add_row(*(_cell(row.get(c)) for c in columns))
-    out.print(table)
+    print_table(table)
     if len(rows) > limit:
         out.print(f"... {len(rows) - limit} more; use --json or --out for all", markup=False)
 
@@ -344,7 +348,7 @@ def history_command(
             from aclog.pipeline.plot import plot_history  # noqa: PLC0415
 
             points = [
-                (r["kind"], r["time"], r["count"])
+                (r["kind"], r["time"], r["count"], r["added"], r["removed"])
                 for r in pipeline.history.timeline(lifetimes).collect()
                 if r["time"] is not None
             ]
@@ -352,7 +356,7 @@ def history_command(
                 (r["author"], r["kind"], r["changes"])
                 for r in pipeline.history.changes_by_author(source).collect()
             ]
-            plot_history(points, authors, plot)
+            plot_history(points, authors, plot, str(data_dir if records is None else records))
         rows = (
             _rows(lifetimes.orderBy("created_offset", "kind"))
             if json_output or not out_path

@@ -31,8 +31,9 @@ from kafka.admin import ResourceType as KafkaResourceType
 from aclog.authorizer import Authorizer
 from aclog.records import AclOperation, ResourceType
 from aclog.replay.rebuild import rebuild_image
-from aclog.tools.common import DataDir
-from aclog.tools.console import EXIT_IO, app, fail, out
+from aclog.replay.stream import entries_between, read_decoded
+from aclog.tools.common import DataDir, JsonFlag
+from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
 from aclog.tools.dump import dump
 from aclog.tools.explain import explanation_to_dict
 
@@ -46,30 +47,65 @@ def quickstart(
     exit_after: Annotated[
         bool, typer.Option("--exit", help="Stop the server after the walk-through.")
     ] = False,
+    json_output: JsonFlag = False,
 ) -> None:
-    """Start a listener, drive it with kafka-python, show the log and explain decisions."""
+    """Start a listener, drive it with kafka-python, show the log and explain decisions.
+
+    --json prints one document after the walk-through: {"bootstrap_servers", "data_dir",
+    "created_acls", "failed_acls", "scram_users", "records" (as 'aclog dump --json'),
+    "explanations" (each as 'aclog explain --json', with its request)}.
+    """
     server = _start_server(data_dir, listen)
     try:
         bootstrap = _wait_ready(server)
-        out.print(
-            f"1. aclog serve is listening on {bootstrap} (data in {data_dir})\n", markup=False
-        )
-        _admin_walkthrough(bootstrap)
-        out.print("\n3. the committed log (aclog dump):", markup=False)
-        dump([data_dir], 0, None, None, False, False)
-        _explain(data_dir)
+        _say(json_output, f"1. aclog serve is listening on {bootstrap} (data in {data_dir})\n")
+        created, failed = _admin_walkthrough(bootstrap)
+        _say(json_output, f"2. kafka-python created {created} ACLs ({failed} failed)")
+        _say(json_output, "   and the SCRAM-SHA-256 user 'ledger'")
+        explanations = _explain(data_dir)
+        if json_output:
+            print_json(
+                {
+                    "bootstrap_servers": bootstrap,
+                    "data_dir": str(data_dir),
+                    "created_acls": created,
+                    "failed_acls": failed,
+                    "scram_users": ["ledger"],
+                    "records": [e.to_dict() for e in entries_between(read_decoded(data_dir))],
+                    "explanations": explanations,
+                }
+            )
+            sys.stdout.flush()
+        else:
+            _show_log_and_explanations(data_dir, explanations)
         if exit_after:
             return
-        out.print(
+        _say(
+            json_output,
             f"\nThe server keeps running: bootstrap_servers='{bootstrap}', principal "
             "User:ANONYMOUS (a super user in this walk-through). Ctrl-C stops it.",
-            markup=False,
         )
         server.wait()
     except KeyboardInterrupt:
         pass
     finally:
         _stop(server)
+
+
+def _say(json_output: bool, text: str) -> None:
+    """A step of the walk-through, for a person: on stdout, or on stderr with --json."""
+    print_line(text, stderr=json_output)
+
+
+def _show_log_and_explanations(data_dir: Path, explanations: list[dict[str, Any]]) -> None:
+    print_line("\n3. the committed log (aclog dump):")
+    dump([data_dir], 0, None, None, False, False)
+    print_line("\n4. why (aclog explain):")
+    for result in explanations:
+        print_line(
+            f"   {result['principal']} {result['operation']} {result['topic']}: "
+            f"{result['decision']} — {result['reason']}"
+        )
 
 
 def _start_server(data_dir: Path, listen: str) -> subprocess.Popen[str]:
@@ -106,7 +142,8 @@ def _wait_ready(server: subprocess.Popen[str]) -> str:
     fail("aclog serve did not start (see its message above; is the port already in use?)", EXIT_IO)
 
 
-def _admin_walkthrough(bootstrap: str) -> None:
+def _admin_walkthrough(bootstrap: str) -> tuple[int, int]:
+    """(ACLs created, ACLs that failed)."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="aclog-quickstart")
     try:
         acls = [
@@ -130,33 +167,32 @@ def _admin_walkthrough(bootstrap: str) -> None:
             ),
         ]
         created = admin.create_acls(acls)
-        out.print(
-            f"2. kafka-python created {len(created['succeeded'])} ACLs "
-            f"({len(created['failed'])} failed)",
-            markup=False,
-        )
         upsert = UserScramCredentialUpsertion(
             "ledger", ScramMechanism.SCRAM_SHA_256, "change-me", iterations=8192
         )
         admin.alter_user_scram_credentials([upsert])
-        out.print("   and the SCRAM-SHA-256 user 'ledger'", markup=False)
     finally:
         admin.close()
+    return len(created["succeeded"]), len(created["failed"])
 
 
-def _explain(data_dir: Path) -> None:
+def _explain(data_dir: Path) -> list[dict[str, Any]]:
+    """Two decisions from the log, each as 'aclog explain --json' with its request."""
     authorizer = Authorizer()
     authorizer.load(rebuild_image(data_dir).image.acls)
-    out.print("\n4. why (aclog explain):", markup=False)
-    for topic in ("payments.eu", "payments.cards"):
-        result = explanation_to_dict(
-            authorizer.explain(
-                "User:ledger", "10.0.0.7", AclOperation.READ, ResourceType.TOPIC, topic
-            )
-        )
-        out.print(
-            f"   User:ledger READ {topic}: {result['decision']} — {result['reason']}", markup=False
-        )
+    request = {"principal": "User:ledger", "host": "10.0.0.7", "operation": "READ"}
+    return [
+        {
+            **request,
+            "topic": topic,
+            **explanation_to_dict(
+                authorizer.explain(
+                    "User:ledger", "10.0.0.7", AclOperation.READ, ResourceType.TOPIC, topic
+                )
+            ),
+        }
+        for topic in ("payments.eu", "payments.cards")
+    ]
 
 
 def _stop(server: subprocess.Popen[str]) -> None:

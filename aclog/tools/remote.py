@@ -2,7 +2,8 @@
 on any Kafka cluster.
 
 :func:`choose_target` reads ``--data-dir``, ``--bootstrap-server``, ``--command-config`` and
-``$ACLOG_DATA_DIR`` into a :data:`Target`: a data directory or a :class:`RemoteTarget` (the
+their environment variables (``$ACLOG_DATA_DIR``, ``$ACLOG_BOOTSTRAP_SERVER``,
+``$ACLOG_COMMAND_CONFIG``) into a :data:`Target`: a data directory or a :class:`RemoteTarget` (the
 bootstrap address and the :mod:`~aclog.tools.command_config` settings).
 :func:`open_admin` opens the target's backend: the
 :class:`~aclog.controller.controller.Controller` of the data directory, or a
@@ -28,12 +29,14 @@ import typer
 
 from aclog.controller.controller import Controller
 from aclog.tools.command_config import read_command_config
-from aclog.tools.common import open_controller
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail
+from aclog.tools.common import DATA_DIR_ENV, open_controller
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_line
+from aclog.tools.progress import waiting
 from aclog.tools.remote_admin import RemoteAdmin
-from aclog.tools.remote_connection import RemoteError
+from aclog.tools.remote_connection import RemoteError, bootstrap_timeout_ms
 
-DATA_DIR_ENV = "ACLOG_DATA_DIR"
+BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"
+COMMAND_CONFIG_ENV = "ACLOG_COMMAND_CONFIG"
 
 BootstrapServer = Annotated[
     str | None,
@@ -41,8 +44,8 @@ BootstrapServer = Annotated[
         "--bootstrap-server",
         metavar="HOST:PORT",
         help="Manage a running Kafka cluster (or `aclog serve`) through its admin API instead "
-        "of a data directory; excludes --data-dir. Kafka does not expose ACL ids: in JSON "
-        'output "id" is null.',
+        "of a data directory (default $ACLOG_BOOTSTRAP_SERVER); excludes --data-dir. Kafka "
+        'does not expose ACL ids: in JSON output "id" is null.',
     ),
 ]
 CommandConfig = Annotated[
@@ -50,7 +53,8 @@ CommandConfig = Annotated[
     typer.Option(
         "--command-config",
         metavar="FILE",
-        help="With --bootstrap-server: Kafka client properties (security.protocol, "
+        help="With --bootstrap-server (default $ACLOG_COMMAND_CONFIG): Kafka client "
+        "properties (security.protocol, "
         "sasl.mechanism, sasl.jaas.config or sasl.username/sasl.password, ssl.cafile, "
         "ssl.endpoint.identification.algorithm, request.timeout.ms, ...).",
     ),
@@ -84,27 +88,51 @@ def choose_target(
     data_dir: Path | None, bootstrap_server: str | None, command_config: Path | None
 ) -> Target:
     """The data directory or the cluster a command works on: exactly one of ``--data-dir`` and
-    ``--bootstrap-server``; without either, ``$ACLOG_DATA_DIR`` (so the environment never
-    conflicts with ``--bootstrap-server``). Usage errors exit 2."""
-    if data_dir is None and bootstrap_server is None and os.environ.get(DATA_DIR_ENV):
-        data_dir = Path(os.environ[DATA_DIR_ENV])
+    ``--bootstrap-server``. Without either, ``$ACLOG_DATA_DIR`` or ``$ACLOG_BOOTSTRAP_SERVER``
+    (both set is a usage error), so the environment never overrides a flag; with a cluster,
+    ``--command-config`` or else ``$ACLOG_COMMAND_CONFIG``. Usage errors exit 2."""
     if data_dir is not None and bootstrap_server is not None:
         fail("give either --data-dir or --bootstrap-server, not both", EXIT_USAGE)
-    if command_config is not None and bootstrap_server is None:
+    if command_config is not None and data_dir is not None:
         fail("--command-config configures the --bootstrap-server connection", EXIT_USAGE)
+    if data_dir is None and bootstrap_server is None:
+        data_dir, bootstrap_server = _from_environment()
     if bootstrap_server is None:
-        if data_dir is None:
-            fail(
-                f"give --data-dir DIR (or set {DATA_DIR_ENV}) or --bootstrap-server HOST:PORT",
-                EXIT_USAGE,
-            )
+        if command_config is not None:
+            fail("--command-config configures the --bootstrap-server connection", EXIT_USAGE)
+        assert data_dir is not None  # _from_environment gives one of the two
         return data_dir
+    if command_config is None and os.environ.get(COMMAND_CONFIG_ENV):
+        command_config = Path(os.environ[COMMAND_CONFIG_ENV])
     try:
         bootstrap = parse_bootstrap(bootstrap_server)
-        settings = read_command_config(command_config) if command_config else {}
+        settings = read_command_config(command_config, _warn) if command_config else {}
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
     return RemoteTarget(bootstrap, settings)
+
+
+def _from_environment() -> tuple[Path | None, str | None]:
+    """(``$ACLOG_DATA_DIR``, ``$ACLOG_BOOTSTRAP_SERVER``): exactly one of them, or exit 2."""
+    data_dir = os.environ.get(DATA_DIR_ENV) or None
+    bootstrap = os.environ.get(BOOTSTRAP_SERVER_ENV) or None
+    if data_dir and bootstrap:
+        fail(
+            f"both {DATA_DIR_ENV} and {BOOTSTRAP_SERVER_ENV} are set; give --data-dir or "
+            "--bootstrap-server to choose",
+            EXIT_USAGE,
+        )
+    if not data_dir and not bootstrap:
+        fail(
+            f"give --data-dir DIR or --bootstrap-server HOST:PORT (or set {DATA_DIR_ENV} or "
+            f"{BOOTSTRAP_SERVER_ENV})",
+            EXIT_USAGE,
+        )
+    return (Path(data_dir) if data_dir else None), bootstrap
+
+
+def _warn(message: str) -> None:
+    print_line(f"aclog: warning: {message}", stderr=True)
 
 
 def data_dir_only(target: Target, option: str, reason: str) -> None:
@@ -125,8 +153,10 @@ def open_admin(target: Target, *, create: bool = False) -> Iterator[Controller |
         with open_controller(target, create=create) as controller:
             yield controller
         return
+    seconds = bootstrap_timeout_ms(target.settings) / 1000
     try:
-        admin = RemoteAdmin.connect(target.bootstrap, target.settings)
+        with waiting(f"connecting to {target.bootstrap} (waiting up to {seconds:g} s)"):
+            admin = RemoteAdmin.connect(target.bootstrap, target.settings)
     except RemoteError as error:
         fail(str(error), EXIT_IO)
     try:

@@ -83,10 +83,32 @@ def bootstrap_admin_client(bootstrap: str, settings: dict[str, Any] | None = Non
         for client in watch.clients:
             _close_quietly(client)
         reason = watch.reason if watch.reason is not None else error
-        raise RemoteError(f"cannot connect to {bootstrap}: {describe_error(reason)}") from error
+        timeout_ms = options["bootstrap_timeout_ms"]
+        raise RemoteError(connect_failure(bootstrap, reason, timeout_ms)) from error
     finally:
         logger.removeHandler(watch)
     return admin
+
+
+def bootstrap_timeout_ms(settings: dict[str, Any] | None) -> int:
+    """How long a bootstrap may wait under these settings (``default.api.timeout.ms``)."""
+    return int((settings or {}).get("bootstrap_timeout_ms", DEFAULT_TIMEOUT_MS))
+
+
+def connect_failure(bootstrap: str, reason: BaseException, timeout_ms: int) -> str:
+    """Why a bootstrap failed: an authentication error as Kafka names it; otherwise that the
+    cluster gave no usable answer within the timeout, with the last attempt's error (kafka-python
+    reports a connect that timed out as a bare "socket disconnected", said here in words)."""
+    if isinstance(reason, _BootstrapWatch._FATAL):
+        return f"cannot connect to {bootstrap}: {describe_error(reason)}"
+    if isinstance(reason, kafka_errors.KafkaConnectionError) and "disconnected" in str(reason):
+        last = "the connection closed, or the connect timed out, before the cluster answered"
+    else:
+        last = describe_error(reason)
+    return (
+        f"cannot connect to {bootstrap}: no answer within {timeout_ms / 1000:g} s "
+        f"(default.api.timeout.ms in --command-config); last attempt: {last}"
+    )
 
 
 def describe_error(error: BaseException) -> str:

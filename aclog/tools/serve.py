@@ -19,7 +19,7 @@ from aclog.image import ReplayError
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.common import JsonFlag
+from aclog.tools.common import DATA_DIR_ENV, JsonFlag
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -158,7 +158,7 @@ def serve(
         typer.Option(
             "--data-dir",
             help="The aclog data directory (created if missing).",
-            envvar="ACLOG_DATA_DIR",
+            envvar=DATA_DIR_ENV,
         ),
     ] = Path("aclog-data"),
     listen: Annotated[

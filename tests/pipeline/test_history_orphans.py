@@ -113,6 +113,12 @@ def test_history_equals_a_walk_of_the_log_and_draws(
         )
     alive = Counter(e[0] for e in expected if e[5] is None)
     assert {kind: count for kind, (_, count) in last.items()} == dict(alive)
+    points = timeline(lifetimes).collect()
+    for kind in ("acl", "scram_credential"):  # every start and every end, apart
+        ours = [p for p in points if p["kind"] == kind]
+        assert sum(p["added"] for p in ours) == sum(1 for e in expected if e[0] == kind)
+        removed = sum(1 for e in expected if e[0] == kind and e[5] is not None)
+        assert sum(p["removed"] for p in ours) == removed
     picture = tmp_path / "history.png"
     out = tmp_path / "history"
     result = runner.invoke(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
 from aclog.replay.rebuild import rebuild_image
+from aclog.tools.main import app
 
 
 def test_quickstart_walks_through_a_real_server(tmp_path: Path) -> None:
@@ -29,3 +33,32 @@ def test_quickstart_walks_through_a_real_server(tmp_path: Path) -> None:
     assert "payments.cards: DENIED" in done.stdout and "payments.eu: ALLOWED" in done.stdout
     image = rebuild_image(data).image
     assert len(image.acls) == 2 and "ledger" in image.scram.users
+
+
+def test_quickstart_json_is_one_document_with_the_log_and_the_decisions(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "aclog", "quickstart", "--data-dir", str(data),
+               "--listen", "127.0.0.1:0", "--exit", "--json"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)  # the steps for a person went to stderr
+    assert (result["created_acls"], result["failed_acls"]) == (2, 0)
+    assert result["data_dir"] == str(data) and result["scram_users"] == ["ledger"]
+    assert [r["type"] for r in result["records"]].count("AccessControlEntryRecord") == 2
+    decisions = {e["topic"]: e["decision"] for e in result["explanations"]}
+    assert decisions == {"payments.eu": "ALLOWED", "payments.cards": "DENIED"}
+    assert "1. aclog serve is listening" in done.stderr
+
+
+def test_demo_json_is_the_dump_and_the_replay(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    result = CliRunner().invoke(app, ["demo", "--data-dir", str(data), "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert shown["wrote"] is True and shown["data_dir"] == str(data)
+    dumped = CliRunner().invoke(app, ["dump", str(data), "--json"]).stdout
+    assert shown["records"] == [json.loads(line) for line in dumped.splitlines()]
+    replayed = CliRunner().invoke(app, ["replay", "--data-dir", str(data), "--json"]).stdout
+    assert shown["state"] == json.loads(replayed)
+    again = json.loads(CliRunner().invoke(app, ["demo", "--data-dir", str(data), "--json"]).stdout)
+    assert again["wrote"] is False

@@ -1,0 +1,154 @@
+"""Progress on stderr while a person waits: a bar with a total and an ETA for work over the log's
+offsets, a spinner with the elapsed time for waits without a measurable total (a connection, the
+Spark start-up). Shown only when stderr is a terminal; on a pipe or a file nothing is drawn and
+the callbacks are ``None``, so scripts and logs see only what the command prints.
+
+The display never redirects stdout (rich's default would send a command's data to stderr while
+a bar is up); a command that writes data while a bar runs shows it only when its stdout is not
+the same terminal (:func:`stdout_is_free`). Diagnostics written through ``sys.stderr`` while a
+bar is up print above it.
+
+Every text shown is plain (never rich markup) and escaped by :func:`~aclog.tools.visible.visible`.
+
+Not thread-safe: one display at a time, for the CLI's one command thread (rich refreshes it from
+its own thread). Cost: nothing off a terminal; on one, an update per batch (a lock and a few
+assignments) and ten redraws a second.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from aclog.log.index import OffsetIndex
+from aclog.log.segment import list_segments
+from aclog.tools.console import err
+from aclog.tools.visible import visible
+
+
+class OnOffset(Protocol):
+    """Told the last offset done so far and, for work in several passes, which pass it is."""
+
+    def __call__(self, last_offset: int, what: str | None = None) -> None: ...
+
+
+def shown() -> bool:
+    """Whether progress is drawn: stderr is a terminal."""
+    return err.is_terminal
+
+
+def stdout_is_free() -> bool:
+    """Whether a command that writes to stdout while it works may show progress: stdout goes
+    to a pipe or a file, so the bar does not fight the data for the terminal."""
+    return shown() and not sys.stdout.isatty()
+
+
+def _display(*columns: ProgressColumn | str) -> Progress:
+    return Progress(
+        *columns, console=err, transient=True, redirect_stdout=False, redirect_stderr=True
+    )
+
+
+@contextmanager
+def offsets_bar(what: str, end_offset: int | None) -> Iterator[OnOffset | None]:
+    """A bar over offsets up to ``end_offset`` (an estimate is fine: the total grows when it is
+    passed), counted from the first offset reported, again from the start of each new pass (a
+    new ``what``); a spinner while the end is unknown. Yields ``None`` off a terminal."""
+    if not shown():
+        yield None
+        return
+    with _display(
+        SpinnerColumn(),
+        TextColumn("{task.fields[what]}: offset {task.fields[offset]}", markup=False),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TimeElapsedColumn(),
+    ) as progress:
+        task = progress.add_task(what, total=None, offset="-", what=what)
+        passing, start = what, -1
+
+        def update(last_offset: int, what: str | None = None) -> None:
+            nonlocal passing, start
+            if start < 0 or (what is not None and what != passing):
+                passing, start = what or passing, last_offset
+                progress.reset(task, what=passing, offset=last_offset)
+                if end_offset is not None and end_offset > last_offset:
+                    progress.update(task, total=end_offset - last_offset)
+            done = last_offset - start
+            total = progress.tasks[0].total
+            if total is not None and done > total:
+                progress.update(task, total=done)
+            progress.update(task, completed=done, offset=last_offset)
+
+        yield update
+
+
+@contextmanager
+def count_bar(what: str, total: int, unit: str) -> Iterator[Callable[[int], None] | None]:
+    """A bar over ``total`` items (``unit``: what they are); yields ``advance(n)``."""
+    if not shown():
+        yield None
+        return
+    with _display(
+        SpinnerColumn(),
+        TextColumn(visible(what), markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(visible(unit), markup=False),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TimeElapsedColumn(),
+    ) as progress:
+        task = progress.add_task(what, total=total)
+        yield lambda n: progress.advance(task, n)
+
+
+@contextmanager
+def waiting(what: str) -> Iterator[Callable[[str], None]]:
+    """A spinner saying what the command waits for, with the time waited so far; yields
+    ``say(what)`` to name the next wait."""
+    if not shown():
+        yield lambda what: None
+        return
+    with _display(
+        SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn()
+    ) as progress:
+        task = progress.add_task(visible(what), total=None)
+        yield lambda what: progress.update(task, description=visible(what))
+
+
+def estimated_end_offset(directory: Path) -> int | None:
+    """About the next offset the log in ``directory`` (aclog's or KRaft's: both keep Kafka's
+    sparse offset index) will write: the last segment's last index entry, extrapolated over the
+    bytes after it. ``None`` when there is nothing to go on. Cost: one directory scan and one
+    read of the last segment's index."""
+    try:
+        segments = list_segments(directory)
+        if not segments:
+            return None
+        base, path = segments[-1]
+        size = path.stat().st_size
+        index = OffsetIndex.load(path, base)
+    except OSError:
+        return None
+    if not index.offsets or index.positions[-1] <= 0:
+        return base + max(1, size // 100)  # a small segment: about 100 bytes a record
+    per_byte = (index.offsets[-1] - base) / index.positions[-1]
+    return index.offsets[-1] + int((size - index.positions[-1]) * per_byte) + 1
