@@ -82,7 +82,11 @@ def print_line(text: str, *, stderr: bool = False) -> None:
     only add cost (a listing of a million lines took three times its ``--json``).
     Cost: one :func:`visible` scan and one buffered write.
     """
-    (sys.stderr if stderr else sys.stdout).write(visible(text) + "\n")
+    if stderr:  # diagnostics are few, and must not wait in a buffer behind a crash
+        sys.stderr.write(visible(text) + "\n")
+        sys.stderr.flush()
+    else:
+        sys.stdout.write(visible(text) + "\n")
 
 
 def fail(message: str, code: int) -> NoReturn:
