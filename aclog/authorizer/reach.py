@@ -70,6 +70,9 @@ RESOURCE_TYPES = (
 _ANY_PRINCIPAL = "User:*"
 _ALLOW = AclPermissionType.ALLOW
 _DENY = AclPermissionType.DENY
+_GLOB = PatternType.GLOB
+Found = dict[int, tuple[AccessControlEntryRecord, set[AclOperation]]]
+"""Exclusions found so far: DENY id -> (the DENY, the operations it takes away)."""
 
 
 def reach(
@@ -151,11 +154,6 @@ def _patterns(
         if entry is not None:
             found.append(entry)
     return found
-
-
-_GLOB = PatternType.GLOB
-Found = dict[int, tuple[AccessControlEntryRecord, set[AclOperation]]]
-"""Exclusions found so far: DENY id -> (the DENY, the operations it takes away)."""
 
 
 def _may_cover(acl: AccessControlEntryRecord, principal: str) -> bool:

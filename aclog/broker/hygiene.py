@@ -88,9 +88,14 @@ def credential_ages(
         if not full_replay:
             raise
         rebuilt = rebuild(use_snapshots=True)  # the log starts above 0: bounds from a snapshot
+    return rebuilt, _dated(rebuilt, changed)
+
+
+def _dated(rebuilt: Rebuilt, changed: dict[tuple[str, ScramMechanism], int]) -> list[CredentialAge]:
+    """Every credential of the state, dated by ``changed`` or else bounded by the snapshot."""
     source = rebuilt.snapshot or rebuilt.kraft_checkpoint
     bound = None if source is None else source.timestamp_ms
-    ages = [
+    return [
         CredentialAge(
             user,
             mechanism,
@@ -101,7 +106,6 @@ def credential_ages(
         for user, mechanisms in rebuilt.image.scram.users.items()
         for mechanism, credential in mechanisms.items()
     ]
-    return rebuilt, ages
 
 
 def lint_credentials(

@@ -51,6 +51,7 @@ from aclog.tools.console import (
 )
 from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
+T = TypeVar("T")
 ReadDataDir = Annotated[
     Path, typer.Option("--data-dir", help="The aclog data directory (read only).")
 ]
@@ -61,7 +62,6 @@ Host = Annotated[
 SuperUsers = Annotated[
     str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
 ]
-T = TypeVar("T")
 AllowEveryone = Annotated[
     bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
 ]
@@ -115,6 +115,29 @@ def who_can_command(
 ) -> None:
     """Every principal allowed an operation on a resource (and those a DENY takes out), by
     host, with the deciding ACL; "any principal" is User:*."""
+    resource_type, name = _one_resource(
+        topic, group, cluster, transactional_id, user, delegation_token
+    )
+    (op,) = _usage(lambda: parse_operations([operation]))
+    authorizer = _authorizer(
+        data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
+    )
+    result = who_can(authorizer, op, resource_type, name, host)
+    if json_output:
+        print_json(result.to_dict())
+    else:
+        show_who_can(result)
+
+
+def _one_resource(
+    topic: str | None,
+    group: str | None,
+    cluster: bool,
+    transactional_id: str | None,
+    user: str | None,
+    delegation_token: str | None,
+) -> tuple[ResourceType, str]:
+    """The one resource the options name, as ``aclog acls`` reads them; exit 2 unless one."""
     options = AclOptions(
         topics=[topic] if topic is not None else [],
         groups=[group] if group is not None else [],
@@ -130,15 +153,7 @@ def who_can_command(
             "--user or --delegation-token",
             EXIT_USAGE,
         )
-    (op,) = _usage(lambda: parse_operations([operation]))
-    authorizer = _authorizer(
-        data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
-    )
-    result = who_can(authorizer, op, *named[0], host)
-    if json_output:
-        print_json(result.to_dict())
-    else:
-        show_who_can(result)
+    return named[0]
 
 
 def _resource_types(names: list[str] | None) -> list[ResourceType]:
