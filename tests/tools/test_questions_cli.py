@@ -214,3 +214,42 @@ def test_the_questions_never_write(data_dir: Path) -> None:
     _ok("reach", "--data-dir", str(data_dir), "--principal", "User:alice")
     _ok("lint", "--data-dir", str(data_dir), "--max-credential-age-days", "1")
     assert _files(data_dir) == before
+
+
+EVIL_TOPIC = "evil\nALLOW User:mallory ALL\r\x00\x1b[2J"
+EVIL_PRINCIPAL = "User:op\x1b]0;owned\x07"
+
+
+def test_names_from_the_log_are_shown_escaped(tmp_path: Path) -> None:
+    _add(
+        tmp_path,
+        "--allow-principal",
+        EVIL_PRINCIPAL,
+        "--operation",
+        "Delete",
+        "--topic",
+        EVIL_TOPIC,
+    )
+    _ok(
+        "users",
+        "set",
+        "ev\nil\x1b[31m",
+        "--mechanism",
+        "SCRAM-SHA-256",
+        "--iterations",
+        "4096",
+        "--password",
+        "pw",
+        "--data-dir",
+        str(tmp_path),
+    )
+    for args in (
+        ("who-can", "--operation", "Delete", "--topic", EVIL_TOPIC),
+        ("reach", "--principal", EVIL_PRINCIPAL),
+        ("lint",),
+    ):
+        shown = _ok(args[0], "--data-dir", str(tmp_path), *args[1:]).stdout
+        lines = shown.splitlines()
+        assert shown == "".join(f"{line}\n" for line in lines)  # only \n ends lines
+        assert all(line.isprintable() for line in lines), lines
+        assert not any(line.startswith("ALLOW User:mallory") for line in lines)
