@@ -33,7 +33,7 @@ Pure; thread-safe. O(ACLs of the type) to scan, plus up to three decisions per k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from aclog.acl.glob import compile_glob
 from aclog.acl.matchers import WILDCARD_RESOURCE
@@ -71,7 +71,7 @@ def find_allowed_name(
         for d in kept_denies
         if d.pattern_type == PatternType.PREFIXED and d.resource_name
     }
-    fresh = _fresh_character(kept_denies)
+    fresh = fresh_character(kept_denies)
     run = 1 + max(
         (len(d.resource_name) for d in kept_denies if d.pattern_type == PatternType.GLOB),
         default=0,
@@ -79,7 +79,7 @@ def find_allowed_name(
     for acl in kept_allows:
         if _cancelled(acl, literal_denies, prefix_denies):
             continue
-        for name in _proposals(acl, fresh, run):
+        for name in proposals(acl, fresh, run):
             if allows(name):
                 return name
     return None
@@ -135,15 +135,19 @@ def _cancelled(
     return _has_prefix_in(compile_glob(name).literal_prefix, prefix_denies)
 
 
-def _fresh_character(denies: list[AccessControlEntryRecord]) -> str:
-    used = set().union(*(d.resource_name for d in denies)) if denies else set()
+def fresh_character(acls: Iterable[AccessControlEntryRecord]) -> str:
+    """A character (from the Private Use Area) that no resource name of ``acls`` contains."""
+    used = {char for acl in acls for char in acl.resource_name}
     code = _FIRST_FRESH
     while chr(code) in used:
         code += 1
     return chr(code)
 
 
-def _proposals(acl: AccessControlEntryRecord, fresh: str, run: int) -> Iterator[str]:
+def proposals(acl: AccessControlEntryRecord, fresh: str, run: int) -> Iterator[str]:
+    """A few names ``acl``'s pattern applies to, built with ``fresh`` (step 4 of the module
+    docstring): the LITERAL name itself, or the stem / the GLOB with wildcards filled by one,
+    no and ``run`` fresh characters, in that order."""
     name = acl.resource_name
     if acl.pattern_type == PatternType.LITERAL and name != WILDCARD_RESOURCE:
         yield name

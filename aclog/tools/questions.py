@@ -1,0 +1,264 @@
+"""``aclog who-can``, ``aclog reach`` and ``aclog lint``: who may do something, what a principal
+can reach, and whether the ACLs and SCRAM credentials are clean; over the committed state of a
+data directory (or a KRaft metadata log) as of now, ``--at-offset`` or ``--at-time``. Reads
+only: no lock, no write.
+
+Each handler parses its options, calls one library function and renders the result; ``--json``
+prints the result's ``to_dict()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from aclog.authorizer import Authorizer, parse_super_users
+from aclog.authorizer.findings import LintReport, Severity
+from aclog.authorizer.reach import reach
+from aclog.authorizer.who_can import who_can
+from aclog.broker.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
+from aclog.controller.rebuild import RebuildError
+from aclog.image import ReplayError
+from aclog.log import CorruptLogError
+from aclog.records import RecordDecodeError, ResourceType
+from aclog.tools.acl_options import (
+    AclOptions,
+    OptionError,
+    parse_operations,
+    read_inventory,
+    resources,
+)
+from aclog.tools.common import (
+    AtOffset,
+    AtTime,
+    JsonFlag,
+    SourceFormat,
+    is_kraft,
+    load_state,
+    parse_time,
+)
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_IO,
+    EXIT_USAGE,
+    app,
+    fail,
+    print_json,
+    print_line,
+)
+from aclog.tools.questions_text import show_lint, show_reach, show_who_can
+
+T = TypeVar("T")
+ReadDataDir = Annotated[
+    Path, typer.Option("--data-dir", help="The aclog data directory (read only).")
+]
+Host = Annotated[
+    str | None,
+    typer.Option(help="The client's IP address (default: every host the ACLs name, and others)."),
+]
+SuperUsers = Annotated[
+    str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
+]
+AllowEveryone = Annotated[
+    bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
+]
+
+
+def _authorizer(
+    data_dir: Path,
+    at_offset: int | None,
+    at_time: str | None,
+    source_format: str,
+    super_users: str | None,
+    allow_everyone: bool,
+) -> Authorizer:
+    """The committed ACLs as of the point, loaded into an authorizer with the configuration."""
+    try:
+        supers = parse_super_users(super_users)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    kraft = is_kraft(data_dir, source_format)
+    image = load_state(data_dir, at_offset, at_time, kraft=kraft).image
+    authorizer = Authorizer(supers, allow_everyone)
+    authorizer.load(image.acls)
+    return authorizer
+
+
+def _usage(action: Callable[[], T]) -> T:
+    """``action()``, with an :class:`OptionError` or ``ValueError`` turned into exit 2."""
+    try:
+        return action()
+    except (OptionError, ValueError) as error:
+        fail(str(error), EXIT_USAGE)
+
+
+@app.command("who-can")
+def who_can_command(
+    data_dir: ReadDataDir,
+    operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
+    topic: Annotated[str | None, typer.Option(help="A topic name.")] = None,
+    group: Annotated[str | None, typer.Option(help="A consumer group.")] = None,
+    cluster: Annotated[bool, typer.Option("--cluster", help="The cluster resource.")] = False,
+    transactional_id: Annotated[str | None, typer.Option(help="A transactional id.")] = None,
+    user: Annotated[str | None, typer.Option(help="A user resource.")] = None,
+    delegation_token: Annotated[str | None, typer.Option(help="A delegation token.")] = None,
+    host: Host = None,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    source_format: SourceFormat = "auto",
+    json_output: JsonFlag = False,
+) -> None:
+    """Every principal allowed an operation on a resource (and those a DENY takes out), by
+    host, with the deciding ACL; "any principal" is User:*."""
+    resource_type, name = _one_resource(
+        topic, group, cluster, transactional_id, user, delegation_token
+    )
+    (op,) = _usage(lambda: parse_operations([operation]))
+    authorizer = _authorizer(
+        data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
+    )
+    result = who_can(authorizer, op, resource_type, name, host)
+    if json_output:
+        print_json(result.to_dict())
+    else:
+        show_who_can(result)
+
+
+def _one_resource(
+    topic: str | None,
+    group: str | None,
+    cluster: bool,
+    transactional_id: str | None,
+    user: str | None,
+    delegation_token: str | None,
+) -> tuple[ResourceType, str]:
+    """The one resource the options name, as ``aclog acls`` reads them; exit 2 unless one."""
+    options = AclOptions(
+        topics=[topic] if topic is not None else [],
+        groups=[group] if group is not None else [],
+        cluster=cluster,
+        transactional_ids=[transactional_id] if transactional_id is not None else [],
+        users=[user] if user is not None else [],
+        delegation_tokens=[delegation_token] if delegation_token is not None else [],
+    )
+    named = resources(options)
+    if len(named) != 1:
+        fail(
+            "name exactly one resource: --topic, --group, --cluster, --transactional-id, "
+            "--user or --delegation-token",
+            EXIT_USAGE,
+        )
+    return named[0]
+
+
+def _resource_types(names: list[str] | None) -> list[ResourceType]:
+    types: list[ResourceType] = []
+    for name in names or []:
+        parsed = ResourceType.parse(name)
+        if parsed in (ResourceType.ANY, ResourceType.UNKNOWN):
+            raise ValueError(f"--resource-type {name} names no resource type")
+        types.append(parsed)
+    return types
+
+
+@app.command("reach")
+def reach_command(
+    data_dir: ReadDataDir,
+    principal: Annotated[str, typer.Option(help="The principal, e.g. User:alice.")],
+    host: Host = None,
+    resource_type: Annotated[
+        list[str] | None,
+        typer.Option("--resource-type", help="topic, group, cluster, ... (repeatable)."),
+    ] = None,
+    inventory: Annotated[
+        Path | None,
+        typer.Option(help="TYPE:name lines: answer per resource name instead of per pattern."),
+    ] = None,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    source_format: SourceFormat = "auto",
+    json_output: JsonFlag = False,
+) -> None:
+    """What a principal can reach: every resource pattern (or inventory resource) its ACLs
+    grant it something on, with the operations, the deciding ACLs and the DENY exceptions."""
+    types = _usage(lambda: _resource_types(resource_type))
+    names = _usage(lambda: read_inventory(inventory)) if inventory is not None else None
+    authorizer = _authorizer(
+        data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
+    )
+    result = reach(authorizer, principal, host, types, names)
+    if json_output:
+        print_json(result.to_dict())
+    else:
+        show_reach(result)
+
+
+@app.command("lint")
+def lint_command(
+    data_dir: ReadDataDir,
+    min_iterations: Annotated[
+        int, typer.Option(min=1, help="SCRAM credentials need at least this many iterations.")
+    ] = DEFAULT_MIN_ITERATIONS,
+    max_credential_age_days: Annotated[
+        int | None,
+        typer.Option(min=0, help="Report SCRAM credentials not changed for more days than this."),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(help="Exit 1 when a finding this severe or worse exists: info|warning|error."),
+    ] = None,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    source_format: SourceFormat = "auto",
+    json_output: JsonFlag = False,
+) -> None:
+    """Hygiene findings: redundant ACLs, ALLOWs a DENY overrides, risky grants, weak or stale
+    SCRAM credentials; each with a kind, a severity and the ACLs or user concerned."""
+    threshold = None if fail_on is None else _usage(lambda: Severity.parse(fail_on))
+    if not data_dir.is_dir():
+        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    report = _lint(
+        data_dir,
+        at_offset,
+        None if at_time is None else parse_time(at_time),
+        is_kraft(data_dir, source_format),
+        min_iterations,
+        max_credential_age_days,
+    )
+    if json_output:
+        print_json(report.to_dict())
+    else:
+        show_lint(report)
+    if threshold is not None and report.at_least(threshold):
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _lint(
+    data_dir: Path,
+    at_offset: int | None,
+    at_time_ms: int | None,
+    kraft: bool,
+    min_iterations: int,
+    max_age_days: int | None,
+) -> LintReport:
+    try:
+        return lint_directory(
+            data_dir,
+            at_offset=at_offset,
+            at_time_ms=at_time_ms,
+            kraft=kraft,
+            min_iterations=min_iterations,
+            max_age_days=max_age_days,
+            on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
+        )
+    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
+        fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
+    except OSError as error:
+        fail(f"cannot read {data_dir}: {error}", EXIT_IO)
