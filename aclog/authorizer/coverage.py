@@ -14,7 +14,7 @@ it matches:
 *sound*: True only when it is certain. It is exact except for GLOB outer spans, where it
 recognises equal patterns, single values the glob matches, and globs of the form
 ``literal*`` (a prefix in disguise, ``*`` alone being every value). The GLOB matching itself
-is the one definition in :mod:`aclog.authorizer.glob`.
+is the one definition in :mod:`aclog.acl.glob`.
 
 Which operations an ACL decides is asked of the authorizer itself
 (:func:`decided_operations`): a one-ACL authorizer is asked each supported operation, so ALL,

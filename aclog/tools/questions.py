@@ -17,13 +17,13 @@ import typer
 
 from aclog.authorizer import Authorizer, parse_super_users
 from aclog.authorizer.findings import LintReport, Severity
+from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
 from aclog.authorizer.reach import reach
 from aclog.authorizer.who_can import who_can
-from aclog.broker.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
-from aclog.controller.rebuild import RebuildError
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError
 from aclog.records import RecordDecodeError, ResourceType
+from aclog.replay.rebuild import RebuildError
 from aclog.tools.acl_options import (
     AclOptions,
     OptionError,

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from aclog.authorizer.findings import Finding, LintReport, Severity
 from aclog.authorizer.lint import lint_acls
-from aclog.controller.rebuild import RebuildError, Rebuilt, rebuild_image
-from aclog.image.stream import DecodedBatch
 from aclog.records import ScramMechanism, UserScramCredentialRecord
+from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
+from aclog.replay.stream import DecodedBatch
 
 DEFAULT_MIN_ITERATIONS = 8192
 _DAY_MS = 86_400_000

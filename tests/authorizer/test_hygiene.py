@@ -8,7 +8,7 @@ from pathlib import Path
 
 from freezegun import freeze_time
 
-from aclog.broker.hygiene import credential_ages, lint_directory
+from aclog.authorizer.hygiene import credential_ages, lint_directory
 from aclog.controller import upsertion_for_password
 from aclog.controller.controller import Caller, Controller, LocalOperator
 from aclog.records import (
