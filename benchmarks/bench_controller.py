@@ -10,7 +10,8 @@ import tempfile
 import threading
 import time
 
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.records import AclBinding
 from benchmarks.bench_log import acl_records
 from benchmarks.report import Report, Row

@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from aclog.controller.controller import Caller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from benchmarks import wire_clients as wc

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from aclog.controller import upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.records import (
     AclBinding,
     AclOperation,

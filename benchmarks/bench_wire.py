@@ -42,7 +42,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from benchmarks import wire_clients as wc
 from benchmarks.harness import SCALE, percentile

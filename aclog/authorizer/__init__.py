@@ -1,7 +1,11 @@
-"""How questions are answered fast: GLOB patterns, ACL filters, the pattern index and the
-authorizer (``authorize``, ``explain``, KIP-430 operations, ``authorizeByResourceType``).
+"""How questions are answered fast: the pattern index and the authorizer (``authorize``,
+``explain``, KIP-430 operations, ``authorizeByResourceType``), and the questions built on it
+(who can, what can a principal reach, lint, the impact of a change).
 
-Imports only :mod:`aclog.records` (and the standard library).
+What an ACL means (GLOB, filters, operations, matchers) is :mod:`aclog.acl`; this face hands
+the names callers of the authorizer need on, so they need not import both. Imports
+:mod:`aclog.acl`, :mod:`aclog.replay` (for the hygiene of a data directory) and the layers
+below.
 """
 
 from aclog.acl.filters import AclFilter, pattern_applies

@@ -33,7 +33,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,6 +40,7 @@ from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer
+from aclog.controller.caller import Caller
 from aclog.controller.group import CommitQueue, GroupPlan, Ticket
 from aclog.controller.leadership import LeadershipMixin
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
@@ -77,16 +77,6 @@ logger = logging.getLogger(__name__)
 
 NOT_CONTROLLER = ApiError(Errors.NOT_CONTROLLER, "This controller is no longer the active one.")
 STORAGE_FAILED = ApiError(Errors.UNKNOWN_SERVER_ERROR, None)
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who sends a request: recorded with every change it commits."""
-
-    principal: str = "User:ANONYMOUS"
-    client_address: str = "local"
-    client_id: str = "aclog"
-    api: str | None = None
 
 
 class LocalOperator:

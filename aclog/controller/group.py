@@ -30,7 +30,7 @@ from aclog.records import Record, RequestContextRecord, encode_many
 from aclog.replay.batches import CommittedBatch, replay_batches
 
 if TYPE_CHECKING:
-    from aclog.controller.controller import Caller
+    from aclog.controller.caller import Caller
 
 T = TypeVar("T")
 

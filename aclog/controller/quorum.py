@@ -24,7 +24,8 @@ from pathlib import Path
 
 from aclog.acl.filters import AclFilter
 from aclog.controller.authorization import ClusterAuthorizer
-from aclog.controller.controller import NOT_CONTROLLER, Caller, Controller
+from aclog.controller.caller import Caller
+from aclog.controller.controller import NOT_CONTROLLER, Controller
 from aclog.controller.quorum_state import QuorumState, QuorumStateFile
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult

@@ -37,7 +37,7 @@ from aclog.image import MetadataImage
 from aclog.records import AclBinding, AclOperation
 
 if TYPE_CHECKING:
-    from aclog.controller.controller import Caller
+    from aclog.controller.caller import Caller
 
 T = TypeVar("T")
 

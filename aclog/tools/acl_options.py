@@ -16,8 +16,6 @@ Pure functions; thread-safe.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from aclog.acl.filters import AclFilter
 from aclog.acl.operations import SUPPORTED_OPERATIONS
 from aclog.controller.validation import CLUSTER_NAME
@@ -28,6 +26,7 @@ from aclog.records import (
     PatternType,
     ResourceType,
 )
+from aclog.tools.acl_args import AclOptions
 from aclog.tools.acl_roles import Grant, has_role, role_grants
 from aclog.tools.inventory import read_inventory
 from aclog.tools.options import (
@@ -66,28 +65,6 @@ _OPTION_NAMES = {
     "principals": "--principal",
 }
 """The command-line option of each list field of :class:`AclOptions`."""
-
-
-@dataclass
-class AclOptions:
-    """The parsed options of one ``aclog acls`` command."""
-
-    allow_principals: list[str] = field(default_factory=list)
-    deny_principals: list[str] = field(default_factory=list)
-    allow_hosts: list[str] = field(default_factory=list)
-    deny_hosts: list[str] = field(default_factory=list)
-    operations: list[str] = field(default_factory=list)
-    topics: list[str] = field(default_factory=list)
-    groups: list[str] = field(default_factory=list)
-    cluster: bool = False
-    transactional_ids: list[str] = field(default_factory=list)
-    users: list[str] = field(default_factory=list)
-    delegation_tokens: list[str] = field(default_factory=list)
-    pattern_type: str | None = None
-    producer: bool = False
-    consumer: bool = False
-    idempotent: bool = False
-    principals: list[str] = field(default_factory=list)
 
 
 def parse_pattern_type(text: str | None, default: PatternType, *, filter_ok: bool) -> PatternType:

@@ -28,7 +28,7 @@ from aclog.records import AclOperation, PatternType, ResourceType
 from aclog.tools.options import OptionError
 
 if TYPE_CHECKING:
-    from aclog.tools.acl_options import AclOptions
+    from aclog.tools.acl_args import AclOptions
 
 Pattern = tuple[ResourceType, str, PatternType]
 Grant = tuple[Pattern, list[AclOperation]]

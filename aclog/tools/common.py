@@ -12,7 +12,8 @@ from typing import Annotated
 import typer
 
 from aclog.acl import ApiError
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError, LogLockedError

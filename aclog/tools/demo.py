@@ -14,7 +14,8 @@ import typer
 
 from aclog.acl.filters import AclFilter
 from aclog.controller import ScramDeletion, upsertion_for_password
-from aclog.controller.controller import Caller, Controller
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller
 from aclog.image import MetadataImage
 from aclog.records import (
     AclBinding,

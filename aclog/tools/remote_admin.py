@@ -54,7 +54,7 @@ from aclog.controller import (
     ScramDeletion,
     ScramUpsertion,
 )
-from aclog.controller.controller import Caller
+from aclog.controller.caller import Caller
 from aclog.image.scram import CredentialInfo, ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,

@@ -32,19 +32,17 @@ import contextlib
 import logging
 import socket
 from collections import deque
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from aclog.wire.budget import Usage
-from aclog.wire.config import Limits
+from aclog.wire.budget import Budget, Usage
+from aclog.wire.config import Limits, ServerConfig
 from aclog.wire.context import Session
 from aclog.wire.dispatch import Outcome, Pending, process, queues_commit
 from aclog.wire.errors import Offload
 from aclog.wire.intake import End, Intake
-
-if TYPE_CHECKING:
-    from aclog.wire.server import Server
+from aclog.wire.node import Node
 
 logger = logging.getLogger(__name__)
 CLOSE_AFTER_RESPONSE_DELAY = 0.1
@@ -78,12 +76,22 @@ def _bound_buffers(writer: asyncio.StreamWriter, limits: Limits) -> None:
             sock.setsockopt(socket.SOL_SOCKET, option, size)
 
 
+class Listener(Protocol):
+    """What a connection needs of the listener that accepted it (the server): its
+    configuration, the node it serves, the worker threads and the shared request-byte pool."""
+
+    config: ServerConfig
+    node: Node
+    executor: ThreadPoolExecutor
+    budget: Budget
+
+
 class Connection:
     """Serves one accepted socket until it closes or the server stops."""
 
     def __init__(
         self,
-        server: Server,
+        server: Listener,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         connection_id: str,

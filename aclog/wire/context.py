@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from aclog.acl import ApiError
-from aclog.controller.controller import Caller
+from aclog.controller.caller import Caller
 from aclog.records import ScramMechanism
 from aclog.wire.config import SecurityProtocol
 from aclog.wire.node import Node

@@ -46,7 +46,8 @@ from aclog.authorizer import Authorizer, Decision
 from aclog.broker import Manifest, MetadataLoader, ScramCredentialCache
 from aclog.broker.publishers import AuthorizerPublisher
 from aclog.controller import check_cluster_access
-from aclog.controller.controller import Caller, Controller
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Sequence
 
 from aclog.acl.filters import AclFilter
-from aclog.controller.controller import Caller
+from aclog.controller.caller import Caller
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion

@@ -10,7 +10,8 @@ from freezegun import freeze_time
 
 from aclog.authorizer.hygiene import credential_ages, lint_directory
 from aclog.controller import upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.records import (
     AclBinding,
     AclOperation,

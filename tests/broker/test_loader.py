@@ -13,7 +13,8 @@ from aclog.authorizer import AclFilter, Authorizer, AuthorizerNotReadyError, Dec
 from aclog.broker import AuthorizerPublisher, MetadataLoader, ScramCredentialCache
 from aclog.broker.loader import ManifestKind
 from aclog.controller import upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.log import LogBatch
 from aclog.records import (
     AclBinding,

@@ -12,7 +12,8 @@ import pytest
 from aclog.authorizer import Authorizer
 from aclog.broker import AuthorizerPublisher, MetadataLoader
 from aclog.broker.loader import Manifest
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.image import MetadataDelta, MetadataImage
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from aclog.acl.filters import AclFilter
 from aclog.controller import upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.log import SegmentedLog, read_batches
 from aclog.records import (
     AclBinding,

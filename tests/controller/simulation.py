@@ -27,7 +27,8 @@ from aclog.acl.filters import AclFilter
 from aclog.authorizer import Authorizer
 from aclog.broker import AuthorizerPublisher, MetadataLoader, ScramCredentialCache
 from aclog.controller import upsertion_for_password
-from aclog.controller.controller import Caller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.requests import ScramDeletion
 from aclog.log import CorruptLogError

@@ -13,7 +13,8 @@ import pytest
 from aclog.acl import Errors
 from aclog.acl.filters import AclFilter
 from aclog.controller import AclControlManager, ControllerResult, upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator, replay_log
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator, replay_log
 from aclog.image import ReplayError
 from aclog.log import FencedEpochError
 from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE

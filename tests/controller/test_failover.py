@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from aclog.controller import ControllerResult, ScramControlManager
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.controller.quorum import ControllerNode, Role
 from aclog.log import SegmentedLog
 from aclog.records import (

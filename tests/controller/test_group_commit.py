@@ -18,7 +18,8 @@ import pytest
 from aclog.acl import Errors
 from aclog.acl.filters import AclFilter
 from aclog.controller import AclControlManager, ScramDeletion, upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator, replay_log
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator, replay_log
 from aclog.controller.group import GroupPlan, Ticket
 from aclog.log import FencedEpochError
 from aclog.log import log as log_module

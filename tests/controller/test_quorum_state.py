@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from aclog.controller.controller import Caller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.quorum_state import FILE_NAME, QuorumState, QuorumStateFile
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType

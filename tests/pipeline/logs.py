@@ -13,7 +13,8 @@ from pathlib import Path
 
 from aclog.acl.filters import AclFilter
 from aclog.controller import ScramDeletion, upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.log import SegmentedLog
 from aclog.records import (
     AclBinding,

@@ -16,7 +16,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from aclog.controller.controller import Caller, Controller, LocalOperator
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.tools.help import readable_range, reflow, value_label
 from aclog.tools.main import app

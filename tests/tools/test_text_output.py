@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aclog.controller import upsertion_for_password
-from aclog.controller.controller import Caller, Controller, LocalOperator, replay_log
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator, replay_log
 from aclog.records import (
     AclBinding,
     AclOperation,

@@ -25,7 +25,8 @@ from typing import Any
 import scramp
 
 from aclog.controller import upsertion_for_password
-from aclog.controller.controller import Caller, Controller
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller
 from aclog.records import ScramMechanism
 from benchmarks.servers import settle
 

@@ -22,7 +22,8 @@ from kafka.protocol.sasl import SaslAuthenticateRequest
 from typer.testing import CliRunner
 
 import aclog.tools.serve  # noqa: F401  (registers the command)
-from aclog.controller.controller import Caller, Controller
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.tools.console import app
 from aclog.wire import (

@@ -20,7 +20,7 @@ from kafka.protocol.admin import (
     DescribeAclsResponse,
 )
 
-from aclog.controller.controller import Caller
+from aclog.controller.caller import Caller
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.replay.batches import CommittedBatch
 from aclog.wire import Endpoint, SecurityProtocol, Server, ServerConfig
