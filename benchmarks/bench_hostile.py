@@ -27,11 +27,6 @@ from aclog.controller import upsertion_for_password
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.records import (
-    AclBinding,
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
     ScramMechanism,
 )
 from benchmarks import wire_clients as wc
@@ -75,8 +70,8 @@ def run(report: Report, quick: bool) -> None:
 
 def _preload(data_dir: Path) -> None:
     """The admin user, one ACL on the client's topic and the slow readers' long ACLs."""
-    bindings = [_binding(wc.ONE_TOPIC, wc.ONE_PRINCIPAL)]
-    bindings += [_binding(BULK_TOPIC, bulk_principal(i)) for i in range(BULK_ACLS)]
+    bindings = [wc.read_binding(wc.ONE_TOPIC, wc.ONE_PRINCIPAL)]
+    bindings += [wc.read_binding(BULK_TOPIC, bulk_principal(i)) for i in range(BULK_ACLS)]
     upsertion = upsertion_for_password(
         ADMIN.user, ScramMechanism.SCRAM_SHA_256, ADMIN.password, 4096
     )
@@ -85,18 +80,6 @@ def _preload(data_dir: Path) -> None:
         results = [*controller.create_acls(bindings, caller)]
         results += controller.alter_scram([upsertion], [], caller)
         assert all(r.error.is_success for r in results), results[:1]
-
-
-def _binding(topic: str, principal: str) -> AclBinding:
-    return AclBinding(
-        ResourceType.TOPIC,
-        topic,
-        PatternType.LITERAL,
-        principal,
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
 
 
 def _admin(bootstrap: str) -> Any:

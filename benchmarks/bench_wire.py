@@ -44,7 +44,6 @@ from pathlib import Path
 
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
-from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from benchmarks import wire_clients as wc
 from benchmarks.harness import SCALE, percentile
 from benchmarks.report import Report, Row
@@ -82,22 +81,10 @@ def run(report: Report, quick: bool) -> None:
 # -- setup ---------------------------------------------------------------------------------------
 
 
-def _binding(topic: str, principal: str) -> AclBinding:
-    return AclBinding(
-        ResourceType.TOPIC,
-        topic,
-        PatternType.LITERAL,
-        principal,
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
-
-
 def _preload(data_dir: Path, many: int) -> None:
     """``many`` ACLs of one principal plus one ACL on ``bench-one``, committed directly."""
-    bindings = [_binding(f"bench-many-{i:05d}", wc.MANY_PRINCIPAL) for i in range(many)]
-    bindings.append(_binding(wc.ONE_TOPIC, wc.ONE_PRINCIPAL))
+    bindings = [wc.read_binding(f"bench-many-{i:05d}", wc.MANY_PRINCIPAL) for i in range(many)]
+    bindings.append(wc.read_binding(wc.ONE_TOPIC, wc.ONE_PRINCIPAL))
     with Controller.open(data_dir, authorizer=LocalOperator()) as controller:
         for start in range(0, len(bindings), PRELOAD_BATCH):
             batch = bindings[start : start + PRELOAD_BATCH]

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+
 SIZE = struct.Struct(">i")
 TIMEOUT_SECONDS = 30.0
 """Bound on any one request, connection or barrier wait."""
@@ -32,6 +34,20 @@ TIMEOUT_SECONDS = 30.0
 ONE_TOPIC = "bench-one"
 ONE_PRINCIPAL = "User:bench-one"
 MANY_PRINCIPAL = "User:bench-many"
+
+
+def read_binding(topic: str, principal: str) -> AclBinding:
+    """The ACL the wire benchmarks preload: ``principal`` may READ the LITERAL ``topic``."""
+    return AclBinding(
+        ResourceType.TOPIC,
+        topic,
+        PatternType.LITERAL,
+        principal,
+        "*",
+        AclOperation.READ,
+        AclPermissionType.ALLOW,
+    )
+
 
 # Kafka wire codes (kafka-python's enums hold the same values).
 TOPIC, ANY, LITERAL, MATCH = 2, 1, 3, 2

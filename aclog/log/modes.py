@@ -50,9 +50,9 @@ def write_private(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def loose_files(directory: Path) -> list[Path]:
+def loose_files(directory: Path) -> list[tuple[Path, int]]:
     """``directory`` itself and the files directly in it that group or others may read or
-    write, sorted by name."""
+    write, sorted by name, each with its permission bits."""
     loose = []
     for path in [directory, *sorted(directory.iterdir())]:
         try:
@@ -60,5 +60,5 @@ def loose_files(directory: Path) -> list[Path]:
         except FileNotFoundError:
             continue  # removed while we looked
         if stat.S_IMODE(mode) & 0o077 and (path == directory or stat.S_ISREG(mode)):
-            loose.append(path)
+            loose.append((path, stat.S_IMODE(mode)))
     return loose

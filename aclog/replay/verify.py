@@ -8,7 +8,6 @@ Thread-safe (no shared state). Cost: two replays of the log plus a read of every
 
 from __future__ import annotations
 
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,8 +95,7 @@ def _storage_warnings(directory: Path, report: VerifyReport) -> None:
             f"{name} holds bytes a writer cut off the log as a torn tail (never "
             "acknowledged); keep it to inspect, or delete it"
         )
-    for path in loose_files(directory):
-        mode = stat.S_IMODE(path.stat().st_mode)
+    for path, mode in loose_files(directory):
         report.warnings.append(
             f"{path} has mode {mode:04o}: group or others may read it, and the log holds "
             f"SCRAM salts and keys; chmod {'700' if path.is_dir() else '600'} it"

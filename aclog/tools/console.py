@@ -150,7 +150,7 @@ class _LibraryWarnings(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         level = record.levelname.lower()
-        sys.stderr.write(visible(f"aclog: {level}: {record.getMessage()}") + "\n")
+        print_line(f"aclog: {level}: {record.getMessage()}", stderr=True)
 
 
 _LIBRARY_WARNINGS = _LibraryWarnings()
