@@ -18,10 +18,10 @@ from aclog.acl.operations import (
     supported_operations,
 )
 from aclog.acl.ordering import kafka_order
+from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.authorizer import Authorizer
 from aclog.authorizer.config import parse_allow_everyone, parse_super_users
 from aclog.authorizer.decide import skipped_characters
-from aclog.authorizer.index import AclIndex
 from aclog.authorizer.results import (
     AuthorizerNotReadyError,
     Decision,

@@ -25,15 +25,8 @@ from aclog.acl.matchers import CANONICAL, canonical_host
 from aclog.acl.operations import granted_operations, supported_operations
 from aclog.acl.ordering import kafka_order
 from aclog.authorizer import decide as core
-from aclog.authorizer.batches import (
-    BIG_BATCH,
-    ById,
-    by_id_of,
-    check_adds,
-    checked_removes,
-)
+from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.by_type import find_allowed_name
-from aclog.authorizer.index import AclIndex
 from aclog.authorizer.results import (
     AuthorizerNotReadyError,
     Decision,
@@ -41,6 +34,13 @@ from aclog.authorizer.results import (
     describe_acl,
 )
 from aclog.authorizer.rules import MASKS
+from aclog.authorizer.stored_ids import (
+    BIG_BATCH,
+    ById,
+    by_id_of,
+    check_adds,
+    checked_removes,
+)
 from aclog.records.collector import gc_paused
 from aclog.records.enums import AclOperation, AclPermissionType, ResourceType
 from aclog.records.types import AccessControlEntryRecord

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from aclog.acl.glob import compile_glob
 from aclog.acl.matchers import WILDCARD_RESOURCE
-from aclog.authorizer.index import AclIndex
+from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.rules import candidates
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from aclog.acl.glob import compile_glob
 from aclog.acl.operations import ALLOW_OPS, DENY_OPS
-from aclog.authorizer.index import AclIndex
+from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.memo import first_sight, host_bits, learn
 from aclog.authorizer.rules import MASKS, operations_of, rules_bits
 from aclog.authorizer.rules import candidates as covering

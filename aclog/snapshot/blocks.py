@@ -7,7 +7,7 @@ decode). The schemas are the file's (writer) and, for an older file, the current
 schema of the file's format (reader), so older versions resolve to today's exactly as
 fastavro's own reader does. Rows are built by the codec's builders
 (:func:`aclog.records.codec.record_builder`), chunks of ACL columns (format 2) by
-:func:`aclog.snapshot.columns.decode_chunk`.
+:func:`aclog.snapshot.acl_columns.decode_chunk`.
 
 Thread-safe (no shared mutable state; schemas are parsed once per schema text). Cost: one
 fastavro call per block (about 16 KB, or one column chunk) plus one builder call per row
@@ -30,7 +30,7 @@ from fastavro import parse_schema, schemaless_reader
 
 from aclog.records.codec import record_builder
 from aclog.records.types import Record
-from aclog.snapshot import columns
+from aclog.snapshot import acl_columns
 from aclog.snapshot.errors import SnapshotCorruptError
 from aclog.snapshot.header import ROWS_FORMAT
 from aclog.snapshot.schema import BY_FULL_NAME, BY_NAME, COLUMN_SCHEMA, SNAPSHOT_SCHEMA, Member
@@ -44,7 +44,7 @@ _BUILDERS = {name: record_builder(member.record_type) for name, member in BY_FUL
 # item is one record (a row) or a chunk of ACL columns.
 _BRANCHES: dict[str, tuple[Member, bool]] = {
     **{name: (member, False) for name, member in BY_FULL_NAME.items()},
-    columns.FULL_NAME: (BY_NAME[_ACL_NAME], True),
+    acl_columns.FULL_NAME: (BY_NAME[_ACL_NAME], True),
 }
 
 
@@ -80,12 +80,12 @@ def _build(path: Path, items: _Items, counts: dict[str, int]) -> list[Record]:
             )
         if not branch[1]:  # rows: one record each; chunks are counted once decoded
             counts[branch[0].name] += number
-    if columns.FULL_NAME not in found:
+    if acl_columns.FULL_NAME not in found:
         return [_BUILDERS[name](fields) for name, fields in items]
     records: list[Record] = []
     for full_name, fields in items:
-        if full_name == columns.FULL_NAME:
-            chunk = columns.decode_chunk(fields)
+        if full_name == acl_columns.FULL_NAME:
+            chunk = acl_columns.decode_chunk(fields)
             records += chunk
             counts[_ACL_NAME] += len(chunk)
         else:

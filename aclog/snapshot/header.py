@@ -1,7 +1,7 @@
 """What a snapshot's Avro header says, and the integrity check that covers the whole file.
 
 The header's metadata holds, as strings: ``aclog.format`` (``"2"``: ACLs in column chunks, see
-:mod:`aclog.snapshot.columns`; ``"1"``: one row per record, still read), ``aclog.last_offset``,
+:mod:`aclog.snapshot.acl_columns`; ``"1"``: one row per record, still read), ``aclog.last_offset``,
 ``aclog.epoch``, ``aclog.timestamp_ms``, ``aclog.record_counts`` and ``aclog.schema_versions``
 (JSON objects keyed by record class name), ``aclog.data_bytes`` (the bytes after the header)
 and ``aclog.crc32c``. The header is written before the records, so the three values known only

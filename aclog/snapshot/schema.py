@@ -4,7 +4,7 @@ A snapshot holds what an image needs to be rebuilt, nothing else: one record per
 per SCRAM credential, in their current schema versions. In format 1 the container's schema is
 the union of those record schemas (:data:`SNAPSHOT_SCHEMA`), so any Avro reader (Spark, DuckDB,
 avro-tools) sees one row of named fields per record. Format 2 (:data:`COLUMN_SCHEMA`, what this
-build writes) stores the ACLs as chunks of columns instead (:mod:`aclog.snapshot.columns`),
+build writes) stores the ACLs as chunks of columns instead (:mod:`aclog.snapshot.acl_columns`),
 which load several times faster; an Avro reader then sees one row of named columns per chunk of
 ACLs, and one row per SCRAM credential as before.
 Adding a record type to a snapshot means adding its class to :data:`SNAPSHOT_RECORD_TYPES`.
@@ -26,7 +26,7 @@ from aclog.records.types import (
     RecordType,
     UserScramCredentialRecord,
 )
-from aclog.snapshot.columns import ACL_COLUMNS_SCHEMA
+from aclog.snapshot.acl_columns import ACL_COLUMNS_SCHEMA
 
 SNAPSHOT_RECORD_TYPES: tuple[type[Record], ...] = (
     AccessControlEntryRecord,

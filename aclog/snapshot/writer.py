@@ -6,7 +6,7 @@ name, and the directory is fsynced. A crash at any point leaves either no snapsh
 one; a leftover ``.tmp`` file is ignored by readers (see :mod:`aclog.snapshot.naming`).
 
 Records stream through: nothing but the current chunk of ACLs (4096, see
-:mod:`aclog.snapshot.columns`) or Avro block is held in memory, so an iterator of a million
+:mod:`aclog.snapshot.acl_columns`) or Avro block is held in memory, so an iterator of a million
 ACLs is fine. The records are not copied or sorted.
 
 Not thread-safe per target: one writer per (directory, offset, epoch), which the single writer
@@ -28,8 +28,8 @@ from aclog.log.durable import fsync_directory
 from aclog.log.modes import open_private
 from aclog.records.codec import record_to_fields
 from aclog.records.types import AccessControlEntryRecord, Record
-from aclog.snapshot.columns import CHUNK_ACLS, encode_chunk
-from aclog.snapshot.columns import FULL_NAME as COLUMNS_NAME
+from aclog.snapshot.acl_columns import CHUNK_ACLS, encode_chunk
+from aclog.snapshot.acl_columns import FULL_NAME as COLUMNS_NAME
 from aclog.snapshot.header import SnapshotInfo, finish_header, initial_metadata
 from aclog.snapshot.naming import snapshot_file_name, temp_file_name
 from aclog.snapshot.schema import (

@@ -16,7 +16,7 @@ from aclog.records import Record
 from aclog.snapshot import SnapshotCorruptError, read_snapshot, verify_snapshot
 from aclog.snapshot import reader as reader_module
 from aclog.snapshot import writer as writer_module
-from aclog.snapshot.columns import CHUNK_ACLS, encode_chunk
+from aclog.snapshot.acl_columns import CHUNK_ACLS, encode_chunk
 from tests.snapshot.helpers import SMALL, acl, scram, snapshot_records, write
 
 GOLDEN = Path(__file__).parent / "golden"

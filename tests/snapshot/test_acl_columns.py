@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from aclog.records import AccessControlEntryRecord, RecordType
 from aclog.records.codec import record_from_fields, record_to_fields
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
-from aclog.snapshot.columns import ACL_COLUMNS_SCHEMA, decode_chunk, encode_chunk
+from aclog.snapshot.acl_columns import ACL_COLUMNS_SCHEMA, decode_chunk, encode_chunk
 from tests.snapshot.helpers import acl, acl_records
 
 
