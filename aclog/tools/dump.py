@@ -14,6 +14,7 @@ from aclog.log import CorruptLogError, TornTailError
 from aclog.log.segment import list_segments, segment_base_offset
 from aclog.records import RecordDecodeError, record_summary
 from aclog.records.types import RECORD_TYPES
+from aclog.replay.kraft_stream import kraft_decoded_batches
 from aclog.replay.stream import (
     DecodedBatch,
     Entry,
@@ -33,7 +34,6 @@ from aclog.tools.console import (
     print_json_line,
     print_line,
 )
-from aclog.tools.kraft_import import kraft_decoded_batches
 from aclog.tools.points import format_time
 from aclog.tools.progress import OnOffset, estimated_end_offset, offsets_bar, stdout_is_free
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from aclog.replay.kraft_stream import kraft_decoded_batches
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import entries_between
-from aclog.tools.kraft_import import kraft_decoded_batches
 from aclog.tools.main import app
 from tests.kraft.layout import ACL_C, ACL_D, Layout, build_layout
 

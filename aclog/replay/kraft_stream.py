@@ -1,0 +1,53 @@
+"""A KRaft directory as the decoded stream the tools read (``dump``, ``replay``, ``explain``,
+``verify``): its log segments, one ``.log`` segment or one ``.checkpoint`` snapshot, each KRaft
+batch turned into a :class:`~aclog.replay.stream.DecodedBatch` by
+:func:`~aclog.replay.rebuild.kraft_decoded_batch`.
+
+Read-only; safe on a live directory. Not thread-safe per iterator. Cost: O(bytes read), lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from aclog.kraft import (
+    CheckpointInfo,
+    checkpoint_batch,
+    kraft_replay_batches,
+    read_kraft,
+    read_kraft_segment,
+)
+from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
+from aclog.replay.rebuild import kraft_decoded_batch
+from aclog.replay.stream import DecodedBatch
+
+
+def kraft_decoded_batches(
+    path: Path, from_offset: int = 0, to_offset: int | None = None
+) -> Iterator[DecodedBatch]:
+    """The decoded batches of a KRaft directory (its log segments), of one ``.log`` segment, or
+    of one ``.checkpoint`` snapshot (as one batch at its last covered offset)."""
+    if path.is_file() and path.name.endswith(CHECKPOINT_SUFFIX):
+        yield kraft_decoded_batch(checkpoint_batch(path))
+    elif path.is_file():
+        for batch in read_kraft_segment(path):
+            yield kraft_decoded_batch(batch)
+    else:
+        for batch in read_kraft(path, from_offset, to_offset):
+            yield kraft_decoded_batch(batch)
+
+
+def kraft_replay_decoded(
+    directory: Path,
+    at_offset: int | None = None,
+    at_time_ms: int | None = None,
+    *,
+    on_warning: Callable[[str], None] | None = None,
+) -> tuple[CheckpointInfo | None, Iterator[DecodedBatch]]:
+    """(the snapshot used, its records as one batch then the log batches after it), decoded;
+    replay the first batch as a snapshot when the snapshot is not ``None``."""
+    kwargs: dict[str, Any] = {} if on_warning is None else {"on_warning": on_warning}
+    info, batches = kraft_replay_batches(directory, at_offset, at_time_ms, **kwargs)
+    return info, (kraft_decoded_batch(b) for b in batches)
