@@ -43,6 +43,7 @@ from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.caller import Caller
 from aclog.controller.group import CommitQueue, GroupPlan, Ticket
 from aclog.controller.leadership import LeadershipMixin
+from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
     AclCreateResult,
@@ -154,6 +155,23 @@ class Controller(LeadershipMixin):
         skipped: the commit stands, and a loader reads it from the log instead."""
         with self._lock:
             self._commit_listeners.append(listener)
+
+    # -- leadership (the :class:`~aclog.controller.writer.MetadataWriter` answers) -------------
+
+    @property
+    def is_active(self) -> bool:
+        """True until a newer epoch fences this controller (alone on its directory, always)."""
+        return not self.fenced
+
+    @property
+    def writes_in_order(self) -> bool:
+        """True: every request goes through the one commit queue, in the order it came."""
+        return True
+
+    def leader(self) -> QuorumState | None:
+        """This controller while it is active: it holds the directory's writer lock. (In a
+        shared directory ask the :class:`~aclog.controller.quorum_member.QuorumMember`.)"""
+        return QuorumState(self.node_id, self.epoch) if not self.fenced else None
 
     def _bootstrap(self) -> None:
         """A new log starts with this controller taking leadership for epoch 1."""

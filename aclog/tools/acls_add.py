@@ -16,9 +16,9 @@ import typer
 from aclog.acl.filters import AclFilter
 from aclog.authorizer.impact import impact_of_adding
 from aclog.controller import AclControlManager
-from aclog.controller.controller import Controller
 from aclog.controller.result import AclCreateResult
 from aclog.controller.validation import creation_error
+from aclog.controller.writer import MetadataWriter
 from aclog.image import MetadataImage
 from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType
 from aclog.tools.acl_options import bindings_for_add
@@ -52,7 +52,6 @@ from aclog.tools.remote import (
     data_dir_only,
     open_admin,
 )
-from aclog.tools.remote_admin import RemoteAdmin
 
 
 @acls_app.command("add")
@@ -137,13 +136,9 @@ def _create(
         image = _state_for_add(target) if dry_run else MetadataImage.EMPTY
         results = AclControlManager().create_acls(image.acls, bindings).response
         return image.acls, _existing(image.acls, bindings), results
-    with open_admin(target, create=True) as admin:
-        if isinstance(admin, Controller):
-            current: Iterable[AccessControlEntryRecord] | None = admin.image.acls
-            before = _existing(admin.image.acls, bindings)
-        else:
-            current, before = None, _existing_remote(admin, bindings) if want_before else set()
-        return current, before, admin.create_acls(bindings, local_caller("aclog acls add"))
+    with open_admin(target, create=True) as writer:
+        before = _existing_in(writer, bindings) if want_before else set()
+        return None, before, writer.create_acls(bindings, local_caller("aclog acls add"))
 
 
 def _state_for_add(data_dir: Path) -> MetadataImage:
@@ -193,12 +188,12 @@ def _existing(
     return {acl.binding for acl in current if acl.binding in wanted}
 
 
-def _existing_remote(admin: RemoteAdmin, bindings: list[AclBinding]) -> set[AclBinding]:
-    """Which of ``bindings`` exist on the cluster, asked per resource pattern."""
+def _existing_in(writer: MetadataWriter, bindings: list[AclBinding]) -> set[AclBinding]:
+    """Which of ``bindings`` the writer already holds, asked per resource pattern."""
     patterns = dict.fromkeys((b.resource_type, b.resource_name, b.pattern_type) for b in bindings)
     found: set[AclBinding] = set()
     for resource_type, name, pattern_type in patterns:
-        error, acls = admin.describe_acls(AclFilter(resource_type, name, pattern_type))
+        error, acls = writer.describe_acls(AclFilter(resource_type, name, pattern_type))
         if error.is_success:  # without DESCRIBE on the cluster every ACL shows as added
             found.update(acl.binding for acl in acls)
     return found & set(bindings)

@@ -16,17 +16,17 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
-from aclog.log import CorruptLogError, LogError, LogLockedError
+from aclog.log import CorruptLogError, LogError
 from aclog.records import RecordDecodeError
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.tools.console import (
     EXIT_FAILURE,
-    EXIT_IO,
     EXIT_USAGE,
     fail,
     fail_os,
     print_line,
 )
+from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.points import parse_time as parse_time  # noqa: PLC0414  (pipeline imports it here)
 from aclog.tools.progress import estimated_end_offset, offsets_bar
@@ -121,14 +121,8 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
 def _opening_errors(data_dir: Path) -> Iterator[None]:
     try:
         yield
-    except LogLockedError as error:
-        fail(str(error), EXIT_IO)
-    except (CorruptLogError, RecordDecodeError, ReplayError) as error:
-        fail(f"cannot load {data_dir}: {error}", EXIT_FAILURE)
-    except OSError as error:
-        fail_os("open", error)
-    except LogError as error:
-        fail(f"cannot open {data_dir}: {error}", EXIT_IO)
+    except (LogError, RecordDecodeError, ReplayError, OSError) as error:
+        fail_for(error, f"open {data_dir}")
 
 
 def _first_missing(path: Path) -> Path | None:
@@ -197,10 +191,8 @@ def load_state(
                 on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
                 kraft=kraft,
             )
-    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
-        fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
-    except OSError as error:
-        fail_os("read", error)
+    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError) as error:
+        fail_for(error, f"replay {data_dir}")
     last = rebuilt.image.provenance.last_offset
     show_point_note(data_dir, last, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft)
     return rebuilt

@@ -30,10 +30,10 @@ from aclog.tools.console import (
     EXIT_USAGE,
     app,
     fail,
-    fail_os,
     print_json_line,
     print_line,
 )
+from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import format_time
 from aclog.tools.progress import OnOffset, estimated_end_offset, offsets_bar, stdout_is_free
 
@@ -88,14 +88,10 @@ def dump(
             _print(entries, json_output, not no_redact)
     except TornTailError as error:
         fail(_torn_message(error), EXIT_FAILURE)
-    except CorruptLogError as error:
-        fail(str(error), EXIT_FAILURE)
-    except (RecordDecodeError, SnapshotError, KraftError) as error:
-        fail(str(error), EXIT_FAILURE)
     except BrokenPipeError:
         raise  # the reader went away: handled once, around every command
-    except OSError as error:
-        fail_os("read", error)
+    except (CorruptLogError, RecordDecodeError, SnapshotError, KraftError, OSError) as error:
+        fail_for(error, "dump")
 
 
 def _print(entries: Iterator[Entry], json_output: bool, redact: bool) -> None:

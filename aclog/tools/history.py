@@ -23,7 +23,8 @@ from aclog.tools.common import (
     open_controller,
     require_data_dir,
 )
-from aclog.tools.console import EXIT_FAILURE, app, fail, fail_os, print_json, print_line
+from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line
+from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import check_range, parse_range_end, show_point_note
 from aclog.tools.progress import estimated_end_offset, offsets_bar, waiting
 
@@ -123,10 +124,8 @@ def diff_command(
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
     try:
         result = diff(data_dir, first, last, kraft=kraft).to_dict()
-    except (RebuildError, SnapshotError, ValueError) as error:
-        fail(str(error), EXIT_FAILURE)
-    except OSError as error:
-        fail_os("read", error)
+    except (RebuildError, SnapshotError, ValueError, OSError) as error:
+        fail_for(error, f"compare the points of {data_dir}")
     check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])
     for point, reached in ((first, result["from"]), (last, result["to"])):
         show_point_note(

@@ -20,15 +20,13 @@ from aclog.log import LogError
 from aclog.snapshot.naming import SNAPSHOT_SUFFIX
 from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
-    EXIT_FAILURE,
-    EXIT_IO,
     EXIT_USAGE,
     app,
     fail,
-    fail_os,
     print_json,
     print_line,
 )
+from aclog.tools.exit_codes import fail_for
 from aclog.tools.progress import estimated_end_offset, offsets_bar
 
 
@@ -85,14 +83,8 @@ def import_command(
         with offsets_bar("importing: KRaft", end) as on_offset:
             on_batch = None if on_offset is None else lambda b: on_offset(b.last_offset)
             report = import_kraft(from_kraft, data_dir, skip_noop=skip_noop, on_batch=on_batch)
-    except ImportTargetError as error:
-        fail(str(error), EXIT_USAGE)
-    except KraftError as error:
-        fail(f"cannot import {from_kraft}: {error}", EXIT_FAILURE)
-    except LogError as error:
-        fail(f"cannot write {data_dir}: {error}", EXIT_IO)
-    except OSError as error:  # the source or the target: the error names the path
-        fail_os("import through", error)
+    except (ImportTargetError, KraftError, LogError, OSError) as error:
+        fail_for(error, f"import {from_kraft} into {data_dir}")
     for warning in report.warnings:
         print_line(f"aclog: warning: {warning}", stderr=True)
     if json_output:

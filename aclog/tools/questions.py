@@ -42,13 +42,13 @@ from aclog.tools.common import (
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
-    EXIT_IO,
     EXIT_USAGE,
     app,
     fail,
     print_json,
     print_line,
 )
+from aclog.tools.exit_codes import fail_for
 from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
 T = TypeVar("T")
@@ -258,7 +258,5 @@ def _lint(
             max_age_days=max_age_days,
             on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
         )
-    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
-        fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
-    except OSError as error:
-        fail(f"cannot read {data_dir}: {error}", EXIT_IO)
+    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError) as error:
+        fail_for(error, f"replay {data_dir}")

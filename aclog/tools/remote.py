@@ -5,10 +5,11 @@ on any Kafka cluster.
 their environment variables (``$ACLOG_DATA_DIR``, ``$ACLOG_BOOTSTRAP_SERVER``,
 ``$ACLOG_COMMAND_CONFIG``) into a :data:`Target`: a data directory or a :class:`RemoteTarget` (the
 bootstrap address and the :mod:`~aclog.tools.command_config` settings).
-:func:`open_admin` opens the target's backend: the
+:func:`open_admin` opens the target's writer (a
+:class:`~aclog.controller.writer.MetadataWriter`): the
 :class:`~aclog.controller.controller.Controller` of the data directory, or a
-:class:`~aclog.tools.remote_admin.RemoteAdmin` with the same method shapes, so the commands
-share everything but the backend. Usage errors exit 2, an unreachable cluster exits 3.
+:class:`~aclog.remote.RemoteAdmin` connected to the cluster, so the commands share everything
+but the backend. Usage errors exit 2, an unreachable cluster exits 3.
 
 Not thread-safe: for the CLI's one command thread. Cost: choosing reads the command config
 file; opening rebuilds the data directory's image (snapshot and log tail) or bootstraps an
@@ -27,13 +28,13 @@ from typing import Annotated, Any
 import kafka.errors as kafka_errors
 import typer
 
-from aclog.controller.controller import Controller
+from aclog.controller.writer import MetadataWriter
+from aclog.remote import RemoteAdmin, RemoteError, bootstrap_timeout_ms
 from aclog.tools.command_config import read_command_config
 from aclog.tools.common import DATA_DIR_ENV, open_controller
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_line
+from aclog.tools.console import EXIT_USAGE, fail, print_line
+from aclog.tools.exit_codes import exit_code_for
 from aclog.tools.progress import waiting
-from aclog.tools.remote_admin import RemoteAdmin
-from aclog.tools.remote_connection import RemoteError, bootstrap_timeout_ms
 
 BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"
 COMMAND_CONFIG_ENV = "ACLOG_COMMAND_CONFIG"
@@ -142,7 +143,7 @@ def data_dir_only(target: Target, option: str, reason: str) -> None:
 
 
 @contextmanager
-def open_admin(target: Target, *, create: bool = False) -> Iterator[Controller | RemoteAdmin]:
+def open_admin(target: Target, *, create: bool = False) -> Iterator[MetadataWriter]:
     """The controller of a data directory, or an admin client connected to a cluster.
 
     ``create``: a missing data directory is created (and removed again if nothing is
@@ -158,12 +159,13 @@ def open_admin(target: Target, *, create: bool = False) -> Iterator[Controller |
         with waiting(f"connecting to {target.bootstrap} (waiting up to {seconds:g} s)"):
             admin = RemoteAdmin.connect(target.bootstrap, target.settings)
     except RemoteError as error:
-        fail(str(error), EXIT_IO)
+        fail(str(error), exit_code_for(error))
     try:
         yield admin
-    except RemoteError as error:
-        fail(str(error), EXIT_IO)
+    except RemoteError as error:  # the message names the address
+        fail(str(error), exit_code_for(error))
     except kafka_errors.IncompatibleBrokerVersion as error:
-        fail(f"{target.bootstrap} does not support this admin API: {error}", EXIT_FAILURE)
+        message = f"{target.bootstrap} does not support this admin API: {error}"
+        fail(message, exit_code_for(error))
     finally:
         admin.close()

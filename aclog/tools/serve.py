@@ -16,13 +16,11 @@ import typer
 from aclog.authorizer import parse_super_users
 from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
 from aclog.image import ReplayError
-from aclog.log import CorruptLogError, LogError, LogLockedError
+from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
 from aclog.tools.common import DATA_DIR_ENV, JsonFlag
 from aclog.tools.console import (
-    EXIT_FAILURE,
-    EXIT_IO,
     EXIT_USAGE,
     app,
     err,
@@ -31,6 +29,7 @@ from aclog.tools.console import (
     print_json_line,
     show_library_warnings,
 )
+from aclog.tools.exit_codes import fail_for
 from aclog.wire import (
     ConfigError,
     Limits,
@@ -281,12 +280,7 @@ def serve(
             on_ready=lambda info: _render_ready(info, config, json_output),
             on_stopping=lambda reason: err.print(f"aclog: {reason}: stopping", markup=False),
         )
-    except (ConfigError, TopicsFileError) as error:
-        fail(str(error), EXIT_USAGE)
-    except LogLockedError as error:
-        fail(str(error), EXIT_IO)
-    except (CorruptLogError, RecordDecodeError, ReplayError, LoginSecretError) as error:
-        fail(f"cannot load {data_dir}: {error}", EXIT_FAILURE)
-    except (LogError, OSError) as error:
-        fail(f"cannot serve on {listen} from {data_dir}: {error}", EXIT_IO)
+    except (ConfigError, TopicsFileError, LogError, RecordDecodeError, ReplayError,
+            LoginSecretError, OSError) as error:  # fmt: skip
+        fail_for(error, f"serve on {listen} from {data_dir}")
     err.print("aclog: stopped", markup=False)

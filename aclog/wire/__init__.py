@@ -3,24 +3,25 @@ manage ACLs and SCRAM users, describe the cluster and topics, and log in with SA
 
 Layout: :mod:`~aclog.wire.config` (settings and limits), :mod:`~aclog.wire.protocol` (strict
 decoding on kafka-python's message classes), :mod:`~aclog.wire.apis` (one module per API),
-:mod:`~aclog.wire.scram` (the SCRAM server), :mod:`~aclog.wire.node` (controller plus the broker
-side that follows the log), :mod:`~aclog.wire.dispatch` (one frame in, one response out),
-:mod:`~aclog.wire.intake` (framing, what a connection may read), :mod:`~aclog.wire.budget`
-(request bytes per connection and server-wide), :mod:`~aclog.wire.connection` (answering in
-order, slow readers) and :mod:`~aclog.wire.server` (connections per address).
+:mod:`~aclog.wire.scram` (the SCRAM server), :mod:`~aclog.wire.dispatch` (one frame in, one
+response out), :mod:`~aclog.wire.intake` (framing, what a connection may read),
+:mod:`~aclog.wire.budget` (request bytes per connection and server-wide),
+:mod:`~aclog.wire.connection` (answering in order, slow readers) and :mod:`~aclog.wire.server`
+(connections per address). What the listener serves, the writer plus the broker side that
+follows the log, is a :class:`~aclog.node.Node`.
 """
 
-from aclog.wire.config import (
+from aclog.node import (
     ConfigError,
     Endpoint,
-    Limits,
-    SecurityProtocol,
-    ServerConfig,
+    LoginSecretError,
+    TopicInventory,
+    TopicsFileError,
+    load_topics,
     parse_endpoint,
 )
-from aclog.wire.login_secret import LoginSecretError
+from aclog.wire.config import Limits, SecurityProtocol, ServerConfig
 from aclog.wire.server import ListenerInfo, Server, serve
-from aclog.wire.topics import TopicInventory, TopicsFileError, load_topics
 
 __all__ = [
     "ConfigError",

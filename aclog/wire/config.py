@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
+from aclog.node.endpoint import DEFAULT_PORT, ConfigError, Endpoint
 
-DEFAULT_PORT = 9092
 MEBIBYTE = 1024 * 1024
 
 
@@ -33,48 +33,6 @@ class SecurityProtocol(enum.Enum):
     def uses_tls(self) -> bool:
         """True when the listener wraps connections in TLS."""
         return self is SecurityProtocol.SASL_SSL
-
-
-class ConfigError(ValueError):
-    """A setting that cannot work; the message says which and how to fix it."""
-
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """A host and a port. ``str()`` gives ``host:port`` (``[v6]:port`` for IPv6)."""
-
-    host: str
-    port: int
-
-    def __str__(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
-
-    @property
-    def is_wildcard(self) -> bool:
-        """True for ``0.0.0.0``, ``::`` or an empty host: every interface, not reachable as is."""
-        return self.host in ("", "0.0.0.0", "::")
-
-
-def parse_endpoint(text: str, *, default_port: int = DEFAULT_PORT) -> Endpoint:
-    """``HOST:PORT``, ``[IPv6]:PORT`` or just ``HOST``. Raises :class:`ConfigError`."""
-    value = text.strip()
-    if value.startswith("["):
-        host, bracket, rest = value[1:].partition("]")
-        if not bracket or (rest and not rest.startswith(":")):
-            raise ConfigError(f"cannot read {text!r}: write an IPv6 address as [::1]:9092")
-        port_text = rest[1:] if rest else ""
-    elif value.count(":") > 1:
-        raise ConfigError(f"cannot read {text!r}: write an IPv6 address as [::1]:9092")
-    else:
-        host, _, port_text = value.partition(":")
-    if not host:
-        raise ConfigError(f"cannot read {text!r}: the host is missing (e.g. 127.0.0.1:9092)")
-    if not port_text:
-        return Endpoint(host, default_port)
-    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ConfigError(f"cannot read {text!r}: the port must be a number from 0 to 65535")
-    return Endpoint(host, int(port_text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +149,7 @@ class ServerConfig:
     (after a port of 0 is replaced by the one the OS chose)."""
 
     data_dir: Path = Path("aclog-data")
-    listen: Endpoint = Endpoint("127.0.0.1", DEFAULT_PORT)
+    listen: Endpoint = Endpoint("127.0.0.1", DEFAULT_PORT)  # noqa: RUF009 (frozen)
     advertised: Endpoint | None = None
     node_id: int = 1
     security_protocol: SecurityProtocol = SecurityProtocol.PLAINTEXT

@@ -36,13 +36,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from aclog.node import Node
 from aclog.wire.budget import Budget, Usage
 from aclog.wire.config import Limits, ServerConfig
 from aclog.wire.context import Session
 from aclog.wire.dispatch import Outcome, Pending, process, queues_commit
 from aclog.wire.errors import Offload
 from aclog.wire.intake import End, Intake
-from aclog.wire.node import Node
 
 logger = logging.getLogger(__name__)
 CLOSE_AFTER_RESPONSE_DELAY = 0.1

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 from aclog.acl import ApiError
 from aclog.controller.caller import Caller
+from aclog.node import Node
 from aclog.records import ScramMechanism
 from aclog.wire.config import SecurityProtocol
-from aclog.wire.node import Node
 from aclog.wire.protocol import RequestHeader
 from aclog.wire.scram import ScramLogin
 

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from aclog.acl import UNKNOWN_SERVER_ERROR
+from aclog.node import Node
 from aclog.wire.apis import ADVERTISED_VERSIONS, APIS, api_versions, sasl_authenticate
 from aclog.wire.context import Api, Reply, RequestContext, SaslState, Session
 from aclog.wire.errors import CloseConnection, Offload
-from aclog.wire.node import Node
 from aclog.wire.protocol import decode_request, encode_raw_frame, encode_response, peek_header
 
 logger = logging.getLogger(__name__)

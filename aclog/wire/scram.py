@@ -8,7 +8,7 @@ sees a password or a salted password.
 A login does not reveal whether a user exists (Kafka's does: it refuses an unknown user at the
 first message). A user without a credential for the mechanism gets a stand-in one
 (:func:`stand_in_credential`): a well-formed server-first message with a salt derived from the
-data directory's login secret (:mod:`aclog.wire.login_secret`), so it is the same on every
+data directory's login secret (:mod:`aclog.node.login_secret`), so it is the same on every
 attempt, and aclog's default iteration count; its keys are random, so the proof check runs as
 for a real user and fails. An unknown user and a wrong password therefore fail at the same
 step, with the same message, after the same work. (A salt length or iteration count other than

@@ -1,4 +1,4 @@
-"""The Kafka-protocol listener: an asyncio server in front of one :class:`~aclog.wire.node.Node`.
+"""The Kafka-protocol listener: an asyncio server in front of one :class:`~aclog.node.Node`.
 
 :func:`serve` is what ``aclog serve`` calls: it opens the node (controller plus loader), listens,
 reports where through ``on_ready``, and runs until SIGINT or SIGTERM. Then it stops accepting,
@@ -22,11 +22,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from aclog.node import Node
+from aclog.node.endpoint import ConfigError, Endpoint
 from aclog.wire.apis import APIS
 from aclog.wire.budget import Budget
-from aclog.wire.config import ConfigError, Endpoint, SecurityProtocol, ServerConfig
+from aclog.wire.config import SecurityProtocol, ServerConfig
 from aclog.wire.connection import Connection
-from aclog.wire.node import Node
 from aclog.wire.protocol import warm_up
 from aclog.wire.scram import SUPPORTED_MECHANISMS
 
@@ -199,7 +200,7 @@ def serve(
 
     ``on_ready`` is called once the listener accepts connections; ``on_stopping`` with the
     signal's name when shutdown begins. Raises :class:`ConfigError` (bad TLS files),
-    :class:`~aclog.wire.topics.TopicsFileError`, :class:`~aclog.log.LogLockedError` (another
+    :class:`~aclog.node.topics.TopicsFileError`, :class:`~aclog.log.LogLockedError` (another
     writer holds the data directory) and ``OSError`` (the address is in use, ...).
     """
     tls = tls_context(config)

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from aclog.log import SegmentedLog
 from aclog.pipeline.jvm_stderr import filtered_jvm_stderr
 from aclog.records import encode_many
+from aclog.remote.connection import connect_failure
 from aclog.tools import console, pipeline, progress
 from aclog.tools.main import app
-from aclog.tools.remote_connection import connect_failure
 from benchmarks.bench_log import acl_records
 
 runner = CliRunner()

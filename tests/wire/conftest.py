@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from aclog.node import Node
 from aclog.records import ScramMechanism
 from aclog.wire import ServerConfig
-from aclog.wire.node import Node
 from tests.wire.harness import ServerProcess, make_certificate
 
 ADMIN = "admin"

@@ -18,11 +18,11 @@ from kafka.protocol.metadata import (
     MetadataResponse,
 )
 
+from aclog.node import Node
 from aclog.wire import SecurityProtocol, ServerConfig
 from aclog.wire.apis import APIS
 from aclog.wire.context import Session
 from aclog.wire.dispatch import process
-from aclog.wire.node import Node
 from tests.wire.corpus import valid_requests
 from tests.wire.harness import RawClient, ServerProcess
 

@@ -32,9 +32,9 @@ from kafka.admin import ResourceType as KpResourceType
 from kafka.protocol.admin import DescribeAclsRequest
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
+from aclog.node import Node
 from aclog.records import ScramMechanism
 from aclog.wire import Endpoint, Limits, Server, ServerConfig
-from aclog.wire.node import Node
 from tests.wire.clients import kafka_python
 from tests.wire.harness import RawClient, ServerProcess
 from tests.wire.hostile import BULK_ACLS, Login, attached, bulk_principal

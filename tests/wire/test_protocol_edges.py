@@ -30,7 +30,7 @@ from kafka.protocol.sasl import (
 )
 
 from aclog.controller.controller import replay_log
-from aclog.wire.topics import topic_id_for
+from aclog.node.topics import topic_id_for
 from tests.wire.harness import RawClient, ServerProcess
 
 

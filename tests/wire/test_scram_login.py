@@ -19,15 +19,15 @@ from hypothesis import strategies as st
 
 from aclog.controller import DEFAULT_ITERATIONS, scram_keys, upsertion_for_password
 from aclog.image import ScramCredential
-from aclog.records import ScramMechanism
-from aclog.wire import ServerConfig
-from aclog.wire.login_secret import (
+from aclog.node import Node
+from aclog.node.login_secret import (
     SECRET_BYTES,
     SECRET_FILE,
     LoginSecretError,
     load_login_secret,
 )
-from aclog.wire.node import Node
+from aclog.records import ScramMechanism
+from aclog.wire import ServerConfig
 from aclog.wire.scram import INVALID_CREDENTIALS, ScramLogin, ScramLoginFailed
 
 SECRET = b"s" * SECRET_BYTES

@@ -24,6 +24,9 @@ from typer.testing import CliRunner
 import aclog.tools.serve  # noqa: F401  (registers the command)
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller
+from aclog.node import Node, PublishedOffset
+from aclog.node.login_secret import SECRET_FILE
+from aclog.node.topics import TopicInventory, topic_id_for
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.tools.console import app
 from aclog.wire import (
@@ -41,10 +44,7 @@ from aclog.wire.apis import describe_acls
 from aclog.wire.context import Session
 from aclog.wire.dispatch import process
 from aclog.wire.errors import CloseConnection, Offload
-from aclog.wire.login_secret import SECRET_FILE
-from aclog.wire.node import Node, PublishedOffset
 from aclog.wire.protocol import decode_request
-from aclog.wire.topics import TopicInventory, topic_id_for
 
 
 def test_parse_endpoint() -> None:

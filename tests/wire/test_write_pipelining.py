@@ -21,13 +21,13 @@ from kafka.protocol.admin import (
 )
 
 from aclog.controller.caller import Caller
+from aclog.node import Node
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.replay.batches import CommittedBatch
 from aclog.wire import Endpoint, SecurityProtocol, Server, ServerConfig
 from aclog.wire.apis import describe_acls
 from aclog.wire.context import Session
 from aclog.wire.dispatch import process
-from aclog.wire.node import Node
 
 TOPIC, LITERAL, ANY, READ, ALLOW = 2, 3, 1, 3, 3
 WAIT_SECONDS = 10.0

@@ -9,7 +9,7 @@ In Kafka's order (``reference/kafka-acl-spec.md`` §3):
 4. the controller validates each creation (Kafka's rules plus aclog's, DESIGN.md §3) and
    commits the valid ones as one batch; one result per creation, in request order.
 
-The response is sent once the loader has published the commit (see :mod:`aclog.wire.node`).
+The response is sent once the loader has published the commit (see :mod:`aclog.node`).
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 from aclog.acl import ApiError, Errors
 from aclog.controller.validation import CLUSTER_NAME
+from aclog.node.topics import Topic
 from aclog.records import AclOperation, ResourceType
 from aclog.wire.context import Api, Reply, RequestContext
-from aclog.wire.topics import Topic
 
 _Broker = MetadataResponse.MetadataResponseBroker
 _Topic = MetadataResponse.MetadataResponseTopic

@@ -1,7 +1,7 @@
 """The admin client behind ``--bootstrap-server``: ACL and SCRAM operations on any Kafka cluster.
 
-:class:`RemoteAdmin` has the method shapes the CLI calls on a
-:class:`~aclog.controller.controller.Controller`, so the commands share everything but the
+:class:`RemoteAdmin` is a :class:`~aclog.controller.writer.MetadataWriter`, as the
+:class:`~aclog.controller.controller.Controller` is, so the commands share everything but the
 backend. It rides on kafka-python's :class:`~kafka.admin.KafkaAdminClient` for bootstrap,
 ApiVersions negotiation, SASL/TLS and routing, but builds the five requests itself with
 kafka-python's protocol message classes and sends them the way the admin client's own methods do
@@ -26,15 +26,17 @@ with ``"id": null``. ``users set`` computes the salt and salted password on the 
 
 Not thread-safe: one command, one admin client. Cost: :meth:`RemoteAdmin.connect` bootstraps
 (up to ``bootstrap_timeout_ms``, 15 s unless configured); each operation is one request and its
-round trip, except a dry-run ``delete_acls``, which sends one DescribeAcls per filter.
+round trip, except a dry-run ``delete_acls``, which sends one DescribeAcls per filter. The
+``*_later`` forms send on the calling thread and return a completed future.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import kafka.errors as kafka_errors
 from kafka.protocol.admin import (
@@ -55,6 +57,8 @@ from aclog.controller import (
     ScramUpsertion,
 )
 from aclog.controller.caller import Caller
+from aclog.controller.quorum_state import QuorumState
+from aclog.image import MetadataImage
 from aclog.image.scram import CredentialInfo, ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,
@@ -65,7 +69,9 @@ from aclog.records import (
     ResourceType,
     ScramMechanism,
 )
-from aclog.tools.remote_connection import RemoteError, bootstrap_admin_client, describe_error
+from aclog.remote.connection import RemoteError, bootstrap_admin_client, describe_error
+
+T = TypeVar("T")
 
 REMOTE_ACL_ID = uuid.UUID(int=0)
 """The id of an ACL read from a cluster: Kafka does not expose ids (JSON shows ``null``)."""
@@ -99,8 +105,9 @@ def api_error(code: int, message: str | None) -> ApiError:
 
 
 class RemoteAdmin:
-    """The CLI's view of a cluster: Controller-shaped ACL and SCRAM operations over the Kafka
-    admin API. The server decides who the caller is (from the login), so ``caller`` is unused."""
+    """A cluster as a :class:`~aclog.controller.writer.MetadataWriter`: ACL and SCRAM
+    operations over the Kafka admin API. The server decides who the caller is (from the
+    login), so ``caller`` is unused."""
 
     def __init__(self, bootstrap: str, admin: Any) -> None:
         self.bootstrap = bootstrap
@@ -120,6 +127,41 @@ class RemoteAdmin:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- leadership: the cluster's --
+
+    @property
+    def image(self) -> MetadataImage | None:
+        """``None``: the state lives in the cluster; ask :meth:`describe_acls`."""
+        return None
+
+    @property
+    def is_active(self) -> bool:
+        """True: the cluster routes every admin request to its active controller."""
+        return True
+
+    @property
+    def writes_in_order(self) -> bool:
+        """True: each request is sent and answered before the next is made."""
+        return True
+
+    def leader(self) -> QuorumState | None:
+        """The cluster's controller as DescribeCluster names it, at the address the cluster
+        lists for it; ``None`` when it names none. Kafka does not expose the controller's
+        epoch to admin clients: it is -1 here."""
+        try:
+            cluster = self._admin.describe_cluster()
+        except (kafka_errors.KafkaError, OSError) as error:
+            raise RemoteError(
+                f"DescribeCluster to {self.bootstrap} failed: {describe_error(error)}"
+            ) from error
+        controller_id = cluster.get("controller_id", -1)
+        if controller_id is None or controller_id < 0:
+            return None
+        for broker in cluster.get("brokers", []):
+            if broker.get("node_id") == controller_id:
+                return QuorumState(controller_id, -1, f"{broker['host']}:{broker['port']}")
+        return QuorumState(controller_id, -1)
 
     def _send(self, request: Any) -> Any:
         manager = self._admin._manager
@@ -195,6 +237,18 @@ class RemoteAdmin:
         _check_count("DeleteAcls", results, filters)
         return results
 
+    def create_acls_later(
+        self, acls: Sequence[AclBinding], caller: Caller | None = None
+    ) -> Future[list[AclCreateResult]]:
+        """:meth:`create_acls`, sent now; the future is complete when this returns."""
+        return _done(lambda: self.create_acls(acls, caller))
+
+    def delete_acls_later(
+        self, filters: Sequence[AclFilter], caller: Caller | None = None
+    ) -> Future[list[AclDeleteResult]]:
+        """:meth:`delete_acls`, sent now; the future is complete when this returns."""
+        return _done(lambda: self.delete_acls(filters, caller))
+
     def describe_acls(
         self, acl_filter: AclFilter, caller: Caller | None = None
     ) -> tuple[ApiError, list[AccessControlEntryRecord]]:
@@ -251,6 +305,15 @@ class RemoteAdmin:
             for r in response.results
         ]
 
+    def alter_scram_later(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller | None = None,
+    ) -> Future[list[ScramAlterResult]]:
+        """:meth:`alter_scram`, sent now; the future is complete when this returns."""
+        return _done(lambda: self.alter_scram(upsertions, deletions, caller))
+
     def describe_scram(
         self, names: Sequence[str] | None, caller: Caller | None = None
     ) -> tuple[ApiError, list[ScramDescribeResult]]:
@@ -273,6 +336,16 @@ class RemoteAdmin:
             for r in response.results
         ]
         return api_error(response.error_code, response.error_message), described
+
+
+def _done(call: Callable[[], T]) -> Future[T]:
+    """A future holding what ``call`` returned (or raised)."""
+    future: Future[T] = Future()
+    try:
+        future.set_result(call())
+    except Exception as error:
+        future.set_exception(error)
+    return future
 
 
 def _min_acl_version(resource_types: Any) -> int:

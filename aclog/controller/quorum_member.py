@@ -1,0 +1,166 @@
+"""A writer when several controllers share one data directory: a
+:class:`~aclog.controller.quorum.ControllerNode` driven by its own thread, behind the
+:class:`~aclog.controller.writer.MetadataWriter` interface.
+
+The thread ticks every :data:`TICK_SECONDS`: the active node heartbeats, a standby follows the
+log and claims leadership when the active one falls silent for the election timeout. Writes go
+through the same lock as the ticks, because a ControllerNode is not thread-safe; on a standby
+they fail with NOT_CONTROLLER (41) and clients find the active node through :meth:`leader`.
+The ``*_later`` forms run the same writes on a pool of ``workers`` threads (started on use), so
+they commit in no set order.
+
+Thread-safe. Cost: a tick is a stat of the log tail (plus the new batches, if any) and, on the
+active node, one fsynced no-op record per heartbeat interval.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from aclog.acl import ApiError
+from aclog.acl.filters import AclFilter
+from aclog.controller.caller import Caller
+from aclog.controller.quorum import ControllerNode
+from aclog.controller.quorum_state import QuorumState
+from aclog.controller.requests import ScramDeletion, ScramUpsertion
+from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
+from aclog.image import MetadataImage
+from aclog.image.scram import ScramDescribeResult
+from aclog.records import AccessControlEntryRecord, AclBinding
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+TICK_SECONDS = 0.05
+"""How often the controller thread ticks: a tenth of the default heartbeat interval."""
+
+
+class QuorumMember:
+    """One node's controller in a shared data directory. Call :meth:`start` once clients can
+    reach it (the node announces its address when it wins an election), :meth:`close` last."""
+
+    def __init__(self, node: ControllerNode, *, workers: int = 4) -> None:
+        self.node = node
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._was_active = False
+        self._writers = ThreadPoolExecutor(workers, thread_name_prefix="aclog-write")
+
+    @property
+    def image(self) -> MetadataImage:
+        """The committed image this node's controller has replayed."""
+        return self.node.controller.image
+
+    @property
+    def is_active(self) -> bool:
+        return self.node.is_active
+
+    @property
+    def writes_in_order(self) -> bool:
+        """False: the ``*_later`` writes run on a pool, in no set order."""
+        return False
+
+    def start(self, listener: str) -> None:
+        """Start ticking; ``listener`` is the ``host:port`` clients are sent to when this node
+        leads."""
+        self.node.listener = listener
+        self._thread = threading.Thread(target=self._run, name="aclog-controller", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(TICK_SECONDS):
+            try:
+                with self._lock:
+                    self.node.tick()
+            except Exception:  # the thread must survive a bad tick (a full disk, ...)
+                logger.exception("controller tick failed; retrying")
+            self._log_role_change()
+
+    def _log_role_change(self) -> None:
+        active = self.node.is_active
+        if active != self._was_active:
+            self._was_active = active
+            epoch = self.node.controller.epoch
+            if active:
+                logger.info("node %d is the active controller (epoch %d)", self.node.node_id, epoch)
+            else:
+                logger.warning("node %d stepped down to standby", self.node.node_id)
+
+    def leader(self) -> QuorumState | None:
+        """The active controller as far as this node knows, ``None`` during an election."""
+        return self.node.leader()
+
+    def close(self) -> None:
+        """Finish the writes under way, stop ticking, then release the log (a standby simply
+        stops following)."""
+        self._writers.shutdown(wait=True)
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        with self._lock:
+            self.node.close()
+
+    # -- writes: only the active node commits; a dry run decides on this node's image ---------
+
+    def create_acls(
+        self, acls: Sequence[AclBinding], caller: Caller = Caller(), *, dry_run: bool = False
+    ) -> list[AclCreateResult]:
+        with self._lock:
+            if dry_run:
+                return self.node.controller.create_acls(acls, caller, dry_run=True)
+            return self.node.create_acls(acls, caller)
+
+    def delete_acls(
+        self, filters: Sequence[AclFilter], caller: Caller = Caller(), *, dry_run: bool = False
+    ) -> list[AclDeleteResult]:
+        with self._lock:
+            if dry_run:
+                return self.node.controller.delete_acls(filters, caller, dry_run=True)
+            return self.node.delete_acls(filters, caller)
+
+    def alter_scram(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller = Caller(),
+    ) -> list[ScramAlterResult]:
+        with self._lock:
+            return self.node.alter_scram(upsertions, deletions, caller)
+
+    def create_acls_later(
+        self, acls: Sequence[AclBinding], caller: Caller = Caller()
+    ) -> Future[list[AclCreateResult]]:
+        return self._later(lambda: self.create_acls(acls, caller))
+
+    def delete_acls_later(
+        self, filters: Sequence[AclFilter], caller: Caller = Caller()
+    ) -> Future[list[AclDeleteResult]]:
+        return self._later(lambda: self.delete_acls(filters, caller))
+
+    def alter_scram_later(
+        self,
+        upsertions: Sequence[ScramUpsertion],
+        deletions: Sequence[ScramDeletion],
+        caller: Caller = Caller(),
+    ) -> Future[list[ScramAlterResult]]:
+        return self._later(lambda: self.alter_scram(upsertions, deletions, caller))
+
+    def _later(self, write: Callable[[], T]) -> Future[T]:
+        return self._writers.submit(write)
+
+    # -- reads: this node's committed image ---------------------------------------------------
+
+    def describe_acls(
+        self, acl_filter: AclFilter, caller: Caller = Caller()
+    ) -> tuple[ApiError, list[AccessControlEntryRecord]]:
+        return self.node.controller.describe_acls(acl_filter, caller)
+
+    def describe_scram(
+        self, names: Sequence[str] | None, caller: Caller = Caller()
+    ) -> tuple[ApiError, list[ScramDescribeResult]]:
+        return self.node.controller.describe_scram(names, caller)

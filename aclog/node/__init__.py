@@ -1,0 +1,37 @@
+"""One aclog node, assembled: the writer (:mod:`aclog.controller`) plus the broker side that
+follows the log (:mod:`aclog.broker`), as ``aclog serve`` runs them behind its listener.
+
+Sits above the broker and the controller and below :mod:`aclog.wire`, which only speaks the
+Kafka protocol to a :class:`Node`. Modules: :mod:`~aclog.node.node` (the node),
+:mod:`~aclog.node.writers` (which writer, and how the loader follows it),
+:mod:`~aclog.node.cluster` (what clients are told about the cluster),
+:mod:`~aclog.node.published` (read-your-writes), :mod:`~aclog.node.endpoint`,
+:mod:`~aclog.node.topics` and :mod:`~aclog.node.login_secret` (what a node reads at start).
+"""
+
+from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_cluster_id
+from aclog.node.endpoint import ConfigError, Endpoint, parse_endpoint
+from aclog.node.login_secret import LoginSecretError
+from aclog.node.node import Node, NodeSettings
+from aclog.node.published import PublishedOffset
+from aclog.node.topics import TopicInventory, TopicsFileError, load_topics
+from aclog.node.writers import NodeWriter, open_node_writer
+
+__all__ = [
+    "Broker",
+    "ClusterAccess",
+    "ClusterView",
+    "ConfigError",
+    "Endpoint",
+    "LoginSecretError",
+    "Node",
+    "NodeSettings",
+    "NodeWriter",
+    "PublishedOffset",
+    "TopicInventory",
+    "TopicsFileError",
+    "default_cluster_id",
+    "load_topics",
+    "open_node_writer",
+    "parse_endpoint",
+]

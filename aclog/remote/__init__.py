@@ -1,0 +1,27 @@
+"""The third writer: a running Kafka cluster (or ``aclog serve``) managed through its admin API.
+
+:class:`RemoteAdmin` implements :class:`~aclog.controller.writer.MetadataWriter` over the Kafka
+protocol (kafka-python's admin client for bootstrap, SASL/TLS and routing);
+:func:`bootstrap_admin_client` connects and names what went wrong (:class:`RemoteError`).
+Sits above :mod:`aclog.controller` (whose request and result types it speaks) and below the
+tools.
+"""
+
+from aclog.remote.admin import REMOTE_ACL_ID, RemoteAdmin, RemoteApiError, UnsupportedRemotely
+from aclog.remote.connection import (
+    RemoteError,
+    bootstrap_admin_client,
+    bootstrap_timeout_ms,
+    describe_error,
+)
+
+__all__ = [
+    "REMOTE_ACL_ID",
+    "RemoteAdmin",
+    "RemoteApiError",
+    "RemoteError",
+    "UnsupportedRemotely",
+    "bootstrap_admin_client",
+    "bootstrap_timeout_ms",
+    "describe_error",
+]
