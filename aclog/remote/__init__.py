@@ -7,13 +7,14 @@ Sits above :mod:`aclog.controller` (whose request and result types it speaks) an
 tools.
 """
 
-from aclog.remote.admin import REMOTE_ACL_ID, RemoteAdmin, RemoteApiError, UnsupportedRemotely
+from aclog.remote.admin import RemoteAdmin
 from aclog.remote.connection import (
     RemoteError,
     bootstrap_admin_client,
     bootstrap_timeout_ms,
     describe_error,
 )
+from aclog.remote.messages import REMOTE_ACL_ID, RemoteApiError, UnsupportedRemotely, api_error
 
 __all__ = [
     "REMOTE_ACL_ID",
@@ -21,6 +22,7 @@ __all__ = [
     "RemoteApiError",
     "RemoteError",
     "UnsupportedRemotely",
+    "api_error",
     "bootstrap_admin_client",
     "bootstrap_timeout_ms",
     "describe_error",

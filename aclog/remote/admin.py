@@ -16,7 +16,7 @@ cannot be used as they are:
   messages without their codes (and key results by user, merging repeats).
 
 The CLI prints Kafka's code, name and message per item, exactly as for a data directory, so the
-responses are read field by field here (:func:`api_error`). GLOB travels as pattern type 5
+responses are read field by field (:mod:`aclog.remote.messages`). GLOB travels as pattern type 5
 (KIP-1042), as ``aclog serve`` expects; a Kafka broker without GLOB support rejects it.
 
 Kafka does not expose ACL ids: ACLs read from a cluster carry :data:`REMOTE_ACL_ID` and print
@@ -32,10 +32,8 @@ round trip, except a dry-run ``delete_acls``, which sends one DescribeAcls per f
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import kafka.errors as kafka_errors
@@ -47,7 +45,7 @@ from kafka.protocol.admin import (
     DescribeUserScramCredentialsRequest,
 )
 
-from aclog.acl import ApiError, Errors
+from aclog.acl import ApiError
 from aclog.acl.filters import AclFilter
 from aclog.controller import (
     AclCreateResult,
@@ -63,45 +61,17 @@ from aclog.image.scram import CredentialInfo, ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
     ScramMechanism,
 )
 from aclog.remote.connection import RemoteError, bootstrap_admin_client, describe_error
-
-T = TypeVar("T")
-
-REMOTE_ACL_ID = uuid.UUID(int=0)
-"""The id of an ACL read from a cluster: Kafka does not expose ids (JSON shows ``null``)."""
-
-
-class UnsupportedRemotely(ValueError):
-    """An operation Kafka's admin API cannot express (a dry run of CreateAcls)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteApiError(ApiError):
-    """A Kafka error code aclog's :class:`~aclog.image.Errors` does not know (a real broker
-    can send any): ``error`` is UNKNOWN_SERVER_ERROR, the code and name are Kafka's."""
-
-    kafka_code: int = -1
-    kafka_name: str = "UNKNOWN"
-
-    @property
-    def code(self) -> int:
-        return self.kafka_code
-
-
-def api_error(code: int, message: str | None) -> ApiError:
-    """The error a response carries, with Kafka's code, name and message kept."""
-    try:
-        known = Errors(code)
-    except ValueError:
-        name = str(getattr(kafka_errors.for_code(code), "message", "UNKNOWN"))
-        return RemoteApiError(Errors.UNKNOWN_SERVER_ERROR, message, code, name)
-    return ApiError.NONE if known == Errors.NONE and message is None else ApiError(known, message)
+from aclog.remote.messages import (
+    UnsupportedRemotely,
+    acl_of,
+    api_error,
+    check_count,
+    filter_fields,
+    min_acl_version,
+)
 
 
 class RemoteAdmin:
@@ -187,7 +157,7 @@ class RemoteAdmin:
             return []
         creation = CreateAclsRequest.AclCreation
         request = CreateAclsRequest(
-            min_version=_min_acl_version(a.resource_type for a in acls),
+            min_version=min_acl_version(a.resource_type for a in acls),
             creations=[
                 creation(
                     resource_type=int(a.resource_type),
@@ -205,7 +175,7 @@ class RemoteAdmin:
         results = [
             AclCreateResult(api_error(r.error_code, r.error_message)) for r in response.results
         ]
-        _check_count("CreateAcls", results, acls)
+        check_count("CreateAcls", results, acls)
         return results
 
     def delete_acls(
@@ -220,21 +190,21 @@ class RemoteAdmin:
             return [AclDeleteResult(*self._describe_tuple(f)) for f in filters]
         item = DeleteAclsRequest.DeleteAclsFilter
         request = DeleteAclsRequest(
-            min_version=_min_acl_version(f.resource_type for f in filters),
-            filters=[item(**_filter_fields(f)) for f in filters],
+            min_version=min_acl_version(f.resource_type for f in filters),
+            filters=[item(**filter_fields(f)) for f in filters],
         )
         response = self._send(request)
         results = [
             AclDeleteResult(
                 api_error(r.error_code, r.error_message),
                 tuple(
-                    _acl(m, m.resource_type, m.resource_name, m.pattern_type)
+                    acl_of(m, m.resource_type, m.resource_name, m.pattern_type)
                     for m in r.matching_acls
                 ),
             )
             for r in response.filter_results
         ]
-        _check_count("DeleteAcls", results, filters)
+        check_count("DeleteAcls", results, filters)
         return results
 
     def create_acls_later(
@@ -261,11 +231,11 @@ class RemoteAdmin:
         self, acl_filter: AclFilter
     ) -> tuple[ApiError, tuple[AccessControlEntryRecord, ...]]:
         request = DescribeAclsRequest(
-            min_version=_min_acl_version([acl_filter.resource_type]), **_filter_fields(acl_filter)
+            min_version=min_acl_version([acl_filter.resource_type]), **filter_fields(acl_filter)
         )
         response = self._send(request)
         acls = tuple(
-            _acl(entry, resource.resource_type, resource.resource_name, resource.pattern_type)
+            acl_of(entry, resource.resource_type, resource.resource_name, resource.pattern_type)
             for resource in response.resources
             for entry in resource.acls
         )
@@ -338,6 +308,9 @@ class RemoteAdmin:
         return api_error(response.error_code, response.error_message), described
 
 
+T = TypeVar("T")
+
+
 def _done(call: Callable[[], T]) -> Future[T]:
     """A future holding what ``call`` returned (or raised)."""
     future: Future[T] = Future()
@@ -346,38 +319,3 @@ def _done(call: Callable[[], T]) -> Future[T]:
     except Exception as error:
         future.set_exception(error)
     return future
-
-
-def _min_acl_version(resource_types: Any) -> int:
-    # v1 carries the pattern type (v0 would silently mean LITERAL); v3 adds the USER resource.
-    return 3 if any(t == ResourceType.USER for t in resource_types) else 1
-
-
-def _filter_fields(acl_filter: AclFilter) -> dict[str, Any]:
-    return {
-        "resource_type_filter": int(acl_filter.resource_type),
-        "resource_name_filter": acl_filter.resource_name,
-        "pattern_type_filter": int(acl_filter.pattern_type),
-        "principal_filter": acl_filter.principal,
-        "host_filter": acl_filter.host,
-        "operation": int(acl_filter.operation),
-        "permission_type": int(acl_filter.permission_type),
-    }
-
-
-def _acl(entry: Any, resource_type: int, name: str, pattern_type: int) -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        REMOTE_ACL_ID,
-        ResourceType.from_code(resource_type),
-        name,
-        PatternType.from_code(pattern_type),
-        entry.principal,
-        entry.host,
-        AclOperation.from_code(entry.operation),
-        AclPermissionType.from_code(entry.permission_type),
-    )
-
-
-def _check_count(api: str, results: Sequence[Any], items: Sequence[Any]) -> None:
-    if len(results) != len(items):
-        raise RemoteError(f"{api}: the cluster answered {len(results)} results for {len(items)}")

@@ -19,7 +19,7 @@ from aclog.controller.result import AclCreateResult, AclDeleteResult
 from aclog.controller.validation import creation_error
 from aclog.records import AccessControlEntryRecord, AclBinding, record_to_dict
 from aclog.records.render import json_value
-from aclog.remote.admin import REMOTE_ACL_ID
+from aclog.remote import REMOTE_ACL_ID
 from aclog.tools.common import report_failures
 from aclog.tools.console import EXIT_FAILURE, print_line
 
