@@ -32,6 +32,7 @@ from aclog.kraft.replay import kraft_replay_batches
 from aclog.kraft.schemas import control_name, record_name
 from aclog.log import SegmentedLog
 from aclog.log.appends import MAX_BATCH_RECORDS
+from aclog.log.durable import fsync_directory, fsync_path
 from aclog.records import NoOpRecord, Record, encode_many
 
 
@@ -153,16 +154,8 @@ def _sync_tree(directory: Path) -> None:
     """Make the imported files durable (the log was written without per-batch fsyncs)."""
     for entry in os.scandir(directory):
         if entry.is_file():
-            fd = os.open(entry.path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+            fsync_path(Path(entry.path))
+    fsync_directory(directory)
 
 
 def _undo(data_dir: Path, created: bool) -> None:

@@ -12,14 +12,19 @@ from pathlib import Path
 from aclog.log.modes import open_private
 
 
-def fsync_directory(directory: Path) -> None:
-    """Make renames and creations in ``directory`` durable."""
-    # A rename survives a crash only once the directory entry is on disk.
-    fd = os.open(directory, os.O_RDONLY)
+def fsync_path(path: Path) -> None:
+    """Flush what was written to the file or directory at ``path`` to disk."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make renames and creations in ``directory`` durable."""
+    # A rename survives a crash only once the directory entry is on disk.
+    fsync_path(directory)
 
 
 def replace_file(path: Path, data: bytes) -> None:

@@ -21,6 +21,8 @@ import os
 import secrets
 from pathlib import Path
 
+from aclog.log.durable import fsync_directory
+
 SECRET_FILE = "login-secret"
 SECRET_BYTES = 32
 
@@ -70,12 +72,4 @@ def _create(path: Path) -> None:
             os.link(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
-    _fsync_directory(path.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_directory(path.parent)
