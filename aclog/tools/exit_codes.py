@@ -16,7 +16,7 @@ from typing import NoReturn
 from kafka.errors import IncompatibleBrokerVersion
 
 from aclog.kraft.importer import ImportTargetError
-from aclog.log import CorruptLogError, LogError
+from aclog.log import CorruptLogError, LogError, TornTailError
 from aclog.node import ConfigError, TopicsFileError
 from aclog.remote import RemoteError
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, os_error_code
@@ -38,14 +38,14 @@ cluster did not answer."""
 def exit_code_for(error: BaseException) -> int:
     """The exit code of ``error``: an operating-system error by
     :func:`~aclog.tools.console.os_error_code` (a missing path or one of the wrong kind is 2,
-    anything else 3); :data:`USAGE_ERRORS` 2; a corrupt log 1; :data:`IO_ERRORS` 3; any other
-    error a command catches (a record that does not decode or replay, a bad snapshot or KRaft
-    file, an API the cluster lacks) 1."""
+    anything else 3); :data:`USAGE_ERRORS` 2; a corrupt or torn log 1; :data:`IO_ERRORS` 3;
+    any other error a command catches (a record that does not decode or replay, a bad
+    snapshot or KRaft file, an API the cluster lacks) 1."""
     if isinstance(error, OSError):
         return os_error_code(error)
     if isinstance(error, USAGE_ERRORS):
         return EXIT_USAGE
-    if isinstance(error, (CorruptLogError, IncompatibleBrokerVersion)):
+    if isinstance(error, (CorruptLogError, TornTailError, IncompatibleBrokerVersion)):
         return EXIT_FAILURE
     if isinstance(error, IO_ERRORS):
         return EXIT_IO
