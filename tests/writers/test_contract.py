@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from aclog.acl import Errors
 from aclog.acl.filters import AclFilter
@@ -297,3 +299,44 @@ def test_a_user_altered_twice_in_one_request_changes_nothing(writer: MetadataWri
     assert results == {user: Errors.DUPLICATE_RESOURCE, other: 0}
     assert _described(writer, user)[0] == Errors.RESOURCE_NOT_FOUND  # neither change applied
     assert _described(writer, other) == (0, {(SHA256, 4096)})
+
+
+# -- a property: any sequence of creates and deletes leaves what a set would hold -------------
+
+_PRINCIPALS = ("User:alice", "User:bob", "User:carol")
+_OPS = (AclOperation.READ, AclOperation.WRITE)
+_step = st.one_of(
+    st.tuples(st.just("create"), st.lists(st.tuples(st.sampled_from(_PRINCIPALS),
+              st.sampled_from(_OPS)), min_size=1, max_size=3)),
+    st.tuples(st.just("delete"), st.sampled_from((None, *_PRINCIPALS))),
+)  # fmt: skip
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=st.lists(_step, min_size=1, max_size=6))
+def test_creates_and_deletes_leave_what_a_set_would_hold(
+    writer: MetadataWriter, steps: list[tuple[str, object]]
+) -> None:
+    topic = _topic()  # a fresh name per example: examples never see each other's ACLs
+    model: set[AclBinding] = set()
+    for kind, arg in steps:
+        if kind == "create":
+            bindings = [_allow(topic, p, op) for p, op in arg]  # type: ignore[attr-defined]
+            assert all(r.error.is_success for r in writer.create_acls(bindings, CALLER))
+            model |= set(bindings)
+        else:
+            acl_filter = AclFilter(
+                ResourceType.TOPIC,
+                topic,
+                PatternType.LITERAL,
+                principal=arg,  # type: ignore[arg-type]
+            )
+            (result,) = writer.delete_acls([acl_filter], CALLER)
+            gone = {b for b in model if arg is None or b.principal == arg}
+            assert {acl.binding for acl in result.acls} == gone
+            model -= gone
+        assert _listed(writer, _on(topic)) == model
