@@ -1,0 +1,138 @@
+"""``aclog apply FILE``: make a data directory or a cluster hold a desired-state file, inside
+what the file owns.
+
+On a data directory the whole plan is ONE batch (atomic), recorded with who ran it, from where,
+and the file with its SHA-256; through ``--bootstrap-server`` the admin API gets the creations,
+then the deletions, then the SCRAM changes, and each item's result is shown. Deleting anything
+needs ``--allow-delete``; ``--plan-file`` (from ``plan --out``) refuses a state that has moved.
+
+Thin: parse, call :mod:`aclog.desired`, render; ``--json`` prints the apply result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from aclog.desired import (
+    ApplyRefused,
+    ApplyResult,
+    CurrentState,
+    Passwords,
+    Plan,
+    PlanError,
+    apply_atomically,
+    apply_remote,
+    check_plan,
+    plan,
+    plan_from_dict,
+    read_current,
+)
+from aclog.desired.state import DesiredState
+from aclog.desired.writer import ReadError
+from aclog.tools.as_code import DesiredFile, read_desired
+from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, open_controller
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
+from aclog.tools.remote import (
+    BootstrapServer,
+    CommandConfig,
+    RemoteTarget,
+    choose_target,
+    open_admin,
+)
+
+
+@app.command("apply")
+def apply_command(
+    file: DesiredFile,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
+    plan_file: Annotated[
+        Path | None,
+        typer.Option("--plan-file", help="A plan from plan --out: refuse if the state moved."),
+    ] = None,
+    allow_delete: Annotated[
+        bool, typer.Option("--allow-delete", help="Allow removing ACLs and users FILE owns.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Apply FILE: add and remove ACLs and credentials inside what it owns."""
+    desired, passwords = read_desired(file)
+    saved = _saved_plan(plan_file) if plan_file is not None else None
+    target = choose_target(data_dir, bootstrap_server, command_config)
+    caller = local_caller(f"aclog apply {desired.path} sha256={desired.sha256}")
+    try:
+        if isinstance(target, RemoteTarget):
+            with open_admin(target) as admin:
+                computed = _checked_plan(desired, read_current(admin, caller), passwords, saved,
+                                         allow_delete)  # fmt: skip
+                result = apply_remote(computed, admin, passwords, caller)
+        else:
+            with open_controller(target, create=True) as controller:
+                current = CurrentState.from_image(controller.image)
+                computed = _checked_plan(desired, current, passwords, saved, allow_delete)
+                result = apply_atomically(computed, controller, passwords, caller)
+    except (ApplyRefused, ReadError) as error:
+        _render(ApplyResult((), committed=False, refused=str(error)), json_output)
+        return
+    _render(result, json_output)
+
+
+def _checked_plan(
+    desired: DesiredState,
+    current: CurrentState,
+    passwords: Passwords,
+    saved: Plan | None,
+    allow_delete: bool,
+) -> Plan:
+    try:
+        computed = plan(desired, current, passwords=passwords)
+    except PlanError as error:
+        raise ApplyRefused(str(error)) from None
+    check_plan(computed, allow_delete=allow_delete, saved=saved)
+    return computed
+
+
+def _saved_plan(path: Path) -> Plan:
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        return plan_from_dict(data)
+    except OSError as error:
+        fail_os("read", error)
+    except (ValueError, PlanError) as error:
+        fail(f"{path}: {error}", EXIT_USAGE)
+
+
+def _render(result: ApplyResult, json_output: bool) -> None:
+    if json_output:
+        print_json(result.to_dict())
+    else:
+        for item in result.items:
+            if item.error.is_success:
+                print_line(f"{item.action:<7} {_subject(item.subject)}")
+        if not result.items and result.refused is None:
+            print_line("no changes")
+    if result.refused is not None:
+        fail(f"refused: {result.refused}" if not json_output else result.refused, EXIT_FAILURE)
+    failures = result.failures
+    for item in failures:
+        error = item.error
+        print_line(
+            f"aclog: {item.action} {_subject(item.subject)}: {error.error.name} ({error.code}): "
+            f"{error.message or ''}",
+            stderr=True,
+        )
+    if failures:
+        if not result.committed:
+            print_line("aclog: nothing was applied", stderr=True)
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _subject(subject: dict[str, Any]) -> str:
+    if "acl" in subject:
+        return f"acl {subject['acl']}"
+    return f"user {subject['user']} ({subject['mechanism']})"
