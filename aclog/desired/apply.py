@@ -30,7 +30,7 @@ from aclog.controller.caller import Caller
 from aclog.desired.passwords import Passwords
 from aclog.desired.planning import Plan, UserChange
 from aclog.desired.writer import AclScramWriter
-from aclog.records import AclBinding
+from aclog.records import AclBinding, ScramMechanism
 
 NO_RESULT = ApiError(Errors.UNKNOWN_SERVER_ERROR, "the cluster sent no result for this user")
 
@@ -146,6 +146,31 @@ def acl_items(
     return [ItemResult(action, acl_subject(a), r.error) for a, r in zip(acls, results, strict=True)]
 
 
+ScramRound = tuple[list[ScramUpsertion], list[ScramDeletion]]
+
+
+def scram_rounds(
+    upsertions: list[ScramUpsertion], deletions: list[ScramDeletion]
+) -> list[ScramRound]:
+    """The changes split into requests that name each user at most once (Kafka refuses to
+    alter one user twice in a request): a user's second mechanism goes into the next round."""
+    rounds: list[tuple[set[str], ScramRound]] = []
+
+    def place(name: str) -> ScramRound:
+        for users, changes in rounds:
+            if name not in users:
+                users.add(name)
+                return changes
+        rounds.append(({name}, ([], [])))
+        return rounds[-1][1]
+
+    for deletion in deletions:
+        place(deletion.name)[1].append(deletion)
+    for upsertion in upsertions:
+        place(upsertion.name)[0].append(upsertion)
+    return [changes for _, changes in rounds]
+
+
 def user_subject(change: UserChange) -> dict[str, Any]:
     return {"user": change.name, "mechanism": change.mechanism.mechanism_name}
 
@@ -165,12 +190,27 @@ def apply_remote(
     items += acl_items("add", plan.add, created)
     removed = writer.delete_acls([exact_filter(a) for a in plan.remove], caller)
     items += acl_items("remove", plan.remove, removed)
-    if upsertions or deletions:
-        by_user = {r.user: r.error for r in writer.alter_scram(upsertions, deletions, caller)}
-        items += [_user_item("delete", c, by_user) for c in plan.delete]
-        items += [_user_item("upsert", c, by_user) for c in plan.upsert]
+    errors: dict[tuple[str, ScramMechanism], ApiError] = {}
+    for round_upserts, round_deletes in scram_rounds(upsertions, deletions):
+        answered = writer.alter_scram(round_upserts, round_deletes, caller)
+        results = {r.user: r.error for r in answered}
+        for key in round_keys(round_upserts, round_deletes):
+            errors[key] = results.get(key[0], NO_RESULT)
+    items += user_items(plan, errors)
     return ApplyResult(tuple(items), committed=bool(items))
 
 
-def _user_item(action: str, change: UserChange, errors: dict[str, ApiError]) -> ItemResult:
-    return ItemResult(action, user_subject(change), errors.get(change.name, NO_RESULT))
+def round_keys(
+    upsertions: list[ScramUpsertion], deletions: list[ScramDeletion]
+) -> list[tuple[str, ScramMechanism]]:
+    """The (user, mechanism) of every change of a round."""
+    return [(d.name, d.mechanism) for d in deletions] + [(u.name, u.mechanism) for u in upsertions]
+
+
+def user_items(plan: Plan, errors: dict[tuple[str, ScramMechanism], ApiError]) -> list[ItemResult]:
+    """One item per credential change of the plan, deletions first, with its result."""
+    return [
+        ItemResult(action, user_subject(c), errors.get((c.name, c.mechanism), NO_RESULT))
+        for action, changes in (("delete", plan.delete), ("upsert", plan.upsert))
+        for c in changes
+    ]

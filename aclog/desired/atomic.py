@@ -26,14 +26,16 @@ from aclog.desired.apply import (
     ItemResult,
     acl_items,
     exact_filter,
+    round_keys,
     scram_changes,
-    user_subject,
+    scram_rounds,
+    user_items,
 )
 from aclog.desired.current import CurrentState
 from aclog.desired.passwords import Passwords
 from aclog.desired.planning import Plan
 from aclog.image import MetadataImage
-from aclog.records import AclOperation
+from aclog.records import AclOperation, Record, ScramMechanism
 
 NOT_APPLIED = ApiError(Errors.INVALID_REQUEST, "not applied: another item of the plan failed")
 
@@ -58,17 +60,23 @@ def apply_atomically(
         removed = controller.acl_manager.delete_acls(
             image.acls, [exact_filter(a) for a in plan.remove]
         )
-        altered = controller.scram_manager.alter(image.scram, upsertions, deletions)
-        by_user = {r.user: r.error for r in altered.response}
+        scram_records: list[Record] = []
+        errors: dict[tuple[str, ScramMechanism], ApiError] = {}
+        for round_upserts, round_deletes in scram_rounds(upsertions, deletions):
+            # Each round names a user once, so rounds are independent of each other's records.
+            altered = controller.scram_manager.alter(image.scram, round_upserts, round_deletes)
+            scram_records += altered.records
+            by_user = {r.user: r.error for r in altered.response}
+            for key in round_keys(round_upserts, round_deletes):
+                errors[key] = by_user[key[0]]
         items = [
             *acl_items("add", plan.add, created.response),
             *acl_items("remove", plan.remove, removed.response),
-            *(ItemResult("delete", user_subject(c), by_user[c.name]) for c in plan.delete),
-            *(ItemResult("upsert", user_subject(c), by_user[c.name]) for c in plan.upsert),
-        ]  # fmt: skip
+            *user_items(plan, errors),
+        ]
         if any(not item.error.is_success for item in items):
             return ControllerResult((), _none_applied(items))
-        records = (*created.records, *removed.records, *altered.records)
+        records = (*created.records, *removed.records, *scram_records)
         return ControllerResult(records, ApplyResult(tuple(items), committed=bool(records)))
 
     def failed(error: ApiError) -> ApplyResult:

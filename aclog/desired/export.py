@@ -55,7 +55,7 @@ def export_yaml(current: CurrentState, comment: str = "") -> str:
     """:func:`export_dict` as YAML text, after :data:`HEADER` and ``comment`` lines."""
     lines = "".join(f"# {line}\n" for line in comment.splitlines())
     body = yaml.safe_dump(
-        export_dict(current), sort_keys=False, allow_unicode=True, default_flow_style=None
+        export_dict(current), sort_keys=False, allow_unicode=True, default_flow_style=False
     )
     return HEADER + lines + body
 

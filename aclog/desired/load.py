@@ -209,12 +209,15 @@ class _Loader:
         if error is not None:
             self.read.error(node, f"invalid ACL: {error.message}")
         elif binding in self.acl_lines:
-            self.read.error(
-                node,
-                f"the ACL {binding.operation.name} {binding.permission_type.name} for "
-                f"{binding.principal} on {binding.resource_type.name} {binding.resource_name!r} "
-                f"is already declared at line {self.acl_lines[binding]}",
+            # Reported on the later line, whichever section (acls, roles) came first.
+            first, second = sorted((self.acl_lines[binding], line))
+            self.read.errors.append(
+                f"{self.read.path}:{second}: the ACL {binding.operation.name} "
+                f"{binding.permission_type.name} for {binding.principal} on "
+                f"{binding.resource_type.name} {binding.resource_name!r} is already declared at "
+                f"line {first}"
             )
+            self.acl_lines[binding] = first
         else:
             self.acl_lines[binding] = line
 

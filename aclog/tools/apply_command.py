@@ -33,7 +33,7 @@ from aclog.desired import (
 )
 from aclog.desired.state import DesiredState
 from aclog.desired.writer import ReadError
-from aclog.tools.as_code import DesiredFile, read_desired
+from aclog.tools.as_code import DesiredFile, fail_lines, read_desired
 from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, open_controller
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
 from aclog.tools.remote import (
@@ -117,7 +117,7 @@ def _render(result: ApplyResult, json_output: bool) -> None:
         if not result.items and result.refused is None:
             print_line("no changes")
     if result.refused is not None:
-        fail(f"refused: {result.refused}" if not json_output else result.refused, EXIT_FAILURE)
+        fail_lines(f"refused: {result.refused}".splitlines(), EXIT_FAILURE)
     failures = result.failures
     for item in failures:
         error = item.error

@@ -12,7 +12,7 @@ data directory's image or two describe requests.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -26,8 +26,9 @@ from aclog.desired import (
     read_current,
     read_passwords,
 )
+from aclog.image import MetadataImage
 from aclog.tools.common import load_state, local_caller
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_line
 from aclog.tools.remote import RemoteTarget, Target, open_admin
 
 DesiredFile = Annotated[
@@ -41,14 +42,26 @@ def read_desired(path: Path) -> tuple[DesiredState, Passwords]:
         desired = load_desired(path)
         return desired, read_passwords(desired)
     except DesiredStateError as error:
-        fail(str(error), EXIT_USAGE)
+        fail_lines(error.messages, EXIT_USAGE)
     except OSError as error:
         fail_os("read", error)
+
+
+def fail_lines(messages: list[str], code: int) -> NoReturn:
+    """Each message as its own ``aclog: ...`` line on stderr, then exit ``code``."""
+    for message in messages:
+        print_line(f"aclog: {message}", stderr=True)
+    raise typer.Exit(code)
 
 
 def read_target_state(target: Target, command: str, at_time: str | None = None) -> CurrentState:
     """The state of a data directory (as of ``at_time``, read without the lock) or a cluster."""
     if not isinstance(target, RemoteTarget):
+        if not target.exists() and command == "aclog plan":
+            print_line(
+                f"aclog: {target} does not exist yet: planning from an empty state", stderr=True
+            )
+            return CurrentState.from_image(MetadataImage.EMPTY)
         return CurrentState.from_image(load_state(target, None, at_time).image)
     with open_admin(target) as admin:
         try:

@@ -44,7 +44,8 @@ def export_command(
     point = f" as of {at_time}" if at_time else ""
     text = export_yaml(current, f"exported from {target_name(target)}{point}")
     if out is None:
-        print_line(text.rstrip("\n"))
+        for line in text.splitlines():
+            print_line(line)
         return
     try:
         out.write_text(text, encoding="utf-8")
