@@ -142,12 +142,20 @@ def plan(
     )
     impact = None
     if inventory is not None:
-        impact = tuple(impact_of_changing(_records(current.acls), _records(add),
-                                          _records(remove), inventory))  # fmt: skip
+        impact = tuple(
+            impact_of_changing(_records(current.acls), _records(add), _records(remove), inventory)
+        )
     return Plan(
-        desired.path, desired.sha256, current.fingerprint, add, remove, upsert, delete,
-        unverified, impact,
-    )  # fmt: skip
+        desired.path,
+        desired.sha256,
+        current.fingerprint,
+        add,
+        remove,
+        upsert,
+        delete,
+        unverified,
+        impact,
+    )
 
 
 def _user_upserts(
@@ -232,5 +240,9 @@ def _binding(row: Mapping[str, str]) -> AclBinding:
 def _user_change(row: Mapping[str, Any]) -> UserChange:
     mechanism = ScramMechanism.parse(str(row["mechanism"]))
     iterations = row["iterations"]
-    return UserChange(str(row["name"]), mechanism, None if iterations is None else int(iterations),
-                      str(row["reason"]))  # fmt: skip
+    return UserChange(
+        str(row["name"]),
+        mechanism,
+        None if iterations is None else int(iterations),
+        str(row["reason"]),
+    )
