@@ -13,7 +13,7 @@ Thread-safe as the controller's commits are. Cost: one commit; deciding is O(cha
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from aclog.acl import ApiError, Errors
 from aclog.controller.caller import Caller
@@ -37,6 +37,7 @@ from aclog.desired.planning import Plan
 from aclog.image import MetadataImage
 from aclog.records import AclOperation, Record, ScramMechanism
 
+T = TypeVar("T")
 NOT_APPLIED = ApiError(Errors.INVALID_REQUEST, "not applied: another item of the plan failed")
 
 
@@ -82,10 +83,18 @@ def apply_atomically(
     def failed(error: ApiError) -> ApplyResult:
         return ApplyResult((), committed=False, refused=f"the commit failed: {error.message}")
 
-    # The controller commits a ticket's records as one batch with the caller's context record.
-    ticket: Ticket[ApplyResult] = Ticket(decide, caller, failed)
+    return commit_ticket(controller, Ticket(decide, caller, failed))
+
+
+def commit_ticket(controller: Controller, ticket: Ticket[T]) -> T:
+    """Decide ``ticket`` under the controller's commit lock and commit its records as ONE batch
+    led by the ticket caller's request context (as every controller operation is).
+
+    The one place that reaches into the controller: it has no public entry for a request that
+    mixes ACL and SCRAM changes, so the ticket goes onto its commit queue directly.
+    """
     queue: Any = controller._queue
-    result: ApplyResult = queue.submit(ticket)
+    result: T = queue.submit(ticket)
     return result
 
 

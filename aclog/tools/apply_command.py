@@ -36,6 +36,7 @@ from aclog.desired.writer import ReadError
 from aclog.tools.as_code import DesiredFile, fail_lines, read_desired
 from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, open_controller
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
+from aclog.tools.help import exit_codes
 from aclog.tools.remote import (
     BootstrapServer,
     CommandConfig,
@@ -45,7 +46,10 @@ from aclog.tools.remote import (
 )
 
 
-@app.command("apply")
+@app.command(
+    "apply",
+    epilog=exit_codes("refused (deletions without --allow-delete, a stale plan) or an item failed"),
+)
 def apply_command(
     file: DesiredFile,
     data_dir: OptionalDataDir = None,

@@ -16,6 +16,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     dump,
     explain,
     export_command,
+    follow_command,
     history,
     kraft_import,
     pipeline,

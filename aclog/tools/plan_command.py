@@ -20,6 +20,7 @@ from aclog.records import ResourceType
 from aclog.tools.as_code import DesiredFile, read_desired, read_target_state, target_name
 from aclog.tools.common import JsonFlag, OptionalDataDir
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
+from aclog.tools.help import exit_codes
 from aclog.tools.inventory import read_inventory
 from aclog.tools.options import OptionError
 from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target
@@ -28,7 +29,11 @@ EXIT_CHANGES = 4
 """``--detailed-exitcode``: the plan has changes (Terraform's convention, 2 being usage here)."""
 
 
-@app.command("plan")
+@app.command(
+    "plan",
+    epilog=exit_codes("a plan that cannot be made (a credential needs a password source)")
+    + " With --detailed-exitcode, 4: changes are pending (0: none).",
+)
 def plan_command(
     file: DesiredFile,
     data_dir: OptionalDataDir = None,
