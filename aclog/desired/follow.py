@@ -160,7 +160,7 @@ class FollowLoop:
             return 0
         if observation.records:
             end = self.controller.log.end_offset
-            self.log(f"recorded {observation.records} observed changes (log end {end})")
+            self.log(f"recorded {observation.records} records of observed changes (log end {end})")
         return 1 if observation.records else 0
 
 

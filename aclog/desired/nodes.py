@@ -38,7 +38,11 @@ def compose(path: str, text: str) -> Node:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else 1
-        raise DesiredStateError([f"{path}:{line}: not valid YAML: {error.problem}"]) from None
+        hint = ""
+        if "expected alphabetic or numeric character" in str(error.problem):
+            hint = ' (a bare * starts a YAML alias: quote it, as in host: "*")'
+        message = f"{path}:{line}: not valid YAML: {error.problem}{hint}"
+        raise DesiredStateError([message]) from None
     except yaml.YAMLError as error:
         raise DesiredStateError([f"{path}: not valid YAML: {error}"]) from None
     if node is None:

@@ -54,10 +54,14 @@ def fail_lines(messages: list[str], code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
-def read_target_state(target: Target, command: str, at_time: str | None = None) -> CurrentState:
-    """The state of a data directory (as of ``at_time``, read without the lock) or a cluster."""
+def read_target_state(
+    target: Target, command: str, at_time: str | None = None, *, missing_is_empty: bool = False
+) -> CurrentState:
+    """The state of a data directory (as of ``at_time``, read without the lock) or a cluster.
+    ``missing_is_empty``: a data directory that does not exist yet holds nothing (a plan for a
+    directory that apply will create)."""
     if not isinstance(target, RemoteTarget):
-        if not target.exists() and command == "aclog plan":
+        if missing_is_empty and not target.exists():
             print_line(
                 f"aclog: {target} does not exist yet: planning from an empty state", stderr=True
             )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import signal
-from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
@@ -20,7 +19,7 @@ import typer
 
 from aclog.desired.follow import FollowLoop
 from aclog.desired.writer import ReadError
-from aclog.tools.common import JsonFlag, open_controller
+from aclog.tools.common import DataDir, JsonFlag, open_controller
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.remote import BootstrapServer, CommandConfig, RemoteTarget, choose_target
 from aclog.tools.remote_admin import RemoteAdmin
@@ -39,9 +38,7 @@ def parse_interval(text: str) -> float:
 
 @app.command("follow")
 def follow_command(
-    data_dir: Annotated[
-        Path, typer.Option("--data-dir", help="The data directory to record into (created).")
-    ],
+    data_dir: DataDir,
     bootstrap_server: BootstrapServer = None,
     command_config: CommandConfig = None,
     interval: Annotated[

@@ -56,7 +56,7 @@ def plan_command(
     desired, passwords = read_desired(file)
     target = choose_target(data_dir, bootstrap_server, command_config)
     resources = _inventory(inventory) if inventory is not None else None
-    current = read_target_state(target, "aclog plan")
+    current = read_target_state(target, "aclog plan", missing_is_empty=True)
     try:
         computed = plan(desired, current, resources, passwords=passwords)
     except PlanError as error:

@@ -126,6 +126,14 @@ def test_passwords_come_from_the_environment_or_a_file(
             ["3: not valid YAML: expected the node content, but found '<stream end>'"],
         ),
         ("acls: []\n", ["1: the file needs 'owns'"]),
+        (
+            "owns: all\nacls:\n  - {resource_type: topic, resource_name: t, principal: User:a,"
+            " host: *}\n",
+            [
+                "3: not valid YAML: expected alphabetic or numeric character, but found '}' (a bare "
+                '* starts a YAML alias: quote it, as in host: "*")'
+            ],
+        ),
         ("", ["1: the file is empty; see docs/as-code.md"]),
         ("owns: all\nversion: 2\n", ["2: unknown version; this aclog reads 1"]),
         ("owns: all\nownz: 1\n", ["2: unknown key 'ownz' in the file (did you mean 'owns'?)"]),

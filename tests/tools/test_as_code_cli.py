@@ -214,6 +214,11 @@ def test_against_a_served_cluster_changed_out_of_band(workdir: Path, server: Ser
     assert _aclog(workdir, "plan", "acls.yaml", *remote, "--detailed-exitcode").code == 0
     second = _aclog(workdir, "apply", "acls.yaml", *remote, "--allow-delete")
     assert (second.code, second.stdout) == (0, "no changes\n")
+    exported = _aclog(workdir, "export", *remote, "--out", "cluster.yaml")
+    assert exported.code == 0, exported.stderr
+    assert _aclog(workdir, "plan", "cluster.yaml", *remote, "--detailed-exitcode").code == 0
+    at_time = _aclog(workdir, "export", *remote, "--at-time", "2026-01-01T00:00:00Z")
+    assert at_time.code == 2 and "--at-time needs --data-dir" in at_time.stderr
     payments = ResourcePatternFilter(ResourceType.TOPIC, "payments", ACLResourcePatternType.LITERAL)
     with kafka_python(server) as admin:
         left = admin.describe_acls(
