@@ -6,8 +6,8 @@ data directory there inside what the file owns, and applying it.
 :func:`apply_atomically` commits a plan to a data directory as one batch and
 :func:`apply_remote` applies it through the admin API; :func:`export_yaml` writes a state in
 the file's schema; :mod:`aclog.desired.follow` records a live cluster's observed state the same
-way (one batch per observed difference). Imports the controller (validation, control managers), the authorizer
-(impact) and the layers below; never the wire, the pipeline or the CLI.
+way (one batch per observed difference). Imports the controller (validation, control managers),
+the authorizer (impact) and the layers below; never the wire, the pipeline or the CLI.
 """
 
 from aclog.desired.apply import ApplyRefused, ApplyResult, ItemResult, apply_remote, check_plan

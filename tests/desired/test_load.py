@@ -130,8 +130,8 @@ def test_passwords_come_from_the_environment_or_a_file(
             "owns: all\nacls:\n  - {resource_type: topic, resource_name: t, principal: User:a,"
             " host: *}\n",
             [
-                "3: not valid YAML: expected alphabetic or numeric character, but found '}' (a bare "
-                '* starts a YAML alias: quote it, as in host: "*")'
+                "3: not valid YAML: expected alphabetic or numeric character, but found '}' "
+                '(a bare * starts a YAML alias: quote it, as in host: "*")'
             ],
         ),
         ("", ["1: the file is empty; see docs/as-code.md"]),

@@ -24,6 +24,7 @@ from kafka.admin import (
     ResourceType,
 )
 
+from aclog.controller.controller import Controller
 from aclog.replay.stream import read_decoded
 from tests.tools.harness import Run, run_main, tree_digest
 from tests.wire.clients import confluent, kafka_python
@@ -152,6 +153,22 @@ def test_export_round_trips_and_reads_the_past(workdir: Path) -> None:
     assert json.loads(past.stdout)["acls"] == []
     wrong = _aclog(workdir, "export", "--format", "xml", *data)
     assert wrong.code == 2
+
+
+def test_a_plan_reads_and_never_writes(workdir: Path) -> None:
+    data = workdir / "data"
+    assert _aclog(workdir, "acls", "add", "--data-dir", "data", "--allow-principal",
+                  "User:orders-app", "--topic", "legacy").code == 0  # fmt: skip
+    before = tree_digest(workdir)
+    with Controller.open(data):  # a writer holds the lock: a plan does not need it
+        held = tree_digest(workdir)
+        planned = _aclog(workdir, "plan", "acls.yaml", "--data-dir", "data", "--json")
+        assert planned.code == 0, planned.stderr
+        assert tree_digest(workdir) == held
+    assert tree_digest(workdir) == before
+    fresh = _aclog(workdir, "plan", "acls.yaml", "--data-dir", "new", "--detailed-exitcode")
+    assert fresh.code == 4 and "planning from an empty state" in fresh.stderr
+    assert not (workdir / "new").exists()
 
 
 def test_bad_files_exit_2_with_every_line(workdir: Path) -> None:
