@@ -114,20 +114,23 @@ class _Loader:
         if values is None:
             return Ownership()
         principals = self.read.texts(values.get("principals", _NULL), "owns.principals")
-        prefixes = self.read.texts(values.get("resource_prefixes", _NULL), "owns.prefixes")
+        prefixes = self.read.texts(values.get("resource_prefixes", _NULL), "owns.resource_prefixes")
         if not principals and not prefixes:
             self.read.error(node, "owns needs principals or resource_prefixes (or owns: all)")
         return Ownership(False, frozenset(principals), tuple(prefixes))
 
     def _check_owned(self, owns: Ownership, node: Node) -> None:
         where = f"what the file owns (line {line_of(node)})"
-        for binding, line in self.acl_lines.items():
-            if not owns.owns_acl(binding):
-                self.read.errors.append(
-                    f"{self.read.path}:{line}: the ACL for {binding.principal} on "
-                    f"{binding.resource_name!r} is outside {where}; add its principal or a "
-                    "prefix of its resource name to owns"
-                )
+        outside = {
+            (line, binding.principal, binding.resource_name): None
+            for binding, line in self.acl_lines.items()
+            if not owns.owns_acl(binding)
+        }
+        for line, principal, name in outside:  # once per entry, not once per operation
+            self.read.errors.append(
+                f"{self.read.path}:{line}: the ACL for {principal} on {name!r} is outside "
+                f"{where}; add its principal or a prefix of its resource name to owns"
+            )
         for user in self.users.values():
             if not owns.owns_user(user.name):
                 self.read.errors.append(

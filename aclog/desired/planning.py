@@ -121,9 +121,12 @@ def plan(
     inventory: Sequence[tuple[ResourceType, str]] | None = None,
     *,
     passwords: Passwords | None = None,
+    set_unverified: bool = False,
 ) -> Plan:
     """The plan from ``current`` to ``desired``; ``passwords`` by (user, mechanism) for the
-    users whose entry names a source (:func:`aclog.desired.passwords.read_passwords`)."""
+    users whose entry names a source (:func:`aclog.desired.passwords.read_passwords`).
+    ``set_unverified``: a declared password that cannot be checked (through the admin API) is
+    set anyway, so a changed password reaches a cluster (``--set-passwords``)."""
     present = set(current.acls)
     declared = set(desired.acls)
     add = tuple(a for a in desired.acls if a not in present)
@@ -133,7 +136,7 @@ def plan(
             key=lambda a: a.key,
         )
     )
-    upsert, unverified = _user_upserts(desired, current, passwords or {})
+    upsert, unverified = _user_upserts(desired, current, passwords or {}, set_unverified)
     wanted = {u.key for u in desired.users}
     delete = tuple(
         UserChange(name, mechanism, None, "not in the file")
@@ -159,7 +162,7 @@ def plan(
 
 
 def _user_upserts(
-    desired: DesiredState, current: CurrentState, passwords: Passwords
+    desired: DesiredState, current: CurrentState, passwords: Passwords, set_unverified: bool
 ) -> tuple[tuple[UserChange, ...], tuple[str, ...]]:
     upserts: list[UserChange] = []
     unverified: list[str] = []
@@ -175,11 +178,12 @@ def _user_upserts(
             continue
         else:
             matches = current.password_matches(user.key, password)
-            if matches is None:
+            if matches is None and not set_unverified:
                 unverified.append(label)
-            if matches is not False:
                 continue
-            reason = "password differs"
+            if matches:
+                continue
+            reason = "password differs" if matches is False else "password set (not checkable)"
         if password is None:
             raise PlanError(
                 f"{desired.path}:{user.line}: user {label} needs a password to be "

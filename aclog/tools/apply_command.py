@@ -33,7 +33,7 @@ from aclog.desired import (
 )
 from aclog.desired.state import DesiredState
 from aclog.desired.writer import ReadError
-from aclog.tools.as_code import DesiredFile, fail_lines, read_desired
+from aclog.tools.as_code import DesiredFile, SetPasswords, fail_lines, read_desired
 from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, open_controller
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
 from aclog.tools.help import exit_codes
@@ -62,6 +62,7 @@ def apply_command(
     allow_delete: Annotated[
         bool, typer.Option("--allow-delete", help="Allow removing ACLs and users FILE owns.")
     ] = False,
+    set_passwords: SetPasswords = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Apply FILE: add and remove ACLs and credentials inside what it owns."""
@@ -69,16 +70,17 @@ def apply_command(
     saved = _saved_plan(plan_file) if plan_file is not None else None
     target = choose_target(data_dir, bootstrap_server, command_config)
     caller = local_caller(f"aclog apply {desired.path} sha256={desired.sha256}")
+    flags = (allow_delete, set_passwords)
     try:
         if isinstance(target, RemoteTarget):
             with open_admin(target) as admin:
-                computed = _checked_plan(desired, read_current(admin, caller), passwords, saved,
-                                         allow_delete)  # fmt: skip
+                observed = read_current(admin, caller)
+                computed = _checked_plan(desired, observed, passwords, saved, flags)
                 result = apply_remote(computed, admin, passwords, caller)
         else:
             with open_controller(target, create=True) as controller:
                 current = CurrentState.from_image(controller.image)
-                computed = _checked_plan(desired, current, passwords, saved, allow_delete)
+                computed = _checked_plan(desired, current, passwords, saved, flags)
                 result = apply_atomically(computed, controller, passwords, caller)
     except (ApplyRefused, ReadError) as error:
         _render(ApplyResult((), committed=False, refused=str(error)), json_output)
@@ -91,10 +93,12 @@ def _checked_plan(
     current: CurrentState,
     passwords: Passwords,
     saved: Plan | None,
-    allow_delete: bool,
+    flags: tuple[bool, bool],
 ) -> Plan:
+    """The plan to apply (``flags``: allow deletions, set unverifiable passwords), checked."""
+    allow_delete, set_passwords = flags
     try:
-        computed = plan(desired, current, passwords=passwords)
+        computed = plan(desired, current, passwords=passwords, set_unverified=set_passwords)
     except PlanError as error:
         raise ApplyRefused(str(error)) from None
     check_plan(computed, allow_delete=allow_delete, saved=saved)

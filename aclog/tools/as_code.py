@@ -35,6 +35,15 @@ DesiredFile = Annotated[
     Path, typer.Argument(help="The desired-state YAML file (schema: docs/as-code.md).")
 ]
 
+SetPasswords = Annotated[
+    bool,
+    typer.Option(
+        "--set-passwords",
+        help="Through the admin API, set every declared password (a cluster never shows "
+        "enough to check one; without this a changed password is only noted).",
+    ),
+]
+
 
 def read_desired(path: Path) -> tuple[DesiredState, Passwords]:
     """The validated file and the passwords it points at; every problem at once, exit 2."""

@@ -17,7 +17,13 @@ import typer
 from aclog.desired import Plan, PlanError, plan
 from aclog.desired.apply import describe_binding
 from aclog.records import ResourceType
-from aclog.tools.as_code import DesiredFile, read_desired, read_target_state, target_name
+from aclog.tools.as_code import (
+    DesiredFile,
+    SetPasswords,
+    read_desired,
+    read_target_state,
+    target_name,
+)
 from aclog.tools.common import JsonFlag, OptionalDataDir
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
 from aclog.tools.help import exit_codes
@@ -50,6 +56,7 @@ def plan_command(
         bool,
         typer.Option("--detailed-exitcode", help="Exit 0 with no changes, 4 with changes pending."),
     ] = False,
+    set_passwords: SetPasswords = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Show what apply would add and remove inside what FILE owns (reads only)."""
@@ -58,7 +65,9 @@ def plan_command(
     resources = _inventory(inventory) if inventory is not None else None
     current = read_target_state(target, "aclog plan", missing_is_empty=True)
     try:
-        computed = plan(desired, current, resources, passwords=passwords)
+        computed = plan(
+            desired, current, resources, passwords=passwords, set_unverified=set_passwords
+        )
     except PlanError as error:
         fail(str(error), EXIT_FAILURE)
     if out is not None:

@@ -212,7 +212,8 @@ def test_nothing_is_declared_outside_what_the_file_owns(tmp_path: Path) -> None:
         "owns:\n  principals: [User:a]\n  resource_prefixes: [orders.]\n"
         "acls:\n"
         "  - {resource_type: topic, resource_name: orders.x, principal: User:b}\n"
-        "  - {resource_type: topic, resource_name: payments, principal: User:b}\n"
+        "  - {resource_type: topic, resource_name: payments, principal: User:b,"
+        " operations: [read, write]}\n"
         "users:\n  - {name: a, mechanism: SCRAM-SHA-256}\n"
         "  - {name: b, mechanism: SCRAM-SHA-256}\n"
     )

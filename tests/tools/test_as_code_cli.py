@@ -25,6 +25,9 @@ from kafka.admin import (
 )
 
 from aclog.controller.controller import Controller
+from aclog.desired import CurrentState
+from aclog.records import ScramMechanism
+from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import read_decoded
 from tests.tools.harness import Run, run_main, tree_digest
 from tests.wire.clients import confluent, kafka_python
@@ -231,6 +234,14 @@ def test_against_a_served_cluster_changed_out_of_band(workdir: Path, server: Ser
     assert _aclog(workdir, "plan", "acls.yaml", *remote, "--detailed-exitcode").code == 0
     second = _aclog(workdir, "apply", "acls.yaml", *remote, "--allow-delete")
     assert (second.code, second.stdout) == (0, "no changes\n")
+    # A cluster never shows enough to check a password: a new one is only set when asked.
+    (workdir / "orders-app.password").write_text("rotated-password\n")
+    assert _aclog(workdir, "plan", "acls.yaml", *remote, "--detailed-exitcode").code == 0
+    rotated = _aclog(workdir, "apply", "acls.yaml", *remote, "--set-passwords", "--json")
+    assert rotated.code == 0 and "rotated-password" not in rotated.stdout + rotated.stderr
+    assert [r["action"] for r in json.loads(rotated.stdout)["results"]] == ["upsert"]
+    stored = CurrentState.from_image(rebuild_image(server.data_dir).image)
+    assert stored.password_matches(("orders-app", ScramMechanism.SCRAM_SHA_512), "rotated-password")
     exported = _aclog(workdir, "export", *remote, "--out", "cluster.yaml")
     assert exported.code == 0, exported.stderr
     assert _aclog(workdir, "plan", "cluster.yaml", *remote, "--detailed-exitcode").code == 0
