@@ -4,7 +4,8 @@ data directory there inside what the file owns, and applying it.
 :func:`load_desired` reads and validates a file; :func:`plan` compares it with a
 :class:`CurrentState` (from an image, or read through an :class:`AclScramWriter`);
 :func:`apply_atomically` commits a plan to a data directory as one batch and
-:func:`apply_remote` applies it through the admin API; :func:`export_yaml` writes a state in
+:func:`apply_remote` applies it through the admin API (:func:`apply_desired` does all of
+``aclog apply``: read, plan, check, apply); :func:`export_yaml` writes a state in
 the file's schema; :mod:`aclog.desired.follow` records a live cluster's observed state the same
 way (one batch per observed difference). Imports the controller (validation, control managers),
 the authorizer (impact) and the layers below; never the wire, the pipeline or the CLI.
@@ -12,6 +13,7 @@ the authorizer (impact) and the layers below; never the wire, the pipeline or th
 
 from aclog.desired.apply import ApplyRefused, ApplyResult, ItemResult, apply_remote, check_plan
 from aclog.desired.atomic import apply_atomically
+from aclog.desired.converge import ApplyOptions, apply_desired
 from aclog.desired.current import CurrentState
 from aclog.desired.export import export_dict, export_yaml
 from aclog.desired.load import load_desired
@@ -23,6 +25,7 @@ from aclog.desired.writer import AclScramWriter, ReadError, read_current
 
 __all__ = [
     "AclScramWriter",
+    "ApplyOptions",
     "ApplyRefused",
     "ApplyResult",
     "CurrentState",
@@ -38,6 +41,7 @@ __all__ = [
     "ReadError",
     "UserChange",
     "apply_atomically",
+    "apply_desired",
     "apply_remote",
     "check_plan",
     "export_dict",

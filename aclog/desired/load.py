@@ -18,15 +18,13 @@ from yaml.nodes import Node, ScalarNode
 from aclog.controller import DEFAULT_ITERATIONS
 from aclog.controller.requests import ScramUpsertion
 from aclog.controller.validation import creation_error, scram_upsertion_error
-from aclog.desired.nodes import DesiredStateError, NodeReader, compose, line_of
+from aclog.desired.fields import FieldReader
+from aclog.desired.nodes import DesiredStateError, compose, line_of
 from aclog.desired.roles import Roles, role_grants
 from aclog.desired.state import DesiredState, DesiredUser, Ownership, PasswordSource
 from aclog.records import (
     AclBinding,
-    AclOperation,
     AclPermissionType,
-    PatternType,
-    ResourceType,
     ScramMechanism,
 )
 
@@ -54,7 +52,6 @@ ROLE_KEYS = (
     "groups",
 )
 USER_KEYS = ("name", "mechanism", "iterations", "password_env", "password_file", "password")
-SPECIFIC_PATTERNS = ("literal", "prefixed", "glob")
 
 
 def load_desired(path: Path) -> DesiredState:
@@ -75,7 +72,7 @@ class _Loader:
     """One pass over a file's node tree, collecting bindings, users and errors."""
 
     def __init__(self, name: str, base: Path) -> None:
-        self.read = NodeReader(name)
+        self.read = FieldReader(name)
         self.base = base
         self.acl_lines: dict[AclBinding, int] = {}
         self.users: dict[tuple[str, ScramMechanism], DesiredUser] = {}
@@ -143,13 +140,13 @@ class _Loader:
         values = self.read.mapping(node, "an ACL", ACL_KEYS, required=required)
         if values is None or not all(k in values for k in required):
             return
-        resource_type = self._resource_type(values["resource_type"])
+        resource_type = self.read.resource_type(values["resource_type"])
         name = self.read.text(values["resource_name"], "resource_name")
-        pattern = self._pattern(values.get("pattern_type"))
+        pattern = self.read.pattern_type(values.get("pattern_type"))
         principal = self.read.text(values["principal"], "principal")
-        host = self._host(values.get("host"))
-        permission = self._permission(values.get("permission"))
-        operations = self._operations(values.get("operations"))
+        host = self.read.host(values.get("host"))
+        permission = self.read.permission(values.get("permission"))
+        operations = self.read.operations(values.get("operations"))
         if (
             resource_type is None
             or name is None
@@ -170,8 +167,8 @@ class _Loader:
         if values is None or "principal" not in values:
             return
         principal = self.read.text(values["principal"], "principal")
-        host = self._host(values.get("host"))
-        pattern = self._pattern(values.get("pattern_type"))
+        host = self.read.host(values.get("host"))
+        pattern = self.read.pattern_type(values.get("pattern_type"))
         roles = self._roles(node, values)
         if principal is None or host is None or pattern is None or roles is None:
             return
@@ -237,7 +234,7 @@ class _Loader:
         if "name" not in values or "mechanism" not in values:
             return
         name = self.read.text(values["name"], "name")
-        mechanism = self._mechanism(values["mechanism"])
+        mechanism = self.read.mechanism(values["mechanism"])
         iterations = (
             self.read.integer(values["iterations"], "iterations")
             if "iterations" in values
@@ -271,70 +268,6 @@ class _Loader:
             file = self.read.text(values["password_file"], "password_file")
             return None if file is None else PasswordSource(file=self.base / file)
         return None
-
-    def _mechanism(self, node: Node) -> ScramMechanism | None:
-        text = self.read.text(node, "mechanism")
-        if text is None:
-            return None
-        for mechanism in (ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512):
-            if text.upper().replace("_", "-") == mechanism.mechanism_name:
-                return mechanism
-        self.read.error(node, f"unknown mechanism {text!r}; use SCRAM-SHA-256 or SCRAM-SHA-512")
-        return None
-
-    def _resource_type(self, node: Node) -> ResourceType | None:
-        text = self.read.text(node, "resource_type")
-        if text is None:
-            return None
-        try:
-            value = ResourceType.parse(text)
-        except ValueError:
-            value = ResourceType.UNKNOWN
-        if value in (ResourceType.UNKNOWN, ResourceType.ANY):
-            names = ", ".join(m.name.lower() for m in ResourceType if m > ResourceType.ANY)
-            self.read.error(node, f"unknown resource_type {text!r}; use one of: {names}")
-            return None
-        return value
-
-    def _pattern(self, node: Node | None) -> PatternType | None:
-        if node is None:
-            return PatternType.LITERAL
-        text = self.read.text(node, "pattern_type")
-        if text is not None and text.lower() in SPECIFIC_PATTERNS:
-            return PatternType.parse(text)
-        if text is not None:
-            self.read.error(node, f"unknown pattern_type {text!r}; use literal, prefixed or glob")
-        return None
-
-    def _host(self, node: Node | None) -> str | None:
-        return "*" if node is None else self.read.text(node, "host")
-
-    def _permission(self, node: Node | None) -> AclPermissionType | None:
-        if node is None:
-            return AclPermissionType.ALLOW
-        text = self.read.text(node, "permission")
-        if text is not None and text.lower() in ("allow", "deny"):
-            return AclPermissionType.parse(text)
-        if text is not None:
-            self.read.error(node, f"unknown permission {text!r}; use allow or deny")
-        return None
-
-    def _operations(self, node: Node | None) -> list[AclOperation]:
-        if node is None:
-            return [AclOperation.ALL]
-        found: list[AclOperation] = []
-        for text in self.read.texts(node, "operations"):
-            try:
-                operation = AclOperation.parse(text)
-            except ValueError:
-                operation = AclOperation.UNKNOWN
-            if operation in (AclOperation.UNKNOWN, AclOperation.ANY):
-                self.read.error(node, f"unknown operation {text!r}")
-            elif operation not in found:
-                found.append(operation)
-        if not found and not self.read.errors:
-            self.read.error(node, "operations must name at least one operation")
-        return found
 
 
 _NULL = ScalarNode("tag:yaml.org,2002:null", "")

@@ -6,7 +6,7 @@ and the file with its SHA-256; through ``--bootstrap-server`` the admin API gets
 then the deletions, then the SCRAM changes, and each item's result is shown. Deleting anything
 needs ``--allow-delete``; ``--plan-file`` (from ``plan --out``) refuses a state that has moved.
 
-Thin: parse, call :mod:`aclog.desired`, render; ``--json`` prints the apply result.
+Thin: parse, call :func:`aclog.desired.apply_desired`, render; ``--json`` prints its result.
 """
 
 from __future__ import annotations
@@ -18,21 +18,15 @@ from typing import Annotated, Any
 import typer
 
 from aclog.desired import (
+    ApplyOptions,
     ApplyRefused,
     ApplyResult,
-    CurrentState,
-    Passwords,
     Plan,
     PlanError,
-    apply_atomically,
-    apply_remote,
-    check_plan,
-    plan,
+    ReadError,
+    apply_desired,
     plan_from_dict,
-    read_current,
 )
-from aclog.desired.state import DesiredState
-from aclog.desired.writer import ReadError
 from aclog.tools.as_code import DesiredFile, SetPasswords, fail_lines, read_desired
 from aclog.tools.common import JsonFlag, OptionalDataDir, local_caller, open_controller
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
@@ -70,39 +64,17 @@ def apply_command(
     saved = _saved_plan(plan_file) if plan_file is not None else None
     target = choose_target(data_dir, bootstrap_server, command_config)
     caller = local_caller(f"aclog apply {desired.path} sha256={desired.sha256}")
-    flags = (allow_delete, set_passwords)
+    options = ApplyOptions(allow_delete, set_passwords, saved)
     try:
         if isinstance(target, RemoteTarget):
             with open_admin(target) as admin:
-                observed = read_current(admin, caller)
-                computed = _checked_plan(desired, observed, passwords, saved, flags)
-                result = apply_remote(computed, admin, passwords, caller)
+                result = apply_desired(desired, passwords, admin, caller, options)
         else:
             with open_controller(target, create=True) as controller:
-                current = CurrentState.from_image(controller.image)
-                computed = _checked_plan(desired, current, passwords, saved, flags)
-                result = apply_atomically(computed, controller, passwords, caller)
+                result = apply_desired(desired, passwords, controller, caller, options)
     except (ApplyRefused, ReadError) as error:
-        _render(ApplyResult((), committed=False, refused=str(error)), json_output)
-        return
+        result = ApplyResult((), committed=False, refused=str(error))
     _render(result, json_output)
-
-
-def _checked_plan(
-    desired: DesiredState,
-    current: CurrentState,
-    passwords: Passwords,
-    saved: Plan | None,
-    flags: tuple[bool, bool],
-) -> Plan:
-    """The plan to apply (``flags``: allow deletions, set unverifiable passwords), checked."""
-    allow_delete, set_passwords = flags
-    try:
-        computed = plan(desired, current, passwords=passwords, set_unverified=set_passwords)
-    except PlanError as error:
-        raise ApplyRefused(str(error)) from None
-    check_plan(computed, allow_delete=allow_delete, saved=saved)
-    return computed
 
 
 def _saved_plan(path: Path) -> Plan:
