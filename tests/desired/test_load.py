@@ -136,6 +136,11 @@ def test_passwords_come_from_the_environment_or_a_file(
         ),
         ("", ["1: the file is empty; see docs/as-code.md"]),
         ("owns: all\nversion: 2\n", ["2: unknown version; this aclog reads 1"]),
+        (
+            "owns: all\nacls:\n  - {resource_type: topic, resource_name: t, principal: User:a,"
+            " operations: []}\n",
+            ["3: operations must name at least one operation"],
+        ),
         ("owns: all\nownz: 1\n", ["2: unknown key 'ownz' in the file (did you mean 'owns'?)"]),
         (
             "owns: all\nusers:\n  - name: a\n    mechanism: SCRAM-SHA-256\n    password: x\n",

@@ -49,7 +49,7 @@ bindings = st.builds(
     AclBinding,
     st.just(ResourceType.TOPIC),
     st.sampled_from(NAMES),
-    st.sampled_from([PatternType.LITERAL, PatternType.PREFIXED]),
+    st.sampled_from([PatternType.LITERAL, PatternType.PREFIXED, PatternType.GLOB]),
     st.sampled_from(PRINCIPALS),
     st.sampled_from(["*", "10.0.0.1"]),
     st.sampled_from([AclOperation.READ, AclOperation.WRITE, AclOperation.ALL]),

@@ -139,6 +139,12 @@ def test_follow_records_changes_made_out_of_band(tmp_path: Path, server: ServerP
     assert _recorded(tmp_path)["users"] == [
         {"name": "carol", "credentials": [{"mechanism": "SCRAM-SHA-512", "iterations": 8192}]}
     ]
+    # Drift: a file that owns User:later and declares nothing for it sees the out-of-band grant.
+    (tmp_path / "later.yaml").write_text("owns: {principals: [User:later]}\n")
+    drift = run_main("plan", str(tmp_path / "later.yaml"), "--data-dir", str(tmp_path / "fol"),
+                     "--json", "--detailed-exitcode")  # fmt: skip
+    assert drift.code == 4, drift.stderr
+    assert [a["principal"] for a in json.loads(drift.stdout)["acls"]["remove"]] == ["User:later"]
     # A restart resumes from the data directory: nothing changed, nothing is recorded.
     end = batches[-1].last_offset
     again = Follower(tmp_path, server.bootstrap)
