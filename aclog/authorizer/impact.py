@@ -1,11 +1,12 @@
-"""What adding ACLs would change: KIP-1042's "effects of adding an ACL".
+"""What adding (or removing) ACLs would change: KIP-1042's "effects of adding an ACL".
 
-Given the current ACLs, the ACLs about to be added and an inventory of resources, it lists the
-resources each new ACL would apply to and, per resource, every (principal, operation) whose
-decision flips. The principals examined on a resource are those named by ACLs that already apply
-to it plus the new ACLs' principals (a wildcard or GLOB principal stands for itself: a caller
-literally named ``User:finance-*`` is matched by the pattern, so its decision is the pattern's).
-The host examined is the new ACL's host when it is an IP address, else ``0.0.0.0`` (a client
+Given the current ACLs, the ACLs about to be added (and removed) and an inventory of resources,
+it lists the resources each changed ACL applies to and, per resource, every (principal,
+operation) whose decision flips. The principals examined on a resource are those named by ACLs
+that already apply to it plus the changed ACLs' principals (a wildcard or GLOB principal stands
+for itself: a caller literally named ``User:finance-*`` is matched by the pattern, so its
+decision is the pattern's).
+The host examined is the changed ACL's host when it is an IP address, else ``0.0.0.0`` (a client
 that no host-specific ACL names).
 
 Pure; thread-safe. Cost: two authorizer builds plus, per affected resource, one ``authorize``
@@ -40,7 +41,7 @@ class DecisionChange:
 
 @dataclass(frozen=True)
 class ResourceImpact:
-    """A resource a new ACL applies to, and the decisions it would change there."""
+    """A resource a changed ACL applies to, and the decisions it would change there."""
 
     resource_type: ResourceType
     name: str
@@ -72,11 +73,30 @@ def impact_of_adding(
 ) -> list[ResourceImpact]:
     """The inventory resources any of ``added`` applies to, in inventory order, each with the
     decisions that would change."""
+    return impact_of_changing(
+        current, added, (), inventory, allow_everyone_if_no_acl_found=allow_everyone_if_no_acl_found
+    )
+
+
+def impact_of_changing(
+    current: Iterable[AccessControlEntryRecord],
+    added: Sequence[AccessControlEntryRecord],
+    removed: Sequence[AccessControlEntryRecord],
+    inventory: Sequence[tuple[ResourceType, str]],
+    *,
+    allow_everyone_if_no_acl_found: bool = False,
+) -> list[ResourceImpact]:
+    """The inventory resources any of ``added`` or ``removed`` applies to, in inventory order,
+    each with the decisions that adding ``added`` and removing ``removed`` (matched by their
+    seven fields, not their ids) would change."""
     before = _authorizer(current, allow_everyone_if_no_acl_found)
-    after = _authorizer([*before.acls(AclFilter()), *added], allow_everyone_if_no_acl_found)
+    gone = {acl.key for acl in removed}
+    kept = [acl for acl in before.acls(AclFilter()) if acl.key not in gone]
+    after = _authorizer([*kept, *added], allow_everyone_if_no_acl_found)
+    changed = [*added, *removed]
     impacts = []
     for resource_type, name in inventory:
-        applying = [a for a in added if _applies(a, resource_type, name)]
+        applying = [a for a in changed if _applies(a, resource_type, name)]
         if applying:
             changes = _changes(before, after, applying, resource_type, name)
             impacts.append(ResourceImpact(resource_type, name, changes))

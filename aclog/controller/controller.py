@@ -242,6 +242,16 @@ class Controller(LeadershipMixin):
 
     # -- commit --------------------------------------------------------------------------------
 
+    def commit(self, ticket: Ticket[T]) -> T:
+        """Decide ``ticket`` under the commit lock against the pending image and commit its
+        records as ONE batch led by the ticket caller's request context, as every operation
+        above does; for a request that mixes ACL and SCRAM changes (``aclog apply``, ``follow``).
+
+        Blocks until the batch is durable (or the ticket produced no records); returns the
+        ticket's response.
+        """
+        return self._queue.submit(ticket)
+
     def _run(self, ticket: Ticket[T], dry_run: bool) -> T:
         """Decide a dry run on the committed image; queue anything else for a group commit."""
         if dry_run:

@@ -1,5 +1,6 @@
-"""kafka-acls' role shortcuts: the ACLs ``--producer``, ``--consumer`` and ``--idempotent`` stand
-for, by the rules of Kafka's ``AclCommand`` (``org.apache.kafka.tools.AclCommand``, Kafka 4.0):
+"""kafka-acls' role shortcuts as options: which ``--producer``, ``--consumer`` and
+``--idempotent`` combinations are refused; what they grant is defined once, in
+:mod:`aclog.desired.roles`. By the rules of Kafka's ``AclCommand`` (Kafka 4.0):
 
 - ``--producer``: WRITE, DESCRIBE and CREATE on each ``--topic``; WRITE and DESCRIBE on each
   ``--transactional-id``; with ``--idempotent``, IDEMPOTENT_WRITE on the cluster. A
@@ -23,24 +24,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aclog.controller.validation import CLUSTER_NAME
-from aclog.records import AclOperation, PatternType, ResourceType
+from aclog.desired.roles import Grant, Roles
+from aclog.desired.roles import role_grants as grants_of
+from aclog.records import PatternType
 from aclog.tools.options import OptionError
 
 if TYPE_CHECKING:
     from aclog.tools.acl_args import AclOptions
 
-Pattern = tuple[ResourceType, str, PatternType]
-Grant = tuple[Pattern, list[AclOperation]]
-
-PRODUCER_TOPIC = [AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.CREATE]
-PRODUCER_TRANSACTIONAL_ID = [AclOperation.WRITE, AclOperation.DESCRIBE]
-CONSUMER_TOPIC = [AclOperation.READ, AclOperation.DESCRIBE]
-CONSUMER_GROUP = [AclOperation.READ]
-IDEMPOTENT = (
-    (ResourceType.CLUSTER, CLUSTER_NAME, PatternType.LITERAL),
-    [AclOperation.IDEMPOTENT_WRITE],
-)
+__all__ = ["Grant", "check_role_options", "has_role", "role_grants"]
 
 
 def has_role(options: AclOptions) -> bool:
@@ -51,19 +43,15 @@ def has_role(options: AclOptions) -> bool:
 def role_grants(options: AclOptions, pattern: PatternType) -> list[Grant]:
     """The resource patterns the roles grant on, each with its operations, in option order."""
     check_role_options(options)
-    grants: list[Grant] = []
-    if options.producer:
-        grants += [((ResourceType.TOPIC, t, pattern), PRODUCER_TOPIC) for t in options.topics]
-        grants += [
-            ((ResourceType.TRANSACTIONAL_ID, t, pattern), PRODUCER_TRANSACTIONAL_ID)
-            for t in options.transactional_ids
-        ]
-        if options.idempotent:
-            grants.append(IDEMPOTENT)
-    if options.consumer:
-        grants += [((ResourceType.TOPIC, t, pattern), CONSUMER_TOPIC) for t in options.topics]
-        grants += [((ResourceType.GROUP, g, pattern), CONSUMER_GROUP) for g in options.groups]
-    return grants
+    roles = Roles(
+        producer=options.producer,
+        consumer=options.consumer,
+        idempotent=options.idempotent,
+        topics=options.topics,
+        transactional_ids=options.transactional_ids,
+        groups=options.groups,
+    )
+    return grants_of(roles, pattern)
 
 
 def check_role_options(options: AclOptions) -> None:

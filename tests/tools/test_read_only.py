@@ -1,9 +1,9 @@
 """Reading never creates, locks or changes anything, and a write that fails leaves no trace.
 
 Read commands (``acls list``, ``users list``, ``explain``, ``replay``, ``diff``, ``dump``,
-``verify``, ``snapshot list/verify``) leave a data directory byte for byte as it was, work while
-a writer holds the lock, and refuse a missing directory with exit 2 naming it instead of making
-one. A write that fails validation writes nothing and creates no directory; commands that
+``verify``, ``snapshot list/verify``, ``export``) leave a data directory byte for byte as it was,
+work while a writer holds the lock, and refuse a missing directory with exit 2 naming it instead
+of making one. A write that fails validation writes nothing and creates no directory; commands that
 cannot create a log (``acls remove``, ``users delete``, ``snapshot create``) refuse a missing
 one; no command writes into Kafka's own KRaft metadata directory.
 """
@@ -64,6 +64,7 @@ READS = [
     ("verify", "--data-dir", "{d}"),
     ("snapshot", "list", "--data-dir", "{d}"),
     ("snapshot", "verify", "--data-dir", "{d}"),
+    ("export", "--format", "yaml", "--data-dir", "{d}", "--at-time", "2000-01-01T00:00:00Z"),
 ]
 
 

@@ -1,0 +1,92 @@
+"""``aclog follow``: history for a cluster aclog does not run. Polls it through the admin API
+every ``--interval`` and appends each observed difference to a data directory as one batch
+(see :mod:`aclog.desired.follow`), until SIGTERM or Ctrl-C.
+
+Thin: parse, open the data directory's controller (it holds the writer lock while following),
+run :class:`~aclog.desired.follow.FollowLoop`, log each recorded poll and each failure on
+stderr. An unreachable cluster is logged and retried with backoff, never fatal.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from types import FrameType
+from typing import Annotated
+
+import kafka.errors as kafka_errors
+import typer
+
+from aclog.desired.follow import FollowLoop
+from aclog.desired.writer import ReadError
+from aclog.remote import RemoteAdmin, RemoteError
+from aclog.tools.common import DataDir, JsonFlag, open_controller
+from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
+from aclog.tools.remote import BootstrapServer, CommandConfig, RemoteTarget, choose_target
+
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_interval(text: str) -> float:
+    """``30s``, ``500ms``, ``2m``, ``1h`` or plain seconds, as seconds (over 0)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", text)
+    if match is None or float(match.group(1)) <= 0:
+        raise ValueError(f"--interval {text!r} is not a duration such as 30s, 500ms or 2m")
+    return float(match.group(1)) * _UNITS[match.group(2) or "s"]
+
+
+@app.command("follow")
+def follow_command(
+    data_dir: DataDir,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
+    interval: Annotated[
+        str, typer.Option("--interval", help="Time between polls: 30s, 500ms, 2m...")
+    ] = "30s",
+    json_output: JsonFlag = False,
+) -> None:
+    """Poll a cluster's ACLs and SCRAM users and record every observed change in DIR."""
+    try:
+        seconds = parse_interval(interval)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    target = choose_target(None, bootstrap_server, command_config)
+    if not isinstance(target, RemoteTarget):
+        fail("give --bootstrap-server HOST:PORT: the cluster to follow", EXIT_USAGE)
+    with open_controller(data_dir, create=True) as controller:
+        loop = FollowLoop(
+            target.bootstrap,
+            lambda: RemoteAdmin.connect(target.bootstrap, target.settings),
+            controller,
+            seconds,
+            (RemoteError, ReadError, OSError, kafka_errors.KafkaError),
+            lambda message: print_line(f"aclog: {message}", stderr=True),
+        )
+        with _stopping_on_signals(loop):
+            print_line(f"aclog: following {target.bootstrap} every {seconds:g} s", stderr=True)
+            recorded = loop.run()
+        end = controller.log.end_offset
+    if json_output:
+        print_json({"source": target.bootstrap, "polls_recorded": recorded, "log_end": end})
+    else:
+        print_line(f"stopped: {recorded} polls recorded changes; log end {end}")
+
+
+class _stopping_on_signals:
+    """SIGTERM and SIGINT set the loop's stop event (the poll in progress finishes first)."""
+
+    def __init__(self, loop: FollowLoop) -> None:
+        self.loop = loop
+        self.saved: dict[int, object] = {}
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        del signum, frame
+        self.loop.stop.set()
+
+    def __enter__(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            self.saved[sig] = signal.signal(sig, self._stop)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
