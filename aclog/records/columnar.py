@@ -217,6 +217,9 @@ def _assemble(
         if field.name in columns:
             continue
         parts = pieces.get(field.name, [])
+        if not parts:  # no kind in the batch has this field
+            columns[field.name] = pa.nulls(count, field.type)
+            continue
         if len(parts) == 1 and len(parts[0][0]) == count:  # one kind fills every row
             columns[field.name] = parts[0][1].cast(field.type)
             continue
