@@ -24,7 +24,6 @@ from aclog.pipeline.load import (
     read_records,
     records_as_of,
     records_for_history,
-    worth_caching,
 )
 from aclog.pipeline.schema import RECORD_SCHEMA
 from aclog.pipeline.session import JavaMissingError, PipelineError, make_spark, spark_session
@@ -50,5 +49,4 @@ __all__ = [
     "spark_session",
     "state",
     "state_files",
-    "worth_caching",
 ]

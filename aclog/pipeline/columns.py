@@ -1,24 +1,24 @@
-"""Decoded records -> Arrow record batches of the source's columns, built column by column.
+"""Decoded record columns -> Arrow record batches of the source's columns, column by column.
 
-:class:`ColumnChunk` collects what the decoder gives (each record's Avro field dict and its
-(type, version)) plus what a batch or snapshot shares, and turns it into one
-:class:`pyarrow.RecordBatch` of any subset of :data:`~aclog.pipeline.schema.COLUMNS`. Python
-touches each record only to append its dict and kind to two lists; the rest is vectorised:
-the field dicts become one Arrow struct array in a single pyarrow call, enum codes become names
-with ``take`` on a small table of names (a code this build does not know reads ``UNKNOWN``, as
-the record classes decode it), ACL ids become Kafka's base64 text with one ``b64encode`` over all
-of them, and a batch's shared values are repeated lists. The columns no one asked for are never
-built. (Row tuples and a per-column ``pa.array`` over them cost about 5 us a record; this
-about 1.5 us, measured over a 1M-record log.)
+A :class:`ColumnChunk` is what the columnar decoder gave for some records (one batch of
+:func:`aclog.records.columnar.columns_schema`: type codes and field values, enum codes as
+written, no SCRAM secrets) plus the :class:`Run`\\ s saying where they sit (log batch or
+snapshot: offsets, epoch, time). :meth:`ColumnChunk.to_batch` turns it into one
+:class:`pyarrow.RecordBatch` of any subset of :data:`~aclog.pipeline.schema.COLUMNS`, all
+vectorised: enum codes become names with ``take`` on a small table of names (a code this build
+does not know reads ``UNKNOWN``, as the record classes decode it), ACL ids become Kafka's base64
+text with one ``b64encode`` over all of them, a run's shared values and its author (the
+request context that starts a log batch) are repeated with ``take``. Columns no one asked for
+are never built.
 
-Not thread-safe (a chunk is filled by one task); the tables are immutable. Cost: O(records)
-per batch, mostly in pyarrow.
+Not thread-safe (a chunk belongs to one task); the tables are immutable. Cost: O(records) per
+batch, in numpy and pyarrow.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from aclog.pipeline.schema import ACL_FIELDS, ARROW_SCHEMA
+from aclog.pipeline.schema import ACL_FIELDS, ARROW_SCHEMA, SOURCE_LOG
 from aclog.records import (
     AclOperation,
     AclPermissionType,
@@ -36,40 +36,8 @@ from aclog.records import (
     ResourceType,
     ScramMechanism,
 )
-from aclog.records.codec import DecodedKind
+from aclog.records.columnar import CONTEXT_PREFIX, TYPE_CODE, VERSION
 from aclog.records.types import RECORD_TYPES, record_type_name
-
-WITH_COLUMNS = frozenset(
-    int(code)
-    for code in (
-        RecordType.ACCESS_CONTROL_ENTRY,
-        RecordType.REMOVE_ACCESS_CONTROL_ENTRY,
-        RecordType.USER_SCRAM_CREDENTIAL,
-        RecordType.REMOVE_USER_SCRAM_CREDENTIAL,
-        RecordType.LEADER_CHANGE,
-    )
-)
-"""Record types whose fields fill record columns. The others' dicts are left out of the struct:
-a RequestContextRecord's ``principal`` is the author, not an ACL's principal."""
-
-_FIELDS = pa.struct(
-    [
-        ("id", pa.binary(16)),
-        ("resource_type", pa.int32()),
-        ("resource_name", pa.string()),
-        ("pattern_type", pa.int32()),
-        ("principal", pa.string()),
-        ("host", pa.string()),
-        ("operation", pa.int32()),
-        ("permission_type", pa.int32()),
-        ("name", pa.string()),
-        ("mechanism", pa.int32()),
-        ("iterations", pa.int32()),
-        ("leader_id", pa.int32()),
-    ]
-)
-"""The Avro fields the record columns come from (Salt, StoredKey and ServerKey are not among
-them: pyarrow ignores dict keys the struct does not name, so secrets never reach Arrow)."""
 
 
 def _names(table: dict[int, str]) -> pa.Array:
@@ -87,18 +55,6 @@ _ENUM_NAMES: dict[str, pa.Array] = {
 }
 _TYPE_NAMES = _names({int(code): record_type_name(code) for code in RECORD_TYPES.values()})
 
-
-def enum_name_lists() -> dict[str, list[str]]:
-    """Enum column -> its names indexed by code (gaps read ``UNKNOWN``), for other builders of
-    the same columns."""
-    return {name: names.to_pylist() for name, names in _ENUM_NAMES.items()}
-
-
-def type_name_list() -> list[str]:
-    """Record type names indexed by type code."""
-    return list(_TYPE_NAMES.to_pylist())
-
-
 FIELD_OF_COLUMN = {
     "acl_id": "id",
     **{name: name for name in ACL_FIELDS},
@@ -107,13 +63,16 @@ FIELD_OF_COLUMN = {
     "iterations": "iterations",
     "leader_id": "leader_id",
 }
-"""Record column -> the Avro field it is read from, in the records of :data:`WITH_COLUMNS` that
-have that field (every builder of the record columns reads them from here)."""
+"""Record column -> the decoder's column it is read from (the request context's fields are
+prefixed there, so an ACL's ``principal`` is never the author's)."""
 
-AUTHOR_FIELDS = ("principal", "client_address", "client_id", "api")
-"""The RequestContextRecord fields of the ``author_*`` columns, in column order."""
-
-NO_AUTHOR: tuple[None, ...] = (None,) * len(AUTHOR_FIELDS)
+AUTHOR_COLUMNS = {
+    "author_principal": CONTEXT_PREFIX + "principal",
+    "author_address": CONTEXT_PREFIX + "client_address",
+    "author_client_id": CONTEXT_PREFIX + "client_id",
+    "author_api": CONTEXT_PREFIX + "api",
+}
+"""Author column -> the request context's column it is read from."""
 
 
 def _named(codes: pa.Array, names: pa.Array) -> pa.Array:
@@ -141,18 +100,13 @@ def kafka_uuid_texts(ids: pa.Array) -> pa.Array:
     return pc.if_else(ids.is_valid(), texts, pa.scalar(None, pa.string()))
 
 
-def author_of(kind: DecodedKind, fields: dict[str, Any]) -> tuple[Any, ...]:
-    """The author columns of a batch whose first record is (``kind``, ``fields``)."""
-    if kind[0] != RecordType.REQUEST_CONTEXT:
-        return NO_AUTHOR
-    return tuple(fields.get(name) for name in AUTHOR_FIELDS)
-
-
 @dataclass(frozen=True, slots=True)
 class Run:
     """Consecutive records that share where they come from: ``count`` records, the first at
     ``offset`` and ``position``, each next one a position further and ``step`` (1 in a log
-    batch, 0 in a snapshot) offsets further."""
+    batch, 0 in a snapshot) offsets further. The first ``skip`` are dropped from the output
+    (records below the reader's start offset) after the batch's author is read from the first.
+    A log run's author is its first record when that is a request context."""
 
     count: int
     offset: int
@@ -163,7 +117,7 @@ class Run:
     batch_base_offset: int | None
     batch_last_offset: int | None
     source: str
-    author: tuple[Any, ...]
+    skip: int = 0
 
 
 _RUN_COLUMNS = {
@@ -175,51 +129,60 @@ _RUN_COLUMNS = {
 }
 """Columns every record of a run shares: column -> (run attribute, Arrow type)."""
 
-_AUTHOR_COLUMNS = ("author_principal", "author_address", "author_client_id", "author_api")
 
-
+@dataclass(frozen=True)
 class ColumnChunk:
-    """Records gathered for one Arrow batch (see the module docstring)."""
+    """Decoded records (a batch of the decoder's columns) and the runs they form, in order."""
 
-    def __init__(self) -> None:
-        self.fields: list[dict[str, Any]] = []
-        self.kinds: list[DecodedKind] = []
-        self.runs: list[Run] = []
+    records: pa.RecordBatch
+    runs: list[Run]
 
     def __len__(self) -> int:
-        return len(self.kinds)
-
-    def add(self, fields: Sequence[dict[str, Any]], kinds: Sequence[DecodedKind], run: Run) -> None:
-        """Append the records of ``run``: their Avro field dicts and (type, version)."""
-        self.fields += fields
-        self.kinds += kinds
-        self.runs.append(run)
+        return int(self.records.num_rows) - sum(run.skip for run in self.runs)
 
     def to_batch(self, schema: pa.Schema = ARROW_SCHEMA) -> pa.RecordBatch:
-        """The gathered records as one batch of ``schema`` (a subset of the source's)."""
-        builders = self._builders()
-        return pa.RecordBatch.from_arrays([builders[f.name]() for f in schema], schema=schema)
+        """The records as one batch of ``schema`` (a subset of the source's columns)."""
+        builders = _builders(self.records, _RunColumns(self.runs))
+        batch = pa.RecordBatch.from_arrays([builders[f.name]() for f in schema], schema=schema)
+        if not any(run.skip for run in self.runs):
+            return batch
+        keep = np.ones(self.records.num_rows, dtype=bool)
+        for run, start in zip(self.runs, _starts(self.runs).tolist(), strict=True):
+            keep[start : start + run.skip] = False
+        return batch.filter(pa.array(keep))
 
-    def _builders(self) -> dict[str, Callable[[], pa.Array]]:
-        record = _RecordColumns(self.fields, self.kinds)
-        runs = _RunColumns(self.runs)
-        columns: dict[str, Callable[[], pa.Array]] = {
-            "offset": runs.offsets,
-            "position": runs.positions,
-            "timestamp": lambda: pc.multiply(runs.shared("timestamp_ms"), 1000).cast(
-                ARROW_SCHEMA.field("timestamp").type
-            ),
-            "type": lambda: pc.take(_TYPE_NAMES, record.codes()),
-            "type_code": record.codes,
-            "version": lambda: pa.array([kind[1] for kind in self.kinds], pa.int32()),
-        }
-        for name in _RUN_COLUMNS:
-            columns[name] = partial(runs.shared, name)
-        for index, name in enumerate(_AUTHOR_COLUMNS):
-            columns[name] = partial(runs.author, index)
-        for name in FIELD_OF_COLUMN:
-            columns[name] = partial(record.column, name)
-        return columns
+
+def _starts(runs: list[Run]) -> Any:
+    counts = np.fromiter((run.count for run in runs), dtype=np.int64, count=len(runs))
+    return np.cumsum(counts) - counts
+
+
+def _builders(records: pa.RecordBatch, runs: _RunColumns) -> dict[str, Callable[[], pa.Array]]:
+    codes = records.column(TYPE_CODE)
+    columns: dict[str, Callable[[], pa.Array]] = {
+        "offset": runs.offsets,
+        "position": runs.positions,
+        "timestamp": lambda: pc.multiply(runs.shared("timestamp_ms"), 1000).cast(
+            ARROW_SCHEMA.field("timestamp").type
+        ),
+        "type": lambda: pc.take(_TYPE_NAMES, codes),
+        "type_code": lambda: codes,
+        "version": lambda: records.column(VERSION),
+    }
+    for name in _RUN_COLUMNS:
+        columns[name] = partial(runs.shared, name)
+    for name, source in AUTHOR_COLUMNS.items():
+        columns[name] = partial(runs.author, records.column(source), codes)
+    for name, source in FIELD_OF_COLUMN.items():
+        columns[name] = partial(_record_column, name, records.column(source))
+    return columns
+
+
+def _record_column(name: str, values: pa.Array) -> pa.Array:
+    if name == "acl_id":
+        return kafka_uuid_texts(values)
+    names = _ENUM_NAMES.get(name)
+    return values if names is None else _named(values, names)
 
 
 class _RunColumns:
@@ -229,8 +192,10 @@ class _RunColumns:
         self._runs = runs
         counts = np.fromiter((run.count for run in runs), dtype=np.int64, count=len(runs))
         self._index = pa.array(np.repeat(np.arange(len(runs), dtype=np.int64), counts))
-        starts = np.cumsum(counts) - counts
-        self._within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
+        self._starts = np.cumsum(counts) - counts
+        self._within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(
+            self._starts, counts
+        )
         self._counts = counts
 
     def _per_run(self, values: list[int]) -> Any:
@@ -249,39 +214,15 @@ class _RunColumns:
         values = pa.array([getattr(run, attribute) for run in self._runs], kind)
         return pc.take(values, self._index)
 
-    def author(self, index: int) -> pa.Array:
-        values = pa.array([run.author[index] for run in self._runs], pa.string())
-        return pc.take(values, self._index)
-
-
-_EMPTY: dict[str, Any] = {}
-
-
-class _RecordColumns:
-    """The record columns of a chunk, built on first use from one struct array."""
-
-    def __init__(self, fields: list[dict[str, Any]], kinds: list[DecodedKind]) -> None:
-        self._fields, self._kinds = fields, kinds
-        self._codes: pa.Array | None = None
-        self._struct: pa.StructArray | None = None
-
-    def codes(self) -> pa.Array:
-        if self._codes is None:
-            self._codes = pa.array([kind[0] for kind in self._kinds], pa.int32())
-        return self._codes
-
-    def column(self, name: str) -> pa.Array:
-        if self._struct is None:
-            keep = WITH_COLUMNS
-            # An empty dict, not None: its fields are null and the struct has no nulls to
-            # fold into every column.
-            dicts = [
-                d if kind[0] in keep else _EMPTY
-                for d, kind in zip(self._fields, self._kinds, strict=True)
-            ]
-            self._struct = pa.array(dicts, type=_FIELDS)
-        values = self._struct.field(FIELD_OF_COLUMN[name])
-        if name == "acl_id":
-            return kafka_uuid_texts(values)
-        names = _ENUM_NAMES.get(name)
-        return values if names is None else _named(values, names)
+    def author(self, values: pa.Array, codes: pa.Array) -> pa.Array:
+        """``values`` (a request context column) at the first record of each log run whose
+        first record is a request context; null elsewhere."""
+        if not self._runs:
+            return pa.array([], pa.string())
+        first = pa.array(self._starts)
+        authored = pc.and_(
+            pc.equal(pc.take(codes, first), int(RecordType.REQUEST_CONTEXT)),
+            pa.array([run.source == SOURCE_LOG for run in self._runs]),
+        )
+        per_run = pc.if_else(authored, pc.take(values, first), pa.scalar(None, pa.string()))
+        return pc.take(per_run, self._index)

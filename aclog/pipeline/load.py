@@ -12,7 +12,6 @@ Thread-safe (no shared state).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +20,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from aclog.log.segment import list_segments
-from aclog.pipeline.avro import avro_available, read_log_avro
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.session import PipelineError
-from aclog.pipeline.source import FORMAT_NAME, snapshot_paths
-from aclog.pipeline.state import Survey
+from aclog.pipeline.source import FORMAT_NAME
 from aclog.snapshot import SnapshotError, SnapshotId, SnapshotInfo, list_snapshots, read_snapshot
 
 
@@ -35,13 +32,10 @@ def _ignore(message: str) -> None:
 
 @dataclass(frozen=True)
 class Records:
-    """A records DataFrame and the snapshot it starts from (``None``: the log from offset 0),
-    with their :class:`~aclog.pipeline.state.Survey` when it is known without a Spark job
-    (staging counted it; pass it to :func:`~aclog.pipeline.state.state` as ``known``)."""
+    """A records DataFrame and the snapshot it starts from (``None``: the log from offset 0)."""
 
     frame: DataFrame
     snapshot: SnapshotInfo | None
-    survey: Survey | None = None
 
 
 def read_records(
@@ -54,64 +48,13 @@ def read_records(
     arrow: bool = True,
     split_bytes: int | None = None,
     columns: Sequence[str] | None = None,
-    engine: str | None = None,
 ) -> DataFrame:
-    """The records of ``directory`` with the given options, split into at least as many pieces
-    as the session has default parallelism. ``columns`` (default: all) narrows what is built
-    to those columns. ``engine`` (see :func:`resolve_engine`) says who decodes the log: the
-    JVM's Avro reader over staged copies (:mod:`aclog.pipeline.avro`: the copy runs now, the
-    read when the result is used) or the Python source (``spark.read.format("aclog")``, which
-    always reads the snapshots)."""
-    return _read(
-        spark,
-        directory,
-        snapshots=snapshots,
-        from_offset=from_offset,
-        segments=segments,
-        arrow=arrow,
-        split_bytes=split_bytes,
-        columns=columns,
-        engine=engine,
-    )[0]
-
-
-def _read(
-    spark: SparkSession,
-    directory: Path,
-    *,
-    snapshots: str,
-    from_offset: int,
-    columns: Sequence[str] | None,
-    engine: str | None,
-    segments: bool = True,
-    arrow: bool = True,
-    split_bytes: int | None = None,
-) -> tuple[DataFrame, Survey | None]:
-    """:func:`read_records`, and the survey of the records when staging counted it."""
+    """The records of ``directory`` through the ``aclog`` data source (one partition per
+    segment piece and per snapshot, decoded by the executors), split into at least as many
+    pieces as the session has default parallelism. ``columns`` (default: all) narrows what is
+    built to those columns."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
-    source = (snapshots, from_offset, columns, arrow, split_bytes)
-    if not (segments and resolve_engine(spark, engine) == ENGINE_AVRO):
-        return _python_source(spark, directory, segments, *source), None
-    log, survey = read_log_avro(
-        spark, directory, from_offset=from_offset, columns=columns, split_bytes=split_bytes
-    )
-    if not snapshot_paths(directory, snapshots):
-        return log, survey
-    # A snapshot holds no removal and ends before the log: the log's survey stands.
-    return _python_source(spark, directory, False, *source).unionByName(log), survey
-
-
-def _python_source(
-    spark: SparkSession,
-    directory: Path,
-    segments: bool,
-    snapshots: str,
-    from_offset: int,
-    columns: Sequence[str] | None,
-    arrow: bool,
-    split_bytes: int | None,
-) -> DataFrame:
     reader = spark.read.format(FORMAT_NAME)
     if columns is not None:
         reader = reader.schema(StructType([RECORD_SCHEMA[name] for name in columns]))
@@ -125,34 +68,6 @@ def _python_source(
     if split_bytes is not None:
         reader = reader.option("split_bytes", str(split_bytes))
     return reader.load(str(directory.resolve()))
-
-
-ENGINE_AUTO, ENGINE_AVRO, ENGINE_PYTHON = "auto", "avro", "python"
-ENGINE_ENV = "ACLOG_PIPELINE_ENGINE"
-"""Names the engine when a caller gives none (``auto`` if unset)."""
-
-
-def resolve_engine(spark: SparkSession, engine: str | None = None) -> str:
-    """``avro`` or ``python``: ``engine`` (default ``$ACLOG_PIPELINE_ENGINE``, else ``auto``),
-    where ``auto`` is ``avro`` when this Spark has the Avro reader, else ``python``. Raises
-    :class:`PipelineError` for an unknown name, or ``avro`` on a Spark without the reader."""
-    chosen = (engine or os.environ.get(ENGINE_ENV) or ENGINE_AUTO).strip().lower()
-    if chosen not in (ENGINE_AUTO, ENGINE_AVRO, ENGINE_PYTHON):
-        raise PipelineError(f"unknown pipeline engine {chosen!r}: use auto, avro or python")
-    if chosen == ENGINE_PYTHON:
-        return ENGINE_PYTHON
-    if avro_available(spark):
-        return ENGINE_AVRO
-    if chosen == ENGINE_AVRO:
-        raise PipelineError("this Spark has no Avro reader class; use the python engine")
-    return ENGINE_PYTHON
-
-
-def worth_caching(spark: SparkSession, engine: str | None = None) -> bool:
-    """Whether a job that reads the records several times should cache them: yes when the
-    Python source decodes them (each read decodes the log again), no over staged Avro (the JVM
-    decodes fast, and each read takes only its record types' folders)."""
-    return resolve_engine(spark, engine) == ENGINE_PYTHON
 
 
 def read_parquet_records(spark: SparkSession, path: Path) -> DataFrame:
@@ -231,11 +146,9 @@ def records_as_of(
     use_snapshots: bool = True,
     on_warning: Callable[[str], None] = _ignore,
     columns: Sequence[str] | None = None,
-    engine: str | None = None,
 ) -> Records:
     """The records that rebuild the state as of the given point: the chosen snapshot (if any)
-    plus every log record after it (``columns`` of them, read by ``engine``: see
-    :func:`read_records`). The cut at
+    plus every log record after it (``columns`` of them: see :func:`read_records`). The cut at
     the point itself is :func:`~aclog.pipeline.state.cut`'s job."""
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
@@ -252,10 +165,8 @@ def records_as_of(
     shots, start = (
         ("none", 0) if snapshot is None else (str(snapshot.path), snapshot.last_offset + 1)
     )
-    frame, survey = _read(
-        spark, directory, snapshots=shots, from_offset=start, columns=columns, engine=engine
-    )
-    return Records(frame, snapshot, survey)
+    frame = read_records(spark, directory, snapshots=shots, from_offset=start, columns=columns)
+    return Records(frame, snapshot)
 
 
 def records_for_history(

@@ -3,9 +3,9 @@
 A PySpark 4 Python data source. Planning (:meth:`AclogReader.partitions`) lists the segments and
 makes one partition per segment, splitting a large segment at its sparse-index entries into
 pieces of about ``split_bytes``, and one partition per snapshot when ``snapshots`` asks for them.
-Each task decodes its piece with the one decoder (:func:`aclog.records.bulk.decode_fields`: each
-batch's Avro field values, no record objects), builds the columns with
-:class:`~aclog.pipeline.columns.ColumnChunk` and yields Arrow record batches of
+Each task decodes its piece with the columnar decoder (:func:`aclog.records.columnar.
+decode_columns`: numpy passes over the batches' values, no record objects), names the columns
+with :class:`~aclog.pipeline.columns.ColumnChunk` and yields Arrow record batches of
 :data:`~aclog.pipeline.schema.ARROW_SCHEMA` (or plain tuples with ``arrow=false``, which Spark
 converts itself, value by value). Given a narrower schema (``spark.read.schema(...)``, any subset
 of the columns) the reader builds and sends only those columns.
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
@@ -42,7 +43,7 @@ from pyspark.sql.types import StructType
 from aclog.log import read_batches
 from aclog.log.index import OffsetIndex
 from aclog.log.segment import list_segments
-from aclog.pipeline.columns import NO_AUTHOR, ColumnChunk, Run, author_of
+from aclog.pipeline.columns import ColumnChunk, Run
 from aclog.pipeline.schema import (
     ARROW_SCHEMA,
     COLUMN_NAMES,
@@ -50,11 +51,11 @@ from aclog.pipeline.schema import (
     SOURCE_LOG,
     SOURCE_SNAPSHOT,
 )
-from aclog.records.bulk import decode_fields
 from aclog.records.codec import DecodedKind, record_to_fields
+from aclog.records.columnar import columns_from_fields, decode_columns
 from aclog.records.schemas import CURRENT_VERSIONS
 from aclog.records.types import RECORD_TYPES
-from aclog.snapshot import list_snapshots, read_snapshot
+from aclog.snapshot import SnapshotInfo, list_snapshots, read_snapshot
 
 FORMAT_NAME = "aclog"
 DEFAULT_SPLIT_BYTES = 16 << 20
@@ -89,38 +90,48 @@ class SnapshotPiece(InputPartition):
 
 def log_chunks(piece: LogPiece, batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator[ColumnChunk]:
     """The records of one log piece in offset order, in chunks of about ``batch_rows`` (whole
-    log batches). Records are decoded to their Avro fields (:func:`~aclog.records.bulk.
-    decode_fields`): the columns are copied out of those, so no record object is ever built."""
+    log batches). The values of a chunk's batches are decoded together by the columnar decoder
+    (:func:`~aclog.records.columnar.decode_columns`): no record object is ever built."""
     low, high, start = piece.low, piece.high, piece.from_offset
-    chunk = ColumnChunk()
+    values: list[bytes] = []
+    runs: list[Run] = []
+    kept = 0
     for batch in read_batches(Path(piece.directory), max(low, start), high):
         base = batch.base_offset
         if base < low:
             continue  # owned by the previous piece (a split point inside this batch)
         if high is not None and base >= high:
             break
-        fields, kinds = decode_fields(batch.values, base)
-        if not fields:
+        count = len(batch.values)
+        skip = min(max(0, start - base), count)
+        if count == 0:
             continue
-        skip, count = max(0, start - base), len(fields)
-        run = Run(
-            count - skip,
-            base + skip,
-            1,
-            skip,
-            batch.epoch,
-            batch.timestamp_ms,
-            base,
-            batch.last_offset,
-            SOURCE_LOG,
-            author_of(kinds[0], fields[0]),
+        values += batch.values
+        runs.append(
+            Run(
+                count,
+                base,
+                1,
+                0,
+                batch.epoch,
+                batch.timestamp_ms,
+                base,
+                batch.last_offset,
+                SOURCE_LOG,
+                skip,
+            )
         )
-        chunk.add(fields[skip:], kinds[skip:], run)
-        if len(chunk) >= batch_rows:
-            yield chunk
-            chunk = ColumnChunk()
-    if len(chunk):
-        yield chunk
+        kept += count - skip
+        if kept >= batch_rows:
+            yield _log_chunk(values, runs)
+            values, runs, kept = [], [], 0
+    if kept:
+        yield _log_chunk(values, runs)
+
+
+def _log_chunk(values: list[bytes], runs: list[Run]) -> ColumnChunk:
+    offsets: Any = np.concatenate([run.offset + np.arange(run.count) for run in runs])
+    return ColumnChunk(decode_columns(values, offsets), runs)
 
 
 def snapshot_chunks(path: str, batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator[ColumnChunk]:
@@ -128,7 +139,6 @@ def snapshot_chunks(path: str, batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator
     index in the file, in chunks of ``batch_rows``."""
     reader = read_snapshot(path)
     info = reader.info
-    shared = (info.epoch, info.timestamp_ms)
     fields: list[dict[str, Any]] = []
     kinds: list[DecodedKind] = []
     done = 0
@@ -137,25 +147,28 @@ def snapshot_chunks(path: str, batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator
         fields.append(record_to_fields(record))
         kinds.append((record_type, CURRENT_VERSIONS[record_type]))
         if len(kinds) >= batch_rows:
-            yield _snapshot_chunk(fields, kinds, info.last_offset, done, shared)
+            yield _snapshot_chunk(fields, kinds, info, done)
             done += len(kinds)
             fields, kinds = [], []
     if kinds:
-        yield _snapshot_chunk(fields, kinds, info.last_offset, done, shared)
+        yield _snapshot_chunk(fields, kinds, info, done)
 
 
 def _snapshot_chunk(
-    fields: list[dict[str, Any]],
-    kinds: list[DecodedKind],
-    offset: int,
-    done: int,
-    shared: tuple[int, int],
+    fields: list[dict[str, Any]], kinds: list[DecodedKind], info: SnapshotInfo, done: int
 ) -> ColumnChunk:
-    chunk = ColumnChunk()
-    epoch, time_ms = shared
-    run = Run(len(kinds), offset, 0, done, epoch, time_ms, None, None, SOURCE_SNAPSHOT, NO_AUTHOR)
-    chunk.add(fields, kinds, run)
-    return chunk
+    run = Run(
+        len(kinds),
+        info.last_offset,
+        0,
+        done,
+        info.epoch,
+        info.timestamp_ms,
+        None,
+        None,
+        SOURCE_SNAPSHOT,
+    )
+    return ColumnChunk(columns_from_fields(kinds, fields), [run])
 
 
 _TIMESTAMP_COLUMN = COLUMN_NAMES.index("timestamp")

@@ -225,21 +225,17 @@ def state(
     *,
     persist: bool = True,
     broadcast_limit: int = BROADCAST_REMOVALS,
-    known: Survey | None = None,
 ) -> State:
     """The state as of the point: :func:`cut`, then :func:`survey`, :func:`acl_state` and
     :func:`user_state` over it. ``persist`` caches the cut records (memory, spilling to disk),
-    so the three results decode the log once instead of three times: worth it when decoding
-    is dear (the Python source), not over staged Avro, where each result reads only its record
-    types' folders. Runs one job now, :func:`survey`, which gives the provenance and the count
-    of removals that chooses how :func:`acl_state` joins (broadcast up to ``broadcast_limit``
-    removals), unless the point is the end and ``known`` is the records' survey (staging
-    counts it as it copies the log: see :func:`aclog.pipeline.load.records_as_of`)."""
+    so the three results decode the log once instead of three times (turn it off over records
+    that are cheap to read again, such as Parquet). Runs one job now, :func:`survey`, which
+    gives the provenance and the count of removals that chooses how :func:`acl_state` joins
+    (broadcast up to ``broadcast_limit`` removals)."""
     kept = cut(records, at_offset, at_time_ms).select(*_KEPT_COLUMNS)
     if persist:
         kept = kept.persist(StorageLevel.MEMORY_AND_DISK)
-    uncut = at_offset is None and at_time_ms is None
-    found = known if known is not None and uncut else survey(kept)
+    found = survey(kept)
     joined = acl_state(kept, found.removals <= broadcast_limit)
     return State(joined, user_state(kept), found, kept)
 

@@ -44,10 +44,9 @@ from aclog.records.codec import (
     Plan,
     decode_framed,
     frame_plan,
-    record_to_fields,
 )
 from aclog.records.collector import call_paused
-from aclog.records.columns import RAW_CODES, CodeTable, acl_columns, code_table, remove_acl_ids
+from aclog.records.columns import CodeTable, acl_columns, code_table, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
 from aclog.varint import zigzag
@@ -77,18 +76,6 @@ def decode_values(
     if len(values) < PAUSE_AT:
         return _decode(values, first_offset, _RECORDS)
     return call_paused(_decode, values, first_offset, _RECORDS)
-
-
-def decode_fields(
-    values: Sequence[bytes], first_offset: int | None = None
-) -> tuple[list[dict[str, Any]], list[DecodedKind]]:
-    """Like :func:`decode_values`, but each record as its Avro field values at the current
-    schema version (what :func:`~aclog.records.codec.record_to_fields` gives), without building
-    the records: for readers that only copy fields out, such as the Spark data source. Enum
-    fields are the raw codes, including codes this build has no name for."""
-    if len(values) < PAUSE_AT:
-        return _decode(values, first_offset, _FIELDS)
-    return call_paused(_decode, values, first_offset, _FIELDS)
 
 
 @dataclass(frozen=True)
@@ -158,16 +145,6 @@ def _records_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]
     return remove_acls_from_ids(columns[0])
 
 
-def _fields_of_columns(plan: Plan, columns: tuple[list[Any], ...]) -> list[Any]:
-    names = _field_names(plan.record_type, plan.version)
-    return list(map(dict, map(zip, repeat(names), zip(*columns, strict=True))))
-
-
-@cache
-def _field_names(record_type: RecordType, version: int) -> tuple[str, ...]:
-    return tuple(field["name"] for field in raw_schema(record_type, version)["fields"])
-
-
 def _remove_columns(run: list[bytes], codes: tuple[CodeTable, ...]) -> tuple[list[Any], ...] | None:
     del codes  # a removal has no code field
     ids = remove_acl_ids(run)
@@ -189,18 +166,7 @@ def _record_of(one: DecodedRecord) -> Record:
     return one.record
 
 
-def _strip_sentinels(plan: Plan, items: list[dict[str, Any]]) -> list[Any]:
-    del plan
-    _consume(map(dict.pop, items, repeat(_SENTINEL_FIELD)))
-    return items
-
-
-def _fields_of(one: DecodedRecord) -> dict[str, Any]:
-    return record_to_fields(one.record)
-
-
 _RECORDS = _Output(_build_records, _records_of_columns, _record_of, _ACL_ENUMS)
-_FIELDS = _Output(_strip_sentinels, _fields_of_columns, _fields_of, RAW_CODES)
 
 
 def _group_by_frame(values: Sequence[bytes]) -> dict[bytes, tuple[list[int], list[bytes]]]:

@@ -77,6 +77,22 @@ def decode(value: bytes, offset: int | None = None) -> Record:
 
 def decode_framed(value: bytes, offset: int | None = None) -> DecodedRecord:
     """Decode one framed record value, keeping the type code and version it was written with."""
+    plan, fields = _decode_body(value, offset)
+    return DecodedRecord(plan.record_type, plan.version, plan.build(fields))
+
+
+def decode_avro_fields(
+    value: bytes, offset: int | None = None
+) -> tuple[DecodedKind, dict[str, Any]]:
+    """The (type, version) of one framed record value and its Avro field values resolved to the
+    current version, enum fields as the codes written: what :func:`decode_framed` builds its
+    record from, with the same checks and errors (the reference of
+    :mod:`aclog.records.columnar`)."""
+    plan, fields = _decode_body(value, offset)
+    return plan.kind, fields
+
+
+def _decode_body(value: bytes, offset: int | None) -> tuple[Plan, dict[str, Any]]:
     plan = _PLANS.get(value[:3])
     if plan is not None:  # the frame of every record type below 128: three single bytes
         start = 3
@@ -86,7 +102,7 @@ def decode_framed(value: bytes, offset: int | None = None) -> DecodedRecord:
     stream = io.BytesIO(value)
     stream.seek(start)
     try:
-        fields = schemaless_reader(stream, plan.writer, plan.reader)
+        fields: Any = schemaless_reader(stream, plan.writer, plan.reader)
     except (EOFError, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError) as err:
         raise RecordDecodeError(
             f"{_where(offset)}: cannot decode the Avro body of "
@@ -97,7 +113,7 @@ def decode_framed(value: bytes, offset: int | None = None) -> DecodedRecord:
             f"{_where(offset)}: {len(value) - stream.tell()} bytes left over after the body of "
             f"{record_type_name(plan.record_type)} version {plan.version}; the record is corrupt"
         )
-    return DecodedRecord(plan.record_type, plan.version, plan.build(fields))  # type: ignore[arg-type]
+    return plan, fields
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,14 +175,9 @@ def _state(
             on_warning=_warn,
             columns=pipeline.state.STATE_INPUT_COLUMNS,
         )
-    persist = _persist(spark, records)
-    return pipeline.state.state(source.frame, *point, persist=persist, known=source.survey)
-
-
-def _persist(spark: SparkSession, records: Path | None) -> bool:
-    """Whether to cache the records a job reads several times: only when the Python source
-    decodes them (Parquet and staged Avro are cheap to read again)."""
-    return records is None and bool(_modules().worth_caching(spark))
+    # Cached when the data source decodes the records (each read would decode the log again);
+    # Parquet is cheap to read again.
+    return pipeline.state.state(source.frame, *point, persist=records is None)
 
 
 def _check_source(data_dir: Path | None, records: Path | None) -> None:

@@ -153,7 +153,7 @@ def test_a_failed_part_leaves_no_half_state_behind(
     spark: SparkSession, logs: Logs, tmp_path: Path
 ) -> None:
     chosen = records_as_of(spark, logs.full, columns=STATE_INPUT_COLUMNS)
-    result = state(chosen.frame, known=chosen.survey)
+    result = state(chosen.frame)
     out = tmp_path / "state"
     assert write_state(result, out).acls == len(_replay(logs.full)["acls"])
     broken = replace(result, acls=result.acls.withColumn("x", F.raise_error(F.lit("disk gone"))))

@@ -1,7 +1,7 @@
 """``state`` equals ``aclog replay`` on the edges of last-record-wins: an ACL id removed and
 added again (in one batch, across batches, and over a snapshot that holds it), a removal whose
 addition is in the snapshot rather than the log, a credential deleted and set again; with
-either engine, cached or read again, with the removals broadcast or shuffled."""
+cached or read again, with the removals broadcast or shuffled."""
 
 from __future__ import annotations
 
@@ -93,11 +93,11 @@ def _write(directory: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("engine", "persist", "broadcast_limit"),
-    [("python", True, BROADCAST_REMOVALS), ("avro", False, BROADCAST_REMOVALS), ("avro", False, 0)],
+    ("persist", "broadcast_limit"),
+    [(True, BROADCAST_REMOVALS), (False, BROADCAST_REMOVALS), (False, 0)],
 )
 def test_ids_removed_and_added_again_equal_replay(
-    spark: SparkSession, tmp_path: Path, engine: str, persist: bool, broadcast_limit: int
+    spark: SparkSession, tmp_path: Path, persist: bool, broadcast_limit: int
 ) -> None:
     _write(tmp_path)
     offsets = [b.last_offset for b in read_batches(tmp_path)]
@@ -113,7 +113,6 @@ def test_ids_removed_and_added_again_equal_replay(
             tmp_path,
             use_snapshots=use_snapshots,
             columns=STATE_INPUT_COLUMNS,
-            engine=engine,
             **point,
         )
         result = state(chosen.frame, persist=persist, broadcast_limit=broadcast_limit, **point)

@@ -28,7 +28,6 @@ from aclog.records.bulk import (
     PAUSE_AT,
     SENTINEL,
     _group_by_frame,
-    decode_fields,
     decode_values,
 )
 from aclog.records.codec import record_to_fields
@@ -72,21 +71,6 @@ def test_bulk_equals_one_by_one(values: list[bytes], first: int) -> None:
     records, kinds = decode_values(values, first)
     assert (records, kinds) == _one_by_one(values, first)
     assert [type(r) for r in records] == [type(r) for r in _one_by_one(values, first)[0]]
-
-
-@given(_values, st.integers(min_value=0, max_value=1 << 40))
-def test_fields_are_the_records_fields(values: list[bytes], first: int) -> None:
-    records, kinds = _one_by_one(values, first)
-    fields, field_kinds = decode_fields(values, first)
-    assert fields == [record_to_fields(r) for r in records]  # type: ignore[arg-type]
-    assert field_kinds == kinds
-
-
-def test_fields_of_a_damaged_batch_raise_the_first_error() -> None:
-    values = _acl_values(2 * MIN_GROUP)
-    values[3] = _damage(values[3], 1)
-    with pytest.raises(RecordDecodeError, match="offset 13"):
-        decode_fields(values, 10)
 
 
 def test_empty_and_single() -> None:
@@ -180,7 +164,7 @@ def _big_batch() -> list[bytes]:
     return [*samples, *acls, *samples, *acls[:MIN_GROUP]]
 
 
-@pytest.mark.parametrize("decode", [decode_values, decode_fields])
+@pytest.mark.parametrize("decode", [decode_values])
 @pytest.mark.parametrize("enabled", [True, False])
 def test_a_big_decode_pauses_the_collector_and_restores_it(
     decode: object, enabled: bool, monkeypatch: pytest.MonkeyPatch

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from aclog.records import RecordDecodeError, RecordType, decode_framed
 from aclog.records.build import ACL_CODE_CONVERTERS, acls_from_columns
-from aclog.records.bulk import MIN_GROUP, decode_fields, decode_values
+from aclog.records.bulk import MIN_GROUP, decode_values
 from aclog.records.codec import frame_of
 from aclog.records.columns import acl_columns, code_table, remove_acl_ids
 from aclog.records.schemas import parsed_schema
@@ -77,8 +77,6 @@ def test_runs_decode_as_one_by_one(fields: list[dict[str, object]], damage) -> N
     for index, how, where in damage:
         values[index % len(values)] = _damage(values[index % len(values)], how, where)
     assert _outcome(lambda v: decode_values(v, 40), values) == _outcome(_one_by_one, values)
-    if not damage:
-        assert decode_fields(values, 40) == (fields, [(ACL, 0)] * len(values))
 
 
 def test_short_text_and_small_codes_are_taken_apart() -> None:
