@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.image import MetadataImage, MetadataProvenance, apply_records
-from aclog.replay import CommittedBatch, replay_batches
 from aclog.records.enums import (
     AclOperation,
     AclPermissionType,
@@ -26,6 +25,7 @@ from aclog.records.types import (
     RemoveUserScramCredentialRecord,
     UserScramCredentialRecord,
 )
+from aclog.replay import CommittedBatch, replay_batches
 
 USERS = ["alice", "bob", "carol"]
 MECHANISMS = [ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512]
