@@ -3,8 +3,9 @@ batch of the log after it. The controller starts this way; brokers and the tools
 time travel is the same walk stopped early.
 
 Only whole batches are applied: a point in time or an offset inside a batch gives the state
-before that batch (a batch is atomic). Snapshots are chosen newest first at or below the target;
-a corrupt one is reported through ``on_warning`` and an older one (or the full log) is used.
+before that batch (a batch is atomic). The snapshot is chosen by
+:func:`aclog.snapshot.newest_valid_snapshot` (newest first at or below the target offset and
+time; a corrupt one is reported through ``on_warning`` and an older one, or the full log, used).
 
 A KRaft metadata directory (``kraft=True``) is rebuilt the same way from its newest usable
 ``.checkpoint`` and the KRaft log batches after it (:mod:`aclog.kraft`); ``Rebuilt.snapshot`` is
@@ -26,14 +27,7 @@ from aclog.records.collector import gc_paused
 from aclog.records.types import RECORD_TYPES
 from aclog.replay.batches import replay_batches
 from aclog.replay.stream import DecodedBatch, Entry, read_decoded
-from aclog.snapshot import (
-    NoUsableSnapshotError,
-    SnapshotError,
-    SnapshotInfo,
-    list_snapshots,
-    newest_valid_snapshot,
-    read_snapshot,
-)
+from aclog.snapshot import NoUsableSnapshotError, SnapshotInfo, newest_valid_snapshot
 
 
 class RebuildError(Exception):
@@ -92,15 +86,15 @@ def _rebuild_from_log(
     on_warning: Callable[[str], None],
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> Rebuilt:
-    snapshot_bound = _snapshot_bound(directory, at_offset, at_time_ms)
     segments = list_segments(directory)
     log_start = segments[0][0] if segments else 0
     found = None
-    if use_snapshots and snapshot_bound != -1:
+    if use_snapshots:
         try:
             found = newest_valid_snapshot(
                 directory,
-                at_or_below=snapshot_bound,
+                at_or_below=at_offset,
+                at_time_ms=at_time_ms,
                 on_warning=on_warning,
                 log_start_offset=log_start,
             )
@@ -116,23 +110,6 @@ def _rebuild_from_log(
     _check_log_reaches(directory, start)
     image, replayed = replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     return Rebuilt(image, found[0] if found else None, replayed)
-
-
-def _snapshot_bound(directory: Path, at_offset: int | None, at_time_ms: int | None) -> int | None:
-    """The highest snapshot offset usable for the target (-1: none; None: any)."""
-    if at_time_ms is None:
-        return at_offset
-    fitting = [s.last_offset for s in list_snapshots(directory) if _taken_by(s.path, at_time_ms)]
-    bound = max(fitting, default=-1)
-    return bound if at_offset is None else min(bound, at_offset)
-
-
-def _taken_by(path: Path, at_time_ms: int) -> bool:
-    """True when the snapshot's state is from ``at_time_ms`` or earlier (unreadable: False)."""
-    try:
-        return read_snapshot(path).info.timestamp_ms <= at_time_ms
-    except SnapshotError:
-        return False
 
 
 def _check_log_reaches(directory: Path, start: int) -> None:
