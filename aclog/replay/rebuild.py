@@ -11,7 +11,11 @@ A KRaft metadata directory (``kraft=True``) is rebuilt the same way from its new
 ``.checkpoint`` and the KRaft log batches after it (:mod:`aclog.kraft`); ``Rebuilt.snapshot`` is
 then ``None`` and ``Rebuilt.kraft_checkpoint`` says which checkpoint was used.
 
-Thread-safe (no shared state). Cost: one snapshot read plus O(records after it).
+Thread-safe (no shared state). Cost: one snapshot read plus O(records after it). A rebuild
+allocates several objects per record and frees few: with the cyclic collector on, its full
+collections walk the growing image again and again (a third of a cold start), so programs
+that rebuild pause it around the call (:func:`aclog.records.collector.gc_paused`), as the
+CLI and a broker's loader do; the library never touches the process-wide collector.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ from pathlib import Path
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.kraft import CheckpointInfo, KraftBatch, KraftError, kraft_replay_batches
 from aclog.log.segment import list_segments
-from aclog.records.collector import gc_paused
 from aclog.records.types import RECORD_TYPES
 from aclog.replay.batches import replay_batches
 from aclog.replay.stream import DecodedBatch, Entry, read_decoded
@@ -66,16 +69,11 @@ def rebuild_image(
     """The state after every whole batch at or below ``at_offset`` and at or before
     ``at_time_ms`` (both ``None``: the whole log); ``kraft=True`` reads a KRaft metadata
     directory (``__cluster_metadata-0``) instead of an aclog data directory."""
-    # A rebuild allocates several objects per record and frees few: with the collector on,
-    # its full collections walk the growing image again and again (a third of a cold start).
-    with gc_paused():
-        if kraft:
-            return _rebuild_from_kraft(
-                directory, at_offset, at_time_ms, use_snapshots, on_warning, on_batch
-            )
-        return _rebuild_from_log(
+    if kraft:
+        return _rebuild_from_kraft(
             directory, at_offset, at_time_ms, use_snapshots, on_warning, on_batch
         )
+    return _rebuild_from_log(directory, at_offset, at_time_ms, use_snapshots, on_warning, on_batch)
 
 
 def _rebuild_from_log(
@@ -132,18 +130,6 @@ def replay_tail(
 ) -> tuple[MetadataImage, int]:
     """``image`` with the log's records from ``start`` replayed as one delta (whole batches at
     or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed."""
-    with gc_paused():  # see rebuild_image
-        return _replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
-
-
-def _replay_tail(
-    directory: Path,
-    image: MetadataImage,
-    start: int,
-    at_offset: int | None,
-    at_time_ms: int | None,
-    on_batch: Callable[[DecodedBatch], None] | None,
-) -> tuple[MetadataImage, int]:
     batches = _bounded(read_decoded(directory, start), at_offset, at_time_ms, on_batch)
     replayed = replay_batches(image, batches, start=start)  # a batch may straddle the start
     return replayed.image, replayed.records
