@@ -102,13 +102,14 @@ class AclBatchReplayer:
 
     def replay(self, record: AclRecord, offset: int) -> None:
         """:meth:`AclsDelta.replay` of one record, mirrored in the working copy."""
-        self.settle()
-        if isinstance(record, AccessControlEntryRecord):
+        if self._pending:
+            self.settle()
+        if type(record) is AccessControlEntryRecord:
             self._delta.replay_add(record, offset)
             if self._working is not None:
                 self._working.add(record, acl_key(record))
         else:
-            self._delta.replay_remove(record, offset)
+            self._delta.replay_remove(record, offset)  # type: ignore[arg-type]
             if self._working is not None:
                 self._working.remove(record.id)
 

@@ -207,13 +207,15 @@ class MetadataDelta:
         if self._batches is not None:
             self._batches.replay(record, offset)
         else:
-            self._own_acls_delta().replay_add(record, offset)
+            acls = self._acls if self._acls is not None else self._own_acls_delta()
+            acls.replay_add(record, offset)
 
     def _replay_acl_removal(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
         if self._batches is not None:
             self._batches.replay(record, offset)
         else:
-            self._own_acls_delta().replay_remove(record, offset)
+            acls = self._acls if self._acls is not None else self._own_acls_delta()
+            acls.replay_remove(record, offset)
 
     def _replay_scram(
         self, record: UserScramCredentialRecord | RemoveUserScramCredentialRecord, offset: int
