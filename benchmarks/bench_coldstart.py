@@ -20,7 +20,7 @@ from aclog.authorizer import Authorizer
 from aclog.broker import AuthorizerPublisher, MetadataLoader
 from aclog.log import SegmentedLog
 from aclog.records import RemoveAccessControlEntryRecord, encode
-from aclog.records.collector import gc_paused
+from aclog.records.collector import call_paused, gc_paused
 from aclog.replay.rebuild import rebuild_image, replay_tail
 from aclog.replay.stream import read_decoded
 from aclog.snapshot import read_snapshot, write_snapshot
@@ -62,7 +62,8 @@ def run(report: Report, quick: bool) -> None:
         loader = MetadataLoader(directory, [AuthorizerPublisher(authorizer)])
         gc.collect()  # no garbage from making the data is collected on the clock
         start = time.perf_counter()
-        loader.catch_up()
+        with gc_paused(freeze=True):  # as MetadataLoader.start() catches up (a process edge)
+            loader.catch_up()
         ready = time.perf_counter() - start
         assert authorizer.is_ready and len(authorizer) == len(loader.image.acls)
         size = f"{snapshot_acls}+{tail}"
@@ -102,7 +103,7 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
         )
     )
     first_tail = snapshot_acls
-    base = rebuild_image(directory, at_offset=first_tail - 1).image
+    base = call_paused(rebuild_image, directory, at_offset=first_tail - 1).image
     counts: dict[str, int] = {}
 
     def floor() -> None:
@@ -112,7 +113,9 @@ def _floors(report: Report, directory: Path, snapshot_acls: int, tail: int) -> N
     def replay() -> None:
         # What a broker or controller does with the log after its snapshot: every batch
         # replayed into one delta, applied to the snapshot's image.
-        counts["replay"] = replay_tail(directory, base, first_tail)[1]
+        # The collector paused, as a program that replays does (see aclog.records.collector).
+        with gc_paused():
+            counts["replay"] = replay_tail(directory, base, first_tail)[1]
 
     # In turn, best of three, each after a collection: the floor and the replay see the same
     # moments of a shared machine, and neither pays for the other's garbage.

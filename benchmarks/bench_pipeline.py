@@ -52,6 +52,7 @@ from aclog.records import (
     encode,
     kafka_uuid_text,
 )
+from aclog.records.collector import call_paused
 from aclog.replay.rebuild import Rebuilt, rebuild_image
 from aclog.tools.history import state_to_dict
 from benchmarks.duckdb_state import duckdb_state
@@ -337,7 +338,7 @@ def _state_rates(
             f"the same rules in SQL, every core, Parquet out; {elapsed:.1f} s",
         )
     )
-    elapsed, rebuilt = _timed(lambda: rebuild_image(directory))
+    elapsed, rebuilt = _timed(lambda: call_paused(rebuild_image, directory))  # as the CLI does
     assert isinstance(rebuilt, Rebuilt)
     _duckdb_mismatches(report, answer, rebuilt, total)
     report.add(
@@ -453,7 +454,7 @@ def _bench_access(
     )
 
     authorizer = Authorizer()
-    authorizer.load(acls)
+    call_paused(authorizer.load, acls)
     rng = random.Random(9)
     sample = [
         (

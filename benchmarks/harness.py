@@ -9,7 +9,9 @@ around a build, the records themselves excluded (they exist before the build sta
 
 GC: large inputs are frozen with ``gc.freeze()`` before a timed build and the build result
 afterwards, so collections during timing do not walk millions of long-lived objects; GC stays
-enabled while timing.
+enabled while timing, except where aclog's own programs pause it around a library call (the
+library never does): the suites pause there too (:func:`aclog.records.collector.call_paused`),
+so that they measure what a broker or the CLI gets.
 """
 
 from __future__ import annotations

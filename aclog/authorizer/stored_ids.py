@@ -1,5 +1,4 @@
-"""The writer's side of the authorizer: checking a batch against the stored ids, and the size from
-which a batch is built with the cyclic garbage collector paused.
+"""The writer's side of the authorizer: checking a batch against the stored ids.
 
 The writer keeps its own view of the stored ACLs, keyed by ``UUID.int`` (hashing a ``UUID`` is a
 Python-level call; its ``int`` hashes in C).
@@ -16,10 +15,6 @@ from aclog.authorizer.results import UnknownAclError
 from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 
 ById = dict[int, AccessControlEntryRecord]
-
-BIG_BATCH = 10_000
-"""A batch at least this big is built with the garbage collector paused
-(:func:`aclog.records.collector.gc_paused`)."""
 
 
 def by_id_of(acls: list[AccessControlEntryRecord] | tuple[AccessControlEntryRecord, ...]) -> ById:

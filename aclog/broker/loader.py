@@ -93,16 +93,12 @@ class MetadataLoader:
         def count(batch: DecodedBatch) -> None:
             counted[0] += 1
 
-        # The image and the publishers' first build (the authorizer's index) live as long as
-        # the broker: build them with the collector paused, then freeze them, so that no later
-        # collection walks those millions of objects (see gc_paused).
-        with gc_paused(freeze=True):
-            rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
-            self.image = rebuilt.image
-            manifest = Manifest(
-                ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
-            )
-            self._publish(None, manifest)
+        rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
+        self.image = rebuilt.image
+        manifest = Manifest(
+            ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
+        )
+        self._publish(None, manifest)
         self.caught_up = True
         return manifest
 
@@ -143,12 +139,6 @@ class MetadataLoader:
 
     def _replay(self, batches: Iterable[ReplayBatch]) -> Manifest | None:
         """Replay ``batches`` (in log order, following the image) as one delta and publish it."""
-        # A backlog of many batches allocates a few tracked objects per record and frees few:
-        # with the collector on, a 250k-record poll took ~1.4x as long (see gc_paused).
-        with gc_paused():
-            return self._replay_paused(batches)
-
-    def _replay_paused(self, batches: Iterable[ReplayBatch]) -> Manifest | None:
         replayed = replay_batches(self.image, batches)
         if replayed.delta is None:
             return None
@@ -165,8 +155,17 @@ class MetadataLoader:
     # -- the loader thread ---------------------------------------------------------------------
 
     def start(self) -> None:
-        """Catch up on the calling thread, then tail the log on a daemon thread."""
-        self.catch_up()
+        """Catch up on the calling thread, then tail the log on a daemon thread.
+
+        This is a process edge, so it decides about the process-wide garbage collector (the
+        library calls never do): the image and the publishers' first build (the authorizer's
+        index) live as long as the broker, so they are built with the collector paused and then
+        frozen, and no later collection walks those millions of objects; each poll of the
+        thread runs paused too (a 250k-record backlog took ~1.4x as long with it on). See
+        :func:`~aclog.records.collector.gc_paused`.
+        """
+        with gc_paused(freeze=True):
+            self.catch_up()
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="aclog-loader", daemon=True)
         self._thread.start()
@@ -181,7 +180,8 @@ class MetadataLoader:
             # Cleared before the poll: a wake during the poll (a newer commit) polls again.
             self._wake.clear()
             try:
-                self.poll()
+                with gc_paused():  # see start()
+                    self.poll()
             except Exception:  # keep following; the error is the log's or a publisher's
                 logger.exception("metadata loader failed to apply new batches; retrying")
                 time.sleep(1.0)

@@ -4,6 +4,7 @@ replay records into them.
 Imports :mod:`aclog.acl` and :mod:`aclog.records` (and the standard library).
 """
 
+from aclog.image.acl_batches import AclBatchReplayer
 from aclog.image.acls import AclChanges, AclsDelta, AclsImage
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import MetadataDelta, MetadataImage, apply_records, image_records
@@ -19,6 +20,7 @@ from aclog.image.scram import (
 )
 
 __all__ = [
+    "AclBatchReplayer",
     "AclChanges",
     "AclsDelta",
     "AclsImage",

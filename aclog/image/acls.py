@@ -1,54 +1,56 @@
 """The ACLs in a metadata image, and the changes a batch of records makes to them.
 
 :class:`AclsImage` is the committed state; :class:`AclsDelta` collects the changes of one or more
-batches on top of an image and turns them into the next image. Changes keep commit order, because
-a publisher must apply a DENY and a later ALLOW in the order they were made.
+batches on top of an image and turns them into the next image, in Kafka's shape: replay an
+addition or a removal, finish a snapshot, apply. Changes keep commit order, because a publisher
+must apply a DENY and a later ALLOW in the order they were made.
 
 Replay is strict (``reference/style-anchors.md`` §5.3 rule 4): adding an id or an ACL that is
 already present, or removing an id that is not, raises :class:`ReplayError` naming the offset.
+Whole batches can go in faster through :mod:`aclog.image.acl_batches`, which applies exactly as
+this one-by-one replay would, or declines.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress, repeat
-from operator import attrgetter, is_, not_
 from types import MappingProxyType
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
 from aclog.image.errors import ReplayError
 from aclog.image.layered import LayeredMap, missing_from
 from aclog.image.render import acl_to_dict
-from aclog.image.working import WorkingAcls
 from aclog.records.types import (
     AccessControlEntryRecord,
     AclBinding,
     AclKey,
     RemoveAccessControlEntryRecord,
     acl_key,
-    acl_keys,
     kafka_uuid_text,
 )
 
-AclRecord = AccessControlEntryRecord | RemoveAccessControlEntryRecord
-_id_of = attrgetter("id")
-
 AclChanges = Mapping[uuid.UUID, AccessControlEntryRecord | None]
 """Ordered changes by ACL id: a record is an addition, ``None`` a removal."""
+
+BindingIndex = LayeredMap[AclKey, uuid.UUID]
+"""ACL key (:attr:`AccessControlEntryRecord.key`) -> the id that stores that ACL."""
 
 
 @dataclass(frozen=True)
 class AclsImage:
     """Represents the ACLs in the metadata image, by id, in commit order.
 
-    Immutable; thread-safe. ``acls`` is a read-only view. Two images are equal when they hold the
-    same ACLs under the same ids. :meth:`id_of` builds its index on first use, O(n) once per image.
+    Immutable; thread-safe. ``acls`` is a read-only view. ``index`` is the binding index of
+    exactly these ACLs when whoever made the image had it (a delta carries its base's forward);
+    otherwise :attr:`bindings` builds it on first use, O(n) once per image. Two images are equal
+    when they hold the same ACLs under the same ids.
     """
 
     acls: Mapping[uuid.UUID, AccessControlEntryRecord] = field(default_factory=dict)
+    index: BindingIndex | None = field(default=None, compare=False, repr=False)
 
     EMPTY: ClassVar[AclsImage]
 
@@ -63,16 +65,23 @@ class AclsImage:
         return iter(self.acls.values())
 
     @cached_property
-    def _ids_by_binding(self) -> LayeredMap[AclKey, uuid.UUID]:
+    def bindings(self) -> BindingIndex:
+        """The binding index: ``index`` if given, else built from the ACLs (once)."""
+        if self.index is not None:
+            return self.index
         return LayeredMap.adopt({acl.key: acl_id for acl_id, acl in self.acls.items()})
+
+    def built_bindings(self) -> BindingIndex | None:
+        """:attr:`bindings` if it exists already (given or built), without building it."""
+        return self.index if self.index is not None else self.__dict__.get("bindings")
 
     def id_of(self, binding: AclBinding) -> uuid.UUID | None:
         """The id of the stored ACL identical to ``binding`` (all seven fields), if any. O(1)."""
-        return self._ids_by_binding.get(binding.key)
+        return self.bindings.get(binding.key)
 
     def id_of_key(self, key: AclKey) -> uuid.UUID | None:
         """Like :meth:`id_of`, for an :attr:`AccessControlEntryRecord.key`."""
-        return self._ids_by_binding.get(key)
+        return self.bindings.get(key)
 
     def to_dict(self) -> list[dict[str, str]]:
         """Every ACL as :func:`aclog.image.render.acl_to_dict`, in commit order."""
@@ -94,17 +103,11 @@ class AclsDelta:
         self._image = image
         self._snapshot = snapshot
         self._changes: dict[uuid.UUID, AccessControlEntryRecord | None] = {}
+        # The keys this delta added that are still present, and the id of each.
         self._added: dict[AclKey, uuid.UUID] = {}
         # The base image's ids this delta removed (a removed id re-added stays here), so that
         # apply() touches only those by id; None in a snapshot delta, which may replace any.
         self._touched: dict[uuid.UUID, None] | None = None if snapshot else {}
-        # A big delta's current state, written batch by batch (see aclog.image.working).
-        self._working: WorkingAcls | None = None
-        # Batches written to the working state only: (batch, bindings, removals) each, not yet
-        # in _changes, _added and _touched, which a replay into a working state seldom reads
-        # (a catch-up never does): _settle() adds them when something does.
-        self._pending: list[_Pending] = []
-        self._pending_removed: set[uuid.UUID] = set()  # the ids the pending batches removed
 
     @property
     def image(self) -> AclsImage:
@@ -114,18 +117,17 @@ class AclsDelta:
     @property
     def changes(self) -> AclChanges:
         """The changes in commit order. A record whose id the base image has replaces it."""
-        self._settle()
         return MappingProxyType(self._changes)
 
-    def _settle(self) -> None:
-        """Add the pending batches to the delta's bookkeeping, in order, as replay_batch once
-        added each of them at once."""
-        pending, self._pending = self._pending, []
-        self._pending_removed = set()
-        for batch, bindings, removals in pending:
-            self._changes.update(batch)
-            self._added.update(bindings)
-            self._touched.update(removals)  # type: ignore[union-attr]  # None only in snapshots
+    @property
+    def restates(self) -> bool:
+        """True for a snapshot delta, finished or not: any id of the base may be replaced."""
+        return self._touched is None
+
+    @property
+    def snapshot(self) -> bool:
+        """True until :meth:`finish_snapshot` for a delta made with ``snapshot=True``."""
+        return self._snapshot
 
     def replay(
         self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
@@ -140,8 +142,6 @@ class AclsDelta:
         """Add the ACL; its id and its binding must both be new."""
         # The hot path of replay: UUID hashing runs in Python (UUID.__hash__), so each id is
         # looked up as few times as possible, and the key is computed once.
-        if self._pending:
-            self._settle()
         acl_id, key = record.id, acl_key(record)
         changes = self._changes
         current = changes.get(acl_id, _ABSENT)
@@ -159,137 +159,9 @@ class AclsDelta:
             del changes[acl_id]  # re-inserting moves the id to the end: commit order
         changes[acl_id] = record
         self._added[key] = acl_id
-        if self._working is not None:
-            self._working.add(record, key)
-
-    def restate(self, records: list[AccessControlEntryRecord]) -> bool:
-        """:meth:`replay_add` of every record of a snapshot, in one go, into a snapshot delta
-        with no changes yet; ``False`` (and nothing changed) when they cannot all apply, so
-        the caller replays them one by one to name the record that fails.
-
-        Cost: one id hash and one key per record, in two dict builds (no per-record calls).
-        """
-        if not self._snapshot or self._changes or self._added:
-            return False
-        changes: dict[uuid.UUID, AccessControlEntryRecord | None] = {r.id: r for r in records}
-        if len(changes) != len(records):
-            return False  # an id stated twice
-        added = dict(zip(map(acl_key, records), changes, strict=True))
-        if len(added) != len(records):
-            return False  # an ACL stated twice, under two ids
-        self._changes, self._added = changes, added
-        return True
-
-    def replay_batch(self, records: Sequence[AclRecord]) -> bool:
-        """:meth:`replay` of every record of ``records``, in order, in one go; ``False`` (and
-        nothing changed) unless that certainly applies exactly as replaying them one by one
-        would, so the caller replays them one by one, which raises the error naming the offset.
-
-        It goes in one go when every id of the batch is new to this delta, each addition's id
-        and binding are stored nowhere yet, and each removal's id is in the base image: what a
-        controller writes. Anything else (an id twice, a re-added binding, an error) is left to
-        the one-by-one replay. Not in a snapshot delta.
-
-        Cost: each id is hashed once (``UUID.__hash__`` runs in Python) and each binding key
-        once, into the batch's own dicts; every check after that is a set difference in C that
-        reuses those hashes (see :meth:`LayeredMap.absent`), and the batch joins the delta by
-        ``dict.update``, which reuses them too. Nothing changes before every check passed.
-        With a working state (a big delta), the batch is written there and its bookkeeping
-        waits until something reads it (see ``_settle``): a catch-up never does.
-        """
-        if self._touched is None:
-            return False
-        if self._pending and self._working is None:
-            self._settle()  # applied already (apply drops the working state): check them all
-        ids = list(map(_id_of, records))
-        # Each id's record, then None for the removals' (update keeps the order and reuses
-        # the removals' stored hashes).
-        batch: dict[uuid.UUID, Any] = dict(zip(ids, records, strict=True))
-        if len(batch) != len(ids):
-            return False  # an id twice in the batch
-        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
-        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
-        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
-        batch.update(removals)
-        fresh = set(batch)
-        if self._changes and len(missing_from(fresh, self._changes)) != len(fresh):
-            return False  # an id this delta changed already
-        bindings = dict(zip(acl_keys(adds), compress(ids, adding), strict=True))
-        if len(bindings) != len(adds):
-            return False  # a binding twice in the batch
-        working = self._working_for(len(batch))
-        if working is not None:
-            return self._write_batch(working, batch, fresh, removals, bindings)
-        if not self._stored_nowhere(fresh, set(removals), set(bindings)):
-            return False
-        self._changes.update(batch)
-        self._added.update(bindings)
-        self._touched.update(removals)  # in commit order, as apply() best walks them
-        return True
-
-    def _write_batch(
-        self,
-        working: WorkingAcls,
-        batch: dict[uuid.UUID, AccessControlEntryRecord | None],
-        fresh: set[uuid.UUID],
-        removals: dict[uuid.UUID, None],
-        bindings: dict[AclKey, uuid.UUID],
-    ) -> bool:
-        """replay_batch's end for a delta with a working state: the batch is written there
-        and left pending (see _settle).
-
-        The batch's ids are new to the settled changes (checked by the caller). They are new
-        to the pending batches too when none is an id those removed, each removal's id is in
-        the base image and in the working state, and each addition's id is not in the working
-        state: a pending addition's id was new to the base, so it can be neither removed nor
-        (being in the working state) added again; a pending removal's id can be neither added
-        (checked) nor removed again (gone from the working state). An addition's id that is in
-        the base and the working state can only fail, one by one: it exists.
-        """
-        removed = set(removals)
-        if not fresh.isdisjoint(self._pending_removed):
-            return False
-        if removed and _absent(self._image.acls, removed):
-            return False  # not a base id: an addition of this delta, or nothing
-        olds = working.removed(removals, bindings)
-        if olds is None:
-            return False
-        additions = len(batch) - len(removals)
-        if not working.write_batch(batch, additions, olds, bindings):
-            self._working = None  # it holds part of the batch
-            self._settle()
-            return False
-        self._pending.append((batch, bindings, removals))
-        self._pending_removed |= removed
-        return True
-
-    def _stored_nowhere(
-        self, fresh: set[uuid.UUID], removed: set[uuid.UUID], keys: set[AclKey]
-    ) -> bool:
-        """True when of a batch's ids ``fresh`` (all new to this delta), exactly the
-        ``removed`` ones are in the image, and its additions' ``keys`` are in neither the
-        image nor this delta (even a key this delta removed: left to the one-by-one replay)."""
-        if _absent(self._image.acls, fresh) != (fresh - removed if removed else fresh):
-            return False
-        if len(_absent(self._image._ids_by_binding, keys)) != len(keys):
-            return False
-        return not self._added or len(missing_from(keys, self._added)) == len(keys)
-
-    def _working_for(self, size: int) -> WorkingAcls | None:
-        """The working state, made now if ``size`` more changes would make apply() fold."""
-        base = self._image.acls
-        if self._working is not None or not base or not isinstance(base, LayeredMap):
-            return self._working
-        if base.folds(len(self._changes) + size):
-            current = self._next_image()
-            acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], current.acls)
-            self._working = WorkingAcls(acls.copied(), current._ids_by_binding.copied())
-        return self._working
 
     def replay_remove(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
         """Remove the ACL; it must exist in the image or have been added by this delta."""
-        if self._pending:
-            self._settle()
         acl_id = record.id
         if not self._present(acl_id):
             raise ReplayError(
@@ -300,13 +172,12 @@ class AclsDelta:
         if current is not None:
             self._added.pop(acl_key(current), None)
         if acl_id in self._image.acls:
-            self._set(acl_id, None)
+            self._changes.pop(acl_id, None)  # re-inserting keeps the changes in commit order
+            self._changes[acl_id] = None
             if self._touched is not None:
                 self._touched[acl_id] = None
         else:
             del self._changes[acl_id]  # added and removed within this delta: nothing changed
-        if self._working is not None:
-            self._working.remove(acl_id)
 
     def finish_snapshot(self) -> None:
         """Mark every ACL of the base image that was not replayed since as removed."""
@@ -317,54 +188,78 @@ class AclsDelta:
         self._touched = None
 
     def apply(self) -> AclsImage:
-        """The image with every change applied; base order kept, additions appended.
+        """The image with every change applied; base order kept, additions appended. Changes
+        nothing but a snapshot delta's state (it finishes the snapshot first).
 
         Cost: O(changes) plus the base map's overlay (see :class:`LayeredMap`), not O(ACLs).
         """
         if self._snapshot:
             self.finish_snapshot()
-        working, self._working = self._working, None
-        if working is not None and (self._changes or self._pending):  # hand the state over
-            image = AclsImage(LayeredMap.adopt(working.acls))
-            image.__dict__["_ids_by_binding"] = LayeredMap.adopt(working.index)
-            return image
-        return self._next_image()
-
-    def _next_image(self) -> AclsImage:
-        """The image with every change so far applied (no side effect on this delta but
-        settling its pending batches)."""
-        self._settle()
         if not self._changes:
             return self._image
         base = self._image.acls
         if base:
             acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], base)
             if self._touched is None:
-                image = AclsImage(acls.updated(self._changes.items()))
+                applied = acls.updated(self._changes.items())
             else:
-                image = AclsImage(acls.merged(self._changes, self._touched.keys()))
+                applied = acls.merged(self._changes, self._touched.keys())
         else:
             # A first image (a snapshot's, a log's from the start): nothing to replace, and no
             # removal either (one of an id added here deletes the change). dict(dict) copies
             # the stored hashes instead of calling UUID.__hash__ per id.
             first = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
-            image = AclsImage(LayeredMap.adopt(first))
-        self._carry_index(image)
-        return image
+            applied = LayeredMap.adopt(first)
+        return AclsImage(applied, self._carried_index())
 
-    def _carry_index(self, image: AclsImage) -> None:
-        """Give ``image`` its binding index by updating the base image's, if that was built
-        (an empty image needs none): O(changes), where rebuilding costs one key per ACL.
+    # -- for a batch replayer (aclog.image.acl_batches), which applies exactly as replay would --
+
+    def unchanged(self, ids: set[uuid.UUID]) -> set[uuid.UUID]:
+        """The ids of ``ids`` this delta has no change for. C speed, reusing the set's hashes."""
+        return missing_from(ids, self._changes) if self._changes else ids
+
+    def not_added(self, keys: set[AclKey]) -> set[AclKey]:
+        """The keys of ``keys`` this delta did not add (or added and removed again)."""
+        return missing_from(keys, self._added) if self._added else keys
+
+    def take(
+        self,
+        changes: dict[uuid.UUID, AccessControlEntryRecord | None],
+        added: dict[AclKey, uuid.UUID],
+        removed: dict[uuid.UUID, None],
+    ) -> None:
+        """Record a batch whose replay one by one is known to succeed: its ``changes`` (ids new
+        to this delta), the bindings it ``added`` and the base ids it ``removed``. Takes the
+        dicts over when this delta has none yet (the caller must not change them again).
+
+        Cost: three ``dict.update`` that reuse the stored hashes; none into an empty delta."""
+        if self._changes:
+            self._changes.update(changes)
+        else:
+            self._changes = changes
+        if self._added:
+            self._added.update(added)
+        else:
+            self._added = added
+        if self._touched is not None:
+            self._touched.update(removed)  # in commit order, as apply() best walks them
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _carried_index(self) -> BindingIndex | None:
+        """The applied image's binding index, made by updating the base image's if that was
+        built (an empty image needs none): O(changes), where rebuilding costs one key per ACL.
+        ``None`` when the base's was never built (the next image builds its own if asked).
 
         ``_added`` holds exactly the keys this delta added that are still present.
         """
-        base = self._image.__dict__.get("_ids_by_binding")
-        if base is None and self._image.acls:
-            return
-        index: LayeredMap[AclKey, uuid.UUID] = LayeredMap() if base is None else base
+        stored = self._image.acls
+        base = self._image.built_bindings()
+        if base is None and stored:
+            return None
+        index: BindingIndex = LayeredMap() if base is None else base
         removed: list[AclKey] = []  # the stored keys of the ACLs this delta removes or replaces
-        if self._image.acls:
-            stored = self._image.acls
+        if stored:
             ids = self._changes if self._touched is None else self._touched
             for acl_id in ids:  # each once: the index maps a key to one id
                 old = stored.get(acl_id)
@@ -373,14 +268,7 @@ class AclsDelta:
                     if index.get(key) == acl_id:
                         removed.append(key)
         # An added key is new to the index or among the removed ones (replay checked that).
-        image.__dict__["_ids_by_binding"] = index.merged(self._added, removed)
-
-    def _set(self, acl_id: uuid.UUID, change: AccessControlEntryRecord | None) -> None:
-        # Re-inserting moves the id to the end, so the changes stay in commit order.
-        self._changes.pop(acl_id, None)
-        self._changes[acl_id] = change
-        if change is not None:
-            self._added[change.key] = acl_id
+        return index.merged(self._added, removed)
 
     def _present(self, acl_id: uuid.UUID) -> bool:
         if acl_id in self._changes:
@@ -399,21 +287,8 @@ class AclsDelta:
         return stored
 
 
-_Pending = tuple[
-    dict[uuid.UUID, AccessControlEntryRecord | None], dict[AclKey, uuid.UUID], dict[uuid.UUID, None]
-]
-"""A batch written to a working state only: its changes, added bindings and removed ids."""
-
 _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""
-
-
-def _absent(mapping: Mapping[Any, object], keys: set[Any]) -> set[Any]:
-    """The keys of ``keys`` that ``mapping`` does not hold, reusing the set's stored hashes
-    where the map allows (see :meth:`LayeredMap.absent`)."""
-    if isinstance(mapping, LayeredMap):
-        return mapping.absent(keys)
-    return {key for key in keys if key not in mapping}
 
 
 def _text(acl_id: uuid.UUID | None) -> str:

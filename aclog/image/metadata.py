@@ -14,6 +14,7 @@ from itertools import compress, count, repeat
 from operator import not_
 from typing import Any, ClassVar
 
+from aclog.image.acl_batches import AclBatchReplayer, restate
 from aclog.image.acls import AclsDelta, AclsImage
 from aclog.image.errors import ReplayError
 from aclog.image.provenance import MetadataProvenance
@@ -72,6 +73,8 @@ class MetadataDelta:
         self._image = image
         self._snapshot = snapshot
         self._acls: AclsDelta | None = None
+        # While set, every ACL replay goes through it (see aclog.image.acl_batches).
+        self._batches: AclBatchReplayer | None = None
         self._scram: ScramDelta | None = None
         self._request_context: RequestContextRecord | None = None
 
@@ -83,7 +86,14 @@ class MetadataDelta:
     @property
     def acls_delta(self) -> AclsDelta | None:
         """The ACL changes, or ``None`` if no ACL record was replayed."""
+        self._release_batches()
         return self._acls
+
+    @property
+    def acl_batches(self) -> AclBatchReplayer | None:
+        """The batch replayer while it owns the ACL delta (reading :attr:`acls_delta` or
+        :meth:`get_or_create_acls_delta` takes the delta back from it)."""
+        return self._batches
 
     @property
     def scram_delta(self) -> ScramDelta | None:
@@ -96,10 +106,25 @@ class MetadataDelta:
         return self._request_context
 
     def get_or_create_acls_delta(self) -> AclsDelta:
-        """The ACL delta, created on first use."""
+        """The ACL delta, created on first use; the caller may replay into it."""
+        self._release_batches()
+        return self._own_acls_delta()
+
+    def _own_acls_delta(self) -> AclsDelta:
         if self._acls is None:
             self._acls = AclsDelta(self._image.acls, snapshot=self._snapshot)
         return self._acls
+
+    def _acl_batches(self) -> AclBatchReplayer:
+        if self._batches is None:
+            self._batches = AclBatchReplayer(self._own_acls_delta())
+        return self._batches
+
+    def _release_batches(self) -> None:
+        """Hand the ACL delta back from the batch replayer, every batch recorded in it."""
+        if self._batches is not None:
+            self._batches.settle()
+            self._batches = None
 
     def get_or_create_scram_delta(self) -> ScramDelta:
         """The SCRAM delta, created on first use."""
@@ -119,8 +144,8 @@ class MetadataDelta:
         after it, as :meth:`replay` would one by one (the loop of every log replay).
 
         A batch of ACL records (beside request contexts, no-ops and leader changes, which
-        cannot fail) goes to :meth:`AclsDelta.replay_batch` in one go; when that declines,
-        every record is replayed one by one, in order, which raises the first error.
+        cannot fail) goes to :meth:`AclBatchReplayer.replay_batch` in one go; when that
+        declines, every record is replayed one by one, in order, which raises the first error.
         """
         if not isinstance(records, (list, tuple)):
             records = list(records)
@@ -132,11 +157,11 @@ class MetadataDelta:
         if not kinds <= _BATCHABLE or not kinds & _ACL_RECORDS:
             return False
         if kinds <= _ACL_RECORDS:
-            return self.get_or_create_acls_delta().replay_batch(records)  # type: ignore[arg-type]
+            return self._acl_batches().replay_batch(records)  # type: ignore[arg-type]
         # A request context (or another record that cannot fail) beside the ACLs: split in C.
         is_acl = list(map(_ACL_RECORDS.__contains__, map(type, records)))
         acls: list[Any] = list(compress(records, is_acl))
-        if not self.get_or_create_acls_delta().replay_batch(acls):
+        if not self._acl_batches().replay_batch(acls):
             return False
         self._replay_pairs(compress(zip(count(first_offset), records), map(not_, is_acl)))
         return True
@@ -144,13 +169,13 @@ class MetadataDelta:
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:
         """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image.
 
-        Into a snapshot delta, the ACLs go in one :meth:`AclsDelta.restate` (they are
+        Into a snapshot delta, the ACLs go in one :func:`~aclog.image.acl_batches.restate` (they are
         independent of the other types); if that refuses them, everything is replayed one by
         one, in order, which raises what :meth:`replay` raises first.
         """
         records = list(records)
         acls = [r for r in records if type(r) is AccessControlEntryRecord]
-        if acls and self._snapshot and self.get_or_create_acls_delta().restate(acls):
+        if acls and self._snapshot and restate(self.get_or_create_acls_delta(), acls):
             records = [r for r in records if type(r) is not AccessControlEntryRecord]
         self._replay_pairs(zip(repeat(offset), records))
 
@@ -171,17 +196,26 @@ class MetadataDelta:
         """The next image, at ``provenance``."""
         if self._snapshot:
             self.finish_snapshot()
-        acls = self._acls.apply() if self._acls is not None else self._image.acls
+        if self._batches is not None:
+            acls = self._batches.apply()
+        else:
+            acls = self._acls.apply() if self._acls is not None else self._image.acls
         scram = self._scram.apply() if self._scram is not None else self._image.scram
         return MetadataImage(provenance, acls, scram)
 
     def _replay_acl(self, record: AccessControlEntryRecord, offset: int) -> None:
-        acls = self._acls if self._acls is not None else self.get_or_create_acls_delta()
-        acls.replay_add(record, offset)
+        if self._batches is not None:
+            self._batches.replay(record, offset)
+        else:
+            acls = self._acls if self._acls is not None else self._own_acls_delta()
+            acls.replay_add(record, offset)
 
     def _replay_acl_removal(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
-        acls = self._acls if self._acls is not None else self.get_or_create_acls_delta()
-        acls.replay_remove(record, offset)
+        if self._batches is not None:
+            self._batches.replay(record, offset)
+        else:
+            acls = self._acls if self._acls is not None else self._own_acls_delta()
+            acls.replay_remove(record, offset)
 
     def _replay_scram(
         self, record: UserScramCredentialRecord | RemoveUserScramCredentialRecord, offset: int

@@ -1,18 +1,19 @@
-"""The ACLs and binding index as a big delta leaves them, kept up to date while it replays.
+"""The ACLs and binding index as a big delta leaves them, kept up to date while it replays: the
+working copy of :class:`~aclog.image.acl_batches.AclBatchReplayer`.
 
 A delta bigger than a :class:`~aclog.image.layered.LayeredMap` overlay may grow ends in a fold
 anyway: :meth:`AclsDelta.apply` copies the base maps and writes every change into the copies.
 :class:`WorkingAcls` makes those copies at the first big batch instead and writes each batch
 into them as it is replayed, so that the write also checks the batch: a dict that grew by less
 than the additions held one of their ids (or keys) already. The checks against the stored image
-then cost no probe of their own, and :meth:`AclsDelta.apply` hands the copies over as the next
-image without writing anything. The delta's own bookkeeping (changes, added keys, removed ids)
-stays as it was, though it takes in the batches written here only when it is read: this is
-a mirror of the current state, never the source of a rule.
+then cost no probe of their own, and the replayer hands the copies over as the next image
+without writing anything. The delta's own bookkeeping (changes, added keys, removed ids) stays
+as it was, though it takes in the batches written here only when it is read: this is a mirror
+of the current state, never the source of a rule.
 
-Not thread-safe; owned by its delta, and dropped (``AclsDelta`` forgets it) as soon as a write
-finds a conflict, since the maps may then hold part of a batch. Cost: O(ACLs) once, to copy;
-then per batch O(batch) dict operations that reuse the batch dicts' stored hashes.
+Not thread-safe; owned by its replayer, and dropped as soon as a write finds a conflict, since
+the maps may then hold part of a batch. Cost: O(ACLs) once, to copy; then per batch O(batch)
+dict operations that reuse the batch dicts' stored hashes.
 """
 
 from __future__ import annotations

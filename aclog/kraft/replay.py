@@ -4,7 +4,8 @@ log batches after it, up to a point.
 :func:`kraft_replay_batches` picks the newest ``.checkpoint`` at or below the target (by offset,
 and by its header timestamp for a point in time), reads it whole and checks it, and falls back
 to an older one when it is damaged (reported through ``on_warning``), as long as the log still
-reaches back to it. The snapshot comes first as ONE :class:`KraftBatch` with
+reaches back to it: the rule of :func:`aclog.snapshot.choose_for_point`, as for aclog's own
+snapshots. The snapshot comes first as ONE :class:`KraftBatch` with
 ``from_checkpoint=True`` placed at its last covered offset (``end_offset - 1``), then every log
 batch from ``end_offset`` on. Like aclog's own replay, only whole batches are returned: a target
 offset or time inside a batch gives the state before that batch.
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from aclog.kraft.checkpoint import (
     CHECKPOINT_SUFFIX,
+    CheckpointFile,
     CheckpointInfo,
     checkpoint_timestamp,
     list_checkpoints,
@@ -31,6 +33,7 @@ from aclog.kraft.errors import KraftError, KraftLayoutError
 from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft
 from aclog.log.segment import list_segments
 from aclog.records import Record
+from aclog.snapshot import choose_for_point
 
 METADATA_DIRECTORY = "__cluster_metadata-0"
 
@@ -117,21 +120,25 @@ def _choose_snapshot(
     at_time_ms: int | None,
     on_warning: Callable[[str], None],
 ) -> tuple[CheckpointInfo | None, list[Record]]:
-    candidates = [
-        c for c in list_checkpoints(directory) if at_offset is None or c.last_offset <= at_offset
-    ]
-    for candidate in reversed(candidates):
-        if log_start is not None and log_start > candidate.end_offset:
-            break  # older snapshots cannot be continued: the log after them is gone
-        try:
-            if at_time_ms is not None and checkpoint_timestamp(candidate.path) > at_time_ms:
-                continue
-            return read_checkpoint_info(candidate.path)
-        except FileNotFoundError:
+    """The checkpoint to start from, by the one rule (:func:`aclog.snapshot.choose_for_point`)."""
+
+    def skip(candidate: CheckpointFile, error: Exception) -> None:
+        if isinstance(error, FileNotFoundError):
             on_warning(f"snapshot {candidate.path.name} was deleted while being read; skipped")
-        except (KraftError, OSError) as error:
+        else:
             on_warning(f"snapshot {candidate.path.name} is unusable, trying an older one: {error}")
-    return None, []
+
+    found = choose_for_point(
+        list_checkpoints(directory),
+        lambda candidate: read_checkpoint_info(candidate.path),
+        unusable=(KraftError, OSError),
+        on_skip=skip,
+        at_offset=at_offset,
+        at_time_ms=at_time_ms,
+        taken_at=lambda candidate: checkpoint_timestamp(candidate.path),
+        log_start_offset=0 if log_start is None else log_start,
+    )
+    return (None, []) if found is None else found[1]
 
 
 def _gap_message(

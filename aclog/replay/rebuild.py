@@ -3,14 +3,19 @@ batch of the log after it. The controller starts this way; brokers and the tools
 time travel is the same walk stopped early.
 
 Only whole batches are applied: a point in time or an offset inside a batch gives the state
-before that batch (a batch is atomic). Snapshots are chosen newest first at or below the target;
-a corrupt one is reported through ``on_warning`` and an older one (or the full log) is used.
+before that batch (a batch is atomic). The snapshot is chosen by
+:func:`aclog.snapshot.newest_valid_snapshot` (newest first at or below the target offset and
+time; a corrupt one is reported through ``on_warning`` and an older one, or the full log, used).
 
 A KRaft metadata directory (``kraft=True``) is rebuilt the same way from its newest usable
 ``.checkpoint`` and the KRaft log batches after it (:mod:`aclog.kraft`); ``Rebuilt.snapshot`` is
 then ``None`` and ``Rebuilt.kraft_checkpoint`` says which checkpoint was used.
 
-Thread-safe (no shared state). Cost: one snapshot read plus O(records after it).
+Thread-safe (no shared state). Cost: one snapshot read plus O(records after it). A rebuild
+allocates several objects per record and frees few: with the cyclic collector on, its full
+collections walk the growing image again and again (a third of a cold start), so programs
+that rebuild pause it around the call (:func:`aclog.records.collector.gc_paused`), as the
+CLI and a broker's loader do; the library never touches the process-wide collector.
 """
 
 from __future__ import annotations
@@ -22,18 +27,10 @@ from pathlib import Path
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.kraft import CheckpointInfo, KraftBatch, KraftError, kraft_replay_batches
 from aclog.log.segment import list_segments
-from aclog.records.collector import gc_paused
 from aclog.records.types import RECORD_TYPES
 from aclog.replay.batches import replay_batches
 from aclog.replay.stream import DecodedBatch, Entry, read_decoded
-from aclog.snapshot import (
-    NoUsableSnapshotError,
-    SnapshotError,
-    SnapshotInfo,
-    list_snapshots,
-    newest_valid_snapshot,
-    read_snapshot,
-)
+from aclog.snapshot import NoUsableSnapshotError, SnapshotInfo, newest_valid_snapshot
 
 
 class RebuildError(Exception):
@@ -72,16 +69,11 @@ def rebuild_image(
     """The state after every whole batch at or below ``at_offset`` and at or before
     ``at_time_ms`` (both ``None``: the whole log); ``kraft=True`` reads a KRaft metadata
     directory (``__cluster_metadata-0``) instead of an aclog data directory."""
-    # A rebuild allocates several objects per record and frees few: with the collector on,
-    # its full collections walk the growing image again and again (a third of a cold start).
-    with gc_paused():
-        if kraft:
-            return _rebuild_from_kraft(
-                directory, at_offset, at_time_ms, use_snapshots, on_warning, on_batch
-            )
-        return _rebuild_from_log(
+    if kraft:
+        return _rebuild_from_kraft(
             directory, at_offset, at_time_ms, use_snapshots, on_warning, on_batch
         )
+    return _rebuild_from_log(directory, at_offset, at_time_ms, use_snapshots, on_warning, on_batch)
 
 
 def _rebuild_from_log(
@@ -92,15 +84,15 @@ def _rebuild_from_log(
     on_warning: Callable[[str], None],
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> Rebuilt:
-    snapshot_bound = _snapshot_bound(directory, at_offset, at_time_ms)
     segments = list_segments(directory)
     log_start = segments[0][0] if segments else 0
     found = None
-    if use_snapshots and snapshot_bound != -1:
+    if use_snapshots:
         try:
             found = newest_valid_snapshot(
                 directory,
-                at_or_below=snapshot_bound,
+                at_or_below=at_offset,
+                at_time_ms=at_time_ms,
                 on_warning=on_warning,
                 log_start_offset=log_start,
             )
@@ -116,23 +108,6 @@ def _rebuild_from_log(
     _check_log_reaches(directory, start)
     image, replayed = replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     return Rebuilt(image, found[0] if found else None, replayed)
-
-
-def _snapshot_bound(directory: Path, at_offset: int | None, at_time_ms: int | None) -> int | None:
-    """The highest snapshot offset usable for the target (-1: none; None: any)."""
-    if at_time_ms is None:
-        return at_offset
-    fitting = [s.last_offset for s in list_snapshots(directory) if _taken_by(s.path, at_time_ms)]
-    bound = max(fitting, default=-1)
-    return bound if at_offset is None else min(bound, at_offset)
-
-
-def _taken_by(path: Path, at_time_ms: int) -> bool:
-    """True when the snapshot's state is from ``at_time_ms`` or earlier (unreadable: False)."""
-    try:
-        return read_snapshot(path).info.timestamp_ms <= at_time_ms
-    except SnapshotError:
-        return False
 
 
 def _check_log_reaches(directory: Path, start: int) -> None:
@@ -155,18 +130,6 @@ def replay_tail(
 ) -> tuple[MetadataImage, int]:
     """``image`` with the log's records from ``start`` replayed as one delta (whole batches at
     or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed."""
-    with gc_paused():  # see rebuild_image
-        return _replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
-
-
-def _replay_tail(
-    directory: Path,
-    image: MetadataImage,
-    start: int,
-    at_offset: int | None,
-    at_time_ms: int | None,
-    on_batch: Callable[[DecodedBatch], None] | None,
-) -> tuple[MetadataImage, int]:
     batches = _bounded(read_decoded(directory, start), at_offset, at_time_ms, on_batch)
     replayed = replay_batches(image, batches, start=start)  # a batch may straddle the start
     return replayed.image, replayed.records

@@ -17,11 +17,12 @@ from aclog.snapshot.naming import (
 from aclog.snapshot.policy import RetentionPolicy, SnapshotPolicy, deletable_segments
 from aclog.snapshot.reader import SnapshotReader, read_snapshot, verify_snapshot
 from aclog.snapshot.schema import SNAPSHOT_RECORD_TYPES
-from aclog.snapshot.selection import newest_valid_snapshot
+from aclog.snapshot.selection import Candidate, choose_for_point, newest_valid_snapshot
 from aclog.snapshot.writer import write_snapshot
 
 __all__ = [
     "SNAPSHOT_RECORD_TYPES",
+    "Candidate",
     "NoUsableSnapshotError",
     "RetentionPolicy",
     "SnapshotCorruptError",
@@ -30,6 +31,7 @@ __all__ = [
     "SnapshotInfo",
     "SnapshotPolicy",
     "SnapshotReader",
+    "choose_for_point",
     "deletable_segments",
     "list_snapshots",
     "newest_valid_snapshot",

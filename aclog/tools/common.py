@@ -18,6 +18,7 @@ from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, LogError
 from aclog.records import RecordDecodeError
+from aclog.records.collector import gc_paused
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -182,7 +183,9 @@ def load_state(
     if end is not None and at_offset is not None:
         end = min(end, at_offset + 1)
     try:
-        with offsets_bar("replaying", end) as on_offset:
+        # A CLI command is a process edge: it pauses the collector the library leaves alone
+        # (a rebuild frees little of what it allocates; see aclog.records.collector).
+        with offsets_bar("replaying", end) as on_offset, gc_paused():
             rebuilt = rebuild_image(
                 data_dir,
                 at_offset=at_offset,

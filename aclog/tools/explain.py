@@ -9,6 +9,7 @@ import typer
 
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
 from aclog.records import ResourceType, record_to_dict
+from aclog.records.collector import call_paused
 from aclog.tools.acl_options import CLUSTER_NAME
 from aclog.tools.common import (
     DATA_DIR_ENV,
@@ -106,7 +107,7 @@ def explain(
         fail(str(error), EXIT_USAGE)
     image = load_state(data_dir, at_offset, at_time, kraft=is_kraft(data_dir, source_format)).image
     authorizer = Authorizer(supers, allow_everyone_if_no_acl_found)
-    authorizer.load(image.acls)
+    call_paused(authorizer.load, image.acls)  # a process edge: see load_state
     result = explanation_to_dict(authorizer.explain(principal, host, op, resource_type, name))
     if json_output:
         print_json(result)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from aclog.image import MetadataImage
+from aclog.records.collector import call_paused, gc_paused
 from aclog.replay.diff import diff
 from aclog.replay.rebuild import RebuildError
 from aclog.replay.verify import verify_directory, verify_kraft_directory
@@ -84,7 +85,8 @@ def verify(
     require_data_dir(data_dir, kraft=kraft)
     check = verify_kraft_directory if kraft else verify_directory
     try:
-        with offsets_bar("checking batches", estimated_end_offset(data_dir)) as on_offset:
+        bar = offsets_bar("checking batches", estimated_end_offset(data_dir))
+        with bar as on_offset, gc_paused():  # a process edge: see load_state
             report = check(data_dir, on_offset)
     except OSError as error:
         fail_os("read", error)
@@ -123,7 +125,7 @@ def diff_command(
     require_data_dir(data_dir, kraft=kraft)
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
     try:
-        result = diff(data_dir, first, last, kraft=kraft).to_dict()
+        result = call_paused(diff, data_dir, first, last, kraft=kraft).to_dict()
     except (RebuildError, SnapshotError, ValueError, OSError) as error:
         fail_for(error, f"compare the points of {data_dir}")
     check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])

@@ -23,6 +23,7 @@ from aclog.authorizer.who_can import who_can
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError
 from aclog.records import RecordDecodeError, ResourceType
+from aclog.records.collector import call_paused
 from aclog.replay.rebuild import RebuildError
 from aclog.tools.acl_options import (
     AclOptions,
@@ -83,7 +84,7 @@ def _authorizer(
     kraft = is_kraft(data_dir, source_format)
     image = load_state(data_dir, at_offset, at_time, kraft=kraft).image
     authorizer = Authorizer(supers, allow_everyone)
-    authorizer.load(image.acls)
+    call_paused(authorizer.load, image.acls)  # a process edge: see load_state
     return authorizer
 
 

@@ -30,6 +30,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 
 from aclog.authorizer import Authorizer
 from aclog.records import AclOperation, ResourceType
+from aclog.records.collector import call_paused
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import entries_between, read_decoded
 from aclog.tools.common import DataDir, JsonFlag
@@ -179,7 +180,7 @@ def _admin_walkthrough(bootstrap: str) -> tuple[int, int]:
 def _explain(data_dir: Path) -> list[dict[str, Any]]:
     """Two decisions from the log, each as 'aclog explain --json' with its request."""
     authorizer = Authorizer()
-    authorizer.load(rebuild_image(data_dir).image.acls)
+    call_paused(lambda: authorizer.load(rebuild_image(data_dir).image.acls))  # a process edge
     request = {"principal": "User:ledger", "host": "10.0.0.7", "operation": "READ"}
     return [
         {

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from aclog.node import Node
 from aclog.node.endpoint import ConfigError, Endpoint
+from aclog.records.collector import call_paused
 from aclog.wire.apis import APIS
 from aclog.wire.budget import Budget
 from aclog.wire.config import SecurityProtocol, ServerConfig
@@ -205,7 +206,9 @@ def serve(
     """
     tls = tls_context(config)
     warm_up((api.request_class, api.response_class, api.versions) for api in APIS.values())
-    node = Node.open(config)
+    # The process edge of a server: opening rebuilds the image (millions of objects), so the
+    # collector is paused around it, as the loader's own start pauses and freezes.
+    node = call_paused(Node.open, config)
     try:
         asyncio.run(_run(config, node, tls, on_ready, on_stopping))
     finally:

@@ -1,9 +1,12 @@
-"""The loader's catch-up and the garbage collector: paused while building, the result frozen
-afterwards, the collector's state restored whatever happens."""
+"""The loader and the garbage collector: its start (a process edge) pauses the collector while
+building and freezes the result, its thread polls with the collector paused, the collector's
+state is restored whatever happens; its library calls (and rebuilds, replays, authorizer
+builds) never touch the collector."""
 
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.image import MetadataDelta, MetadataImage
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+from aclog.replay import rebuild_image, replay_tail
 
 CALLER = Caller("User:admin", "10.0.0.1", "test", "test")
 
@@ -38,6 +42,7 @@ def data_dir(tmp_path: Path) -> Path:
     controller.create_acls([_binding(i) for i in range(50)], CALLER)
     controller.snapshot()
     controller.create_acls([_binding(i) for i in range(50, 80)], CALLER)
+    controller.close()
     return tmp_path
 
 
@@ -69,33 +74,83 @@ class _Observer:
         self.enabled_during.append(gc.isenabled())
 
 
-def test_catch_up_freezes_what_it_built_and_reenables_the_collector(data_dir: Path) -> None:
+def _published(observer: _Observer, count: int) -> bool:
+    deadline = time.monotonic() + 10
+    while len(observer.enabled_during) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return len(observer.enabled_during) >= count
+
+
+def test_start_freezes_what_it_built_and_its_thread_polls_paused(data_dir: Path) -> None:
+    """The loader's start is a process edge: its catch-up runs with the collector paused and
+    freezes what it built; each poll of its thread runs paused; the collector is back on once
+    the thread stopped (while it runs, a poll may be pausing it)."""
     gc.enable()
     gc.unfreeze()
     observer = _Observer()
     authorizer = Authorizer()
     loader = MetadataLoader(data_dir, [AuthorizerPublisher(authorizer), observer])
-    loader.catch_up()
-    assert observer.enabled_during == [False]
+    loader.start()
+    try:
+        assert observer.enabled_during == [False]
+        assert gc.get_freeze_count() > 0
+        assert len(authorizer) == 80
+        controller = Controller.open(data_dir, authorizer=LocalOperator())
+        controller.create_acls([_binding(i) for i in range(80, 90)], CALLER)
+        controller.close()
+        loader.wake()
+        assert _published(observer, 2)
+        assert observer.enabled_during[1] is False
+    finally:
+        loader.stop()
     assert gc.isenabled()
-    assert gc.get_freeze_count() > 0
-    assert len(authorizer) == 80
 
 
-def test_a_failed_catch_up_freezes_nothing_and_reenables_the_collector(data_dir: Path) -> None:
+def test_a_failed_start_freezes_nothing_and_reenables_the_collector(data_dir: Path) -> None:
     gc.enable()
     gc.unfreeze()
     loader = MetadataLoader(data_dir, [_Failing()])
     with pytest.raises(RuntimeError, match="publisher failed"):
-        loader.catch_up()
+        loader.start()
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
 
 
-def test_catch_up_leaves_a_disabled_collector_disabled(data_dir: Path) -> None:
+def test_start_leaves_a_disabled_collector_disabled(data_dir: Path) -> None:
     gc.disable()
-    MetadataLoader(data_dir, [AuthorizerPublisher(Authorizer())]).catch_up()
+    loader = MetadataLoader(data_dir, [AuthorizerPublisher(Authorizer())])
+    loader.start()
+    loader.stop()
     assert not gc.isenabled()
+
+
+def test_library_calls_never_touch_the_collector(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Catch-up, polls, rebuilds, replays and authorizer builds leave the process-wide
+    collector to the program that embeds them: none of them switches or freezes it."""
+
+    def touched(*args: object) -> None:
+        raise AssertionError("a library call touched the garbage collector")
+
+    gc.enable()
+    for name in ("disable", "enable", "freeze"):
+        monkeypatch.setattr(gc, name, touched)
+    observer = _Observer()
+    authorizer = Authorizer()
+    loader = MetadataLoader(data_dir, [AuthorizerPublisher(authorizer), observer])
+    loader.catch_up()
+    controller = Controller.open(data_dir, authorizer=LocalOperator())
+    controller.create_acls([_binding(i) for i in range(80, 90)], CALLER)
+    controller.close()
+    assert loader.poll() is not None
+    assert observer.enabled_during == [True, True]
+    rebuilt = rebuild_image(data_dir)
+    assert replay_tail(data_dir, MetadataImage.EMPTY, 0)[0] == rebuilt.image
+    acls = list(rebuilt.image.acls)
+    authorizer.load(acls)
+    authorizer.apply(adds=(), removes=[acl.id for acl in acls])
+    assert len(authorizer) == 0
 
 
 def test_the_image_and_index_have_no_reference_cycles(data_dir: Path) -> None:
@@ -116,25 +171,3 @@ def test_the_image_and_index_have_no_reference_cycles(data_dir: Path) -> None:
         gc.set_debug(0)
         gc.garbage.clear()
     assert cyclic == []
-
-
-def test_a_poll_replays_and_publishes_with_the_collector_paused_then_reenables_it(
-    tmp_path: Path,
-) -> None:
-    gc.enable()
-    controller = Controller.open(tmp_path, authorizer=LocalOperator())
-    controller.create_acls([_binding(i) for i in range(20)], CALLER)
-    observer = _Observer()
-    loader = MetadataLoader(tmp_path, [AuthorizerPublisher(Authorizer()), observer])
-    loader.catch_up()
-    controller.create_acls([_binding(i) for i in range(20, 30)], CALLER)
-    manifest = loader.poll()
-    assert manifest is not None and manifest.records > 0
-    assert observer.enabled_during == [False, False]
-    assert gc.isenabled()
-    loader.publishers.append(_Failing())
-    controller.create_acls([_binding(i) for i in range(30, 35)], CALLER)
-    with pytest.raises(RuntimeError, match="publisher failed"):
-        loader.poll()
-    assert gc.isenabled()
-    controller.close()

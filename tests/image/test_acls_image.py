@@ -263,7 +263,7 @@ def test_the_carried_binding_index_equals_a_rebuilt_one(steps) -> None:
             with contextlib.suppress(ReplayError):
                 delta.replay(record, offset)
         image = delta.apply()
-        carried = image.__dict__.get("_ids_by_binding")
+        carried = image.built_bindings()
         expected = {acl.key: acl_id for acl_id, acl in image.acls.items()}
         assert carried is None or dict(carried) == expected
         assert {k: image.id_of_key(k) for k in expected} == expected
@@ -276,7 +276,9 @@ def test_a_commit_shares_the_stored_acls_with_the_image_before_it() -> None:
     assert image.id_of(acl(5, name="t5").binding) == uuid.UUID(int=5)  # index built
     after = replay_all(image, [acl(2000, name="new"), remove(7)], first_offset=1000)
     assert after.acls._base is image.acls._base  # type: ignore[attr-defined]
-    assert after.__dict__["_ids_by_binding"]._base is image.__dict__["_ids_by_binding"]._base
+    # The next image's binding index came through its constructor, built on the previous one's.
+    assert after.index is not None
+    assert after.index._base is image.bindings._base  # type: ignore[attr-defined]
     assert len(after) == 1000 and uuid.UUID(int=7) not in after.acls
     assert after.id_of(acl(2000, name="new").binding) == uuid.UUID(int=2000)
     assert after.id_of(acl(7, name="t7").binding) is None

@@ -9,7 +9,14 @@ import uuid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance, apply_records
+from aclog.image import (
+    AclBatchReplayer,
+    AclsDelta,
+    MetadataDelta,
+    MetadataImage,
+    MetadataProvenance,
+    apply_records,
+)
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import BULK_MIN
 from aclog.records.enums import (
@@ -147,7 +154,7 @@ def test_batch_replay_equals_one_by_one(history: tuple[list[Record], list[list[R
     assert list(bulk_image.acls.acls.items()) == list(single_image.acls.acls.items())
     for acl in bulk_image.acls:
         assert bulk_image.acls.id_of(acl.binding) == acl.id
-    assert bulk_image.acls._ids_by_binding == single_image.acls._ids_by_binding
+    assert bulk_image.acls.bindings == single_image.acls.bindings
 
 
 def test_a_controller_batch_goes_in_one_go() -> None:
@@ -158,11 +165,11 @@ def test_a_controller_batch_goes_in_one_go() -> None:
     batch: list[Record] = [RequestContextRecord("User:admin", "10.0.0.1", "cli", 1)]
     batch += [_acl(n, f"n{n}") for n in range(100, 110)]
     batch += [RemoveAccessControlEntryRecord(acl.id) for acl in stored[:3]]
-    delta = MetadataDelta(base)
-    acls = delta.get_or_create_acls_delta()
-    assert acls.replay_batch(batch[1:])
-    image = delta.apply(MetadataProvenance(20, 1, 1))
-    assert [acl.resource_name for acl in image.acls] == [f"s{n}" for n in range(4, 11)] + [
+    replayer = AclBatchReplayer(AclsDelta(base.acls))
+    assert replayer.replay_batch(batch[1:])  # type: ignore[arg-type]
+    replayer.check()
+    image = replayer.apply()
+    assert [acl.resource_name for acl in image] == [f"s{n}" for n in range(4, 11)] + [
         f"n{n}" for n in range(100, 110)
     ]
 
@@ -195,18 +202,23 @@ def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
         [*fresh, *[RemoveAccessControlEntryRecord(stored[0].id)] * 2],  # a removal twice
     ]
     for bad in bad_batches:
+        replayer = AclBatchReplayer(AclsDelta(base.acls))
+        assert replayer.replay_batch([_acl(n, f"e{n}") for n in range(50, 60)])
+        before = replayer.delta.apply()  # no side effect on a log delta
+        changes, index = list(replayer.delta.changes.items()), dict(before.bindings)
+        assert not replayer.replay_batch(bad)  # type: ignore[arg-type]
+        replayer.check()
+        after = replayer.delta.apply()
+        assert list(replayer.delta.changes.items()) == changes
+        assert dict(after.bindings) == index
         delta = MetadataDelta(base)
         delta.replay_records([_acl(n, f"e{n}") for n in range(50, 60)], 11)
-        acls = delta.get_or_create_acls_delta()
-        changes, index = list(acls.changes.items()), dict(acls._added)
-        assert not acls.replay_batch(bad)
-        assert list(acls.changes.items()) == changes and acls._added == index
         try:
             delta.replay_records(bad, 21)
         except ReplayError as error:
             assert error.offset == 21 + len(bad) - 1
         else:
             raise AssertionError("the repeated record was accepted")
-        later = MetadataDelta(base)
-        later.replay_records([_acl(n, f"e{n}") for n in range(50, 60)], 11)
-        assert later.get_or_create_acls_delta().replay_batch(fresh)
+        later = AclBatchReplayer(AclsDelta(base.acls))
+        assert later.replay_batch([_acl(n, f"e{n}") for n in range(50, 60)])
+        assert later.replay_batch(fresh)

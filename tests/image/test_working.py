@@ -48,7 +48,7 @@ def test_working_copy_replay_equals_one_by_one(
         bulk_image, single_image = bulk.apply(provenance), single.apply(provenance)
         assert list(bulk_image.acls.acls.items()) == list(single_image.acls.acls.items())
         assert bulk_image == single_image
-        assert bulk_image.acls._ids_by_binding == single_image.acls._ids_by_binding
+        assert bulk_image.acls.bindings == single_image.acls.bindings
         for acl in bulk_image.acls:
             assert bulk_image.acls.id_of(acl.binding) == acl.id
 
@@ -63,9 +63,11 @@ def test_a_big_batch_goes_through_the_working_copy_and_apply_hands_it_over() -> 
     batch += [RemoveAccessControlEntryRecord(uuid.UUID(int=n)) for n in range(1, 50)]
     delta = MetadataDelta(base)
     delta.replay_records(batch, 200)
-    acls = delta.get_or_create_acls_delta()
-    working = acls._working
+    replayer = delta.acl_batches
+    assert replayer is not None
+    working = replayer.working
     assert working is not None
+    replayer.check()
     image = delta.apply(MetadataProvenance(600, 1, 1))
     assert image.acls.acls._base is working.acls  # type: ignore[attr-defined]
     assert [a.resource_name for a in image.acls] == [f"s{n}" for n in range(50, 200)] + [
@@ -90,14 +92,15 @@ def test_a_batch_the_working_copy_declines_fails_as_one_by_one_and_keeps_the_del
     base = _stored(200)
     delta = MetadataDelta(base)
     delta.replay_records([_acl(n, f"n{n}") for n in range(1000, 1100)], 200)
-    acls = delta.get_or_create_acls_delta()
-    assert acls._working is not None
-    changes = list(acls.changes.items())
+    assert delta.acl_batches is not None and delta.acl_batches.working is not None
+    replayer = delta.acl_batches
+    changes = list(replayer.delta.changes.items())
     batch: list[Record] = [_acl(n, f"m{n}") for n in range(2000, 2100)] + [bad]
     with pytest.raises(ReplayError) as raised:
         delta.replay_records(batch, 300)
     assert raised.value.offset == 300 + len(batch) - 1
-    assert list(acls.changes.items())[: len(changes)] == changes
+    replayer.check()
+    assert list(replayer.delta.changes.items())[: len(changes)] == changes
     expected = apply_records(base, [_acl(n, f"n{n}") for n in range(1000, 1100)], 200)
     # The records before the bad one were replayed one by one, as a replay that then stops.
     image = delta.apply(MetadataProvenance(299, 1, 1))
@@ -113,8 +116,8 @@ def test_a_binding_removed_and_added_in_one_batch_keeps_the_working_copy() -> No
     valid: list[Record] = [*first, RemoveAccessControlEntryRecord(uuid.UUID(int=7)), readd]
     delta = MetadataDelta(base)
     delta.replay_records(valid, 200)
-    acls = delta.get_or_create_acls_delta()
-    assert acls._working is not None
+    assert delta.acl_batches is not None and delta.acl_batches.working is not None
+    delta.acl_batches.check()
     image = delta.apply(MetadataProvenance(301, 1, 1))
     assert image == apply_records(base, valid, 200, MetadataProvenance(301, 1, 1))
     assert image.acls.id_of(readd.binding) == readd.id
@@ -143,7 +146,7 @@ def test_changes_read_after_apply_equal_one_by_one(
     bulk_acls, single_acls = bulk.acls_delta, single.acls_delta
     if bulk_acls is not None and single_acls is not None:
         assert list(bulk_acls.changes.items()) == list(single_acls.changes.items())
-        assert bulk_acls._pending == []
+        assert bulk.acl_batches is None  # reading the changes took the delta back
 
 
 def _pending_then(second: list[Record]) -> tuple[MetadataDelta, list[Record]]:
@@ -154,9 +157,11 @@ def _pending_then(second: list[Record]) -> tuple[MetadataDelta, list[Record]]:
     first.append(RemoveAccessControlEntryRecord(uuid.UUID(int=7)))
     delta = MetadataDelta(base)
     delta.replay_records(first, 200)
-    acls = delta.get_or_create_acls_delta()
-    assert acls._working is not None and len(acls._pending) == 1
+    replayer = delta.acl_batches
+    assert replayer is not None and replayer.working is not None and replayer.pending == 1
+    replayer.check()
     delta.replay_records(second, 301)
+    replayer.check()
     return delta, first + second
 
 
@@ -181,7 +186,7 @@ def test_batches_after_a_pending_one_apply_as_one_by_one(second: list[Record]) -
     provenance = MetadataProvenance(400, 1, 1)
     image, expected = delta.apply(provenance), single.apply(provenance)
     assert list(image.acls.acls.items()) == list(expected.acls.acls.items())
-    assert image.acls._ids_by_binding == expected.acls._ids_by_binding
+    assert image.acls.bindings == expected.acls.bindings
     acls, single_acls = delta.acls_delta, single.acls_delta
     assert acls is not None and single_acls is not None
     assert list(acls.changes.items()) == list(single_acls.changes.items())
