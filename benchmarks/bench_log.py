@@ -39,6 +39,7 @@ from aclog.records import (
 from aclog.records.bulk import decode_values
 from aclog.records.bulk_encode import encode_many
 from aclog.records.codec import _acl_to
+from aclog.records.collector import gc_paused
 from aclog.records.columnar import decode_columns
 from aclog.records.schemas import parsed_schema
 from benchmarks.harness import best_in_turn
@@ -172,8 +173,9 @@ def _read(
                 log.append([encode(r) for r in records[start : start + 10_000]], 1)
 
         def read_decode() -> None:
-            for batch in read_batches(Path(tmp)):
-                decode_values(batch.values, batch.base_offset)
+            with gc_paused():  # as the loader and the CLI run it (their edges pause the GC)
+                for batch in read_batches(Path(tmp)):
+                    decode_values(batch.values, batch.base_offset)
 
         def read_columnar() -> None:
             for batch in read_batches(Path(tmp)):

@@ -45,7 +45,6 @@ from aclog.records.codec import (
     decode_framed,
     frame_plan,
 )
-from aclog.records.collector import call_paused
 from aclog.records.columns import CodeTable, acl_columns, code_table, remove_acl_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
@@ -57,10 +56,6 @@ _sentinel_of: Callable[[dict[str, Any]], bytes] = itemgetter(_SENTINEL_FIELD)
 MIN_GROUP = 4
 """Fewer records of one (type, version) are decoded one by one: the array's setup (a few
 microseconds) would cost more than it saves."""
-PAUSE_AT = 256
-"""A decode of at least this many values runs with the garbage collector paused
-(:mod:`aclog.records.collector`); a smaller one allocates too little to start a collection
-more than about once."""
 _FAILED = (EOFError, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError)
 
 
@@ -73,9 +68,7 @@ def decode_values(
     error messages. Raises :class:`~aclog.records.codec.RecordDecodeError` exactly as
     :func:`~aclog.records.codec.decode_framed` does on the first bad value.
     """
-    if len(values) < PAUSE_AT:
-        return _decode(values, first_offset, _RECORDS)
-    return call_paused(_decode, values, first_offset, _RECORDS)
+    return _decode(values, first_offset, _RECORDS)
 
 
 @dataclass(frozen=True)
