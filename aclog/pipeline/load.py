@@ -24,7 +24,7 @@ from aclog.log.segment import list_segments
 from aclog.pipeline.avro import avro_available, read_log_avro
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.session import PipelineError
-from aclog.pipeline.source import FORMAT_NAME, snapshot_paths
+from aclog.pipeline.source import FORMAT_NAME, absolute_snapshots, snapshot_paths
 from aclog.pipeline.state import Survey
 from aclog.snapshot import SnapshotError, SnapshotId, SnapshotInfo, list_snapshots, read_snapshot
 
@@ -115,8 +115,9 @@ def _python_source(
     reader = spark.read.format(FORMAT_NAME)
     if columns is not None:
         reader = reader.schema(StructType([RECORD_SCHEMA[name] for name in columns]))
+    # Executors run in their own working directories: every path they open is absolute.
     reader = (
-        reader.option("snapshots", snapshots)
+        reader.option("snapshots", absolute_snapshots(snapshots))
         .option("from_offset", str(from_offset))
         .option("segments", str(segments).lower())
         .option("arrow", str(arrow).lower())
@@ -159,7 +160,7 @@ def read_parquet_records(spark: SparkSession, path: Path) -> DataFrame:
     """The records a ``aclog pipeline records`` run wrote to ``path`` (Parquet)."""
     if not path.exists():
         raise PipelineError(f"no Parquet records at {path}")
-    frame = spark.read.parquet(str(path))
+    frame = spark.read.parquet(str(path.resolve()))
     missing = [name for name in COLUMN_NAMES if name not in frame.columns]
     if missing:
         raise PipelineError(

@@ -16,7 +16,9 @@ from aclog.tools.console import EXIT_USAGE, fail, out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
 from aclog.tools.pipeline.options import (
+    ConfOption,
     DataDirOption,
+    DriverHostOption,
     LimitOption,
     MasterOption,
     OutOption,
@@ -97,6 +99,8 @@ def access_command(
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
     master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
     limit: LimitOption = 20,
 ) -> None:
@@ -110,7 +114,7 @@ def access_command(
         fail(str(error), EXIT_USAGE)
     at_time_ms = time_ms(at_time)
     check_source(data_dir, records)
-    with spark_for(master) as spark:
+    with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
 
         result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)

@@ -13,7 +13,9 @@ from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, input_records
 from aclog.tools.pipeline.options import (
+    ConfOption,
     DataDirOption,
+    DriverHostOption,
     LimitOption,
     MasterOption,
     OutOption,
@@ -35,12 +37,14 @@ def history_command(
         Path | None, typer.Option("--plot", help="Draw counts over time and changes per author.")
     ] = None,
     master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
     limit: LimitOption = 20,
 ) -> None:
     """One row per ACL lifetime and per SCRAM credential lifetime: created, rotated, removed."""
     check_source(data_dir, records)
-    with spark_for(master) as spark:
+    with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         if records is None and data_dir is not None and data_dir.is_dir():
             source = pipeline.records_for_history(spark, data_dir, on_warning=warn).frame

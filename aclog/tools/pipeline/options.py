@@ -40,3 +40,20 @@ SnapshotsFlag = Annotated[
     ),
 ]
 LimitOption = Annotated[int, typer.Option("--limit", help="Rows to show in the table.")]
+ConfOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--conf",
+        metavar="KEY=VALUE",
+        help="A Spark setting for this run (repeat), e.g. --conf spark.executor.memory=2g.",
+    ),
+]
+DriverHostOption = Annotated[
+    str | None,
+    typer.Option(
+        "--driver-host",
+        help="The address a cluster's executors reach this driver at (spark.driver.host and "
+        "bindAddress); default 127.0.0.1 when the master is on this machine.",
+        envvar="ACLOG_SPARK_DRIVER_HOST",
+    ),
+]

@@ -14,7 +14,9 @@ from aclog.tools.pipeline.access import read_resources
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
 from aclog.tools.pipeline.options import (
+    ConfOption,
     DataDirOption,
+    DriverHostOption,
     LimitOption,
     MasterOption,
     OutOption,
@@ -37,6 +39,8 @@ def orphans_command(
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
     master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
     limit: LimitOption = 20,
 ) -> None:
@@ -44,7 +48,7 @@ def orphans_command(
     inventory = read_resources(resources) if resources is not None else None
     at_time_ms = time_ms(at_time)
     check_source(data_dir, records)
-    with spark_for(master) as spark:
+    with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
 
         result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)

@@ -47,10 +47,12 @@ def collect_rows(frame: DataFrame) -> list[dict[str, Any]]:
 
 
 def write_parquet(frame: DataFrame, path: Path) -> DataFrame:
-    """Write ``frame`` as Parquet and return the written data (so a following ``--json`` reads
-    the file instead of computing the job again)."""
-    frame.write.mode("overwrite").parquet(str(path))
-    return frame.sparkSession.read.parquet(str(path))
+    """Write ``frame`` as Parquet at ``path`` (made absolute here, on the driver: executors run
+    in their own working directories) and return the written data (so a following ``--json``
+    reads the file instead of computing the job again)."""
+    where = str(path.resolve())
+    frame.write.mode("overwrite").parquet(where)
+    return frame.sparkSession.read.parquet(where)
 
 
 def show_rows(

@@ -11,7 +11,12 @@ from aclog.tools.common import JsonFlag
 from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source
-from aclog.tools.pipeline.options import DataDirOption, MasterOption
+from aclog.tools.pipeline.options import (
+    ConfOption,
+    DataDirOption,
+    DriverHostOption,
+    MasterOption,
+)
 from aclog.tools.pipeline.output import write_parquet
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
@@ -24,15 +29,16 @@ def records_command(
         str, typer.Option("--snapshots", help="none, all, or snapshot paths (comma-separated).")
     ] = "none",
     master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Every record with offset, epoch, time, author, type and fields (no salts or keys)."""
     check_source(data_dir, None)
-    with spark_for(master) as spark:
+    with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         frame = pipeline.read_records(spark, data_dir, snapshots=snapshots)
-        write_parquet(frame, out_path)
-        count = spark.read.parquet(str(out_path)).count()
+        count = write_parquet(frame, out_path).count()
     if json_output:
         print_json({"out": str(out_path), "records": count})
     else:

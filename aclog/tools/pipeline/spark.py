@@ -12,7 +12,7 @@ from contextlib import ExitStack, contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, fail, print_line
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_line
 from aclog.tools.progress import waiting
 
 if TYPE_CHECKING:
@@ -47,16 +47,28 @@ def warn(message: str) -> None:
 
 
 @contextmanager
-def spark_for(master: str | None) -> Iterator[SparkSession]:
-    """The session for one command, with Spark and pipeline errors turned into exits."""
+def spark_for(
+    master: str | None, conf: list[str] | None = None, driver_host: str | None = None
+) -> Iterator[SparkSession]:
+    """The session for one command (``--master``, ``--conf`` pairs, ``--driver-host``), with
+    Spark and pipeline errors turned into exits; a bad setting is a usage error before Spark
+    starts."""
     pipeline = pipeline_modules()
+    settings = pipeline.settings
+    try:
+        given = settings.parse_conf(conf or [])
+        settings.driver_host(master or pipeline.session.DEFAULT_MASTER, driver_host)
+    except settings.SettingError as error:
+        fail(str(error), EXIT_USAGE)
     from py4j.protocol import Py4JError  # type: ignore[import-untyped]  # noqa: PLC0415
     from pyspark.errors import PySparkException  # noqa: PLC0415
 
     try:
         with ExitStack() as stack:
             with waiting(f"starting Spark ({master or pipeline.session.DEFAULT_MASTER})"):
-                spark = stack.enter_context(pipeline.spark_session(master))
+                spark = stack.enter_context(
+                    pipeline.spark_session(master, conf=given, driver=driver_host)
+                )
             yield spark
     except pipeline.JavaMissingError as error:
         fail(str(error), EXIT_IO)

@@ -9,7 +9,9 @@ from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
 from aclog.tools.pipeline.options import (
+    ConfOption,
     DataDirOption,
+    DriverHostOption,
     MasterOption,
     OutOption,
     RecordsOption,
@@ -27,12 +29,14 @@ def state_command(
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
     master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
 ) -> None:
     """ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'."""
     at_time_ms = time_ms(at_time)
     check_source(data_dir, records)
-    with spark_for(master) as spark:
+    with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
         try:
@@ -42,8 +46,8 @@ def state_command(
                 if not json_output:
                     _state_line(written.to_dict(), f"; written to {out_path}")
                     return
-                acls = spark.read.parquet(str(out_path / "acls"))
-                users = spark.read.parquet(str(out_path / "users"))
+                acls = spark.read.parquet(str(out_path.resolve() / "acls"))
+                users = spark.read.parquet(str(out_path.resolve() / "users"))
             summary = pipeline.state.state_dict(acls, users, result.provenance)
         finally:
             result.unpersist()
