@@ -91,13 +91,14 @@ def driver_host(master: str, given: str | None = None) -> str | None:
     (Spark's own choice). Raises :class:`SettingError` for a blank or spaced host."""
     if is_local(master):
         return LOOPBACK
+    where = "--driver-host" if given is not None else f"${DRIVER_HOST_ENV}"
     host = given if given is not None else os.environ.get(DRIVER_HOST_ENV)
     if host is not None:
-        host = host.strip()
-        if not host or any(c.isspace() for c in host) or "/" in host:
+        if not host.strip() or any(c.isspace() for c in host.strip()) or "/" in host:
             raise SettingError(
-                f"driver host {given!r} is not a host name or address (e.g. --driver-host 10.0.0.5)"
+                f"{where} {host!r} is not a host name or address (e.g. --driver-host 10.0.0.5)"
             )
+        host = host.strip()
         return host
     return LOOPBACK if on_this_machine(master) else None
 

@@ -76,8 +76,11 @@ def test_the_driver_host_default_is_loopback_only_for_a_master_here(
     assert driver_host("spark://spark-master:7077") == "10.0.0.8"
     assert driver_host("spark://spark-master:7077", "10.0.0.7") == "10.0.0.7"
     assert driver_host("local[2]", "10.0.0.7") == "127.0.0.1"  # executors run in the driver
-    with pytest.raises(SettingError, match="--driver-host"):
+    with pytest.raises(SettingError, match="--driver-host ' '"):
         driver_host("spark://spark-master:7077", " ")
+    monkeypatch.setenv(DRIVER_HOST_ENV, "http://10.0.0.8/")
+    with pytest.raises(SettingError, match=r"\$ACLOG_SPARK_DRIVER_HOST 'http://10.0.0.8/'"):
+        driver_host("spark://spark-master:7077")
 
 
 def test_session_settings_put_conf_last_and_keep_aclogs_java_options() -> None:

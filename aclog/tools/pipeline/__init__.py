@@ -3,8 +3,10 @@
 Each command reads a data directory (or, with ``--records``, the Parquet that ``aclog pipeline
 records`` wrote), runs one job, writes Parquet under ``--out`` and, for small results, prints a
 table or ``--json``. Spark runs locally on two cores unless ``--master`` (or
-``$ACLOG_SPARK_MASTER``) names a cluster. ``aclog.pipeline`` (and pyspark) is imported only when
-a pipeline command runs, so the rest of the CLI works without the ``spark`` extra.
+``$ACLOG_SPARK_MASTER``) names a cluster; every command also takes ``--conf KEY=VALUE`` (repeat)
+and ``--driver-host`` (the address a cluster's executors reach the driver at). ``aclog.pipeline``
+(and pyspark) is imported only when a pipeline command runs, so the rest of the CLI works
+without the ``spark`` extra.
 
 Exit codes as everywhere: 1 the job failed on the data (a corrupt log, no usable snapshot), 2 a
 usage error, 3 no Java, no pyspark, or an I/O or Spark failure.
