@@ -20,7 +20,9 @@ from aclog.pipeline.settings import (
 from tests.pipeline.conftest import Logs
 from tests.tools.harness import run_main
 
-KEYS = st.from_regex(r"spark\.[a-z][a-zA-Z0-9.]{0,30}", fullmatch=True)
+KEYS = st.from_regex(r"spark\.[a-z][a-zA-Z0-9.]{0,30}", fullmatch=True).filter(
+    lambda k: k != "spark.master"
+)
 VALUES = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
 
 
