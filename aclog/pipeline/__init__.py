@@ -2,7 +2,8 @@
 
 - :mod:`~aclog.pipeline.source`: ``spark.read.format("aclog").load(DIR)``, a Python data source
   with one partition per segment piece (and per snapshot when asked), decoded by the one decoder;
-- :mod:`~aclog.pipeline.session`: the SparkSession factory the CLI, tests and benchmarks share;
+- :mod:`~aclog.pipeline.session`: the SparkSession factory the CLI, tests and benchmarks share,
+  with :mod:`~aclog.pipeline.settings` (``--conf`` pairs, the driver's address on a cluster);
 - :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
 - jobs, each a lazy DataFrame -> DataFrame function in its module (exported as modules, so
   ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as an anti join of
@@ -16,7 +17,7 @@
 Requires the ``spark`` extra (pyspark, pyarrow, pandas, matplotlib) and Java 17+.
 """
 
-from aclog.pipeline import access, history, orphans, state, state_files
+from aclog.pipeline import access, history, orphans, settings, state, state_files
 from aclog.pipeline.access import AccessQuestion
 from aclog.pipeline.load import (
     Records,
@@ -46,6 +47,7 @@ __all__ = [
     "read_records",
     "records_as_of",
     "records_for_history",
+    "settings",
     "spark_session",
     "state",
     "state_files",

@@ -22,8 +22,15 @@ from pyspark.sql.types import StructType
 from aclog.log.segment import list_segments
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.session import PipelineError
-from aclog.pipeline.source import FORMAT_NAME
-from aclog.snapshot import SnapshotError, SnapshotId, SnapshotInfo, list_snapshots, read_snapshot
+from aclog.pipeline.source import FORMAT_NAME, absolute_snapshots
+from aclog.snapshot import (
+    SnapshotError,
+    SnapshotId,
+    SnapshotInfo,
+    choose_for_point,
+    list_snapshots,
+    read_snapshot,
+)
 
 
 def _ignore(message: str) -> None:
@@ -58,8 +65,9 @@ def read_records(
     reader = spark.read.format(FORMAT_NAME)
     if columns is not None:
         reader = reader.schema(StructType([RECORD_SCHEMA[name] for name in columns]))
+    # Executors run in their own working directories: every path they open is absolute.
     reader = (
-        reader.option("snapshots", snapshots)
+        reader.option("snapshots", absolute_snapshots(snapshots))
         .option("from_offset", str(from_offset))
         .option("segments", str(segments).lower())
         .option("arrow", str(arrow).lower())
@@ -74,7 +82,7 @@ def read_parquet_records(spark: SparkSession, path: Path) -> DataFrame:
     """The records a ``aclog pipeline records`` run wrote to ``path`` (Parquet)."""
     if not path.exists():
         raise PipelineError(f"no Parquet records at {path}")
-    frame = spark.read.parquet(str(path))
+    frame = spark.read.parquet(str(path.resolve()))
     missing = [name for name in COLUMN_NAMES if name not in frame.columns]
     if missing:
         raise PipelineError(
@@ -89,21 +97,16 @@ def log_start_offset(directory: Path) -> int:
     return segments[0][0] if segments else 0
 
 
-def _taken_by(snapshot: SnapshotId, at_time_ms: int) -> bool:
-    try:
-        return read_snapshot(snapshot.path).info.timestamp_ms <= at_time_ms
-    except SnapshotError:
-        return False
+def _header(snapshot: SnapshotId) -> SnapshotInfo:
+    return read_snapshot(snapshot.path).info
 
 
-def _verified(snapshot: SnapshotId, on_warning: Callable[[str], None]) -> SnapshotInfo | None:
-    try:
-        return read_snapshot(snapshot.path).info
-    except SnapshotError as error:
-        on_warning(f"skipped snapshot {snapshot.path}: {error}")
-    except FileNotFoundError:
-        on_warning(f"skipped snapshot {snapshot.path}: it was deleted while being read")
-    return None
+def _skipped(on_warning: Callable[[str], None]) -> Callable[[SnapshotId, Exception], None]:
+    def skip(snapshot: SnapshotId, error: Exception) -> None:
+        reason = "it was deleted while being read" if isinstance(error, OSError) else error
+        on_warning(f"skipped snapshot {snapshot.path}: {reason}")
+
+    return skip
 
 
 def choose_snapshot(
@@ -113,22 +116,23 @@ def choose_snapshot(
     at_time_ms: int | None = None,
     on_warning: Callable[[str], None] = _ignore,
 ) -> SnapshotInfo | None:
-    """The snapshot ``rebuild_image`` would start from for this point: the newest that
-    verifies, at or below ``at_offset`` and taken by ``at_time_ms``, whose successor records
-    the log still holds. ``None``: replay the log from offset 0. Raises
+    """The snapshot ``rebuild_image`` would start from for this point (the one rule,
+    :func:`aclog.snapshot.choose_for_point`; here its header and checksum are checked, the
+    tasks decode its body): ``None`` replays the log from offset 0. Raises
     :class:`PipelineError` when segments were deleted and no usable snapshot covers them."""
     log_start = log_start_offset(directory)
-    candidates = list_snapshots(directory)
-    if at_offset is not None:
-        candidates = [s for s in candidates if s.last_offset <= at_offset]
-    if at_time_ms is not None:
-        candidates = [s for s in candidates if _taken_by(s, at_time_ms)]
-    for snapshot in reversed(candidates):
-        if snapshot.last_offset + 1 < log_start:
-            break
-        info = _verified(snapshot, on_warning)
-        if info is not None:
-            return info
+    chosen = choose_for_point(
+        list_snapshots(directory),
+        _header,
+        unusable=(SnapshotError,),
+        on_skip=_skipped(on_warning),
+        at_offset=at_offset,
+        at_time_ms=at_time_ms,
+        taken_at=lambda s: _header(s).timestamp_ms,
+        log_start_offset=log_start,
+    )
+    if chosen is not None:
+        return chosen[1]
     if log_start > 0:
         raise PipelineError(
             f"the log in {directory} starts at offset {log_start} and no valid snapshot at or "
@@ -182,12 +186,15 @@ def records_for_history(
     for snapshot in list_snapshots(directory):
         if snapshot.last_offset + 1 < log_start:
             continue
-        info = _verified(snapshot, on_warning)
-        if info is not None:
-            frame = read_records(
-                spark, directory, snapshots=str(info.path), from_offset=info.last_offset + 1
-            )
-            return Records(frame, info)
+        try:
+            info = _header(snapshot)
+        except (SnapshotError, FileNotFoundError) as error:
+            _skipped(on_warning)(snapshot, error)
+            continue
+        frame = read_records(
+            spark, directory, snapshots=str(info.path), from_offset=info.last_offset + 1
+        )
+        return Records(frame, info)
     raise PipelineError(
         f"the log in {directory} starts at offset {log_start} and no valid snapshot covers the "
         "offsets before it"

@@ -4,7 +4,10 @@
 space in one temporary folder, workers that run this interpreter), builds the session, lowers the
 log level and registers the ``aclog`` data source. ``master`` defaults to ``local[2]``; give a
 ``spark://host:7077`` URL (or ``yarn``, ``k8s://...``) to run on a cluster, where the executors
-need ``aclog`` installed and the data directory at the same path.
+need ``aclog`` installed and the data directory at the same absolute path (the jobs hand the
+executors absolute paths, resolved here on the driver). Extra Spark settings (``conf``, e.g.
+``spark.executor.memory``) and the address executors reach the driver at
+(:mod:`aclog.pipeline.settings`) are applied last.
 
 Local-only settings: ``SPARK_LOCAL_IP=127.0.0.1`` (the driver binds to loopback, which executors
 on other machines could not reach) and ``PYSPARK_PYTHON`` set to this interpreter (a cluster's
@@ -13,7 +16,8 @@ workers have their own Python; set ``PYSPARK_PYTHON`` there). Java 17 or newer m
 the command that installs it (:class:`JavaMissingError`).
 
 Not thread-safe: build a session from one thread. A process has at most one active session;
-:func:`spark_session` reuses it when one is running (tests share theirs with the CLI).
+:func:`spark_session` reuses it when one is running (tests share theirs with the CLI), and then
+the settings of the call do not apply.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from aclog.pipeline.jvm_stderr import filtered_jvm_stderr
+from aclog.pipeline.settings import driver_host, driver_settings, is_address, is_local, merged
 from aclog.pipeline.source import AclogDataSource
 
 DEFAULT_MASTER = "local[2]"
@@ -81,11 +86,6 @@ def find_java() -> str | None:
     return shutil.which("java")
 
 
-def is_local(master: str) -> bool:
-    """True for ``local``, ``local[n]`` and ``local[*]`` masters."""
-    return master == "local" or master.startswith("local[")
-
-
 def scratch_dir() -> Path:
     """The folder for Spark's scratch files, Java temp files and the log4j2 file."""
     path = Path(tempfile.gettempdir()) / f"aclog-spark-{os.getuid()}"
@@ -102,12 +102,16 @@ def _log4j2_file(folder: Path) -> Path:
     return path
 
 
-def _prepare_environment(master: str, folder: Path) -> None:
+def _prepare_environment(master: str, folder: Path, host: str | None) -> None:
     if is_local(master):
         os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
         os.environ["PYSPARK_PYTHON"] = sys.executable
     else:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        if host is not None and is_address(host):
+            # Spark's other listeners (block manager) bind where the driver does, and it stops
+            # warning that this host's name resolves to loopback.
+            os.environ.setdefault("SPARK_LOCAL_IP", host)
     os.environ.setdefault("SPARK_LOCAL_DIRS", str(folder / "local"))
     os.environ.setdefault("SPARK_LAUNCHER_OPTS", "-XX:-UsePerfData")
 
@@ -120,19 +124,56 @@ def make_spark(
     driver_memory: str = "1g",
     fast_start: bool = False,
     conf: Mapping[str, str] | None = None,
+    driver: str | None = None,
 ) -> SparkSession:
     """Start (or join) the SparkSession for the pipeline and register the ``aclog`` format.
 
     ``master``: ``None`` reads ``$ACLOG_SPARK_MASTER``, else ``local[2]``. ``fast_start`` adds
     ``-XX:TieredStopAtLevel=1`` (C1 JIT only: faster start, slower long jobs; for tests).
-    ``driver_memory`` applies only when this call starts the JVM. Raises :class:`PipelineError`
-    when Java is missing (:class:`JavaMissingError`).
+    ``driver_memory`` applies only when this call starts the JVM. ``conf`` (see
+    :func:`~aclog.pipeline.settings.parse_conf`) overrides aclog's settings; ``driver`` is the
+    address executors reach the driver at (see :func:`~aclog.pipeline.settings.driver_host`).
+    Raises :class:`PipelineError` when Java is missing (:class:`JavaMissingError`), and
+    :class:`~aclog.pipeline.settings.SettingError` for a bad ``driver``.
     """
     master = master or os.environ.get(MASTER_ENV) or DEFAULT_MASTER
     if find_java() is None:
         raise JavaMissingError(JAVA_HELP)
+    host = driver_host(master, driver)
     folder = scratch_dir()
-    _prepare_environment(master, folder)
+    _prepare_environment(master, folder, host)
+    settings = session_settings(
+        master,
+        folder,
+        host,
+        shuffle_partitions=shuffle_partitions,
+        driver_memory=driver_memory,
+        fast_start=fast_start,
+        conf=conf or {},
+    )
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    with filtered_jvm_stderr():
+        spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.dataSource.register(AclogDataSource)
+    return spark
+
+
+def session_settings(
+    master: str,
+    folder: Path,
+    host: str | None,
+    *,
+    shuffle_partitions: int,
+    driver_memory: str,
+    fast_start: bool,
+    conf: Mapping[str, str],
+) -> dict[str, str]:
+    """Every setting :func:`make_spark` gives the builder: aclog's (quiet, scratch in
+    ``folder``, UTC), the driver's address ``host``, then ``conf`` over them (see
+    :func:`~aclog.pipeline.settings.merged`)."""
     java_options = [
         f"-Djava.io.tmpdir={folder}",
         "-XX:-UsePerfData",
@@ -155,16 +196,7 @@ def make_spark(
     }
     if is_local(master):
         settings["spark.default.parallelism"] = _cores(master)
-        settings["spark.driver.bindAddress"] = "127.0.0.1"
-    settings.update(conf or {})
-    builder = SparkSession.builder.master(master).appName(app_name)
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    with filtered_jvm_stderr():
-        spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    spark.dataSource.register(AclogDataSource)
-    return spark
+    return merged({**settings, **driver_settings(host)}, conf)
 
 
 def _cores(master: str) -> str:

@@ -14,6 +14,7 @@ Options (all strings, as Spark passes them):
 
 - ``path`` (``load(DIR)``): the data directory;
 - ``snapshots``: ``none`` (default), ``all``, or a comma-separated list of snapshot paths;
+  relative paths (these and ``path``) are resolved where the plan is made, beside the driver;
 - ``segments``: ``true`` (default) or ``false`` (snapshots only);
 - ``from_offset``: skip log records below this offset (default 0);
 - ``split_bytes``: the largest piece of a segment one task reads (default 16 MiB);
@@ -249,6 +250,14 @@ def snapshot_paths(directory: Path, choice: str) -> list[str]:
     return [part.strip() for part in choice.split(",") if part.strip()]
 
 
+def absolute_snapshots(choice: str) -> str:
+    """The ``snapshots`` option with every listed path made absolute against this process's
+    working directory: the driver resolves paths, because executors run in their own."""
+    if choice.strip() == "all":
+        return "all"
+    return ",".join(str(Path(p).resolve()) for p in snapshot_paths(Path(), choice)) or "none"
+
+
 def arrow_schema(schema: StructType) -> pa.Schema:
     """The Arrow schema of batches for ``schema``: any subset of the source's columns, in any
     order (a narrower schema builds only those columns). Raises ``ValueError`` for a column the
@@ -268,8 +277,10 @@ class AclogReader(DataSourceReader):
     """Plans pieces and decodes them (see the module docstring)."""
 
     def __init__(self, options: dict[str, str], schema: StructType = RECORD_SCHEMA) -> None:
-        self.directory = Path(options.get("path", "."))
-        self.snapshots = options.get("snapshots", "none")
+        # Planning runs beside the driver, in its working directory; the pieces that reach
+        # the executors (which run in theirs) carry absolute paths.
+        self.directory = Path(options.get("path", ".")).resolve()
+        self.snapshots = absolute_snapshots(options.get("snapshots", "none"))
         self.segments = _flag(options, "segments", True)
         self.from_offset = int(options.get("from_offset", "0"))
         self.split_bytes = int(options.get("split_bytes", str(DEFAULT_SPLIT_BYTES)))

@@ -53,7 +53,9 @@ def _write(frame: DataFrame, path: Path) -> int:
 def write_state(result: State, out: Path) -> WrittenState:
     """Write ``result``'s ACLs and users under ``out`` (replacing what is there) as two
     concurrent jobs. When either fails, its error is raised once both have stopped, and
-    neither part is left behind: half a state must not pass for a whole one."""
+    neither part is left behind: half a state must not pass for a whole one. ``out`` is made
+    absolute here, on the driver (executors run in their own working directories)."""
+    given, out = out, out.resolve()
     frames = dict(zip(STATE_PARTS, (result.acls, result.users), strict=True))
     try:
         with ThreadPoolExecutor(len(frames), thread_name_prefix="aclog-state") as pool:
@@ -67,5 +69,5 @@ def write_state(result: State, out: Path) -> WrittenState:
         raise
     head = result.survey
     return WrittenState(
-        str(out), head.offset, head.epoch, head.timestamp, counts["acls"], counts["users"]
+        str(given), head.offset, head.epoch, head.timestamp, counts["acls"], counts["users"]
     )

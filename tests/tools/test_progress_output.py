@@ -19,8 +19,9 @@ from aclog.log import SegmentedLog
 from aclog.pipeline.jvm_stderr import filtered_jvm_stderr
 from aclog.records import encode_many
 from aclog.remote.connection import connect_failure
-from aclog.tools import console, pipeline, progress
+from aclog.tools import console, progress
 from aclog.tools.main import app
+from aclog.tools.pipeline import output as pipeline_output
 from benchmarks.bench_log import acl_records
 
 runner = CliRunner()
@@ -101,7 +102,9 @@ def test_a_wait_names_what_it_waits_for_and_escapes_names(
 def test_tables_on_a_pipe_are_never_cut(capsys: pytest.CaptureFixture[str]) -> None:
     assert not console.out.is_terminal
     wide = "t" * 150
-    pipeline._show([{"name": wide, "principal": "User:" + "p" * 90}], ["name", "principal"], 5, "x")
+    pipeline_output.show_rows(
+        [{"name": wide, "principal": "User:" + "p" * 90}], ["name", "principal"], 5, "x"
+    )
     printed = capsys.readouterr().out
     assert wide in printed and "User:" + "p" * 90 in printed
     assert "…" not in printed

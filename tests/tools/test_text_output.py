@@ -25,8 +25,8 @@ from aclog.records import (
     ScramMechanism,
     record_to_dict,
 )
-from aclog.tools import pipeline
 from aclog.tools.main import app
+from aclog.tools.pipeline import output as pipeline_output
 from aclog.tools.visible import visible
 
 runner = CliRunner()
@@ -150,6 +150,8 @@ def test_error_messages_are_not_rich_markup(tmp_path: Path) -> None:
 
 
 def test_pipeline_tables_show_cells_literally(capsys: pytest.CaptureFixture[str]) -> None:
-    pipeline._show([{"principal": "x\x1b[2J", "name": "[red]y[/]"}], ["principal", "name"], 5, "t")
+    pipeline_output.show_rows(
+        [{"principal": "x\x1b[2J", "name": "[red]y[/]"}], ["principal", "name"], 5, "t"
+    )
     shown = capsys.readouterr().out
     assert "x\\x1b[2J" in shown and "[red]y[/]" in shown and "\x1b" not in shown

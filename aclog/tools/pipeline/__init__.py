@@ -1,0 +1,35 @@
+"""``aclog pipeline ...``: the Spark jobs of :mod:`aclog.pipeline` as commands.
+
+Each command reads a data directory (or, with ``--records``, the Parquet that ``aclog pipeline
+records`` wrote), runs one job, writes Parquet under ``--out`` and, for small results, prints a
+table or ``--json``. Spark runs locally on two cores unless ``--master`` (or
+``$ACLOG_SPARK_MASTER``) names a cluster; every command also takes ``--conf KEY=VALUE`` (repeat)
+and ``--driver-host`` (the address a cluster's executors reach the driver at). ``aclog.pipeline``
+(and pyspark) is imported only when a pipeline command runs, so the rest of the CLI works
+without the ``spark`` extra.
+
+Exit codes as everywhere: 1 the job failed on the data (a corrupt log, no usable snapshot), 2 a
+usage error, 3 no Java, no pyspark, or an I/O or Spark failure.
+
+The package: :mod:`~aclog.tools.pipeline.app` holds the ``pipeline`` command group,
+:mod:`~aclog.tools.pipeline.options` the options every command shares,
+:mod:`~aclog.tools.pipeline.spark` the session for one command (and its errors as exits),
+:mod:`~aclog.tools.pipeline.inputs` the records a job reads, :mod:`~aclog.tools.pipeline.output`
+tables, JSON rows and Parquet. Each command is a module of its own; to add one, write the module
+(``@pipeline_app.command("name")``) and add its name to :data:`COMMAND_MODULES`, in the order
+``aclog pipeline --help`` lists it.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from aclog.tools.pipeline.app import pipeline_app
+
+COMMAND_MODULES = ("records", "state", "history", "access", "orphans")
+"""The modules that register a ``pipeline`` subcommand, in help order."""
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"{__name__}.{_name}")
+
+__all__ = ["COMMAND_MODULES", "pipeline_app"]

@@ -1,0 +1,144 @@
+"""``aclog pipeline access``: every principal x resource x operation decision, as ``explain``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from aclog.authorizer import parse_super_users
+from aclog.records import AclOperation, ResourceType
+from aclog.tools.acl_options import OptionError, read_inventory
+from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.console import EXIT_USAGE, fail, out, print_json
+from aclog.tools.pipeline.app import pipeline_app
+from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.options import (
+    ConfOption,
+    DataDirOption,
+    DriverHostOption,
+    LimitOption,
+    MasterOption,
+    OutOption,
+    RecordsOption,
+    SnapshotsFlag,
+)
+from aclog.tools.pipeline.output import collect_rows, show_rows, write_parquet
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+
+ACCESS_ORDER = ("principal", "host", "resource_type", "resource_name", "operation")
+"""The order of ``--json`` decisions (and the table's rows)."""
+
+
+def read_principals(path: Path) -> list[str]:
+    """The ``Type:name`` lines of ``path`` (blank lines and ``#`` comments skipped); a usage
+    error names the first bad line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        fail(f"cannot read the principals file {path}: {error.strerror}", EXIT_USAGE)
+    found = []
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        kind, sep, name = text.partition(":")
+        if not (kind and sep and name):
+            fail(f"{path}:{number}: expected a principal like User:alice, got {text!r}", EXIT_USAGE)
+        found.append(text)
+    return found
+
+
+def read_resources(path: Path) -> list[tuple[ResourceType, str]]:
+    """The ``TYPE:name`` inventory of ``path``, or a usage error."""
+    try:
+        return read_inventory(path)
+    except OptionError as error:
+        fail(str(error), EXIT_USAGE)
+
+
+def _operations(names: Sequence[str]) -> tuple[AclOperation, ...]:
+    try:
+        found = tuple(AclOperation.parse(n) for n in names)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    bad = [op.name for op in found if op in (AclOperation.ANY, AclOperation.UNKNOWN)]
+    if bad:
+        fail(f"--operations {bad[0]} is not an operation a request can ask for", EXIT_USAGE)
+    return found
+
+
+@pipeline_app.command("access")
+def access_command(
+    resources: Annotated[
+        Path, typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.")
+    ],
+    principals: Annotated[Path, typer.Option("--principals", help="One User:name per line.")],
+    data_dir: DataDirOption = None,
+    records: RecordsOption = None,
+    hosts: Annotated[
+        list[str] | None, typer.Option("--hosts", help="Client addresses (repeat; default *).")
+    ] = None,
+    operations: Annotated[
+        list[str] | None,
+        typer.Option("--operations", help="Operations (repeat; default: each type's own)."),
+    ] = None,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    super_users: Annotated[
+        str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
+    ] = None,
+    allow_everyone_if_no_acl_found: Annotated[
+        bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
+    ] = False,
+    partitions: Annotated[
+        int | None, typer.Option("--partitions", min=1, help="Tasks that share the grid.")
+    ] = None,
+    out_path: OutOption = None,
+    snapshots: SnapshotsFlag = True,
+    master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
+    json_output: JsonFlag = False,
+    limit: LimitOption = 20,
+) -> None:
+    """Every principal x resource x operation decision and its deciding ACL, as 'explain'."""
+    inventory = read_resources(resources)
+    people = read_principals(principals)
+    asked = _operations(operations or [])
+    try:
+        supers = parse_super_users(super_users)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    at_time_ms = time_ms(at_time)
+    check_source(data_dir, records)
+    with spark_for(master, conf, driver_host) as spark:
+        pipeline = pipeline_modules()
+
+        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
+        question = pipeline.AccessQuestion(
+            hosts=tuple(hosts or ["*"]),
+            operations=asked,
+            super_users=frozenset(supers),
+            allow_everyone_if_no_acl_found=allow_everyone_if_no_acl_found,
+        )
+        decisions = pipeline.access.access(
+            result.acls,
+            pipeline.access.resources_frame(spark, inventory),
+            pipeline.access.principals_frame(spark, people),
+            question,
+            partitions=partitions,
+        )
+        if out_path is not None:
+            decisions = write_parquet(decisions, out_path)
+        rows = collect_rows(decisions.orderBy(*ACCESS_ORDER)) if json_output or not out_path else []
+        result.unpersist()
+    if json_output:
+        print_json({"decisions": rows})
+    elif out_path is None:
+        columns = ["principal", "host", "resource_type", "resource_name", "operation"]
+        show_rows(rows, [*columns, "decision", "reason", "acl_id"], limit, "decisions")
+    else:
+        out.print(f"wrote decisions to {out_path}", markup=False)

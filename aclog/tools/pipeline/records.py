@@ -1,0 +1,45 @@
+"""``aclog pipeline records``: every record of a data directory, written as Parquet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from aclog.tools.common import JsonFlag
+from aclog.tools.console import out, print_json
+from aclog.tools.pipeline.app import pipeline_app
+from aclog.tools.pipeline.inputs import check_source
+from aclog.tools.pipeline.options import (
+    ConfOption,
+    DataDirOption,
+    DriverHostOption,
+    MasterOption,
+)
+from aclog.tools.pipeline.output import write_parquet
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+
+
+@pipeline_app.command("records")
+def records_command(
+    out_path: Annotated[Path, typer.Option("--out", help="Write the records here (Parquet).")],
+    data_dir: DataDirOption = None,
+    snapshots: Annotated[
+        str, typer.Option("--snapshots", help="none, all, or snapshot paths (comma-separated).")
+    ] = "none",
+    master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Every record with offset, epoch, time, author, type and fields (no salts or keys)."""
+    check_source(data_dir, None)
+    with spark_for(master, conf, driver_host) as spark:
+        pipeline = pipeline_modules()
+        frame = pipeline.read_records(spark, data_dir, snapshots=snapshots)
+        count = write_parquet(frame, out_path).count()
+    if json_output:
+        print_json({"out": str(out_path), "records": count})
+    else:
+        out.print(f"wrote {count} records to {out_path}", markup=False)

@@ -1,0 +1,87 @@
+"""The Spark session for one pipeline command, with Spark's and the pipeline's errors turned into
+the CLI's exits.
+
+Not thread-safe (one command per process). Cost: importing pyspark and, unless a session is
+already running, starting Spark (seconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_line
+from aclog.tools.progress import waiting
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def pipeline_modules() -> ModuleType:
+    """:mod:`aclog.pipeline`, or exit 3 with how to install it."""
+    try:
+        import aclog.pipeline  # noqa: PLC0415 - imports pyspark, which the rest of the CLI avoids
+    except ImportError as error:
+        fail(
+            f"the pipeline needs the spark extra ({error}); install it with "
+            "pip install 'aclog[spark]'",
+            EXIT_IO,
+        )
+    return aclog.pipeline
+
+
+def short_error(error: BaseException) -> str:
+    """The useful line of a Spark error: the Python exception raised in a task, if any."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error: " in line or "Exception: " in line:
+            return line
+    return lines[0] if lines else type(error).__name__
+
+
+def warn(message: str) -> None:
+    """Print a library warning on stderr, as every command does."""
+    print_line(f"aclog: warning: {message}", stderr=True)
+
+
+@contextmanager
+def spark_for(
+    master: str | None, conf: list[str] | None = None, driver_host: str | None = None
+) -> Iterator[SparkSession]:
+    """The session for one command (``--master``, ``--conf`` pairs, ``--driver-host``), with
+    Spark and pipeline errors turned into exits; a bad setting is a usage error before Spark
+    starts."""
+    pipeline = pipeline_modules()
+    settings = pipeline.settings
+    try:
+        given = settings.parse_conf(conf or [])
+        settings.driver_host(master or pipeline.session.DEFAULT_MASTER, driver_host)
+    except settings.SettingError as error:
+        fail(str(error), EXIT_USAGE)
+    from py4j.protocol import Py4JError  # type: ignore[import-untyped]  # noqa: PLC0415
+    from pyspark.errors import PySparkException  # noqa: PLC0415
+
+    try:
+        with ExitStack() as stack:
+            with waiting(f"starting Spark ({master or pipeline.session.DEFAULT_MASTER})"):
+                spark = stack.enter_context(
+                    pipeline.spark_session(master, conf=given, driver=driver_host)
+                )
+            yield spark
+    except pipeline.JavaMissingError as error:
+        fail(str(error), EXIT_IO)
+    except pipeline.PipelineError as error:
+        fail(str(error), EXIT_FAILURE)
+    except PySparkException as error:
+        fail(f"the Spark job failed: {short_error(error)}", EXIT_FAILURE)
+    except Py4JError as error:
+        # A task's Python exception sometimes arrives unconverted (wrapped by a broadcast or a
+        # cache build): still a failure on the data, not of Spark itself.
+        text = str(error)
+        if "PythonException" in text or "Python worker" in text:
+            fail(f"the Spark job failed: {short_error(error)}", EXIT_FAILURE)
+        fail(f"Spark failed: {short_error(error)}", EXIT_IO)
+    except OSError as error:
+        fail(str(error), EXIT_IO)
