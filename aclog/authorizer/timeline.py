@@ -10,14 +10,19 @@ that adds or removes an ACL whose pattern applies to the resource can change the
 decision reads those ACLs alone), so only then is the request explained again. Every answer is
 :meth:`Authorizer.explain`'s, folded per host class by :mod:`aclog.authorizer.host_answers`.
 
+Many questions share one walk (:func:`timelines`): the pipeline's ``timeline`` job asks each
+task's questions so.
+
 Reads only. Thread-safe (no shared state). Cost: one rebuild, then O(records after the start)
-to replay, plus one explain per host class for each batch that touches the resource.
+to replay, plus per question one explain per host class for each batch that touches its
+resource.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.acl.filters import AclFilter, pattern_applies
@@ -46,6 +51,25 @@ def _ignore(message: str) -> None:
     del message
 
 
+@dataclass(frozen=True)
+class Question:
+    """One request to follow: ``principal`` doing ``operation`` on the resource, from ``host``
+    (``None``: from each host class)."""
+
+    principal: str
+    operation: AclOperation
+    resource_type: ResourceType
+    name: str
+    host: str | None = None
+
+    def check(self) -> None:
+        """``ValueError`` for operation or resource type ANY (or UNKNOWN)."""
+        if self.operation in (AclOperation.ANY, AclOperation.UNKNOWN):
+            raise ValueError("a timeline needs one operation, not ANY")
+        if self.resource_type in (ResourceType.ANY, ResourceType.UNKNOWN):
+            raise ValueError("a timeline needs one resource type, not ANY")
+
+
 def timeline(
     directory: Path,
     principal: str,
@@ -66,10 +90,33 @@ def timeline(
 
     ``ValueError`` for operation or resource type ANY; :class:`RebuildError` when the log cannot
     give the start state."""
-    if operation in (AclOperation.ANY, AclOperation.UNKNOWN):
-        raise ValueError("a timeline needs one operation, not ANY")
-    if resource_type in (ResourceType.ANY, ResourceType.UNKNOWN):
-        raise ValueError("a timeline needs one resource type, not ANY")
+    (found,) = timelines(
+        directory,
+        [Question(principal, operation, resource_type, name, host)],
+        start=start,
+        end=end,
+        super_users=super_users,
+        allow_everyone_if_no_acl_found=allow_everyone_if_no_acl_found,
+        kraft=kraft,
+        on_warning=on_warning,
+    )
+    return found
+
+
+def timelines(
+    directory: Path,
+    questions: Sequence[Question],
+    *,
+    start: Point = BEGINNING,
+    end: Point = Point(),  # noqa: B008 - immutable
+    super_users: Iterable[str] = (),
+    allow_everyone_if_no_acl_found: bool = False,
+    kraft: bool = False,
+    on_warning: Callable[[str], None] = _ignore,
+) -> list[Timeline]:
+    """:func:`timeline` for each question, in order, from one walk of the log."""
+    for question in questions:
+        question.check()
     rebuilt = rebuild_image(
         directory,
         at_offset=start.offset,
@@ -80,42 +127,40 @@ def timeline(
     image = rebuilt.image
     authorizer = Authorizer(super_users, allow_everyone_if_no_acl_found)
     authorizer.load(list(image.acls))
-
-    def ask() -> tuple[HostAnswer, ...]:
-        on_resource = [] if host is not None else authorizer.acls(_on(resource_type, name))
-        return tuple(
-            answers_by_host(
-                lambda at: authorizer.explain(principal, at, operation, resource_type, name),
-                named_hosts(on_resource),
-                host,
-            )
-        )
-
-    initial = current = ask()
-    flips: list[Flip] = []
+    initial = [_ask(authorizer, q) for q in questions]
+    current = list(initial)
+    flips: list[list[Flip]] = [[] for _ in questions]
     next_offset = image.provenance.last_offset + 1
     for batch in _batches(directory, next_offset, end, kraft):
         replayed = replay_batches(image, [batch], start=next_offset)
         acls_delta = None if replayed.delta is None else replayed.delta.acls_delta
         if acls_delta is not None and acls_delta.changes:
-            changed = _changes_on(image.acls.acls, acls_delta.changes, resource_type, name)
+            before = image.acls.acls
             authorizer.apply_changes(acls_delta.changes)
-            if changed:
-                after = ask()
-                if state_key(after) != state_key(current):
-                    flips.append(_flip(batch, changed, current, after))
-                current = after
+            for i, q in enumerate(questions):
+                changed = _changes_on(before, acls_delta.changes, q.resource_type, q.name)
+                if changed:
+                    after = _ask(authorizer, q)
+                    if state_key(after) != state_key(current[i]):
+                        flips[i].append(_flip(batch, changed, current[i], after))
+                    current[i] = after
         image, next_offset = replayed.image, replayed.image.provenance.last_offset + 1
-    return Timeline(
-        principal,
-        operation,
-        resource_type,
-        name,
-        host,
-        rebuilt.image.provenance,
-        image.provenance,
-        initial,
-        tuple(flips),
+    return [
+        Timeline(q.principal, q.operation, q.resource_type, q.name, q.host,
+                 rebuilt.image.provenance, image.provenance, initial[i], tuple(flips[i]))
+        for i, q in enumerate(questions)
+    ]  # fmt: skip
+
+
+def _ask(authorizer: Authorizer, q: Question) -> tuple[HostAnswer, ...]:
+    """The question's answer now, per host class (or from its one host)."""
+    on_resource = [] if q.host is not None else authorizer.acls(_on(q.resource_type, q.name))
+    return tuple(
+        answers_by_host(
+            lambda at: authorizer.explain(q.principal, at, q.operation, q.resource_type, q.name),
+            named_hosts(on_resource),
+            q.host,
+        )
     )
 
 

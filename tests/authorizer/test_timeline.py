@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from aclog.acl.filters import AclFilter
 from aclog.authorizer import Authorizer, Decision
 from aclog.authorizer.host_answers import answers_by_host, named_hosts
-from aclog.authorizer.timeline import timeline
+from aclog.authorizer.timeline import Question, timeline, timelines
 from aclog.authorizer.timeline_result import ADDED, REMOVED, Timeline, state_key
 from aclog.records import AclOperation, PatternType, ResourceType
 from aclog.replay import Point, read_decoded, rebuild_image
@@ -166,3 +166,22 @@ def test_flip_names_the_acls_that_changed(tmp_path: Path) -> None:
     assert gained.author is not None and gained.author.principal == "User:ops"
     assert lost.author is not None and lost.author.principal == "User:sec"
     assert result.final[-1].decision == Decision.DENIED
+
+
+def test_many_questions_in_one_walk_equal_one_each(tmp_path: Path) -> None:
+    write_log(tmp_path, seed=7, steps=40, snapshot_at=(15,))
+    questions = [
+        Question(p, op, ResourceType.TOPIC, n, h)
+        for p in REQUEST_PRINCIPALS[:3]
+        for op in (AclOperation.READ, AclOperation.WRITE)
+        for n in REQUEST_NAMES[:4]
+        for h in (None, "10.0.0.1")
+    ]
+    together = timelines(tmp_path, questions, start=Point(offset=20))
+    for question, found in zip(questions, together, strict=True):
+        alone = timeline(
+            tmp_path, question.principal, question.operation, question.resource_type,
+            question.name, host=question.host, start=Point(offset=20),
+        )  # fmt: skip
+        assert found == alone
+    assert any(found.flips for found in together)

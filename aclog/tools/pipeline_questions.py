@@ -1,0 +1,330 @@
+"""``aclog pipeline who-can|reach|timeline|diff|lint``: the in-process questions as Spark jobs
+over whole inventories (:mod:`aclog.pipeline.questions`, :mod:`aclog.pipeline.diff`).
+
+Each ``--json`` holds exactly what the in-process command prints for the same question:
+``who-can`` and ``reach`` one ``aclog who-can``/``aclog reach --json`` answer per resource and
+operation (or principal), ``timeline`` one ``aclog timeline --json`` answer per question, ``diff``
+and ``lint`` the ``aclog diff``/``aclog lint --json`` document. ``--out`` also writes the rows
+(keys plus each answer's JSON) as Parquet. Registered on the ``aclog pipeline`` app.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from aclog.authorizer import parse_super_users
+from aclog.authorizer.findings import Severity
+from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS
+from aclog.records import ResourceType
+from aclog.replay.diff import Point
+from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, out, print_json, print_line
+from aclog.tools.pipeline import (
+    DataDirOption,
+    MasterOption,
+    OutOption,
+    SnapshotsFlag,
+    _check_source,
+    _modules,
+    _operations,
+    _principals,
+    _resources,
+    _spark,
+    _state,
+    _time,
+    _warn,
+    _write,
+    pipeline_app,
+)
+from aclog.tools.points import parse_range_end
+from aclog.tools.questions import AllowEveryone, Host, SuperUsers
+from aclog.tools.questions_text import show_lint
+
+ResourcesOption = Annotated[
+    Path | None, typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.")
+]
+TopicsOption = Annotated[list[str] | None, typer.Option("--topic", help="A topic (repeatable).")]
+GroupsOption = Annotated[list[str] | None, typer.Option("--group", help="A group (repeatable).")]
+PrincipalsOption = Annotated[
+    Path | None, typer.Option("--principals", help="One User:name per line.")
+]
+PrincipalOption = Annotated[
+    list[str] | None, typer.Option("--principal", help="A principal (repeatable).")
+]
+OperationsOption = Annotated[
+    list[str], typer.Option("--operation", help="Read, Write, ... (repeatable).")
+]
+
+
+class _Jobs:
+    """The job functions, imported once pyspark is known to be there (see ``_modules``)."""
+
+    def __init__(self) -> None:
+        _modules()
+        from aclog.pipeline import access, diff, load, questions  # noqa: PLC0415
+
+        self.collect_acls = questions.collect_acls
+        self.who_can_job = questions.who_can_job
+        self.reach_job = questions.reach_job
+        self.timeline_job = questions.timeline_job
+        self.lint_job = questions.lint_job
+        self.diff_job = diff.diff_job
+        self.records_for_history = load.records_for_history
+        self.resources_frame = access.resources_frame
+        self.principals_frame = access.principals_frame
+
+
+def _jobs() -> _Jobs:
+    return _Jobs()
+
+
+def _inventory(
+    path: Path | None, topics: list[str] | None, groups: list[str] | None
+) -> list[tuple[ResourceType, str]]:
+    named = [(ResourceType.TOPIC, t) for t in topics or []]
+    named += [(ResourceType.GROUP, g) for g in groups or []]
+    found = (_resources(path) if path is not None else []) + named
+    if not found:
+        fail("name the resources: --resources FILE, --topic or --group", EXIT_USAGE)
+    return list(dict.fromkeys(found))
+
+
+def _people(path: Path | None, principals: list[str] | None) -> list[str]:
+    found = (_principals(path) if path is not None else []) + list(principals or [])
+    if not found:
+        fail("name the principals: --principals FILE or --principal", EXIT_USAGE)
+    return list(dict.fromkeys(found))
+
+
+def _settings(super_users: str | None, allow_everyone: bool) -> Any:
+    try:
+        supers = frozenset(parse_super_users(super_users))
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    _modules()
+    from aclog.pipeline.questions import Settings  # noqa: PLC0415 - pyspark
+
+    return Settings(supers, allow_everyone)
+
+
+def _answers(frame: Any, out_path: Path | None) -> list[dict[str, Any]]:
+    if out_path is not None:
+        frame = _write(frame, out_path)
+    return [json.loads(row["answer"]) for row in frame.select("answer").collect()]
+
+
+def _summary(answers: list[dict[str, Any]], what: str, line: Any) -> None:
+    print_line(f"{len(answers)} {what}")
+    for answer in answers:
+        print_line(f"  {line(answer)}")
+
+
+@pipeline_app.command("who-can")
+def who_can_command(
+    operation: OperationsOption,
+    data_dir: DataDirOption = None,
+    resources: ResourcesOption = None,
+    topic: TopicsOption = None,
+    group: GroupsOption = None,
+    host: Host = None,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    out_path: OutOption = None,
+    snapshots: SnapshotsFlag = True,
+    master: MasterOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """'aclog who-can' for every resource and operation asked, as one job."""
+    inventory, ops = _inventory(resources, topic, group), _operations(operation)
+    settings = _settings(super_users, allow_everyone_if_no_acl_found)
+    _check_source(data_dir, None)
+    with _spark(master) as spark:
+        jobs = _jobs()
+        state = _state(spark, data_dir, None, (at_offset, _time(at_time)), snapshots)
+        acls = jobs.collect_acls(state.acls)
+        frame = jobs.who_can_job(
+            acls, jobs.resources_frame(spark, inventory), ops, host=host, settings=settings
+        )
+        answers = _answers(frame, out_path)
+        state.unpersist()
+    if json_output:
+        print_json({"answers": answers})
+        return
+    _summary(answers, "answers", lambda a: (
+        f"{a['operation']} on {a['resource_type']}:{a['resource_name']}: allowed "
+        f"{', '.join(sorted({r['principal'] for r in a['allowed']})) or 'nobody'}"
+    ))  # fmt: skip
+
+
+@pipeline_app.command("reach")
+def reach_command(
+    data_dir: DataDirOption = None,
+    principals: PrincipalsOption = None,
+    principal: PrincipalOption = None,
+    host: Host = None,
+    resource_type: Annotated[
+        list[str] | None, typer.Option("--resource-type", help="topic, group, ... (repeatable).")
+    ] = None,
+    inventory: Annotated[
+        Path | None, typer.Option(help="TYPE:name lines: answer per name, not per pattern.")
+    ] = None,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    out_path: OutOption = None,
+    snapshots: SnapshotsFlag = True,
+    master: MasterOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """'aclog reach' for every principal asked, as one job."""
+    people = _people(principals, principal)
+    types = [_resource_type(name) for name in resource_type or []]
+    names = _resources(inventory) if inventory is not None else None
+    settings = _settings(super_users, allow_everyone_if_no_acl_found)
+    _check_source(data_dir, None)
+    with _spark(master) as spark:
+        jobs = _jobs()
+        state = _state(spark, data_dir, None, (at_offset, _time(at_time)), snapshots)
+        acls = jobs.collect_acls(state.acls)
+        frame = jobs.reach_job(
+            acls, jobs.principals_frame(spark, people), host=host,
+            resource_types=types, inventory=names, settings=settings,
+        )  # fmt: skip
+        answers = _answers(frame, out_path)
+        state.unpersist()
+    if json_output:
+        print_json({"answers": answers})
+        return
+    _summary(answers, "principals", lambda a: f"{a['principal']}: {len(a['resources'])} resources")
+
+
+def _resource_type(name: str) -> ResourceType:
+    try:
+        found = ResourceType.parse(name)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    if found in (ResourceType.ANY, ResourceType.UNKNOWN):
+        fail(f"--resource-type {name} names no resource type", EXIT_USAGE)
+    return found
+
+
+@pipeline_app.command("timeline")
+def timeline_command(
+    operation: OperationsOption,
+    data_dir: DataDirOption = None,
+    principals: PrincipalsOption = None,
+    principal: PrincipalOption = None,
+    resources: ResourcesOption = None,
+    topic: TopicsOption = None,
+    group: GroupsOption = None,
+    host: Host = None,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
+    start: Annotated[str | None, typer.Option("--from", help="An offset or a time.")] = None,
+    end: Annotated[str | None, typer.Option("--to", help="An offset or a time.")] = None,
+    partitions: Annotated[int | None, typer.Option("--partitions", min=1)] = None,
+    out_path: OutOption = None,
+    master: MasterOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """'aclog timeline' for every principal x resource x operation asked, as one job."""
+    people, names = _people(principals, principal), _inventory(resources, topic, group)
+    ops = _operations(operation)
+    settings = _settings(super_users, allow_everyone_if_no_acl_found)
+    first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
+    last = Point() if end is None else parse_range_end(end, "--to")
+    _check_source(data_dir, None)
+    assert data_dir is not None  # _check_source exits otherwise
+    with _spark(master) as spark:
+        jobs = _jobs()
+        from aclog.authorizer.timeline import Question  # noqa: PLC0415
+
+        asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
+        frame = jobs.timeline_job(
+            spark, data_dir, asked, start=first, end=last, settings=settings,
+            partitions=partitions,
+        )  # fmt: skip
+        answers = _answers(frame, out_path)
+    if json_output:
+        print_json({"timelines": answers})
+        return
+    _summary(answers, "timelines", lambda a: (
+        f"{a['principal']} {a['operation']} on {a['resource_type']}:{a['resource_name']}: "
+        f"{len(a['flips'])} flips, now {'/'.join(x['decision'] for x in a['final'])}"
+    ))  # fmt: skip
+
+
+@pipeline_app.command("diff")
+def diff_command(
+    start: Annotated[str, typer.Option("--from", help="An offset or an ISO-8601 time.")],
+    end: Annotated[str, typer.Option("--to", help="An offset or an ISO-8601 time.")],
+    data_dir: DataDirOption = None,
+    master: MasterOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and
+    when."""
+    first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
+    _check_source(data_dir, None)
+    assert data_dir is not None
+    with _spark(master) as spark:
+        jobs = _jobs()
+        records = jobs.records_for_history(spark, data_dir, on_warning=_warn).frame
+        try:
+            result = jobs.diff_job(records, first, last)
+        except ValueError as error:
+            fail(f"--from comes after --to ({error})", EXIT_USAGE)
+    if json_output:
+        print_json(result)
+        return
+    print_line(f"from offset {result['from']['last_offset']} to {result['to']['last_offset']}")
+    for change in result["acls"] + result["credentials"]:
+        what = change.get("resource_name", change.get("name"))
+        print_line(f"  {change['change']:<7} {what} at offset {change['offset']}")
+
+
+@pipeline_app.command("lint")
+def lint_command(
+    data_dir: DataDirOption = None,
+    min_iterations: Annotated[int, typer.Option(min=1)] = DEFAULT_MIN_ITERATIONS,
+    max_credential_age_days: Annotated[int | None, typer.Option(min=0)] = None,
+    fail_on: Annotated[str | None, typer.Option(help="info|warning|error.")] = None,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    snapshots: SnapshotsFlag = True,
+    master: MasterOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """'aclog lint' as a job: the ACLs linted per resource type in tasks, credentials dated."""
+    threshold = None
+    if fail_on is not None:
+        try:
+            threshold = Severity.parse(fail_on)
+        except ValueError as error:
+            fail(str(error), EXIT_USAGE)
+    at_time_ms = _time(at_time)
+    now_ms = at_time_ms if at_time_ms is not None else int(time.time() * 1000)
+    _check_source(data_dir, None)
+    with _spark(master) as spark:
+        jobs = _jobs()
+        state = _state(spark, data_dir, None, (at_offset, at_time_ms), snapshots)
+        report = jobs.lint_job(
+            state.acls, state.records, state.users, min_iterations=min_iterations,
+            max_age_days=max_credential_age_days, now_ms=now_ms,
+        )  # fmt: skip
+        state.unpersist()
+    if json_output:
+        print_json(report.to_dict())
+    else:
+        show_lint(report)
+        out.print(f"{len(report.findings)} findings", markup=False)
+    if threshold is not None and report.at_least(threshold):
+        raise typer.Exit(EXIT_FAILURE)
