@@ -14,7 +14,8 @@ Targets: state >= 300k records/s.
 topics x 3 operations; quick: 122 x 5,083 x 3), its ACLs committed through the controller (team
 PREFIXED grants, tenant GLOBs, DENYs over ALLOWs, ``User:*`` and LITERAL ``*`` grants, people's
 LITERAL grants), decisions written to Parquet, with how many are ALLOWED; ``orphans`` over the
-same state and inventory; beside the in-process authorizer's
+same state and inventory; then the question jobs of :mod:`benchmarks.bench_questions` over
+the same log; beside the in-process authorizer's
 ``authorize`` and ``explain`` on a random sample of the same questions. Target: access >= 500k
 decisions/s. ``mismatches`` counts sampled decisions (and deciding ACLs) that differ from
 ``Authorizer.explain``; state ``mismatches`` counts ACL ids and credentials that differ from
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING
 import pyarrow.parquet as pq
 
 from aclog.authorizer import Authorizer
+from aclog.controller.tenants import Tenancy
 from aclog.log import SegmentedLog
 from aclog.records import (
     AccessControlEntryRecord,
@@ -55,6 +57,7 @@ from aclog.records import (
 )
 from aclog.replay.rebuild import Rebuilt, rebuild_image
 from aclog.tools.history import state_to_dict
+from benchmarks import bench_questions
 from benchmarks.report import Report, Row
 from benchmarks.workloads import tenancy_log
 
@@ -144,7 +147,8 @@ def run(report: Report, quick: bool) -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="aclog-bench-pipeline-") as tmp:
             _bench_state(report, spark, Path(tmp), 200_000 if quick else 5_000_000, quick)
-            _bench_access(report, spark, Path(tmp), quick)
+            world = _bench_access(report, spark, Path(tmp), quick)
+            bench_questions.run(report, spark, Path(tmp) / "access-log", world, quick)
     finally:
         spark.stop()
 
@@ -303,7 +307,7 @@ def _state_mismatches(
     return wrong + int(head.offset != rebuilt.image.provenance.last_offset)
 
 
-def _bench_access(report: Report, spark: SparkSession, tmp: Path, quick: bool) -> None:
+def _bench_access(report: Report, spark: SparkSession, tmp: Path, quick: bool) -> Tenancy:
     from pyspark.sql import functions as F
 
     from aclog.pipeline.access import AccessQuestion, access, principals_frame
@@ -417,3 +421,4 @@ def _bench_access(report: Report, spark: SparkSession, tmp: Path, quick: bool) -
             "decision and deciding ACL id",
         )
     )
+    return world
