@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from aclog.acl.filters import AclFilter
@@ -261,7 +261,7 @@ def write_tenancy(
 def _send(controller: Controller, request: Request) -> None:
     if request.create:
         controller.create_acls(list(request.create), request.caller)
-    if request.delete:
+    if request.delete:  # the author's client, asking through the API that deletes
         filters = [
             AclFilter(
                 a.resource_type,
@@ -274,6 +274,7 @@ def _send(controller: Controller, request: Request) -> None:
             )
             for a in request.delete
         ]
-        controller.delete_acls(filters, request.caller)
+        controller.delete_acls(filters, replace(request.caller, api="DeleteAcls"))
     if request.upsert or request.remove:
-        controller.alter_scram(list(request.upsert), list(request.remove), request.caller)
+        caller = replace(request.caller, api="AlterUserScramCredentials")
+        controller.alter_scram(list(request.upsert), list(request.remove), caller)
