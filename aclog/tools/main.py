@@ -17,6 +17,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     history,
     kraft_import,
     pipeline,
+    pipeline_changes,
     pipeline_questions,
     questions,
     quickstart,

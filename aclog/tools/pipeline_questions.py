@@ -1,5 +1,6 @@
-"""``aclog pipeline who-can|reach|timeline|diff|lint``: the in-process questions as Spark jobs
-over whole inventories (:mod:`aclog.pipeline.questions`, :mod:`aclog.pipeline.diff`).
+"""``aclog pipeline who-can|reach|timeline``: the in-process questions as Spark jobs over whole
+inventories (:mod:`aclog.pipeline.questions`); ``diff`` and ``lint`` are in
+:mod:`aclog.tools.pipeline_changes`.
 
 Each ``--json`` holds exactly what the in-process command prints for the same question:
 ``who-can`` and ``reach`` one ``aclog who-can``/``aclog reach --json`` answer per resource and
@@ -11,19 +12,16 @@ and ``lint`` the ``aclog diff``/``aclog lint --json`` document. ``--out`` also w
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from aclog.authorizer import parse_super_users
-from aclog.authorizer.findings import Severity
-from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS
 from aclog.records import ResourceType
 from aclog.replay.diff import Point
 from aclog.tools.common import AtOffset, AtTime, JsonFlag
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, out, print_json, print_line
+from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line
 from aclog.tools.pipeline import (
     DataDirOption,
     MasterOption,
@@ -37,13 +35,11 @@ from aclog.tools.pipeline import (
     _spark,
     _state,
     _time,
-    _warn,
     _write,
     pipeline_app,
 )
 from aclog.tools.points import parse_range_end
 from aclog.tools.questions import AllowEveryone, Host, SuperUsers
-from aclog.tools.questions_text import show_lint
 
 ResourcesOption = Annotated[
     Path | None, typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.")
@@ -79,7 +75,8 @@ class _Jobs:
         self.principals_frame = access.principals_frame
 
 
-def _jobs() -> _Jobs:
+def jobs() -> _Jobs:
+    """The job functions (exit 3 without pyspark)."""
     return _Jobs()
 
 
@@ -146,11 +143,11 @@ def who_can_command(
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
     _check_source(data_dir, None)
     with _spark(master) as spark:
-        jobs = _jobs()
+        found = jobs()
         state = _state(spark, data_dir, None, (at_offset, _time(at_time)), snapshots)
-        acls = jobs.collect_acls(state.acls)
-        frame = jobs.who_can_job(
-            acls, jobs.resources_frame(spark, inventory), ops, host=host, settings=settings
+        acls = found.collect_acls(state.acls)
+        frame = found.who_can_job(
+            acls, found.resources_frame(spark, inventory), ops, host=host, settings=settings
         )
         answers = _answers(frame, out_path)
         state.unpersist()
@@ -191,11 +188,11 @@ def reach_command(
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
     _check_source(data_dir, None)
     with _spark(master) as spark:
-        jobs = _jobs()
+        found = jobs()
         state = _state(spark, data_dir, None, (at_offset, _time(at_time)), snapshots)
-        acls = jobs.collect_acls(state.acls)
-        frame = jobs.reach_job(
-            acls, jobs.principals_frame(spark, people), host=host,
+        acls = found.collect_acls(state.acls)
+        frame = found.reach_job(
+            acls, found.principals_frame(spark, people), host=host,
             resource_types=types, inventory=names, settings=settings,
         )  # fmt: skip
         answers = _answers(frame, out_path)
@@ -244,11 +241,11 @@ def timeline_command(
     _check_source(data_dir, None)
     assert data_dir is not None  # _check_source exits otherwise
     with _spark(master) as spark:
-        jobs = _jobs()
+        found = jobs()
         from aclog.authorizer.timeline import Question  # noqa: PLC0415
 
         asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
-        frame = jobs.timeline_job(
+        frame = found.timeline_job(
             spark, data_dir, asked, start=first, end=last, settings=settings,
             partitions=partitions,
         )  # fmt: skip
@@ -260,71 +257,3 @@ def timeline_command(
         f"{a['principal']} {a['operation']} on {a['resource_type']}:{a['resource_name']}: "
         f"{len(a['flips'])} flips, now {'/'.join(x['decision'] for x in a['final'])}"
     ))  # fmt: skip
-
-
-@pipeline_app.command("diff")
-def diff_command(
-    start: Annotated[str, typer.Option("--from", help="An offset or an ISO-8601 time.")],
-    end: Annotated[str, typer.Option("--to", help="An offset or an ISO-8601 time.")],
-    data_dir: DataDirOption = None,
-    master: MasterOption = None,
-    json_output: JsonFlag = False,
-) -> None:
-    """'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and
-    when."""
-    first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
-    _check_source(data_dir, None)
-    assert data_dir is not None
-    with _spark(master) as spark:
-        jobs = _jobs()
-        records = jobs.records_for_history(spark, data_dir, on_warning=_warn).frame
-        try:
-            result = jobs.diff_job(records, first, last)
-        except ValueError as error:
-            fail(f"--from comes after --to ({error})", EXIT_USAGE)
-    if json_output:
-        print_json(result)
-        return
-    print_line(f"from offset {result['from']['last_offset']} to {result['to']['last_offset']}")
-    for change in result["acls"] + result["credentials"]:
-        what = change.get("resource_name", change.get("name"))
-        print_line(f"  {change['change']:<7} {what} at offset {change['offset']}")
-
-
-@pipeline_app.command("lint")
-def lint_command(
-    data_dir: DataDirOption = None,
-    min_iterations: Annotated[int, typer.Option(min=1)] = DEFAULT_MIN_ITERATIONS,
-    max_credential_age_days: Annotated[int | None, typer.Option(min=0)] = None,
-    fail_on: Annotated[str | None, typer.Option(help="info|warning|error.")] = None,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    snapshots: SnapshotsFlag = True,
-    master: MasterOption = None,
-    json_output: JsonFlag = False,
-) -> None:
-    """'aclog lint' as a job: the ACLs linted per resource type in tasks, credentials dated."""
-    threshold = None
-    if fail_on is not None:
-        try:
-            threshold = Severity.parse(fail_on)
-        except ValueError as error:
-            fail(str(error), EXIT_USAGE)
-    at_time_ms = _time(at_time)
-    now_ms = at_time_ms if at_time_ms is not None else int(time.time() * 1000)
-    _check_source(data_dir, None)
-    with _spark(master) as spark:
-        jobs = _jobs()
-        state = _state(spark, data_dir, None, (at_offset, at_time_ms), snapshots)
-        report = jobs.lint_job(
-            state.acls, state.records, state.users, min_iterations=min_iterations,
-            max_age_days=max_credential_age_days, now_ms=now_ms,
-        )  # fmt: skip
-        state.unpersist()
-    if json_output:
-        print_json(report.to_dict())
-    else:
-        show_lint(report)
-        out.print(f"{len(report.findings)} findings", markup=False)
-    if threshold is not None and report.at_least(threshold):
-        raise typer.Exit(EXIT_FAILURE)

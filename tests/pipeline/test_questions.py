@@ -121,3 +121,36 @@ def test_diff_and_lint_jobs_equal_the_commands(data_dir: Path) -> None:
         "pipeline", "diff", "--data-dir", str(data_dir), "--from", "40", "--to", "3"
     )
     assert backwards.code == 2 and "--from comes after --to" in backwards.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("who-can", "--operation", "Read"), "name the resources"),
+        (("who-can", "--operation", "Reed", "--topic", "t"), "Reed"),
+        (("reach", "--resource-type", "topic"), "name the principals"),
+        (("reach", "--principal", "User:a", "--resource-type", "nothing"), "nothing"),
+        (("timeline", "--operation", "Read", "--topic", "t"), "name the principals"),
+        (
+            (
+                "timeline",
+                "--operation",
+                "Read",
+                "--topic",
+                "t",
+                "--principal",
+                "User:a",
+                "--from",
+                "-3",
+            ),
+            "offsets start at 0",
+        ),
+        (("lint", "--fail-on", "never"), "never"),
+    ],
+)
+def test_usage_errors_exit_2_before_spark(
+    data_dir: Path, args: tuple[str, ...], message: str
+) -> None:
+    run = run_main("pipeline", *args, "--data-dir", str(data_dir))
+    assert run.code == 2, run.stderr
+    assert message in run.stderr and "Traceback" not in run.stderr
