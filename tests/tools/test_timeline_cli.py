@@ -117,3 +117,26 @@ def test_usage_errors_exit_2(data_dir: Path, args: tuple[str, ...], message: str
 def test_a_missing_directory_exits_2(tmp_path: Path) -> None:
     run = run_main("timeline", "--data-dir", str(tmp_path / "nope"), *REQUEST)
     assert run.code == 2 and "does not exist" in run.stderr
+
+
+def test_a_kraft_metadata_log(tmp_path: Path) -> None:
+    """A KRaft directory (``--format kraft``, a checkpoint, control batches) gives the flips
+    that ``explain --format kraft --at-offset`` shows; KRaft records no author."""
+    from tests.kraft.layout import build_layout
+
+    directory = build_layout(tmp_path).directory
+    for name, flipped in (("a", [6, 10]), ("b", [10, 17]), ("c", [14])):
+        args = ("--data-dir", str(directory), "--format", "kraft", "--principal", "User:alice")
+        shown = _json("timeline", *args, "--operation", "Read", "--topic", name)
+        library = timeline(
+            directory, "User:alice", AclOperation.READ, ResourceType.TOPIC, name, kraft=True
+        )
+        assert shown == library.to_dict()
+        assert [flip["offset"] for flip in shown["flips"]] == flipped
+        for flip in shown["flips"]:
+            assert flip["author"] is None
+            explained = _json(
+                "explain", *args, "--host", "10.0.0.1", "--operation", "Read", "--topic", name,
+                "--at-offset", str(flip["offset"]),
+            )  # fmt: skip
+            assert explained["decision"] == flip["after"][-1]["decision"]
