@@ -11,9 +11,12 @@ already in Parquet (no decoding; timed in turn with the state job, their ratio n
 state computed by DuckDB over that Parquet, and ``rebuild_image`` in one process.
 Targets: state >= 300k records/s and >= 0.85x the Parquet job; records -> Parquet >= 250k/s.
 
-``access``: 1,000 principals x 100,000 topics x 3 operations (quick: 100 x 5,000 x 3) over
-about 21k ACLs (team PREFIXED grants, random LITERAL ALLOW/DENY, prefix and suffix GLOBs, a
-``User:*`` grant), decisions written to Parquet; beside the in-process authorizer's
+``access``: the tenancy of :func:`benchmarks.workloads.tenancy_log` (1,102 principals x 100,333
+topics x 3 operations; quick: 122 x 5,083 x 3), its ACLs committed through the controller (team
+PREFIXED grants, tenant GLOBs, DENYs over ALLOWs, ``User:*`` and LITERAL ``*`` grants, people's
+LITERAL grants), decisions written to Parquet, with how many are ALLOWED; ``orphans`` over the
+same state and inventory; then the question jobs of :mod:`benchmarks.bench_questions` over
+the same log; beside the in-process authorizer's
 ``authorize`` and ``explain`` on a random sample of the same questions. Target: access >= 500k
 decisions/s. ``mismatches`` counts sampled decisions (and deciding ACLs) that differ from
 ``Authorizer.explain``; state ``mismatches`` counts ACL ids and credentials that differ from
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING
 import pyarrow.parquet as pq
 
 from aclog.authorizer import Authorizer
+from aclog.controller.tenants import Tenancy
 from aclog.log import SegmentedLog
 from aclog.records import (
     AccessControlEntryRecord,
@@ -55,8 +59,10 @@ from aclog.records import (
 from aclog.records.collector import call_paused
 from aclog.replay.rebuild import Rebuilt, rebuild_image
 from aclog.tools.history import state_to_dict
+from benchmarks import bench_questions
 from benchmarks.duckdb_state import duckdb_state
 from benchmarks.report import Report, Row
+from benchmarks.workloads import tenancy_log
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -133,65 +139,6 @@ def write_log(directory: Path, total: int) -> float:
     return time.perf_counter() - start
 
 
-def access_acls(principals: int, topics: int, seed: int = 1) -> list[AccessControlEntryRecord]:
-    """About 21 ACLs per principal: team PREFIXED READ (and WRITE for a quarter), 20 random
-    LITERAL grants per principal (10% DENY), 200 GLOBs, ``User:*`` DESCRIBE on one team."""
-    rng = random.Random(seed)
-    acls: list[AccessControlEntryRecord] = []
-    seen: set[tuple[str, PatternType, str, AclOperation, AclPermissionType]] = set()
-
-    def add(
-        name: str,
-        pattern: PatternType,
-        principal: str,
-        op: AclOperation,
-        permission: AclPermissionType = AclPermissionType.ALLOW,
-    ) -> None:
-        if (name, pattern, principal, op, permission) in seen:
-            return  # the controller would refuse a duplicate binding
-        seen.add((name, pattern, principal, op, permission))
-        acls.append(
-            AccessControlEntryRecord(
-                _uuid(rng), ResourceType.TOPIC, name, pattern, principal, "*", op, permission
-            )
-        )
-
-    for u in range(principals):
-        team = f"team{u % TEAMS:02d}."
-        add(team, PatternType.PREFIXED, f"User:u{u:04d}", AclOperation.READ)
-        if u % 4 == 0:
-            add(team, PatternType.PREFIXED, f"User:u{u:04d}", AclOperation.WRITE)
-    for _ in range(20 * principals):
-        topic = rng.randrange(topics)
-        add(
-            _topic(topic),
-            PatternType.LITERAL,
-            f"User:u{rng.randrange(principals):04d}",
-            rng.choice([AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE]),
-            AclPermissionType.DENY if rng.random() < 0.1 else AclPermissionType.ALLOW,
-        )
-    for _ in range(100):
-        team = f"team{rng.randrange(TEAMS):02d}"
-        add(
-            f"{team}.topic00*",
-            PatternType.GLOB,
-            f"User:u{rng.randrange(principals):04d}",
-            AclOperation.READ,
-        )
-        add(
-            f"*{rng.randrange(100):02d}",
-            PatternType.GLOB,
-            f"User:u{rng.randrange(principals):04d}",
-            AclOperation.WRITE,
-        )
-    add("team00.", PatternType.PREFIXED, "User:*", AclOperation.DESCRIBE)
-    return acls
-
-
-def _topic(i: int) -> str:
-    return f"team{i % TEAMS:02d}.topic{i:06d}"
-
-
 def _rate_row(workload: str, impl: str, size: int, rate: float, unit: str, note: str) -> Row:
     return Row("pipeline", impl, workload, size, "throughput", rate, unit, note)
 
@@ -203,8 +150,8 @@ def run(report: Report, quick: bool) -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="aclog-bench-pipeline-") as tmp:
             _bench_state(report, spark, Path(tmp), 200_000 if quick else 5_000_000, quick)
-            principals, topics = (100, 5_000) if quick else (1_000, 100_000)
-            _bench_access(report, spark, Path(tmp), principals, topics)
+            world = _bench_access(report, spark, Path(tmp), quick)
+            bench_questions.run(report, spark, Path(tmp) / "access-log", world, quick)
     finally:
         spark.stop()
 
@@ -400,37 +347,26 @@ def _state_mismatches(
     return wrong + int(head.offset != rebuilt.image.provenance.last_offset)
 
 
-def _bench_access(
-    report: Report, spark: SparkSession, tmp: Path, principals: int, topics: int
-) -> None:
+def _bench_access(report: Report, spark: SparkSession, tmp: Path, quick: bool) -> Tenancy:
     from pyspark.sql import functions as F
 
-    from aclog.pipeline.access import AccessQuestion, access
+    from aclog.pipeline.access import AccessQuestion, access, principals_frame
     from aclog.pipeline.load import records_as_of
+    from aclog.pipeline.orphans import orphans
     from aclog.pipeline.state import state
 
-    acls = access_acls(principals, topics)
     directory = tmp / "access-log"
-    with SegmentedLog(directory, fsync=False) as log:
-        log.append([encode(LeaderChangeRecord(1, 1))], 1, timestamp_ms=START_MS)
-        for start in range(0, len(acls), BATCH):
-            log.append([encode(a) for a in acls[start : start + BATCH]], 1, timestamp_ms=START_MS)
+    world = tenancy_log(directory, quick=quick)
+    acls = list(rebuild_image(directory).image.acls)
+    principals, topics = len(world.principals), len(world.topics)
     operations = (AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE)
     decisions = principals * topics * len(operations)
     current = state(records_as_of(spark, directory).frame)
     current.acls.count()
-    resources = spark.range(topics).select(
-        F.lit("TOPIC").alias("resource_type"),
-        F.concat(
-            F.lit("team"),
-            F.lpad((F.col("id") % TEAMS).cast("string"), 2, "0"),
-            F.lit(".topic"),
-            F.lpad(F.col("id").cast("string"), 6, "0"),
-        ).alias("resource_name"),
+    resources = spark.createDataFrame(
+        [("TOPIC", name) for name in world.topics], "resource_type string, resource_name string"
     )
-    people = spark.range(principals).select(
-        F.concat(F.lit("User:u"), F.lpad(F.col("id").cast("string"), 4, "0")).alias("principal")
-    )
+    people = principals_frame(spark, world.principals)
     partitions = max(2, decisions // 10_000_000)
     out = tmp / "access"
     start = time.perf_counter()
@@ -442,6 +378,7 @@ def _bench_access(
         partitions=partitions,
     ).write.mode("overwrite").parquet(str(out))
     elapsed = time.perf_counter() - start
+    allowed = spark.read.parquet(str(out)).filter("decision = 'ALLOWED'").count()
     report.add(
         _rate_row(
             f"access {principals}x{topics}x3 -> Parquet",
@@ -449,19 +386,22 @@ def _bench_access(
             decisions,
             decisions / elapsed,
             "decisions/s",
-            f"target >= 500k; {len(acls)} ACLs; {elapsed:.1f} s",
+            f"target >= 500k; {len(acls)} ACLs (tenancy); {allowed:,} ALLOWED; {elapsed:.1f} s",
         )
+    )
+    start = time.perf_counter()
+    found = orphans(current.acls, current.users, resources).groupBy("kind").count().collect()
+    elapsed = time.perf_counter() - start
+    kinds = ", ".join(f"{row['kind']} {row['count']}" for row in sorted(found))
+    report.add(
+        Row("pipeline", "pipeline", "orphans (tenancy)", len(acls), "latency", elapsed, "s", kinds)
     )
 
     authorizer = Authorizer()
     call_paused(authorizer.load, acls)
     rng = random.Random(9)
     sample = [
-        (
-            f"User:u{rng.randrange(principals):04d}",
-            _topic(rng.randrange(topics)),
-            rng.choice(operations),
-        )
+        (rng.choice(world.principals), rng.choice(world.topics), rng.choice(operations))
         for _ in range(200_000)
     ]
     start = time.perf_counter()
@@ -521,3 +461,4 @@ def _bench_access(
             "decision and deciding ACL id",
         )
     )
+    return world

@@ -10,6 +10,8 @@
   of the path, 1,000 principals on one prefix, literal grants and a wildcard-only grant.
 - :func:`glob_workload` (W4): GLOB stress with leading ``*``, middle ``*``, ``?``-heavy and
   ``*a*a*a*b``-style patterns against names of a chosen length.
+- :func:`tenancy_log` (the pipeline's ``access`` and ``orphans`` data): the overlapping tenants,
+  teams, prefixes and users of :mod:`aclog.controller.tenants`, committed to a data directory.
 - :func:`update_pool` (W5, §1.2): ``StandardAuthorizerUpdateBenchmark``'s pool of 10,000 LITERAL
   resources x 255 ACLs, generated lazily.
 
@@ -24,7 +26,9 @@ import random
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from aclog.controller.tenants import Tenancy, tenancy, write_tenancy
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
@@ -452,3 +456,14 @@ def update_pool(seed: int = 13437) -> Iterator[AccessControlEntryRecord]:
         for j in range(1, 256):
             principal = TEST_USER + str(rng.randrange(100))
             yield _acl(new_id, rtype, name, LITERAL, principal, f"127.0.0.{j}", O.READ)
+
+
+def tenancy_log(directory: Path, *, quick: bool, seed: int = 2026) -> Tenancy:
+    """Commit a tenancy to ``directory``: 10 tenants x 10 teams of 10 accounts with 1,000 topics
+    each (quick: 4 x 5 teams of 5 accounts, 250 topics each), plus 200 later changes."""
+    if quick:
+        world = tenancy(seed=seed, tenants=4, teams=5, accounts=5, topics=250)
+    else:
+        world = tenancy(seed=seed, tenants=10, teams=10, accounts=10, topics=1_000)
+    write_tenancy(directory, world, changes=200, seed=seed)
+    return world

@@ -92,7 +92,8 @@ def credential_ages(
 
 
 def _dated(rebuilt: Rebuilt, changed: dict[tuple[str, ScramMechanism], int]) -> list[CredentialAge]:
-    """Every credential of the state, dated by ``changed`` or else bounded by the snapshot."""
+    """Every credential of the state, by user and mechanism, dated by ``changed`` or else
+    bounded by the snapshot."""
     source = rebuilt.snapshot or rebuilt.kraft_checkpoint
     bound = None if source is None else source.timestamp_ms
     return [
@@ -103,8 +104,10 @@ def _dated(rebuilt: Rebuilt, changed: dict[tuple[str, ScramMechanism], int]) -> 
             changed.get((user, mechanism), bound),
             (user, mechanism) in changed,
         )
-        for user, mechanisms in rebuilt.image.scram.users.items()
-        for mechanism, credential in mechanisms.items()
+        # By user, then mechanism: an order any reader of the state can reproduce (the
+        # pipeline's lint job sorts so), unlike the image's insertion order.
+        for user, mechanisms in sorted(rebuilt.image.scram.users.items())
+        for mechanism, credential in sorted(mechanisms.items())
     ]
 
 

@@ -24,6 +24,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     questions,
     quickstart,
     serve,
+    timeline,
     users,
 )
 from aclog.tools.console import EXIT_IO, app, os_error_code, print_line

@@ -116,7 +116,7 @@ def who_can_command(
 ) -> None:
     """Every principal allowed an operation on a resource (and those a DENY takes out), by
     host, with the deciding ACL; "any principal" is User:*."""
-    resource_type, name = _one_resource(
+    resource_type, name = one_resource(
         topic, group, cluster, transactional_id, user, delegation_token
     )
     (op,) = _usage(lambda: parse_operations([operation]))
@@ -130,7 +130,7 @@ def who_can_command(
         show_who_can(result)
 
 
-def _one_resource(
+def one_resource(
     topic: str | None,
     group: str | None,
     cluster: bool,

@@ -59,7 +59,8 @@ def read_resources(path: Path) -> list[tuple[ResourceType, str]]:
         fail(str(error), EXIT_USAGE)
 
 
-def _operations(names: Sequence[str]) -> tuple[AclOperation, ...]:
+def parse_operations(names: Sequence[str]) -> tuple[AclOperation, ...]:
+    """``--operation(s)`` names as operations a request can ask for, or a usage error."""
     try:
         found = tuple(AclOperation.parse(n) for n in names)
     except ValueError as error:
@@ -107,7 +108,7 @@ def access_command(
     """Every principal x resource x operation decision and its deciding ACL, as 'explain'."""
     inventory = read_resources(resources)
     people = read_principals(principals)
-    asked = _operations(operations or [])
+    asked = parse_operations(operations or [])
     try:
         supers = parse_super_users(super_users)
     except ValueError as error:

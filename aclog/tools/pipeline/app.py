@@ -10,7 +10,10 @@ import typer
 from aclog.tools.console import app
 
 pipeline_app = typer.Typer(
-    help="Spark jobs over a data directory: records, state, history, access, orphans.",
+    help=(
+        "Spark jobs over a data directory: records, state, history, access, orphans, who-can, "
+        "reach, timeline, diff, lint."
+    ),
     no_args_is_help=True,
 )
 app.add_typer(pipeline_app, name="pipeline")

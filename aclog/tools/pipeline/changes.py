@@ -1,0 +1,101 @@
+"""``aclog pipeline diff`` and ``aclog pipeline lint``: ``aclog diff`` and ``aclog lint`` as
+Spark jobs (:mod:`aclog.pipeline.diff`, :func:`aclog.pipeline.questions.lint_job`); ``--json``
+prints exactly what the in-process command prints. Registered on the ``aclog pipeline`` app.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from aclog.authorizer.findings import Severity
+from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS
+from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, out, print_json, print_line
+from aclog.tools.pipeline.app import pipeline_app
+from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.options import (
+    ConfOption,
+    DataDirOption,
+    DriverHostOption,
+    MasterOption,
+    SnapshotsFlag,
+)
+from aclog.tools.pipeline.questions import jobs
+from aclog.tools.pipeline.spark import spark_for, warn
+from aclog.tools.points import parse_range_end
+from aclog.tools.questions_text import show_lint
+
+
+@pipeline_app.command("diff")
+def diff_command(
+    start: Annotated[str, typer.Option("--from", help="An offset or an ISO-8601 time.")],
+    end: Annotated[str, typer.Option("--to", help="An offset or an ISO-8601 time.")],
+    data_dir: DataDirOption = None,
+    master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and
+    when."""
+    first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
+    check_source(data_dir, None)
+    assert data_dir is not None
+    with spark_for(master, conf, driver_host) as spark:
+        found = jobs()
+        records = found.records_for_history(spark, data_dir, on_warning=warn).frame
+        try:
+            result = found.diff_job(records, first, last)
+        except ValueError as error:
+            fail(f"--from comes after --to ({error})", EXIT_USAGE)
+    if json_output:
+        print_json(result)
+        return
+    print_line(f"from offset {result['from']['last_offset']} to {result['to']['last_offset']}")
+    for change in result["acls"] + result["credentials"]:
+        what = change.get("resource_name", change.get("name"))
+        print_line(f"  {change['change']:<7} {what} at offset {change['offset']}")
+
+
+@pipeline_app.command("lint")
+def lint_command(
+    data_dir: DataDirOption = None,
+    min_iterations: Annotated[int, typer.Option(min=1)] = DEFAULT_MIN_ITERATIONS,
+    max_credential_age_days: Annotated[int | None, typer.Option(min=0)] = None,
+    fail_on: Annotated[str | None, typer.Option(help="info|warning|error.")] = None,
+    at_offset: AtOffset = None,
+    at_time: AtTime = None,
+    snapshots: SnapshotsFlag = True,
+    master: MasterOption = None,
+    conf: ConfOption = None,
+    driver_host: DriverHostOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """'aclog lint' as a job: the ACLs linted per resource type in tasks, credentials dated."""
+    threshold = None
+    if fail_on is not None:
+        try:
+            threshold = Severity.parse(fail_on)
+        except ValueError as error:
+            fail(str(error), EXIT_USAGE)
+    at_time_ms = time_ms(at_time)
+    now_ms = at_time_ms if at_time_ms is not None else int(time.time() * 1000)
+    check_source(data_dir, None)
+    with spark_for(master, conf, driver_host) as spark:
+        found = jobs()
+        state = job_state(spark, data_dir, None, (at_offset, at_time_ms), snapshots)
+        report = found.lint_job(
+            state.acls, state.records, state.users, min_iterations=min_iterations,
+            max_age_days=max_credential_age_days, now_ms=now_ms,
+        )  # fmt: skip
+        state.unpersist()
+    if json_output:
+        print_json(report.to_dict())
+    else:
+        show_lint(report)
+        out.print(f"{len(report.findings)} findings", markup=False)
+    if threshold is not None and report.at_least(threshold):
+        raise typer.Exit(EXIT_FAILURE)
