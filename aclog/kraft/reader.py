@@ -16,8 +16,9 @@ and ``.timeindex`` files are not used, only names matching ``{20 digits}.log`` a
 of the last segment (a write in progress) ends the read quietly. Damage followed by valid data,
 or a hole between segments, raises :class:`KraftCorruptError`.
 
-Thread-safe: each read opens its own files. Cost: O(bytes read) plus one decode per ACL/SCRAM
-record; skipped records cost three byte reads each.
+Thread-safe: each read opens its own files. Cost: O(bytes read); the ACL/SCRAM values of a
+batch are decoded a field at a time (:mod:`aclog.kraft.columns`), skipped records cost three byte
+reads each.
 """
 
 from __future__ import annotations
@@ -31,12 +32,8 @@ from typing import NamedTuple
 
 from kafka.record.default_records import DefaultRecordBatch
 
-from aclog.kraft.codec import (
-    LEADER_CHANGE,
-    control_record_type,
-    decode_metadata_value,
-    leader_change_leader,
-)
+from aclog.kraft.codec import LEADER_CHANGE, control_record_type, leader_change_leader
+from aclog.kraft.columns import decode_metadata_values
 from aclog.kraft.errors import KraftCorruptError
 from aclog.log.batch import HEADER_SIZE, parse_header, record_values
 from aclog.log.segment import RawBatch, SegmentScan, list_segments, segment_base_offset
@@ -151,9 +148,9 @@ def decode_batch(raw: RawBatch, path: Path, *, in_snapshot: bool = False) -> Kra
     skipped: Counter[int] = Counter()
     epoch, timestamp = header.epoch, header.max_timestamp
     where = f"{path} (snapshot offsets)" if in_snapshot else path
-    for delta, value in enumerate(values):
+    decoded_values = decode_metadata_values(values, path=where, first_offset=header.base_offset)
+    for delta, decoded in enumerate(decoded_values):
         offset = header.base_offset + delta
-        decoded = decode_metadata_value(value, path=where, offset=offset)
         if decoded.record is None:
             skipped[decoded.api_key] += 1
         else:
