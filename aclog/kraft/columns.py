@@ -22,13 +22,14 @@ builder call per record; no Python bytecode per record on the common path.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable
-from itertools import repeat
-from operator import add, getitem, itemgetter
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from itertools import compress, repeat
+from operator import add, eq, getitem, is_, itemgetter
 from pathlib import Path
 from typing import Any
 
-from aclog.kraft.codec import MetadataValue, decode_metadata_value
+from aclog.kraft.codec import decode_metadata_value
 from aclog.kraft.schemas import (
     ACCESS_CONTROL_ENTRY,
     REMOVE_ACCESS_CONTROL_ENTRY,
@@ -52,7 +53,9 @@ _COMPACT = {b: b - 1 for b in range(1, 0x80)}
 lengths are missing."""
 _FAILED = (KeyError, IndexError, UnicodeDecodeError, struct.error)
 _FIXED_ID: Callable[[bytes], bytes] = itemgetter(slice(3, 19))
+_FRAME: Callable[[bytes], bytes] = itemgetter(slice(0, 3))
 _INT32 = struct.Struct(">i")
+_consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
 
 
 def _int8_table(convert: Callable[[int], Any]) -> dict[int, Any]:
@@ -67,41 +70,64 @@ _PERMISSION = _int8_table(AclPermissionType.from_code)
 _MECHANISM = _int8_table(ScramMechanism.from_code)
 
 
+Decoded = tuple[list[int], list[Record | None]]
+"""The api key and the record (``None``: a skipped api key) of each value, in order."""
+
+
 def decode_metadata_values(
-    values: list[bytes | None], *, path: Path | str | None = None, first_offset: int = 0
-) -> list[MetadataValue]:
-    """``[decode_metadata_value(v, path=path, offset=first_offset + i) for i, v in ...]``: the
-    same results and the same first error, decoded a group at a time."""
-    groups: dict[int, list[int]] = {}
-    rest: list[int] = []
-    for index, value in enumerate(values):  # one frame comparison per value, no decoding
-        api_key = _FAST_FRAMES.get(value[:3]) if value is not None else None
-        if api_key is None:
-            rest.append(index)
-        else:
-            groups.setdefault(api_key, []).append(index)
-    out: list[MetadataValue | None] = [None] * len(values)
-    for api_key, rows in groups.items():
-        run: list[bytes] = [values[i] for i in rows]  # type: ignore[misc]
-        try:
-            records = _RUN_DECODERS[api_key](run)
-        except _FAILED:
-            records = None
+    values: Sequence[bytes | None], *, path: Path | str | None = None, first_offset: int = 0
+) -> Decoded:
+    """The api key and record of each value as :func:`decode_metadata_value` gives them at
+    offset ``first_offset + index``, with the same first error, decoded a group at a time."""
+    try:
+        frames: list[bytes] = list(map(_FRAME, values))  # type: ignore[arg-type]
+    except TypeError:  # a null value: the codec names it
+        return _one_by_one(values, path, first_offset)
+    kinds = set(frames)
+    if len(kinds) == 1 and frames[0] in _FAST_FRAMES:  # a batch of one type: the common case
+        api_key = _FAST_FRAMES[frames[0]]
+        records = _run(api_key, values)  # type: ignore[arg-type]
         if records is None:
             return _one_by_one(values, path, first_offset)
-        for row, record in zip(rows, records, strict=True):
-            out[row] = MetadataValue(api_key, 0, record)
-    for i in rest:
-        out[i] = decode_metadata_value(values[i], path=path, offset=first_offset + i)
-    return out  # type: ignore[return-value]
+        return [api_key] * len(values), list[Record | None](records)
+    return _grouped(values, frames, path, first_offset)
+
+
+def _grouped(
+    values: Sequence[bytes | None], frames: list[bytes], path: Path | str | None, first_offset: int
+) -> Decoded:
+    """A batch mixing types: each fast group in one go, then the rest one by one in order."""
+    keys: list[int | None] = list(map(_FAST_FRAMES.get, frames))
+    api_keys: list[int] = [0] * len(values)
+    out: list[Record | None] = [None] * len(values)
+    for api_key in {k for k in set(keys) if k is not None}:
+        rows = list(compress(range(len(values)), map(eq, keys, repeat(api_key))))
+        records = _run(api_key, list(map(values.__getitem__, rows)))  # type: ignore[arg-type]
+        if records is None:
+            return _one_by_one(values, path, first_offset)
+        _consume(map(out.__setitem__, rows, records))
+        _consume(map(api_keys.__setitem__, rows, repeat(api_key)))
+    for i in compress(range(len(values)), map(is_, keys, repeat(None))):
+        decoded = decode_metadata_value(values[i], path=path, offset=first_offset + i)
+        api_keys[i], out[i] = decoded.api_key, decoded.record
+    return api_keys, out
+
+
+def _run(api_key: int, values: list[bytes]) -> list[Record] | None:
+    """The records of ``values``, all framed as ``api_key`` v0, or ``None`` when a pass fails."""
+    try:
+        return _RUN_DECODERS[api_key](values)
+    except _FAILED:
+        return None
 
 
 def _one_by_one(
-    values: list[bytes | None], path: Path | str | None, first_offset: int
-) -> list[MetadataValue]:
-    return [
+    values: Sequence[bytes | None], path: Path | str | None, first_offset: int
+) -> Decoded:
+    decoded = [
         decode_metadata_value(v, path=path, offset=first_offset + i) for i, v in enumerate(values)
     ]
+    return [d.api_key for d in decoded], [d.record for d in decoded]
 
 
 def _strings(values: list[bytes], at: list[int]) -> tuple[list[int], list[bytes]]:
@@ -144,7 +170,7 @@ def _acls(values: list[bytes]) -> list[Record] | None:
     host_ends, hosts = _texts(values, principal_ends)
     operations = _codes(values, host_ends, _OPERATION)
     permissions = _codes(values, _after(host_ends, 1), _PERMISSION)
-    if not _ends_with_no_tags(values, _after(host_ends, 2)) or set(map(len, ids)) - {16}:
+    if not _ends_with_no_tags(values, _after(host_ends, 2)):  # byte 19 was read: ids are whole
         return None
     columns = (resource_types, names, pattern_types, principals, hosts, operations, permissions)
     return acls_from_columns(ids, *columns, converted=True)

@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import compress, repeat
+from operator import is_not, not_
 from pathlib import Path
 from typing import NamedTuple
 
@@ -76,6 +79,20 @@ class KraftBatch:
     def record_count(self) -> int:
         """How many records the KRaft batch holds (decoded or skipped)."""
         return self.last_offset - self.base_offset + 1
+
+
+_NEW_RECORD: Callable[[tuple[int, int, int, Record]], KraftRecord] = partial(
+    tuple.__new__, KraftRecord
+)
+
+
+def kraft_records(
+    offsets: Iterable[int], epoch: int, timestamp_ms: int, records: Iterable[Record]
+) -> tuple[KraftRecord, ...]:
+    """``records`` at ``offsets``, all with ``epoch`` and ``timestamp_ms``: the tuples are
+    made in C (a named tuple's own constructor is a Python call per record)."""
+    rows = zip(offsets, repeat(epoch), repeat(timestamp_ms), records)
+    return tuple(map(_NEW_RECORD, rows))
 
 
 def read_kraft(
@@ -144,23 +161,22 @@ def decode_batch(raw: RawBatch, path: Path, *, in_snapshot: bool = False) -> Kra
         raise KraftCorruptError(
             path, raw.position, f"{len(values)} records, header says {header.record_count}"
         )
-    records: list[KraftRecord] = []
-    skipped: Counter[int] = Counter()
     epoch, timestamp = header.epoch, header.max_timestamp
     where = f"{path} (snapshot offsets)" if in_snapshot else path
-    decoded_values = decode_metadata_values(values, path=where, first_offset=header.base_offset)
-    for delta, decoded in enumerate(decoded_values):
-        offset = header.base_offset + delta
-        if decoded.record is None:
-            skipped[decoded.api_key] += 1
-        else:
-            records.append(KraftRecord(offset, epoch, timestamp, decoded.record))
+    api_keys, decoded = decode_metadata_values(values, path=where, first_offset=header.base_offset)
+    offsets: Iterable[int] = range(header.base_offset, header.base_offset + len(values))
+    kept = list(map(is_not, decoded, repeat(None)))
+    skipped = Counter(compress(api_keys, map(not_, kept)))
+    found: Iterable[Record | None] = decoded
+    if skipped:  # other api keys: count them, keep the rest with their own offsets
+        offsets, found = compress(offsets, kept), compress(decoded, kept)
+    records = kraft_records(offsets, epoch, timestamp, found)  # type: ignore[arg-type]
     return KraftBatch(
         header.base_offset,
         header.last_offset,
         epoch,
         timestamp,
-        tuple(records),
+        records,
         dict(skipped),
         {},
         False,
