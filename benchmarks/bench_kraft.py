@@ -73,6 +73,11 @@ def _write_kraft(directory: Path, base: list[Record], tail: list[Record]) -> Non
 
 def run(report: Report, quick: bool) -> None:
     snapshot_acls, tail = (50_000, 12_500) if quick else (1_000_000, 250_000)
+    measure(report, snapshot_acls, tail)
+
+
+def measure(report: Report, snapshot_acls: int, tail: int) -> None:
+    """The rows for a snapshot of ``snapshot_acls`` ACLs and a tail of ``tail`` records."""
     base, rest = _state(snapshot_acls, tail)
     with tempfile.TemporaryDirectory() as tmp:
         own, kraft = Path(tmp) / "aclog", Path(tmp) / "__cluster_metadata-0"
