@@ -31,6 +31,7 @@ from aclog.kraft.reader import (
     control_records,
     decode_batch,
     kraft_records,
+    snapshot_data_records,
 )
 from aclog.log.segment import RawBatch, SegmentScan
 from aclog.records import Record
@@ -136,6 +137,13 @@ def read_checkpoint_batches(path: Path | str) -> Iterator[KraftBatch]:
     """Every batch of a snapshot with its snapshot-internal offsets, checked as it goes: the
     header must come first and the footer last (checked when the iteration ends)."""
     path = Path(path)
+    for raw, control in _checked_batches(path):
+        yield decode_batch(raw, path, in_snapshot=True) if control is None else control
+
+
+def _checked_batches(path: Path) -> Iterator[tuple[RawBatch, KraftBatch | None]]:
+    """Every raw batch of a snapshot, control batches also decoded (the footer is in one),
+    with the checks of :func:`read_checkpoint_batches`."""
     scan = SegmentScan(path, position=0, next_offset=0)
     footer_seen = False
     for raw in scan:
@@ -143,9 +151,9 @@ def read_checkpoint_batches(path: Path | str) -> Iterator[KraftBatch]:
             raise KraftCorruptError(path, raw.position, "a batch follows the snapshot footer")
         if raw.position == 0:
             _check_header(raw, path)
-        batch = decode_batch(raw, path, in_snapshot=True)
-        footer_seen = SNAPSHOT_FOOTER in batch.skipped_control
-        yield batch
+        control = decode_batch(raw, path, in_snapshot=True) if raw.header.is_control else None
+        footer_seen = control is not None and SNAPSHOT_FOOTER in control.skipped_control
+        yield raw, control
     if scan.problem is not None:
         raise KraftCorruptError(path, scan.problem.position, scan.problem.reason)
     if scan.end_position == 0:
@@ -209,9 +217,13 @@ def _read_whole(path: Path | str) -> tuple[KraftSnapshot, dict[int, int]]:
     timestamp = checkpoint_timestamp(ident.path)
     records: list[Record] = []
     skipped: Counter[int] = Counter()
-    for batch in read_checkpoint_batches(ident.path):
-        records.extend(map(_RECORD, batch.records))
-        skipped.update(batch.skipped)
+    for raw, control in _checked_batches(ident.path):
+        if control is None:  # a data batch: its records, without offsets nobody keeps
+            found, skipped_here = snapshot_data_records(raw, ident.path)
+            records += found
+            skipped.update(skipped_here)
+        else:
+            records.extend(map(_RECORD, control.records))
     return KraftSnapshot(ident.end_offset, ident.epoch, timestamp, records), dict(skipped)
 
 

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from kafka.record.default_records import DefaultRecordBatch
 
 from aclog.kraft.codec import LEADER_CHANGE, control_record_type, leader_change_leader
-from aclog.kraft.columns import decode_metadata_values
+from aclog.kraft.columns import Decoded, decode_metadata_values
 from aclog.kraft.errors import KraftCorruptError
 from aclog.log.batch import HEADER_SIZE, parse_header, record_values
 from aclog.log.segment import RawBatch, SegmentScan, list_segments, segment_base_offset
@@ -153,18 +153,9 @@ def decode_batch(raw: RawBatch, path: Path, *, in_snapshot: bool = False) -> Kra
     header = raw.header
     if header.is_control:
         return _decode_control(raw, path)
-    try:
-        values = record_values(raw.data)
-    except ValueError as err:
-        raise KraftCorruptError(path, raw.position, str(err)) from None
-    if len(values) != header.record_count:
-        raise KraftCorruptError(
-            path, raw.position, f"{len(values)} records, header says {header.record_count}"
-        )
+    api_keys, decoded = _data_values(raw, path, in_snapshot)
     epoch, timestamp = header.epoch, header.max_timestamp
-    where = f"{path} (snapshot offsets)" if in_snapshot else path
-    api_keys, decoded = decode_metadata_values(values, path=where, first_offset=header.base_offset)
-    offsets: Iterable[int] = range(header.base_offset, header.base_offset + len(values))
+    offsets: Iterable[int] = range(header.base_offset, header.base_offset + len(decoded))
     kept = list(map(is_not, decoded, repeat(None)))
     skipped = Counter(compress(api_keys, map(not_, kept)))
     found: Iterable[Record | None] = decoded
@@ -183,6 +174,29 @@ def decode_batch(raw: RawBatch, path: Path, *, in_snapshot: bool = False) -> Kra
         path,
         raw.position,
     )
+
+
+def snapshot_data_records(raw: RawBatch, path: Path) -> tuple[list[Record], Counter[int]]:
+    """The aclog records of a snapshot's data batch and the counts of the skipped api keys:
+    :func:`decode_batch` without the offsets a snapshot's records do not keep."""
+    api_keys, decoded = _data_values(raw, path, True)
+    kept = list(map(is_not, decoded, repeat(None)))
+    records: list[Record] = list(compress(decoded, kept))  # type: ignore[arg-type]
+    return records, Counter(compress(api_keys, map(not_, kept)))
+
+
+def _data_values(raw: RawBatch, path: Path, in_snapshot: bool) -> Decoded:
+    header = raw.header
+    try:
+        values = record_values(raw.data)
+    except ValueError as err:
+        raise KraftCorruptError(path, raw.position, str(err)) from None
+    if len(values) != header.record_count:
+        raise KraftCorruptError(
+            path, raw.position, f"{len(values)} records, header says {header.record_count}"
+        )
+    where = f"{path} (snapshot offsets)" if in_snapshot else path
+    return decode_metadata_values(values, path=where, first_offset=header.base_offset)
 
 
 def control_records(raw: RawBatch, path: Path) -> list[tuple[int, int, bytes | None]]:
