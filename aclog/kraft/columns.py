@@ -22,7 +22,6 @@ builder call per record; no Python bytecode per record on the common path.
 from __future__ import annotations
 
 import struct
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, repeat
 from operator import add, eq, getitem, is_, itemgetter
@@ -46,16 +45,16 @@ from aclog.records import (
     ScramMechanism,
     UserScramCredentialRecord,
 )
-from aclog.records.build import acls_from_columns, remove_acls_from_ids
+from aclog.records.build import acls_from_columns, consume, remove_acls_from_ids
 
 _COMPACT = {b: b - 1 for b in range(1, 0x80)}
 """A one-byte compact length (``uvarint length + 1``) -> the length; null (0) and longer
 lengths are missing."""
-_FAILED = (KeyError, IndexError, UnicodeDecodeError, struct.error)
+_FAILED = (KeyError, IndexError, UnicodeDecodeError, struct.error, TypeError)
+"""What a pass raises on values it does not read (TypeError: a value that is not ``bytes``)."""
 _FIXED_ID: Callable[[bytes], bytes] = itemgetter(slice(3, 19))
 _FRAME: Callable[[bytes], bytes] = itemgetter(slice(0, 3))
 _INT32 = struct.Struct(">i")
-_consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
 
 
 def _int8_table(convert: Callable[[int], Any]) -> dict[int, Any]:
@@ -81,9 +80,9 @@ def decode_metadata_values(
     offset ``first_offset + index``, with the same first error, decoded a group at a time."""
     try:
         frames: list[bytes] = list(map(_FRAME, values))  # type: ignore[arg-type]
-    except TypeError:  # a null value: the codec names it
+        kinds = set(frames)
+    except TypeError:  # a null value (the codec names it) or one that is not ``bytes``
         return _one_by_one(values, path, first_offset)
-    kinds = set(frames)
     if len(kinds) == 1 and frames[0] in _FAST_FRAMES:  # a batch of one type: the common case
         api_key = _FAST_FRAMES[frames[0]]
         records = _run(api_key, values)  # type: ignore[arg-type]
@@ -105,8 +104,8 @@ def _grouped(
         records = _run(api_key, list(map(values.__getitem__, rows)))  # type: ignore[arg-type]
         if records is None:
             return _one_by_one(values, path, first_offset)
-        _consume(map(out.__setitem__, rows, records))
-        _consume(map(api_keys.__setitem__, rows, repeat(api_key)))
+        consume(map(out.__setitem__, rows, records))
+        consume(map(api_keys.__setitem__, rows, repeat(api_key)))
     for i in compress(range(len(values)), map(is_, keys, repeat(None))):
         decoded = decode_metadata_value(values[i], path=path, offset=first_offset + i)
         api_keys[i], out[i] = decoded.api_key, decoded.record

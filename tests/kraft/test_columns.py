@@ -170,3 +170,10 @@ def test_the_first_bad_record_in_offset_order_is_named() -> None:
     decoded = decode_metadata_values([good_acl, good_acl])[1]
     assert decoded == [RemoveAccessControlEntryRecord(uuid.UUID(int=3))] * 2
     assert not isinstance(decoded[0], AccessControlEntryRecord)
+
+
+def test_values_that_are_not_bytes_take_the_codec() -> None:
+    value = frame(19) + uuid.UUID(int=9).bytes + b"\x00"
+    api_keys, records = decode_metadata_values([bytearray(value), value])
+    assert api_keys == [19, 19]
+    assert records == [RemoveAccessControlEntryRecord(uuid.UUID(int=9))] * 2
