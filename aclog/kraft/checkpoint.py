@@ -19,16 +19,25 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
 from aclog.kraft.codec import SNAPSHOT_FOOTER, SNAPSHOT_HEADER, snapshot_header_timestamp
 from aclog.kraft.errors import KraftCorruptError, KraftError
-from aclog.kraft.reader import KraftBatch, KraftRecord, control_records, decode_batch
+from aclog.kraft.reader import (
+    KraftBatch,
+    control_records,
+    decode_batch,
+    kraft_records,
+    snapshot_data_records,
+)
 from aclog.log.segment import RawBatch, SegmentScan
 from aclog.records import Record
 
 CHECKPOINT_SUFFIX = ".checkpoint"
+_RECORD = itemgetter(3)  # KraftRecord.record, without a Python call per record
 _CHECKPOINT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
 
 
@@ -128,6 +137,13 @@ def read_checkpoint_batches(path: Path | str) -> Iterator[KraftBatch]:
     """Every batch of a snapshot with its snapshot-internal offsets, checked as it goes: the
     header must come first and the footer last (checked when the iteration ends)."""
     path = Path(path)
+    for raw, control in _checked_batches(path):
+        yield decode_batch(raw, path, in_snapshot=True) if control is None else control
+
+
+def _checked_batches(path: Path) -> Iterator[tuple[RawBatch, KraftBatch | None]]:
+    """Every raw batch of a snapshot, control batches also decoded (the footer is in one),
+    with the checks of :func:`read_checkpoint_batches`."""
     scan = SegmentScan(path, position=0, next_offset=0)
     footer_seen = False
     for raw in scan:
@@ -135,9 +151,9 @@ def read_checkpoint_batches(path: Path | str) -> Iterator[KraftBatch]:
             raise KraftCorruptError(path, raw.position, "a batch follows the snapshot footer")
         if raw.position == 0:
             _check_header(raw, path)
-        batch = decode_batch(raw, path, in_snapshot=True)
-        footer_seen = SNAPSHOT_FOOTER in batch.skipped_control
-        yield batch
+        control = decode_batch(raw, path, in_snapshot=True) if raw.header.is_control else None
+        footer_seen = control is not None and SNAPSHOT_FOOTER in control.skipped_control
+        yield raw, control
     if scan.problem is not None:
         raise KraftCorruptError(path, scan.problem.position, scan.problem.reason)
     if scan.end_position == 0:
@@ -201,9 +217,13 @@ def _read_whole(path: Path | str) -> tuple[KraftSnapshot, dict[int, int]]:
     timestamp = checkpoint_timestamp(ident.path)
     records: list[Record] = []
     skipped: Counter[int] = Counter()
-    for batch in read_checkpoint_batches(ident.path):
-        records.extend(r.record for r in batch.records)
-        skipped.update(batch.skipped)
+    for raw, control in _checked_batches(ident.path):
+        if control is None:  # a data batch: its records, without offsets nobody keeps
+            found, skipped_here = snapshot_data_records(raw, ident.path)
+            records += found
+            skipped.update(skipped_here)
+        else:
+            records.extend(map(_RECORD, control.records))
     return KraftSnapshot(ident.end_offset, ident.epoch, timestamp, records), dict(skipped)
 
 
@@ -223,7 +243,7 @@ def snapshot_as_batch(info: CheckpointInfo, records: list[Record]) -> KraftBatch
         at,
         info.epoch,
         info.timestamp_ms,
-        tuple(KraftRecord(at, info.epoch, info.timestamp_ms, r) for r in records),
+        kraft_records(repeat(at), info.epoch, info.timestamp_ms, records),
         dict(info.skipped),
         {},
         False,

@@ -16,27 +16,27 @@ and ``.timeindex`` files are not used, only names matching ``{20 digits}.log`` a
 of the last segment (a write in progress) ends the read quietly. Damage followed by valid data,
 or a hole between segments, raises :class:`KraftCorruptError`.
 
-Thread-safe: each read opens its own files. Cost: O(bytes read) plus one decode per ACL/SCRAM
-record; skipped records cost three byte reads each.
+Thread-safe: each read opens its own files. Cost: O(bytes read); the ACL/SCRAM values of a
+batch are decoded a field at a time (:mod:`aclog.kraft.columns`), skipped records cost three byte
+reads each.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import compress, repeat
+from operator import is_not, not_
 from pathlib import Path
 from typing import NamedTuple
 
 from kafka.record.default_records import DefaultRecordBatch
 
-from aclog.kraft.codec import (
-    LEADER_CHANGE,
-    control_record_type,
-    decode_metadata_value,
-    leader_change_leader,
-)
+from aclog.kraft.codec import LEADER_CHANGE, control_record_type, leader_change_leader
+from aclog.kraft.columns import Decoded, decode_metadata_values
 from aclog.kraft.errors import KraftCorruptError
 from aclog.log.batch import HEADER_SIZE, parse_header, record_values
 from aclog.log.segment import RawBatch, SegmentScan, list_segments, segment_base_offset
@@ -79,6 +79,20 @@ class KraftBatch:
     def record_count(self) -> int:
         """How many records the KRaft batch holds (decoded or skipped)."""
         return self.last_offset - self.base_offset + 1
+
+
+_NEW_RECORD: Callable[[tuple[int, int, int, Record]], KraftRecord] = partial(
+    tuple.__new__, KraftRecord
+)
+
+
+def kraft_records(
+    offsets: Iterable[int], epoch: int, timestamp_ms: int, records: Iterable[Record]
+) -> tuple[KraftRecord, ...]:
+    """``records`` at ``offsets``, all with ``epoch`` and ``timestamp_ms``: the tuples are
+    made in C (a named tuple's own constructor is a Python call per record)."""
+    rows = zip(offsets, repeat(epoch), repeat(timestamp_ms), records)
+    return tuple(map(_NEW_RECORD, rows))
 
 
 def read_kraft(
@@ -139,6 +153,40 @@ def decode_batch(raw: RawBatch, path: Path, *, in_snapshot: bool = False) -> Kra
     header = raw.header
     if header.is_control:
         return _decode_control(raw, path)
+    api_keys, decoded = _data_values(raw, path, in_snapshot)
+    epoch, timestamp = header.epoch, header.max_timestamp
+    offsets: Iterable[int] = range(header.base_offset, header.base_offset + len(decoded))
+    kept = list(map(is_not, decoded, repeat(None)))
+    skipped = Counter(compress(api_keys, map(not_, kept)))
+    found: Iterable[Record | None] = decoded
+    if skipped:  # other api keys: count them, keep the rest with their own offsets
+        offsets, found = compress(offsets, kept), compress(decoded, kept)
+    records = kraft_records(offsets, epoch, timestamp, found)  # type: ignore[arg-type]
+    return KraftBatch(
+        header.base_offset,
+        header.last_offset,
+        epoch,
+        timestamp,
+        records,
+        dict(skipped),
+        {},
+        False,
+        path,
+        raw.position,
+    )
+
+
+def snapshot_data_records(raw: RawBatch, path: Path) -> tuple[list[Record], Counter[int]]:
+    """The aclog records of a snapshot's data batch and the counts of the skipped api keys:
+    :func:`decode_batch` without the offsets a snapshot's records do not keep."""
+    api_keys, decoded = _data_values(raw, path, True)
+    kept = list(map(is_not, decoded, repeat(None)))
+    records: list[Record] = list(compress(decoded, kept))  # type: ignore[arg-type]
+    return records, Counter(compress(api_keys, map(not_, kept)))
+
+
+def _data_values(raw: RawBatch, path: Path, in_snapshot: bool) -> Decoded:
+    header = raw.header
     try:
         values = record_values(raw.data)
     except ValueError as err:
@@ -147,29 +195,8 @@ def decode_batch(raw: RawBatch, path: Path, *, in_snapshot: bool = False) -> Kra
         raise KraftCorruptError(
             path, raw.position, f"{len(values)} records, header says {header.record_count}"
         )
-    records: list[KraftRecord] = []
-    skipped: Counter[int] = Counter()
-    epoch, timestamp = header.epoch, header.max_timestamp
     where = f"{path} (snapshot offsets)" if in_snapshot else path
-    for delta, value in enumerate(values):
-        offset = header.base_offset + delta
-        decoded = decode_metadata_value(value, path=where, offset=offset)
-        if decoded.record is None:
-            skipped[decoded.api_key] += 1
-        else:
-            records.append(KraftRecord(offset, epoch, timestamp, decoded.record))
-    return KraftBatch(
-        header.base_offset,
-        header.last_offset,
-        epoch,
-        timestamp,
-        tuple(records),
-        dict(skipped),
-        {},
-        False,
-        path,
-        raw.position,
-    )
+    return decode_metadata_values(values, path=where, first_offset=header.base_offset)
 
 
 def control_records(raw: RawBatch, path: Path) -> list[tuple[int, int, bytes | None]]:
