@@ -20,11 +20,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 
+import aclog.authorizer.decide as core
 from aclog.acl.filters import AclFilter
 from aclog.acl.matchers import CANONICAL, canonical_host
 from aclog.acl.operations import granted_operations, supported_operations
 from aclog.acl.ordering import kafka_order
-from aclog.authorizer import decide as core
 from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.by_type import find_allowed_name
 from aclog.authorizer.results import (
