@@ -111,3 +111,18 @@ def test_faces_are_real() -> None:
             if isinstance(target, ast.Name)
         }
         assert face(init.parent.name) <= bound, f"{init}: __all__ lists unbound names"
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_in_aclog_is_over_400_lines() -> None:
+    """Modules stay small enough to read whole; a longer one is split by concept."""
+    long = [
+        f"{path.relative_to(ROOT.parent)}: {lines} lines"
+        for path in sorted(ROOT.rglob("*.py"))
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    ]
+    assert not long, f"split these by concept (at most {MAX_MODULE_LINES} lines):\n" + "\n".join(
+        long
+    )
