@@ -76,7 +76,19 @@ class AclFilter:
         )
 
     def matches(self, acl: AclLike) -> bool:
-        """True when ``acl`` is selected by this filter."""
+        """True when ``acl`` is selected by this filter. ``PatternType.MATCH`` selects the ACLs
+        that apply to the named resource (as kafka-acls ``--resource-pattern-type match``):
+
+        >>> from aclog.records import AclBinding
+        >>> acl = AclBinding(ResourceType.TOPIC, "orders.", PatternType.PREFIXED, "User:alice",
+        ...                  "*", AclOperation.READ, AclPermissionType.ALLOW)
+        >>> AclFilter(ResourceType.TOPIC, "orders.eu", PatternType.MATCH).matches(acl)
+        True
+        >>> AclFilter(ResourceType.TOPIC, "orders.eu", PatternType.LITERAL).matches(acl)
+        False
+        >>> AclFilter(principal="User:bob").matches(acl)
+        False
+        """
         return self.matches_pattern(acl) and self.matches_entry(acl)
 
     def matches_pattern(self, acl: AclLike) -> bool:

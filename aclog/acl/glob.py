@@ -119,7 +119,20 @@ def _dangling_escape(pattern: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def compile_glob(pattern: str) -> Glob:
-    """Compile ``pattern`` once; later calls with the same text return the cached object."""
+    """Compile ``pattern`` once; later calls with the same text return the cached object.
+
+    ``*`` matches any run of characters, ``?`` exactly one, ``\\`` escapes the next one; the
+    whole name must match:
+
+    >>> glob = compile_glob("orders.*.v?")
+    >>> glob.matches("orders.eu.v1"), glob.matches("orders.eu.v10"), glob.literal_prefix
+    (True, False, 'orders.')
+    >>> try:
+    ...     compile_glob("orders\\\\")
+    ... except GlobSyntaxError as error:
+    ...     print(error)
+    GLOB pattern 'orders\\\\' ends with a lone '\\'; write '\\\\' for a literal backslash
+    """
     validate_glob(pattern)
     tokens = _tokens(pattern)
     segments: list[list[str | None]] = [[]]  # None stands for "?"

@@ -22,6 +22,13 @@ from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.authorizer import Authorizer
 from aclog.authorizer.config import parse_allow_everyone, parse_super_users
 from aclog.authorizer.decide import skipped_characters
+from aclog.authorizer.findings import LintReport, Severity
+from aclog.authorizer.host_answers import ANY_HOST, HostAnswer
+from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
+from aclog.authorizer.impact import impact_of_adding
+from aclog.authorizer.pattern_text import describe_pattern, short_acl
+from aclog.authorizer.reach import reach
+from aclog.authorizer.reachable import Reach, Reachable
 from aclog.authorizer.results import (
     AuthorizerNotReadyError,
     Decision,
@@ -29,8 +36,15 @@ from aclog.authorizer.results import (
     UnknownAclError,
     describe_acl,
 )
+from aclog.authorizer.timeline import BEGINNING, Question, timeline
+from aclog.authorizer.timeline_result import ADDED, Flip, Timeline
+from aclog.authorizer.who_can import PrincipalAccess, WhoCan, who_can
 
 __all__ = [
+    "ADDED",
+    "ANY_HOST",
+    "BEGINNING",
+    "DEFAULT_MIN_ITERATIONS",
     "SUPPORTED_OPERATIONS",
     "AclFilter",
     "AclIndex",
@@ -38,19 +52,36 @@ __all__ = [
     "AuthorizerNotReadyError",
     "Decision",
     "Explanation",
+    "Flip",
     "Glob",
     "GlobSyntaxError",
+    "HostAnswer",
+    "LintReport",
+    "PrincipalAccess",
+    "Question",
+    "Reach",
+    "Reachable",
+    "Severity",
+    "Timeline",
     "UnknownAclError",
+    "WhoCan",
     "canonical_host",
     "compile_glob",
     "describe_acl",
+    "describe_pattern",
+    "impact_of_adding",
     "kafka_order",
+    "lint_directory",
     "operations_bitfield",
     "operations_from_bitfield",
     "parse_allow_everyone",
     "parse_super_users",
     "pattern_applies",
+    "reach",
+    "short_acl",
     "skipped_characters",
     "supported_operations",
+    "timeline",
     "validate_glob",
+    "who_can",
 ]

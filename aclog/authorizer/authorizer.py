@@ -20,11 +20,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 
+import aclog.authorizer.decide as core
 from aclog.acl.filters import AclFilter
 from aclog.acl.matchers import CANONICAL, canonical_host
 from aclog.acl.operations import granted_operations, supported_operations
 from aclog.acl.ordering import kafka_order
-from aclog.authorizer import decide as core
 from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.by_type import find_allowed_name
 from aclog.authorizer.results import (
@@ -50,6 +50,30 @@ class Authorizer:
     the name has, plus one GLOB match per candidate GLOB pattern (see
     :mod:`aclog.authorizer.names`); then one per applicable pattern. About 1 µs on the common
     path, whatever the number of ACLs.
+
+    :meth:`authorize` answers, :meth:`explain` says why (``+ELLIPSIS``: the ACL's id text):
+
+    >>> import uuid
+    >>> from aclog.records import PatternType
+    >>> authorizer = Authorizer()
+    >>> authorizer.load([AccessControlEntryRecord(
+    ...     uuid.UUID(int=1), ResourceType.TOPIC, "orders.", PatternType.PREFIXED,
+    ...     "User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW)])
+    >>> authorizer.authorize("User:alice", "10.0.0.1", AclOperation.READ, ResourceType.TOPIC,
+    ...                      "orders.eu")
+    <Decision.ALLOWED: 'ALLOWED'>
+    >>> authorizer.authorize("User:alice", "10.0.0.1", AclOperation.WRITE, ResourceType.TOPIC,
+    ...                      "orders.eu")
+    <Decision.DENIED: 'DENIED'>
+    >>> explained = authorizer.explain("User:alice", "10.0.0.1", AclOperation.READ,
+    ...                                ResourceType.TOPIC, "orders.eu")
+    >>> print(explained.reason)
+    allowed by ALLOW rule READ on TOPIC PREFIXED 'orders.' for User:alice from host * (id ...)
+    >>> explained.deciding_acl.id.int
+    1
+    >>> print(authorizer.explain("User:alice", "10.0.0.1", AclOperation.READ,
+    ...                          ResourceType.TOPIC, "payments").reason)
+    no ACL on the resource; allow.everyone.if.no.acl.found=false
     """
 
     def __init__(

@@ -30,13 +30,8 @@ import uuid
 from collections.abc import Callable
 from functools import lru_cache
 
-from aclog.authorizer import (
-    Authorizer,
-    GlobSyntaxError,
-    canonical_host,
-    compile_glob,
-    supported_operations,
-)
+from aclog.acl import GlobSyntaxError, canonical_host, compile_glob, supported_operations
+from aclog.authorizer.authorizer import Authorizer
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

@@ -21,13 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aclog.authorizer import (
-    Decision,
-    Explanation,
-    GlobSyntaxError,
-    canonical_host,
-    compile_glob,
-)
+from aclog.acl import GlobSyntaxError, canonical_host, compile_glob
+from aclog.authorizer.results import Decision, Explanation
 from aclog.records import AccessControlEntryRecord, AclPermissionType, PatternType, record_to_dict
 
 ANY_HOST = "*"

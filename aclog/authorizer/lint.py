@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from aclog.authorizer import kafka_order
+from aclog.acl import kafka_order
 from aclog.authorizer.coverage import (
     decided_operations,
     entry_covers,

@@ -38,19 +38,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from aclog.authorizer import (
-    AclFilter,
-    Authorizer,
-    Decision,
-    Explanation,
-    compile_glob,
-    kafka_order,
-    pattern_applies,
-    supported_operations,
-)
+from aclog.acl import AclFilter, compile_glob, kafka_order, pattern_applies, supported_operations
+from aclog.authorizer.authorizer import Authorizer
 from aclog.authorizer.by_type import fresh_character, proposals
 from aclog.authorizer.host_answers import HostAnswer, answers_by_host, host_text, named_hosts
 from aclog.authorizer.reachable import Exclusion, OperationAnswer, Reach, Reachable
+from aclog.authorizer.results import Decision, Explanation
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from aclog.authorizer import Decision
 from aclog.authorizer.host_answers import HostAnswer
 from aclog.authorizer.pattern_text import describe_pattern
+from aclog.authorizer.results import Decision
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

@@ -35,14 +35,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aclog.authorizer import (
-    AclFilter,
-    Authorizer,
-    Decision,
-    GlobSyntaxError,
-    compile_glob,
-)
+from aclog.acl import AclFilter, GlobSyntaxError, compile_glob
+from aclog.authorizer.authorizer import Authorizer
 from aclog.authorizer.host_answers import HostAnswer, answers_by_host, named_hosts
+from aclog.authorizer.results import Decision
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

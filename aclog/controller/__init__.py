@@ -7,6 +7,9 @@ anything; the state changes only when those records are committed and replayed.
 
 from aclog.controller.acl_manager import MAX_RECORDS_PER_USER_OP, AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
+from aclog.controller.caller import Caller
+from aclog.controller.controller import Controller, LocalOperator
+from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
     AclCreateResult,
@@ -23,23 +26,42 @@ from aclog.controller.scram_manager import (
     scram_keys,
     upsertion_for_password,
 )
+from aclog.controller.validation import (
+    CLUSTER_NAME,
+    creation_error,
+    host_error,
+    principal_error,
+    scram_upsertion_error,
+)
+from aclog.controller.writer import MetadataWriter
 
 __all__ = [
+    "CLUSTER_NAME",
+    "DEFAULT_ELECTION_TIMEOUT_MS",
+    "DEFAULT_HEARTBEAT_MS",
     "DEFAULT_ITERATIONS",
     "DEFAULT_SALT_BYTES",
     "MAX_RECORDS_PER_USER_OP",
     "AclControlManager",
     "AclCreateResult",
     "AclDeleteResult",
+    "Caller",
     "ClusterAuthorizer",
+    "Controller",
     "ControllerResult",
+    "LocalOperator",
+    "MetadataWriter",
     "ScramAlterResult",
     "ScramControlManager",
     "ScramDeletion",
     "ScramUpsertion",
     "check_cluster_access",
+    "creation_error",
+    "host_error",
     "new_salt",
+    "principal_error",
     "salted_password",
     "scram_keys",
+    "scram_upsertion_error",
     "upsertion_for_password",
 ]

@@ -11,15 +11,24 @@ observed difference). Imports the controller (validation, control managers), the
 and the layers below; never the wire, the pipeline or the CLI.
 """
 
-from aclog.desired.apply import ApplyRefused, ApplyResult, ItemResult, apply_remote, check_plan
+from aclog.desired.apply import (
+    ApplyRefused,
+    ApplyResult,
+    ItemResult,
+    apply_remote,
+    check_plan,
+    describe_binding,
+)
 from aclog.desired.atomic import apply_atomically
 from aclog.desired.converge import ApplyOptions, apply_to_cluster, apply_to_directory
 from aclog.desired.current import CurrentState
 from aclog.desired.export import export_dict, export_yaml
+from aclog.desired.follow import FollowLoop
 from aclog.desired.load import load_desired
 from aclog.desired.nodes import DesiredStateError
 from aclog.desired.passwords import Passwords, read_passwords
 from aclog.desired.planning import Plan, PlanError, UserChange, plan, plan_from_dict
+from aclog.desired.roles import Grant, Roles, role_grants
 from aclog.desired.state import DesiredState, DesiredUser, Ownership, PasswordSource
 from aclog.desired.writer import ReadError, read_current
 
@@ -31,6 +40,8 @@ __all__ = [
     "DesiredState",
     "DesiredStateError",
     "DesiredUser",
+    "FollowLoop",
+    "Grant",
     "ItemResult",
     "Ownership",
     "PasswordSource",
@@ -38,12 +49,14 @@ __all__ = [
     "Plan",
     "PlanError",
     "ReadError",
+    "Roles",
     "UserChange",
     "apply_atomically",
+    "apply_remote",
     "apply_to_cluster",
     "apply_to_directory",
-    "apply_remote",
     "check_plan",
+    "describe_binding",
     "export_dict",
     "export_yaml",
     "load_desired",
@@ -51,4 +64,5 @@ __all__ = [
     "plan_from_dict",
     "read_current",
     "read_passwords",
+    "role_grants",
 ]

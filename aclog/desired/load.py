@@ -56,7 +56,29 @@ USER_KEYS = ("name", "mechanism", "iterations", "password_env", "password_file",
 
 def load_desired(path: Path) -> DesiredState:
     """The desired state in ``path``; :class:`DesiredStateError` lists every problem found.
-    ``OSError`` if the file cannot be read."""
+    ``OSError`` if the file cannot be read.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "acls.yaml")
+    ...     _ = path.write_text(
+    ...         "owns: all\\n"
+    ...         "acls:\\n"
+    ...         "  - {resource_type: topic, resource_name: orders, principal: User:alice,\\n"
+    ...         "     operations: [read]}\\n"
+    ...     )
+    ...     state = load_desired(path)
+    ...     _ = path.write_text("owns: all\\nacls:\\n  - {resource_type: topik}\\n")
+    ...     try:
+    ...         load_desired(path)
+    ...     except DesiredStateError as error:
+    ...         problems = [message.replace(str(path), "acls.yaml") for message in error.messages]
+    >>> [(acl.principal, acl.operation.name, acl.resource_name) for acl in state.acls]
+    [('User:alice', 'READ', 'orders')]
+    >>> for problem in problems:
+    ...     print(problem)
+    acls.yaml:3: an ACL needs 'resource_name', 'principal'
+    """
     data = path.read_bytes()
     name = str(path)
     try:

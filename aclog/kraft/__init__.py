@@ -9,6 +9,7 @@ and ``aclog.log``.
 """
 
 from aclog.kraft.checkpoint import (
+    CHECKPOINT_SUFFIX,
     CheckpointFile,
     CheckpointInfo,
     KraftSnapshot,
@@ -21,13 +22,17 @@ from aclog.kraft.checkpoint import (
 )
 from aclog.kraft.codec import MetadataValue, decode_metadata_value
 from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
+from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
 from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, read_kraft_segment
 from aclog.kraft.replay import is_kraft_path, kraft_records_for_replay, kraft_replay_batches
 from aclog.kraft.schemas import control_name, record_name
 
 __all__ = [
+    "CHECKPOINT_SUFFIX",
     "CheckpointFile",
     "CheckpointInfo",
+    "ImportReport",
+    "ImportTargetError",
     "KraftBatch",
     "KraftCorruptError",
     "KraftError",
@@ -39,6 +44,7 @@ __all__ = [
     "checkpoint_batch",
     "control_name",
     "decode_metadata_value",
+    "import_kraft",
     "is_kraft_path",
     "kraft_records_for_replay",
     "kraft_replay_batches",

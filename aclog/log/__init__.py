@@ -11,9 +11,11 @@ from aclog.log.errors import (
     LogLockedError,
     StaleOffsetError,
 )
+from aclog.log.index import estimated_end_offset
 from aclog.log.log import SegmentedLog
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
 from aclog.log.recovery import RecoveryReport
+from aclog.log.segment import list_segments, segment_base_offset
 from aclog.log.torn import TornTailError
 
 __all__ = [
@@ -29,7 +31,10 @@ __all__ = [
     "SegmentedLog",
     "StaleOffsetError",
     "TornTailError",
+    "estimated_end_offset",
+    "list_segments",
     "read_batches",
     "read_records",
     "read_segment_file",
+    "segment_base_offset",
 ]

@@ -4,7 +4,8 @@
 position of the batch that starts there), both big-endian uint32, one entry at most every
 ``INTERVAL_BYTES`` of segment. The index is a hint, never the truth: it is not fsynced, a reader
 checks that the batch at an entry's position really starts at that offset, and the writer
-rebuilds the index of the last segment when it recovers it.
+rebuilds the index of the last segment when it recovers it. :func:`estimated_end_offset` reads
+the same index to guess where a log ends (for a progress bar, never for a decision).
 
 Not thread-safe for writing (the log's single writer owns it); loading is safe from any process.
 Cost: lookup O(log entries) with ``bisect``.
@@ -18,6 +19,7 @@ import struct
 from pathlib import Path
 
 from aclog.log.modes import write_private
+from aclog.log.segment import list_segments
 
 ENTRY = struct.Struct(">II")
 INTERVAL_BYTES = 4096
@@ -84,3 +86,23 @@ class OffsetIndex:
         tmp = index_path(segment).with_suffix(".index.tmp")
         write_private(tmp, data)
         os.replace(tmp, index_path(segment))
+
+
+def estimated_end_offset(directory: Path) -> int | None:
+    """About the next offset the log in ``directory`` (aclog's or KRaft's: both keep Kafka's
+    sparse offset index) will write: the last segment's last index entry, extrapolated over the
+    bytes after it. ``None`` when there is nothing to go on. Cost: one directory scan and one
+    read of the last segment's index."""
+    try:
+        segments = list_segments(directory)
+        if not segments:
+            return None
+        base, path = segments[-1]
+        size = path.stat().st_size
+        index = OffsetIndex.load(path, base)
+    except OSError:
+        return None
+    if not index.offsets or index.positions[-1] <= 0:
+        return base + max(1, size // 100)  # a small segment: about 100 bytes a record
+    per_byte = (index.offsets[-1] - base) / index.positions[-1]
+    return index.offsets[-1] + int((size - index.positions[-1]) * per_byte) + 1

@@ -11,13 +11,27 @@
   :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
   :mod:`~aclog.pipeline.state_files` (a state written as Parquet, its two jobs run together),
   :mod:`~aclog.pipeline.access` (every principal x resource x operation decision, with the
-  deciding ACL), :mod:`~aclog.pipeline.orphans`;
+  deciding ACL; which patterns apply to which names in :mod:`~aclog.pipeline.pattern_matches`,
+  which principals and hosts an ACL covers in :mod:`~aclog.pipeline.covered`),
+  :mod:`~aclog.pipeline.orphans`, :mod:`~aclog.pipeline.questions` (who can, reach, timeline,
+  lint over many points) and :mod:`~aclog.pipeline.diff` (two points' states);
 - :mod:`~aclog.pipeline.plot`: the history picture (matplotlib, Agg).
 
 Requires the ``spark`` extra (pyspark, pyarrow, pandas, matplotlib) and Java 17+.
 """
 
-from aclog.pipeline import access, history, orphans, settings, state, state_files
+from aclog.pipeline import (
+    access,
+    diff,
+    history,
+    load,
+    orphans,
+    plot,
+    questions,
+    settings,
+    state,
+    state_files,
+)
 from aclog.pipeline.access import AccessQuestion
 from aclog.pipeline.load import (
     Records,
@@ -40,9 +54,13 @@ __all__ = [
     "Records",
     "State",
     "access",
+    "diff",
     "history",
+    "load",
     "make_spark",
     "orphans",
+    "plot",
+    "questions",
     "read_parquet_records",
     "read_records",
     "records_as_of",

@@ -1,25 +1,14 @@
 """The ``access`` job: the effective decision for every (principal, host, resource, operation),
 with the deciding ACL, as :meth:`aclog.authorizer.Authorizer.authorize` and ``explain`` give it.
 
-Which ACL patterns apply to which resource names is found with equi-joins, never by pairing
-every pattern with every name:
-
-- LITERAL names join on the name; the LITERAL ``*`` ACLs apply to every name of their type;
-- PREFIXED patterns join on the resource name's prefixes, one per distinct prefix length that
-  some pattern has (so a name explodes into a handful of keys, not ``len(name)`` of them);
-- a GLOB joins the same way on its literal prefix (or, lacking one, its literal suffix against
-  the names' suffixes), and each candidate is then checked with ``compile_glob``, the one
-  definition of GLOB; only GLOBs with neither (``*a*``) meet every name of their type, exactly
-  as the authorizer's index tests them against every name.
-
-Then each ACL is paired with the principals and hosts it covers (``User:*`` and host ``*`` cover
-all; other principals join on equality; a GLOB ACL's principal and host globs are matched with
-``compile_glob``), its operation is widened by Kafka's rules (ALL; ALLOW READ, WRITE, DELETE,
-ALTER imply DESCRIBE; ALLOW ALTER_CONFIGS implies DESCRIBE_CONFIGS; DENY never implies), and per
-request the deciding ACL is the most specific matching DENY, else the most specific matching
-ALLOW: ordered by name characters skipped, pattern type (LITERAL, PREFIXED, GLOB), then id, as
-``explain`` ranks them. A request no ACL matches is DENIED when any ACL is on the resource, else
-it gets the allow-everyone default; super users are always ALLOWED.
+Which ACL patterns apply to which resource names is found with equi-joins
+(:mod:`~aclog.pipeline.pattern_matches`). Then each ACL is paired with the principals and hosts
+it covers (:mod:`~aclog.pipeline.covered`), its operation is widened by Kafka's rules (ALL;
+ALLOW READ, WRITE, DELETE, ALTER imply DESCRIBE; ALLOW ALTER_CONFIGS implies DESCRIBE_CONFIGS;
+DENY never implies), and per request the deciding ACL is the most specific matching DENY, else
+the most specific matching ALLOW: ordered by name characters skipped, pattern type (LITERAL,
+PREFIXED, GLOB), then id, as ``explain`` ranks them. A request no ACL matches is DENIED when any
+ACL is on the resource, else it gets the allow-everyone default; super users are always ALLOWED.
 
 Lazy DataFrame -> DataFrame; thread-safe.
 """
@@ -32,12 +21,12 @@ from dataclasses import dataclass
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.pandas.functions import pandas_udf
-from pyspark.sql.types import BooleanType, IntegerType, StringType, StructField, StructType
 
 from aclog.acl.operations import ALLOW_OPS, DENY_OPS
 from aclog.authorizer import supported_operations
 from aclog.pipeline import matching
+from aclog.pipeline.covered import acl_matchers, covered, hosts_covered
+from aclog.pipeline.pattern_matches import pattern_matches
 from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
 
 ALLOWED = "ALLOWED"
@@ -61,23 +50,6 @@ ACCESS_COLUMNS = (
 )
 
 _PATTERN_CODES = {m.name: int(m) for m in PatternType}
-
-_MATCHER_TYPE = StructType(
-    [StructField("kind", StringType(), False), StructField("text", StringType(), True)]
-)
-_GLOB_PARTS_TYPE = StructType(
-    [
-        StructField("prefix", StringType(), False),
-        StructField("suffix", StringType(), False),
-        StructField("literal_count", IntegerType(), False),
-        StructField("valid", BooleanType(), False),
-    ]
-)
-
-_principal_matcher = F.udf(matching.acl_principal_matcher, _MATCHER_TYPE, useArrow=False)
-_host_matcher = F.udf(matching.acl_host_matcher, _MATCHER_TYPE, useArrow=False)
-_glob_parts = F.udf(matching.glob_parts, _GLOB_PARTS_TYPE, useArrow=False)
-_glob_matches = pandas_udf(matching.glob_matches_batches, BooleanType())  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True)
@@ -113,177 +85,6 @@ def _id_order(acl_id: Column) -> Column:
     return F.unbase64(F.translate(acl_id, "-_", "+/"))
 
 
-def classify_patterns(acls: DataFrame) -> DataFrame:
-    """The distinct resource patterns of ``acls`` with how they are looked up: ``kind``
-    (literal, wildcard, prefix, glob_prefix, glob_suffix, glob_rest), ``key`` (the text joined
-    on) and ``literal_count`` (GLOB specificity). Invalid GLOBs and unknown types drop out."""
-    patterns = acls.select(
-        "resource_type", "pattern_type", F.col("resource_name").alias("pattern")
-    ).distinct()
-    globs = (
-        patterns.filter(F.col("pattern_type") == PatternType.GLOB.name)
-        .withColumn("g", _glob_parts("pattern"))
-        .filter(F.col("g.valid"))
-        .select(
-            "resource_type",
-            "pattern_type",
-            "pattern",
-            F.when(F.col("g.prefix") != "", F.lit("glob_prefix"))
-            .when(F.col("g.suffix") != "", F.lit("glob_suffix"))
-            .otherwise(F.lit("glob_rest"))
-            .alias("kind"),
-            F.when(F.col("g.prefix") != "", F.col("g.prefix"))
-            .otherwise(F.col("g.suffix"))
-            .alias("key"),
-            F.col("g.literal_count").alias("literal_count"),
-        )
-    )
-    literal = F.col("pattern_type") == PatternType.LITERAL.name
-    others = patterns.filter(
-        F.col("pattern_type").isin(PatternType.LITERAL.name, PatternType.PREFIXED.name)
-    ).select(
-        "resource_type",
-        "pattern_type",
-        "pattern",
-        F.when(literal & (F.col("pattern") == "*"), F.lit("wildcard"))
-        .when(literal, F.lit("literal"))
-        .otherwise(F.lit("prefix"))
-        .alias("kind"),
-        F.col("pattern").alias("key"),
-        F.length("pattern").alias("literal_count"),
-    )
-    return others.unionByName(globs)
-
-
-def _with_keys(names: DataFrame, lengths: list[int], *, suffix: bool) -> DataFrame:
-    """Each name with its prefixes (or suffixes) of the given lengths, as ``key``."""
-    size = F.length("resource_name")
-    wanted = (
-        F.array(*(F.lit(n) for n in sorted(lengths))) if lengths else F.array().cast("array<int>")
-    )
-    exploded = names.select(
-        "resource_type",
-        "resource_name",
-        F.explode(F.filter(wanted, lambda n: n <= size)).alias("_n"),
-    )
-    start = (size - F.col("_n") + 1) if suffix else F.lit(1)
-    return exploded.select(
-        "resource_type",
-        "resource_name",
-        F.col("resource_name").substr(start, F.col("_n")).alias("key"),
-    )
-
-
-def _lengths(patterns: DataFrame) -> dict[str, list[int]]:
-    """The distinct key lengths of the prefix-keyed and of the suffix-keyed patterns."""
-    rows = (
-        patterns.filter(F.col("kind").isin("prefix", "glob_prefix", "glob_suffix"))
-        .select((F.col("kind") == "glob_suffix").alias("suffix"), F.length("key").alias("n"))
-        .distinct()
-        .collect()
-    )
-    found: dict[str, list[int]] = {"prefix": [], "suffix": []}
-    for row in rows:
-        found["suffix" if row["suffix"] else "prefix"].append(int(row["n"]))
-    return found
-
-
-def _on_key(keyed: DataFrame, patterns: DataFrame) -> DataFrame:
-    """Keyed names joined with the patterns of their type whose ``key`` equals theirs."""
-    joined = keyed.join(patterns, on=["resource_type", "key"])
-    return joined.select(
-        "resource_type", "resource_name", "pattern_type", "pattern", "kind", "literal_count"
-    )
-
-
-def pattern_matches(acls: DataFrame, resources: DataFrame) -> DataFrame:
-    """Every (resource, ACL pattern) pair where the pattern applies to the resource name, with
-    ``skipped``: the name characters the pattern does not pin down (``explain``'s specificity).
-
-    Columns: ``resource_type``, ``resource_name``, ``pattern_type``, ``pattern``, ``skipped``.
-    Runs one small action to learn the distinct prefix and suffix lengths."""
-    patterns = classify_patterns(acls).cache()
-    names = resources.select("resource_type", "resource_name").distinct()
-    size = F.length("resource_name")
-    columns = ("resource_type", "resource_name", "pattern_type", "pattern")
-
-    def of(*kinds: str) -> DataFrame:
-        return patterns.filter(F.col("kind").isin(*kinds))
-
-    literal = _on_key(names.withColumn("key", F.col("resource_name")), of("literal"))
-    wildcard = names.join(of("wildcard").drop("key"), on="resource_type")
-    lengths = _lengths(patterns)
-    by_prefix = _on_key(
-        _with_keys(names, lengths["prefix"], suffix=False), of("prefix", "glob_prefix")
-    )
-    by_suffix = _on_key(_with_keys(names, lengths["suffix"], suffix=True), of("glob_suffix"))
-    rest = names.join(of("glob_rest").drop("key"), on="resource_type")
-    prefixed = by_prefix.filter(F.col("kind") == "prefix")
-    globbed = (
-        by_prefix.filter(F.col("kind") == "glob_prefix")
-        .unionByName(by_suffix)
-        .unionByName(rest.select(*by_suffix.columns))
-        .filter(_glob_matches(F.col("pattern"), F.col("resource_name")))
-    )
-    return (
-        literal.select(*columns, F.lit(0).alias("skipped"))
-        .unionByName(
-            wildcard.select(
-                *columns,
-                F.when(F.col("resource_name") == "*", F.lit(0)).otherwise(size).alias("skipped"),
-            )
-        )
-        .unionByName(prefixed.select(*columns, (size - F.length("pattern")).alias("skipped")))
-        .unionByName(globbed.select(*columns, (size - F.col("literal_count")).alias("skipped")))
-    )
-
-
-def acl_matchers(acls: DataFrame) -> DataFrame:
-    """``acls`` with how each ACL's principal (``pm``) and host (``hm``) are compared, as
-    ``kind``/``text`` structs (see :mod:`aclog.pipeline.matching`), and its pattern as
-    ``pattern`` and operation as ``acl_operation``."""
-    is_glob = F.col("pattern_type") == PatternType.GLOB.name
-    return acls.select(
-        "acl_id",
-        "resource_type",
-        "pattern_type",
-        F.col("resource_name").alias("pattern"),
-        "principal",
-        F.col("operation").alias("acl_operation"),
-        "permission_type",
-        _principal_matcher("principal", is_glob).alias("pm"),
-        _host_matcher("host", is_glob).alias("hm"),
-    )
-
-
-def covered(acls: DataFrame, matcher: str, requests: DataFrame, value: str) -> DataFrame:
-    """(``acl_id``, request columns) for every request whose ``value`` the ACL's ``matcher``
-    (a ``kind``/``text`` struct column) accepts, in one equi-join of the ACLs with a small
-    table of what each matcher accepts: ``any`` every request, ``exact`` the request with that
-    text, ``glob`` the requests ``compile_glob`` matches (distinct patterns x requests)."""
-    kind, text = F.col(f"{matcher}.kind"), F.col(f"{matcher}.text")
-    ids = acls.select("acl_id", kind.alias("_kind"), text.alias("_text"))
-    columns = [F.col(c) for c in requests.columns]
-    exact = requests.select(F.lit(matching.EXACT).alias("_k"), F.col(value).alias("_t"), *columns)
-    everyone = requests.select(
-        F.lit(matching.ANY).alias("_k"), F.lit(None).cast("string").alias("_t"), *columns
-    )
-    globbed = (
-        ids.filter(F.col("_kind") == matching.GLOB)
-        .select(F.col("_text").alias("_t"))
-        .distinct()
-        .crossJoin(requests)
-        .filter(_glob_matches(F.col("_t"), F.col(value)))
-        .select(F.lit(matching.GLOB).alias("_k"), "_t", *columns)
-    )
-    accepted = exact.unionByName(everyone).unionByName(globbed)
-    joined = ids.join(
-        accepted,
-        on=(F.col("_kind") == F.col("_k")) & F.col("_text").eqNullSafe(F.col("_t")),
-    )
-    return joined.select("acl_id", *requests.columns)
-
-
 def _operation_rules(operations: Sequence[AclOperation]) -> list[tuple[str, str, str]]:
     """(permission, ACL operation, requested operation) for every ACL operation that decides a
     requested one: Kafka's implication table (:mod:`aclog.acl.operations`)."""
@@ -313,24 +114,6 @@ def _literal_map(entries: dict[str, list[str]]) -> Column:
     return F.create_map(*parts) if parts else F.create_map().cast("map<string,array<string>>")
 
 
-def _hosts_covered(matchers: DataFrame, hosts: Sequence[tuple[str, str]]) -> DataFrame:
-    """(ACL columns, ``host``) for every requested host each ACL's host matcher accepts. The
-    hosts are few, so each ACL row is multiplied by them; only GLOB host patterns go through
-    ``compile_glob``."""
-    pairs = F.array(
-        *(F.struct(F.lit(h).alias("host"), F.lit(c).alias("canonical")) for h, c in hosts)
-    )
-    kind, text = F.col("hm.kind"), F.col("hm.text")
-    exploded = matchers.withColumn("_h", F.explode(pairs))
-    plain = exploded.filter(
-        (kind == matching.ANY) | ((kind == matching.EXACT) & (text == F.col("_h.canonical")))
-    )
-    globbed = exploded.filter(kind == matching.GLOB).filter(
-        _glob_matches(text, F.col("_h.canonical"))
-    )
-    return plain.unionByName(globbed).withColumn("host", F.col("_h.host")).drop("_h", "hm")
-
-
 def decided(
     acls: DataFrame,
     matches: DataFrame,
@@ -347,7 +130,7 @@ def decided(
     for permission, acl_operation, operation in _operation_rules(operations):
         rules.setdefault(f"{permission}:{acl_operation}", []).append(operation)
     rule_key = F.concat_ws(":", F.col("permission_type"), F.col("acl_operation"))
-    with_hosts = _hosts_covered(matchers.drop("pm", "principal"), hosts).withColumn(
+    with_hosts = hosts_covered(matchers.drop("pm", "principal"), hosts).withColumn(
         "operation", F.explode(_literal_map(rules)[rule_key])
     )
     pattern_code = F.create_map(*(F.lit(x) for kv in _PATTERN_CODES.items() for x in kv))

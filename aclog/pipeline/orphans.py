@@ -17,7 +17,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from aclog.pipeline import matching
-from aclog.pipeline.access import acl_matchers, covered, pattern_matches
+from aclog.pipeline.covered import acl_matchers, covered
+from aclog.pipeline.pattern_matches import pattern_matches
 from aclog.pipeline.schema import ACL_FIELDS
 
 ACL_WITHOUT_CREDENTIAL = "acl_without_credential"

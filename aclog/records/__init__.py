@@ -2,6 +2,7 @@
 
 from aclog.records.bulk_encode import encode_many
 from aclog.records.codec import DecodedRecord, RecordDecodeError, decode, decode_framed, encode
+from aclog.records.collector import call_paused, gc_paused
 from aclog.records.enums import (
     AclOperation,
     AclPermissionType,
@@ -9,8 +10,9 @@ from aclog.records.enums import (
     ResourceType,
     ScramMechanism,
 )
-from aclog.records.render import record_summary, record_to_dict
+from aclog.records.render import json_value, record_summary, record_to_dict
 from aclog.records.types import (
+    RECORD_TYPES,
     AccessControlEntryRecord,
     AclBinding,
     LeaderChangeRecord,
@@ -27,6 +29,7 @@ from aclog.records.types import (
 )
 
 __all__ = [
+    "RECORD_TYPES",
     "AccessControlEntryRecord",
     "AclBinding",
     "AclOperation",
@@ -44,10 +47,13 @@ __all__ = [
     "ResourceType",
     "ScramMechanism",
     "UserScramCredentialRecord",
+    "call_paused",
     "decode",
     "decode_framed",
     "encode",
     "encode_many",
+    "gc_paused",
+    "json_value",
     "kafka_uuid_bytes_text",
     "kafka_uuid_text",
     "new_acl_id",

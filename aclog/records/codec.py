@@ -55,7 +55,17 @@ class DecodedRecord:
 
 
 def encode(record: Record, version: int | None = None) -> bytes:
-    """Frame and encode ``record`` at ``version`` (default: the current version of its type)."""
+    """Frame and encode ``record`` at ``version`` (default: the current version of its type).
+
+    The frame is two bytes (the record type code and the version, as unsigned varints), then
+    the Avro body:
+
+    >>> from aclog.records import NoOpRecord
+    >>> encode(NoOpRecord())
+    b'\\x01\\x14\\x00'
+    >>> decode(encode(NoOpRecord()))
+    NoOpRecord()
+    """
     if version is None:
         frame, schema, to_avro = _WRITERS[type(record)]
     else:
@@ -71,7 +81,16 @@ def encode(record: Record, version: int | None = None) -> bytes:
 
 
 def decode(value: bytes, offset: int | None = None) -> Record:
-    """Decode one framed record value; ``offset`` only improves error messages."""
+    """Decode one framed record value; ``offset`` only improves error messages.
+
+    Bytes that are not a record raise :class:`RecordDecodeError`, naming what is wrong:
+
+    >>> try:
+    ...     decode(b"\\x00\\x01", offset=7)
+    ... except RecordDecodeError as error:
+    ...     print(error)
+    record at offset 7: record value is too short for its frame (2 bytes)
+    """
     return decode_framed(value, offset).record
 
 

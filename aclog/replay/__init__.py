@@ -9,6 +9,7 @@ Imports :mod:`aclog.image`, :mod:`aclog.snapshot`, :mod:`aclog.kraft` and the la
 
 from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
 from aclog.replay.diff import Point, diff
+from aclog.replay.kraft_stream import kraft_decoded_batches
 from aclog.replay.rebuild import (
     RebuildError,
     Rebuilt,
@@ -16,7 +17,14 @@ from aclog.replay.rebuild import (
     rebuild_image,
     replay_tail,
 )
-from aclog.replay.stream import DecodedBatch, Entry, decode_batch, entries_between, read_decoded
+from aclog.replay.stream import (
+    DecodedBatch,
+    Entry,
+    decode_batch,
+    entries_between,
+    read_decoded,
+    read_segment_decoded,
+)
 from aclog.replay.verify import VerifyReport, verify_directory, verify_kraft_directory
 
 __all__ = [
@@ -33,7 +41,9 @@ __all__ = [
     "diff",
     "entries_between",
     "kraft_decoded_batch",
+    "kraft_decoded_batches",
     "read_decoded",
+    "read_segment_decoded",
     "rebuild_image",
     "replay_batches",
     "replay_tail",

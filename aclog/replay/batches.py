@@ -81,6 +81,19 @@ def replay_batches(
     ``start``: skip the records of the first batches below this offset (a batch that straddles
     it replays only its records from ``start``). Raises :class:`~aclog.image.ReplayError` for a
     record the image cannot take; nothing is applied then.
+
+    >>> import uuid
+    >>> from aclog.records import (AccessControlEntryRecord, AclOperation, AclPermissionType,
+    ...                            PatternType, RemoveAccessControlEntryRecord, ResourceType)
+    >>> acl = AccessControlEntryRecord(uuid.UUID(int=1), ResourceType.TOPIC, "orders",
+    ...     PatternType.LITERAL, "User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW)
+    >>> added = CommittedBatch(base_offset=0, epoch=1, timestamp_ms=1000, records=(acl,))
+    >>> replayed = replay_batches(MetadataImage.EMPTY, [added])
+    >>> len(replayed.image.acls), replayed.image.provenance.last_offset
+    (1, 0)
+    >>> removed = CommittedBatch(1, 1, 2000, (RemoveAccessControlEntryRecord(acl.id),))
+    >>> len(replay_batches(replayed.image, [removed]).image.acls)
+    0
     """
     delta = MetadataDelta(image)
     last: ReplayBatch | None = None

@@ -69,7 +69,22 @@ def rebuild_image(
 ) -> Rebuilt:
     """The state after every whole batch at or below ``at_offset`` and at or before
     ``at_time_ms`` (both ``None``: the whole log); ``kraft=True`` reads a KRaft metadata
-    directory (``__cluster_metadata-0``) instead of an aclog data directory."""
+    directory (``__cluster_metadata-0``) instead of an aclog data directory.
+
+    >>> import tempfile, uuid
+    >>> from aclog.log import SegmentedLog
+    >>> from aclog.records import (AccessControlEntryRecord, AclOperation, AclPermissionType,
+    ...     PatternType, RemoveAccessControlEntryRecord, ResourceType, encode)
+    >>> acl = AccessControlEntryRecord(uuid.UUID(int=1), ResourceType.TOPIC, "orders",
+    ...     PatternType.LITERAL, "User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with SegmentedLog(tmp, fsync=False) as log:
+    ...         _ = log.append([encode(acl)], epoch=1, timestamp_ms=1000)
+    ...         _ = log.append([encode(RemoveAccessControlEntryRecord(acl.id))], epoch=1)
+    ...     now, then = rebuild_image(Path(tmp)), rebuild_image(Path(tmp), at_offset=0)
+    >>> len(now.image.acls), now.next_offset, len(then.image.acls), then.next_offset
+    (0, 2, 1, 1)
+    """
     if kraft:
         return _rebuild_from_kraft(
             directory, at_offset, at_time_ms, use_snapshots, on_warning, on_batch

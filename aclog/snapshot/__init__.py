@@ -8,6 +8,7 @@ Imports only :mod:`aclog.records`, fastavro, crc32c and the standard library.
 from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
 from aclog.snapshot.header import SnapshotInfo
 from aclog.snapshot.naming import (
+    SNAPSHOT_SUFFIX,
     SnapshotId,
     list_snapshots,
     parse_snapshot_name,
@@ -22,6 +23,7 @@ from aclog.snapshot.writer import write_snapshot
 
 __all__ = [
     "SNAPSHOT_RECORD_TYPES",
+    "SNAPSHOT_SUFFIX",
     "Candidate",
     "NoUsableSnapshotError",
     "RetentionPolicy",

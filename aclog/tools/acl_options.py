@@ -16,9 +16,8 @@ Pure functions; thread-safe.
 
 from __future__ import annotations
 
-from aclog.acl.filters import AclFilter
-from aclog.acl.operations import SUPPORTED_OPERATIONS
-from aclog.controller.validation import CLUSTER_NAME
+from aclog.acl import SUPPORTED_OPERATIONS, AclFilter
+from aclog.controller import CLUSTER_NAME
 from aclog.records import (
     AclBinding,
     AclOperation,

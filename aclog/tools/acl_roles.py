@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aclog.desired.roles import Grant, Roles
-from aclog.desired.roles import role_grants as grants_of
+from aclog.desired import Grant, Roles
+from aclog.desired import role_grants as grants_of
 from aclog.records import PatternType
 from aclog.tools.options import OptionError
 

@@ -12,13 +12,14 @@ from typing import Any
 
 import typer
 
-from aclog.acl import ApiError, Errors
-from aclog.acl.filters import AclFilter
-from aclog.controller import MAX_RECORDS_PER_USER_OP
-from aclog.controller.result import AclCreateResult, AclDeleteResult
-from aclog.controller.validation import creation_error
-from aclog.records import AccessControlEntryRecord, AclBinding, record_to_dict
-from aclog.records.render import json_value
+from aclog.acl import AclFilter, ApiError, Errors
+from aclog.controller import (
+    MAX_RECORDS_PER_USER_OP,
+    AclCreateResult,
+    AclDeleteResult,
+    creation_error,
+)
+from aclog.records import AccessControlEntryRecord, AclBinding, json_value, record_to_dict
 from aclog.remote import REMOTE_ACL_ID
 from aclog.tools.common import report_failures
 from aclog.tools.console import EXIT_FAILURE, print_line

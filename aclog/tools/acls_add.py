@@ -13,12 +13,9 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.acl.filters import AclFilter
-from aclog.authorizer.impact import impact_of_adding
-from aclog.controller import AclControlManager
-from aclog.controller.result import AclCreateResult
-from aclog.controller.validation import creation_error
-from aclog.controller.writer import MetadataWriter
+from aclog.acl import AclFilter
+from aclog.authorizer import impact_of_adding
+from aclog.controller import AclControlManager, AclCreateResult, MetadataWriter, creation_error
 from aclog.image import MetadataImage
 from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType
 from aclog.tools.acl_options import bindings_for_add

@@ -12,9 +12,8 @@ from typing import Annotated
 
 import typer
 
-from aclog.acl.filters import AclFilter
-from aclog.controller import AclControlManager
-from aclog.controller.result import AclDeleteResult
+from aclog.acl import AclFilter
+from aclog.controller import AclControlManager, AclDeleteResult
 from aclog.tools.acl_options import filters_for_remove
 from aclog.tools.acl_rows import delete_row, describe, describe_filter
 from aclog.tools.acls import (

@@ -12,14 +12,12 @@ from typing import Annotated
 import typer
 
 from aclog.acl import ApiError
-from aclog.controller.caller import Caller
-from aclog.controller.controller import Controller, LocalOperator
+from aclog.controller import Caller, Controller, LocalOperator
 from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
-from aclog.log import CorruptLogError, LogError
-from aclog.records import RecordDecodeError
-from aclog.records.collector import gc_paused
-from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
+from aclog.log import CorruptLogError, LogError, estimated_end_offset
+from aclog.records import RecordDecodeError, gc_paused
+from aclog.replay import RebuildError, Rebuilt, rebuild_image
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -30,7 +28,7 @@ from aclog.tools.console import (
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.points import parse_time as parse_time  # noqa: PLC0414  (pipeline imports it here)
-from aclog.tools.progress import estimated_end_offset, offsets_bar
+from aclog.tools.progress import offsets_bar
 
 DATA_DIR_ENV = "ACLOG_DATA_DIR"
 """The data directory of every command that takes ``--data-dir``, when the flag is not given."""

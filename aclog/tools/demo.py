@@ -12,10 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.acl.filters import AclFilter
-from aclog.controller import ScramDeletion, upsertion_for_password
-from aclog.controller.caller import Caller
-from aclog.controller.controller import Controller
+from aclog.acl import AclFilter
+from aclog.controller import Caller, Controller, ScramDeletion, upsertion_for_password
 from aclog.image import MetadataImage
 from aclog.records import (
     AclBinding,
@@ -25,7 +23,7 @@ from aclog.records import (
     ResourceType,
     ScramMechanism,
 )
-from aclog.replay.stream import entries_between, read_decoded
+from aclog.replay import entries_between, read_decoded
 from aclog.tools.common import DataDir, JsonFlag, open_controller
 from aclog.tools.console import app, print_json, print_line
 from aclog.tools.dump import dump

@@ -10,20 +10,23 @@ from typing import Annotated
 import typer
 
 from aclog.kraft import KraftError
-from aclog.log import CorruptLogError, TornTailError
-from aclog.log.segment import list_segments, segment_base_offset
-from aclog.records import RecordDecodeError, record_summary
-from aclog.records.types import RECORD_TYPES
-from aclog.replay.kraft_stream import kraft_decoded_batches
-from aclog.replay.stream import (
+from aclog.log import (
+    CorruptLogError,
+    TornTailError,
+    estimated_end_offset,
+    list_segments,
+    segment_base_offset,
+)
+from aclog.records import RECORD_TYPES, RecordDecodeError, record_summary
+from aclog.replay import (
     DecodedBatch,
     Entry,
     entries_between,
+    kraft_decoded_batches,
     read_decoded,
     read_segment_decoded,
 )
-from aclog.snapshot import SnapshotError, read_snapshot
-from aclog.snapshot.naming import SNAPSHOT_SUFFIX
+from aclog.snapshot import SNAPSHOT_SUFFIX, SnapshotError, read_snapshot
 from aclog.tools.common import SourceFormat, is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -35,7 +38,7 @@ from aclog.tools.console import (
 )
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import format_time
-from aclog.tools.progress import OnOffset, estimated_end_offset, offsets_bar, stdout_is_free
+from aclog.tools.progress import OnOffset, offsets_bar, stdout_is_free
 
 _TYPE_NAMES = {cls.__name__.lower(): cls.__name__ for cls in RECORD_TYPES}
 

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from kafka.errors import IncompatibleBrokerVersion
 
-from aclog.kraft.importer import ImportTargetError
+from aclog.kraft import ImportTargetError
 from aclog.log import CorruptLogError, LogError, TornTailError
 from aclog.node import ConfigError, TopicsFileError
 from aclog.remote import RemoteError

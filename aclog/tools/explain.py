@@ -8,8 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
-from aclog.records import ResourceType, record_to_dict
-from aclog.records.collector import call_paused
+from aclog.records import ResourceType, call_paused, record_to_dict
 from aclog.tools.acl_options import CLUSTER_NAME
 from aclog.tools.common import (
     DATA_DIR_ENV,

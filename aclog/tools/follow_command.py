@@ -17,8 +17,7 @@ from typing import Annotated
 import kafka.errors as kafka_errors
 import typer
 
-from aclog.desired.follow import FollowLoop
-from aclog.desired.writer import ReadError
+from aclog.desired import FollowLoop, ReadError
 from aclog.remote import RemoteAdmin, RemoteError
 from aclog.tools.common import DataDir, JsonFlag, open_controller
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line

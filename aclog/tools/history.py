@@ -8,10 +8,9 @@ from typing import Annotated, Any
 import typer
 
 from aclog.image import MetadataImage
-from aclog.records.collector import call_paused, gc_paused
-from aclog.replay.diff import diff
-from aclog.replay.rebuild import RebuildError
-from aclog.replay.verify import verify_directory, verify_kraft_directory
+from aclog.log import estimated_end_offset
+from aclog.records import call_paused, gc_paused
+from aclog.replay import RebuildError, diff, verify_directory, verify_kraft_directory
 from aclog.snapshot import SnapshotError, SnapshotId, list_snapshots, verify_snapshot
 from aclog.tools.common import (
     AtOffset,
@@ -27,7 +26,7 @@ from aclog.tools.common import (
 from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import check_range, parse_range_end, show_point_note
-from aclog.tools.progress import estimated_end_offset, offsets_bar, waiting
+from aclog.tools.progress import offsets_bar, waiting
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")

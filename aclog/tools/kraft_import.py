@@ -13,11 +13,16 @@ from typing import Annotated
 
 import typer
 
-from aclog.kraft import KraftError, is_kraft_path
-from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
-from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
-from aclog.log import LogError
-from aclog.snapshot.naming import SNAPSHOT_SUFFIX
+from aclog.kraft import (
+    CHECKPOINT_SUFFIX,
+    ImportReport,
+    ImportTargetError,
+    KraftError,
+    import_kraft,
+    is_kraft_path,
+)
+from aclog.log import LogError, estimated_end_offset
+from aclog.snapshot import SNAPSHOT_SUFFIX
 from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
     EXIT_USAGE,
@@ -27,7 +32,7 @@ from aclog.tools.console import (
     print_line,
 )
 from aclog.tools.exit_codes import fail_for
-from aclog.tools.progress import estimated_end_offset, offsets_bar
+from aclog.tools.progress import offsets_bar
 
 
 def _check_source(source: Path) -> None:

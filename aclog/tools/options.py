@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from aclog.controller.validation import host_error, principal_error
+from aclog.controller import host_error, principal_error
 from aclog.records import AclOperation
 
 

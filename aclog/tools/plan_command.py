@@ -14,8 +14,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.desired import Plan, PlanError, plan
-from aclog.desired.apply import describe_binding
+from aclog.desired import Plan, PlanError, describe_binding, plan
 from aclog.records import ResourceType
 from aclog.tools.as_code import (
     DesiredFile,

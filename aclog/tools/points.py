@@ -21,8 +21,7 @@ from pathlib import Path
 from aclog.kraft import KraftError, read_kraft
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
-from aclog.replay.diff import Point
-from aclog.replay.stream import read_decoded
+from aclog.replay import Point, read_decoded
 from aclog.tools.console import EXIT_USAGE, fail, print_line
 
 _DIGITS = re.compile(r"[0-9]+")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Protocol
 
 from rich.progress import (
@@ -35,8 +34,6 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from aclog.log.index import OffsetIndex
-from aclog.log.segment import list_segments
 from aclog.tools.console import err
 from aclog.tools.visible import visible
 
@@ -132,23 +129,3 @@ def waiting(what: str) -> Iterator[Callable[[str], None]]:
     ) as progress:
         task = progress.add_task(visible(what), total=None)
         yield lambda what: progress.update(task, description=visible(what))
-
-
-def estimated_end_offset(directory: Path) -> int | None:
-    """About the next offset the log in ``directory`` (aclog's or KRaft's: both keep Kafka's
-    sparse offset index) will write: the last segment's last index entry, extrapolated over the
-    bytes after it. ``None`` when there is nothing to go on. Cost: one directory scan and one
-    read of the last segment's index."""
-    try:
-        segments = list_segments(directory)
-        if not segments:
-            return None
-        base, path = segments[-1]
-        size = path.stat().st_size
-        index = OffsetIndex.load(path, base)
-    except OSError:
-        return None
-    if not index.offsets or index.positions[-1] <= 0:
-        return base + max(1, size // 100)  # a small segment: about 100 bytes a record
-    per_byte = (index.offsets[-1] - base) / index.positions[-1]
-    return index.offsets[-1] + int((size - index.positions[-1]) * per_byte) + 1

@@ -15,16 +15,20 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from aclog.authorizer import Authorizer, parse_super_users
-from aclog.authorizer.findings import LintReport, Severity
-from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
-from aclog.authorizer.reach import reach
-from aclog.authorizer.who_can import who_can
+from aclog.authorizer import (
+    DEFAULT_MIN_ITERATIONS,
+    Authorizer,
+    LintReport,
+    Severity,
+    lint_directory,
+    parse_super_users,
+    reach,
+    who_can,
+)
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError
-from aclog.records import RecordDecodeError, ResourceType
-from aclog.records.collector import call_paused
-from aclog.replay.rebuild import RebuildError
+from aclog.records import RecordDecodeError, ResourceType, call_paused
+from aclog.replay import RebuildError
 from aclog.tools.acl_options import (
     AclOptions,
     OptionError,

@@ -8,11 +8,16 @@ named hosts, and ``from H`` for a named host.
 
 from __future__ import annotations
 
-from aclog.authorizer.findings import LintReport
-from aclog.authorizer.host_answers import HostAnswer
-from aclog.authorizer.pattern_text import describe_pattern, short_acl
-from aclog.authorizer.reachable import Reach, Reachable
-from aclog.authorizer.who_can import PrincipalAccess, WhoCan
+from aclog.authorizer import (
+    HostAnswer,
+    LintReport,
+    PrincipalAccess,
+    Reach,
+    Reachable,
+    WhoCan,
+    describe_pattern,
+    short_acl,
+)
 from aclog.records import PatternType
 from aclog.tools.console import print_line
 

@@ -29,10 +29,8 @@ from kafka.admin import (
 from kafka.admin import ResourceType as KafkaResourceType
 
 from aclog.authorizer import Authorizer
-from aclog.records import AclOperation, ResourceType
-from aclog.records.collector import call_paused
-from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import entries_between, read_decoded
+from aclog.records import AclOperation, ResourceType, call_paused
+from aclog.replay import entries_between, read_decoded, rebuild_image
 from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
 from aclog.tools.dump import dump

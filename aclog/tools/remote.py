@@ -28,7 +28,7 @@ from typing import Annotated, Any
 import kafka.errors as kafka_errors
 import typer
 
-from aclog.controller.writer import MetadataWriter
+from aclog.controller import MetadataWriter
 from aclog.remote import RemoteAdmin, RemoteError, bootstrap_timeout_ms
 from aclog.tools.command_config import read_command_config
 from aclog.tools.common import DATA_DIR_ENV, open_controller

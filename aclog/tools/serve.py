@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from aclog.authorizer import parse_super_users
-from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
+from aclog.controller import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
 from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError

@@ -13,14 +13,11 @@ from typing import Annotated
 
 import typer
 
-from aclog.authorizer import parse_super_users
-from aclog.authorizer.timeline import BEGINNING, timeline
-from aclog.authorizer.timeline_result import Timeline
+from aclog.authorizer import BEGINNING, Timeline, parse_super_users, timeline
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError
 from aclog.records import AclOperation, RecordDecodeError, ResourceType
-from aclog.replay.diff import Point
-from aclog.replay.rebuild import RebuildError
+from aclog.replay import Point, RebuildError
 from aclog.tools.common import JsonFlag, SourceFormat, is_kraft, require_data_dir
 from aclog.tools.console import (
     EXIT_FAILURE,

@@ -18,10 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from aclog.authorizer.host_answers import ANY_HOST, HostAnswer
-from aclog.authorizer.pattern_text import describe_pattern
-from aclog.authorizer.results import Decision
-from aclog.authorizer.timeline_result import ADDED, Flip, Timeline
+from aclog.authorizer import ADDED, ANY_HOST, Decision, Flip, HostAnswer, Timeline, describe_pattern
 from aclog.records import PatternType
 
 COLORS = {Decision.ALLOWED: "tab:green", Decision.DENIED: "tab:red"}

@@ -19,9 +19,9 @@ from aclog.controller import (
     ScramAlterResult,
     ScramDeletion,
     ScramUpsertion,
+    scram_upsertion_error,
     upsertion_for_password,
 )
-from aclog.controller.validation import scram_upsertion_error
 from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.records import ScramMechanism
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state, local_caller, report_failures

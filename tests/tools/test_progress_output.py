@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from aclog.log import SegmentedLog
+from aclog.log import SegmentedLog, estimated_end_offset
 from aclog.pipeline.jvm_stderr import filtered_jvm_stderr
 from aclog.records import encode_many
 from aclog.remote.connection import connect_failure
@@ -75,9 +75,9 @@ def test_no_progress_on_a_pipe(
 
 
 def test_the_bar_runs_to_the_estimated_end_of_the_log(data_dir: Path) -> None:
-    end = progress.estimated_end_offset(data_dir)
+    end = estimated_end_offset(data_dir)
     assert end is not None and 2700 <= end <= 3300  # 3000 offsets, estimated from the index
-    assert progress.estimated_end_offset(data_dir / "missing") is None
+    assert estimated_end_offset(data_dir / "missing") is None
 
 
 def test_dump_to_the_terminal_itself_shows_no_bar(

@@ -10,8 +10,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.authorizer.findings import Severity
-from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS
+from aclog.authorizer import DEFAULT_MIN_ITERATIONS, Severity
 from aclog.tools.common import AtOffset, AtTime, JsonFlag
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, out, print_json, print_line
 from aclog.tools.pipeline.app import pipeline_app

@@ -79,8 +79,6 @@ def _plot(
     pipeline: ModuleType, lifetimes: DataFrame, source: DataFrame, plot: Path, title: str
 ) -> None:
     """Draw the history picture: counts over time and changes per author."""
-    from aclog.pipeline.plot import plot_history  # noqa: PLC0415
-
     points = [
         (r["kind"], r["time"], r["count"], r["added"], r["removed"])
         for r in pipeline.history.timeline(lifetimes).collect()
@@ -90,4 +88,4 @@ def _plot(
         (r["author"], r["kind"], r["changes"])
         for r in pipeline.history.changes_by_author(source).collect()
     ]
-    plot_history(points, authors, plot, title)
+    pipeline.plot.plot_history(points, authors, plot, title)

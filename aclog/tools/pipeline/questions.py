@@ -19,7 +19,7 @@ import typer
 
 from aclog.authorizer import parse_super_users
 from aclog.records import ResourceType
-from aclog.replay.diff import Point
+from aclog.replay import Point
 from aclog.tools.common import AtOffset, AtTime, JsonFlag
 from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line
 from aclog.tools.pipeline.access import parse_operations, read_principals, read_resources
@@ -101,9 +101,10 @@ def _settings(super_users: str | None, allow_everyone: bool) -> Any:
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
     pipeline_modules()
-    from aclog.pipeline.questions import Settings  # noqa: PLC0415 - pyspark
+    from aclog.pipeline import questions  # noqa: PLC0415 - pyspark
 
-    return Settings(supers, allow_everyone)
+    settings: Any = questions.Settings(supers, allow_everyone)
+    return settings
 
 
 def _answers(frame: Any, out_path: Path | None) -> list[dict[str, Any]]:
@@ -245,7 +246,7 @@ def timeline_command(
     assert data_dir is not None  # check_source exits otherwise
     with spark_for(master, conf, driver_host) as spark:
         found = jobs()
-        from aclog.authorizer.timeline import Question  # noqa: PLC0415
+        from aclog.authorizer import Question  # noqa: PLC0415
 
         asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
         frame = found.timeline_job(
