@@ -4,7 +4,9 @@ the pip-installed pyspark with ``bin/spark-class`` (a pip install has no ``sbin/
 The worker runs in its own working directory, as a worker on another machine would: a relative
 path that only the driver can resolve fails there. Both daemons get small heaps and the worker
 one core, so the machine's two cores stay usable. Every process is stopped by its process group
-(each daemon is a session leader), first politely, then with SIGKILL.
+(each daemon is a session leader), first politely, then with SIGKILL. Where util-linux's
+``setpriv`` is there, each daemon also gets SIGTERM when the test process dies, so a run killed
+before its teardown leaves no JVM behind.
 
 Not thread-safe (one cluster per fixture). Cost: two JVM starts (seconds each) and the wait for
 the worker to register.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -95,7 +98,7 @@ class StandaloneCluster:
     def _spawn(self, name: str, arguments: list[str], cwd: Path) -> None:
         log = (self.root / f"{name}.log").open("wb")
         self.logs.append(log)
-        command = [str(spark_home() / "bin" / "spark-class"), *arguments]
+        command = [*_dying_with_the_tests(), str(spark_home() / "bin" / "spark-class"), *arguments]
         env = daemon_environment(self.root / "scratch")
         self.processes.append(
             subprocess.Popen(
@@ -148,6 +151,14 @@ class StandaloneCluster:
         for log in self.logs:
             log.close()
         self.logs.clear()
+
+
+def _dying_with_the_tests() -> list[str]:
+    """A prefix that has the daemon sent SIGTERM when the process that started it dies, even by
+    SIGKILL (``PR_SET_PDEATHSIG``, which survives ``spark-class``'s exec of Java); none where
+    ``setpriv`` is missing, and the fixture's teardown stops the daemons as before."""
+    setpriv = shutil.which("setpriv")
+    return [] if setpriv is None else [setpriv, "--pdeathsig", "TERM", "--"]
 
 
 def _stop_group(process: subprocess.Popen[bytes]) -> None:
