@@ -160,12 +160,15 @@ class _Loader:
     def _acl(self, node: Node) -> None:
         required = ("resource_type", "resource_name", "principal")
         values = self.read.mapping(node, "an ACL", ACL_KEYS, required=required)
-        if values is None or not all(k in values for k in required):
+        if values is None:
             return
-        resource_type = self.read.resource_type(values["resource_type"])
-        name = self.read.text(values["resource_name"], "resource_name")
+        # Every field that is there is checked, even when another is missing or unknown, so one
+        # run names every problem of the entry.
+        given = [values.get(key) for key in required]
+        resource_type = None if given[0] is None else self.read.resource_type(given[0])
+        name = None if given[1] is None else self.read.text(given[1], "resource_name")
         pattern = self.read.pattern_type(values.get("pattern_type"))
-        principal = self.read.text(values["principal"], "principal")
+        principal = None if given[2] is None else self.read.text(given[2], "principal")
         host = self.read.host(values.get("host"))
         permission = self.read.permission(values.get("permission"))
         operations = self.read.operations(values.get("operations"))

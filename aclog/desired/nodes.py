@@ -66,8 +66,13 @@ class NodeReader:
         self.errors.append(f"{self.path}:{line_of(node)}: {message}")
 
     def raise_errors(self) -> None:
+        """Raise every error found so far, in the order of their lines in the file."""
         if self.errors:
-            raise DesiredStateError(self.errors)
+            raise DesiredStateError(sorted(self.errors, key=self._line))
+
+    def _line(self, error: str) -> int:
+        number = error[len(self.path) + 1 :].partition(":")[0]
+        return int(number) if number.isdigit() else 0
 
     def mapping(
         self, node: Node, what: str, keys: Sequence[str], required: Sequence[str] = ()

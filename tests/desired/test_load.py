@@ -234,3 +234,23 @@ def test_a_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
     path.write_bytes(b"owns: all\n# caf\xe9\n")
     with pytest.raises(DesiredStateError, match=r"acls.yaml:2: not UTF-8 text"):
         load_desired(path)
+
+
+def test_every_problem_of_an_entry_is_named_in_line_order(tmp_path: Path) -> None:
+    """A missing field and an unknown key do not hide a bad value beside them, and the messages
+    come in the order of the file, so one run names everything to fix."""
+    text = (
+        "owns: all\nacls:\n"
+        "  - resource_type: topc\n"
+        "    resource_name: x\n"
+        "    operaton: [read]\n"
+        "  - {resource_type: topic, resource_name: '', principal: User:a}\n"
+    )
+    errors = _errors(tmp_path, text)
+    assert [e.split(":", 1)[0] for e in errors] == ["3", "3", "5", "6"]
+    assert errors[0].startswith("3: unknown resource_type 'topc'") or errors[1].startswith(
+        "3: unknown resource_type 'topc'"
+    )
+    assert any(e.startswith("3: an ACL needs 'principal'") for e in errors)
+    assert errors[2].startswith("5: unknown key 'operaton' in an ACL (did you mean 'operations'")
+    assert errors[3] == "6: resource_name must not be empty"
