@@ -76,8 +76,9 @@ def load_desired(path: Path) -> DesiredState:
     >>> [(acl.principal, acl.operation.name, acl.resource_name) for acl in state.acls]
     [('User:alice', 'READ', 'orders')]
     >>> for problem in problems:
-    ...     print(problem)
+    ...     print(problem.partition(";")[0])
     acls.yaml:3: an ACL needs 'resource_name', 'principal'
+    acls.yaml:3: unknown resource_type 'topik'
     """
     data = path.read_bytes()
     name = str(path)
