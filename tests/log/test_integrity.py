@@ -199,7 +199,11 @@ def test_kill_9_under_load_never_lets_damage_cut_an_acknowledged_batch(
         assert log.end_offset >= acknowledged
     newest = [b for b in read_batches(pristine) if b.last_offset < acknowledged][-1]
     with open(newest.segment, "r+b") as file:
-        file.seek(newest.position + 70 + seed)
+        # A byte of the batch's records (after its 61-byte header, within its length): the
+        # smallest batches here are about 70 bytes, so a fixed distance could land past the end.
+        file.seek(newest.position + 8)
+        length = 12 + int.from_bytes(file.read(4), "big")
+        file.seek(newest.position + 61 + seed % (length - 61))
         byte = file.read(1)
         file.seek(-1, os.SEEK_CUR)
         file.write(bytes([byte[0] ^ 0x40]))
