@@ -21,7 +21,12 @@ from aclog.tools.common import (
 )
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.options import (
+    ClusterFlag,
+    GroupName,
     OptionError,
+    TopicName,
+    TransactionalIdName,
+    UserResourceName,
     check_host,
     check_principal,
     check_text,
@@ -74,11 +79,11 @@ def explain(
     principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
     host: Annotated[str, typer.Option(help="The caller's IP address (v4 or v6).")],
     operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
-    topic: Annotated[str | None, typer.Option(help="A topic name.")] = None,
-    group: Annotated[str | None, typer.Option(help="A consumer group.")] = None,
-    cluster: Annotated[bool, typer.Option("--cluster", help="The cluster resource.")] = False,
-    transactional_id: Annotated[str | None, typer.Option(help="A transactional id.")] = None,
-    user: Annotated[str | None, typer.Option(help="A user resource.")] = None,
+    topic: TopicName = None,
+    group: GroupName = None,
+    cluster: ClusterFlag = False,
+    transactional_id: TransactionalIdName = None,
+    user: UserResourceName = None,
     super_users: Annotated[
         str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
     ] = None,

@@ -11,6 +11,9 @@ Pure functions; thread-safe. Cost: O(length of the value).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Annotated
+
+import typer
 
 from aclog.controller import host_error, principal_error
 from aclog.records import AclOperation
@@ -25,6 +28,14 @@ ACL_OPERATIONS = tuple(
 )
 """The operations an ACL (and a request) can name: every one but the filter-only ANY and the
 placeholder UNKNOWN."""
+
+# The resource a question names, declared once for explain, who-can and timeline.
+TopicName = Annotated[str | None, typer.Option(help="A topic name.")]
+GroupName = Annotated[str | None, typer.Option(help="A consumer group.")]
+ClusterFlag = Annotated[bool, typer.Option("--cluster", help="The cluster resource.")]
+TransactionalIdName = Annotated[str | None, typer.Option(help="A transactional id.")]
+UserResourceName = Annotated[str | None, typer.Option(help="A user resource.")]
+DelegationTokenName = Annotated[str | None, typer.Option(help="A delegation token.")]
 
 
 def check_text(value: str, option: str) -> str:

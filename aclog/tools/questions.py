@@ -54,6 +54,14 @@ from aclog.tools.console import (
     print_line,
 )
 from aclog.tools.exit_codes import fail_for
+from aclog.tools.options import (
+    ClusterFlag,
+    DelegationTokenName,
+    GroupName,
+    TopicName,
+    TransactionalIdName,
+    UserResourceName,
+)
 from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
 T = TypeVar("T")
@@ -104,12 +112,12 @@ def _usage(action: Callable[[], T]) -> T:
 def who_can_command(
     data_dir: ReadDataDir,
     operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
-    topic: Annotated[str | None, typer.Option(help="A topic name.")] = None,
-    group: Annotated[str | None, typer.Option(help="A consumer group.")] = None,
-    cluster: Annotated[bool, typer.Option("--cluster", help="The cluster resource.")] = False,
-    transactional_id: Annotated[str | None, typer.Option(help="A transactional id.")] = None,
-    user: Annotated[str | None, typer.Option(help="A user resource.")] = None,
-    delegation_token: Annotated[str | None, typer.Option(help="A delegation token.")] = None,
+    topic: TopicName = None,
+    group: GroupName = None,
+    cluster: ClusterFlag = False,
+    transactional_id: TransactionalIdName = None,
+    user: UserResourceName = None,
+    delegation_token: DelegationTokenName = None,
     host: Host = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,

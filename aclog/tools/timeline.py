@@ -29,7 +29,17 @@ from aclog.tools.console import (
     print_line,
 )
 from aclog.tools.console import app as cli
-from aclog.tools.options import check_host, check_principal, parse_operation
+from aclog.tools.options import (
+    ClusterFlag,
+    DelegationTokenName,
+    GroupName,
+    TopicName,
+    TransactionalIdName,
+    UserResourceName,
+    check_host,
+    check_principal,
+    parse_operation,
+)
 from aclog.tools.points import check_range, parse_range_end, show_point_note
 from aclog.tools.questions import AllowEveryone, Host, ReadDataDir, SuperUsers, one_resource
 from aclog.tools.timeline_text import show_timeline
@@ -42,12 +52,12 @@ def timeline_command(
     data_dir: ReadDataDir,
     principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
     operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
-    topic: Annotated[str | None, typer.Option(help="A topic name.")] = None,
-    group: Annotated[str | None, typer.Option(help="A consumer group.")] = None,
-    cluster: Annotated[bool, typer.Option("--cluster", help="The cluster resource.")] = False,
-    transactional_id: Annotated[str | None, typer.Option(help="A transactional id.")] = None,
-    user: Annotated[str | None, typer.Option(help="A user resource.")] = None,
-    delegation_token: Annotated[str | None, typer.Option(help="A delegation token.")] = None,
+    topic: TopicName = None,
+    group: GroupName = None,
+    cluster: ClusterFlag = False,
+    transactional_id: TransactionalIdName = None,
+    user: UserResourceName = None,
+    delegation_token: DelegationTokenName = None,
     host: Host = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,
