@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING
 import pyarrow.parquet as pq
 
 from aclog.authorizer import Authorizer
-from aclog.controller.tenants import Tenancy
 from aclog.log import SegmentedLog
 from aclog.records import (
     AccessControlEntryRecord,
@@ -58,6 +57,7 @@ from aclog.records import (
 )
 from aclog.records.collector import call_paused
 from aclog.replay.rebuild import Rebuilt, rebuild_image
+from aclog.sample import Tenancy
 from aclog.tools.history import state_to_dict
 from benchmarks import bench_questions
 from benchmarks.duckdb_state import duckdb_state

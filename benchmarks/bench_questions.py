@@ -25,9 +25,9 @@ from aclog.authorizer.hygiene import lint_directory
 from aclog.authorizer.reach import reach
 from aclog.authorizer.timeline import Question, timelines
 from aclog.authorizer.who_can import who_can
-from aclog.controller.tenants import Tenancy
 from aclog.records import AclOperation, ResourceType
 from aclog.replay import Point, diff, rebuild_image
+from aclog.sample import Tenancy
 from benchmarks.report import Report, Row
 
 if TYPE_CHECKING:

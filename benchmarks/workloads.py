@@ -11,7 +11,7 @@
 - :func:`glob_workload` (W4): GLOB stress with leading ``*``, middle ``*``, ``?``-heavy and
   ``*a*a*a*b``-style patterns against names of a chosen length.
 - :func:`tenancy_log` (the pipeline's ``access`` and ``orphans`` data): the overlapping tenants,
-  teams, prefixes and users of :mod:`aclog.controller.tenants`, committed to a data directory.
+  teams, prefixes and users of :mod:`aclog.sample.tenants`, committed to a data directory.
 - :func:`update_pool` (W5, §1.2): ``StandardAuthorizerUpdateBenchmark``'s pool of 10,000 LITERAL
   resources x 255 ACLs, generated lazily.
 
@@ -28,9 +28,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aclog.controller.tenants import Tenancy, tenancy, write_tenancy
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
+from aclog.sample import Tenancy, tenancy, write_tenancy
 
 O = AclOperation  # noqa: E741
 TOPIC, GROUP = ResourceType.TOPIC, ResourceType.GROUP

@@ -24,8 +24,9 @@ from aclog.records import (
     ScramMechanism,
 )
 from aclog.replay import entries_between, read_decoded
-from aclog.tools.common import DataDir, JsonFlag, open_controller
-from aclog.tools.console import app, print_json, print_line
+from aclog.sample import Tenancy, tenancy, write_tenancy
+from aclog.tools.common import DataDir, JsonFlag, load_state, open_controller
+from aclog.tools.console import app, fail, fail_os, print_json, print_line
 from aclog.tools.dump import dump
 from aclog.tools.history import state_to_dict
 
@@ -85,6 +86,16 @@ def _history(controller: Controller) -> None:
 def demo(
     data_dir: DataDir = Path("aclog-data"),
     show: Annotated[bool, typer.Option(help="Print the log and the state afterwards.")] = True,
+    with_tenancy: Annotated[
+        bool,
+        typer.Option(
+            "--tenancy",
+            help="Write a seeded multi-tenant history instead (3 tenants of 3 teams: PREFIXED "
+            "team grants, tenant GLOBs, DENYs, User:* and '*' grants, weak and missing "
+            "credentials, 40 later changes by several authors, a minute apart from "
+            "2026-01-01): data to try who-can, reach, lint and timeline on.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Write a short example history to an empty data directory, then print it.
@@ -92,16 +103,23 @@ def demo(
     --json prints {"data_dir", "wrote", "last_offset"} and, with --show, "records" (as
     'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
     """
-    with open_controller(data_dir, create=True) as controller:
-        fresh = controller.log.end_offset <= 1
-        if fresh:
-            _history(controller)
-        image = controller.image
+    world = tenancy() if with_tenancy else None
+    if world is None:
+        with open_controller(data_dir, create=True) as controller:
+            fresh = controller.log.end_offset <= 1
+            if fresh:
+                _history(controller)
+            image = controller.image
+    else:
+        fresh, image = _write_tenancy(data_dir, world)
     if json_output:
         print_json(_result(data_dir, fresh, image, show))
         return
     state = "wrote an example history to" if fresh else "kept the existing log in"
     print_line(f"aclog demo: {state} {data_dir} (offsets 0..{image.provenance.last_offset})")
+    if world is not None:
+        _try_questions(data_dir, world, image)
+        return
     if not show:
         return
     print_line("")
@@ -115,6 +133,37 @@ def demo(
         f"try: aclog acls list --data-dir {data_dir} --topic payments.cards "
         "--resource-pattern-type match"
     )
+
+
+def _write_tenancy(directory: Path, world: Tenancy) -> tuple[bool, MetadataImage]:
+    """Write the tenancy to a new or empty ``directory`` (whether it did) and read it back; a
+    directory holding an aclog log is kept as it is; anything else is refused."""
+    empty = not directory.exists() or (directory.is_dir() and not any(directory.iterdir()))
+    if empty:
+        try:
+            write_tenancy(directory, world, fsync=True)
+        except OSError as error:
+            fail_os(f"write the sample history to {directory}", error)
+    elif not any(directory.glob("*.log")):
+        fail(
+            f"{directory} is neither a new or empty directory nor an aclog data directory: "
+            "'aclog demo --tenancy' writes only to a new or empty one; choose another --data-dir",
+            2,
+        )
+    return empty, load_state(directory, None, None).image
+
+
+def _try_questions(directory: Path, world: Tenancy, image: MetadataImage) -> None:
+    """What a person can ask of the tenancy next (its log is too long to print)."""
+    print_line(f"{len(image.acls)} ACLs, {len(image.scram.users)} SCRAM users; try:")
+    topic, principal = world.topics[0], world.principals[0]
+    for command in (
+        f"who-can --data-dir {directory} --operation Read --topic {topic}",
+        f"reach --data-dir {directory} --principal {principal}",
+        f"lint --data-dir {directory}",
+        f"timeline --data-dir {directory} --principal {principal} --operation Read --topic {topic}",
+    ):
+        print_line(f"  aclog {command}")
 
 
 def _result(data_dir: Path, fresh: bool, image: MetadataImage, show: bool) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from aclog.controller.tenants import Tenancy, tenancy, write_tenancy
+from aclog.sample import Tenancy, tenancy, write_tenancy
 from tests.tools.harness import run_main
 
 if TYPE_CHECKING:

@@ -62,3 +62,36 @@ def test_demo_json_is_the_dump_and_the_replay(tmp_path: Path) -> None:
     assert shown["state"] == json.loads(replayed)
     again = json.loads(CliRunner().invoke(app, ["demo", "--data-dir", str(data), "--json"]).stdout)
     assert again["wrote"] is False
+
+
+def test_demo_tenancy_writes_the_sample_once_and_its_suggestions_run(tmp_path: Path) -> None:
+    data = tmp_path / "tenancy"
+    result = CliRunner().invoke(app, ["demo", "--data-dir", str(data), "--tenancy"])
+    assert result.exit_code == 0, result.output
+    rebuilt = rebuild_image(data)
+    assert f"offsets 0..{rebuilt.image.provenance.last_offset}" in result.stdout
+    assert f"{len(rebuilt.image.acls)} ACLs" in result.stdout
+    suggestions = [line.split()[1:] for line in result.stdout.splitlines() if "  aclog " in line]
+    assert [s[0] for s in suggestions] == ["who-can", "reach", "lint", "timeline"]
+    for argv in suggestions:
+        asked = CliRunner().invoke(app, argv)
+        # lint exits 0 whatever it finds unless --fail-on; the others answer from the ACLs
+        assert asked.exit_code == 0, (argv, asked.output)
+        assert "ALLOWED" in asked.stdout or "allowed" in asked.stdout or argv[0] == "lint"
+    again = CliRunner().invoke(
+        app, ["demo", "--data-dir", str(data), "--tenancy", "--json", "--no-show"]
+    )
+    assert json.loads(again.stdout) == {
+        "data_dir": str(data),
+        "wrote": False,
+        "last_offset": rebuilt.image.provenance.last_offset,
+    }
+    assert rebuild_image(data).next_offset == rebuilt.next_offset  # kept, nothing appended
+
+
+def test_demo_tenancy_refuses_a_directory_that_is_not_empty_or_a_log(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine\n")
+    result = CliRunner().invoke(app, ["demo", "--data-dir", str(tmp_path), "--tenancy"])
+    assert result.exit_code == 2
+    assert "choose another --data-dir" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

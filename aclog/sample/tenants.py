@@ -24,10 +24,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from aclog.acl.filters import AclFilter
-from aclog.controller.caller import Caller
-from aclog.controller.controller import Controller, LocalOperator
-from aclog.controller.requests import ScramDeletion, ScramUpsertion
+from aclog.acl import AclFilter
+from aclog.controller import Caller, Controller, LocalOperator, ScramDeletion, ScramUpsertion
 from aclog.log import SegmentedLog
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records import ScramMechanism as Mech
@@ -238,12 +236,14 @@ def write_tenancy(
     step_ms: int = 60_000,
     snapshot_every: int | None = None,
     on_request: Callable[[int], None] | None = None,
+    fsync: bool = False,
 ) -> int:
     """Commit the setup and ``changes`` later requests to ``directory`` through a controller,
     one request every ``step_ms`` from ``start_ms`` (a snapshot every ``snapshot_every``
-    requests when given); returns the requests committed. The directory must be new."""
+    requests when given); returns the requests committed. The directory must be new. Tests and
+    benchmarks leave ``fsync`` off; a directory a person keeps turns it on."""
     clock = [start_ms / 1000]
-    log = SegmentedLog(directory, fsync=False, clock=lambda: clock[0])
+    log = SegmentedLog(directory, fsync=fsync, clock=lambda: clock[0])
     requests = [*setup_requests(world, seed), *change_requests(world, changes, seed)]
     with Controller(
         log, authorizer=LocalOperator(), retention=RetentionPolicy(), clock=lambda: clock[0]

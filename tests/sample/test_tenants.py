@@ -11,9 +11,9 @@ import pytest
 
 from aclog.authorizer import Authorizer, Decision
 from aclog.authorizer.lint import lint_acls
-from aclog.controller.tenants import setup_requests, tenancy, write_tenancy
 from aclog.records import AclOperation, ResourceType
 from aclog.replay import read_decoded, rebuild_image
+from aclog.sample import setup_requests, tenancy, write_tenancy
 
 
 @pytest.fixture(scope="module")
