@@ -1,0 +1,241 @@
+"""Following a live KRaft metadata log: ``aclog import --from-kraft DIR --follow``.
+
+Where ``aclog follow`` samples a cluster through the admin API (changes between two polls are
+merged, and who made them is unknown), this reads Kafka's own ``__cluster_metadata-0``
+directory, so every ACL and SCRAM change is recorded exactly: one aclog batch per KRaft batch
+that holds any, with KRaft's offsets (in the batch's request context), epoch and timestamp.
+
+- **Start.** An empty or missing data directory gets the one-shot import first
+  (:mod:`aclog.kraft.importer`: the newest usable snapshot, then every batch after it); a
+  directory an import or an earlier follow wrote resumes after the last batch it holds; a
+  directory holding anything else (changes made with aclog, a follow of another KRaft
+  directory, files that are not an aclog log) is refused with :class:`ImportTargetError`.
+- **Durable position.** The position is the log itself: each batch opens with a request context
+  naming the KRaft batch it came from (:mod:`aclog.kraft.position`), written and fsynced in the
+  same atomic append. A crash leaves the batch and its position both present or both absent,
+  so a restart neither repeats nor skips a change. Resuming re-reads the KRaft batches after
+  the last one that held ACL or SCRAM records (they wrote nothing), and checks that this batch
+  is still there with its epoch. A crash inside a snapshot larger than one aclog batch resumes
+  inside it, from the same (immutable) ``.checkpoint`` file.
+- **Tail.** Every ``interval`` seconds, the complete batches appended since (in the active
+  segment and in segments rolled since) are imported, each with its own fsync
+  (:mod:`aclog.kraft.tail`). A batch still being written is waited for.
+- **Stops.** Damage, truncation (a segment shrank, or a new leader replaced batches already
+  imported) and rolling (the next offset needed was deleted before it was read) stop the follow
+  with a :class:`~aclog.kraft.errors.KraftError` saying what happened and what to do; every
+  batch before the problem is imported, nothing after it, nothing half. The data directory is
+  never changed otherwise: a restart after the KRaft log is repaired resumes where it stopped.
+- **Read-only.** The KRaft directory is only read: no lock, no writes, no side files.
+  The data directory's own writer lock is held while following.
+
+Limits: KRaft's high watermark is not on disk, so a batch is imported once it is complete on
+the broker's disk; a batch a new leader later truncates (it was never committed) is detected
+and stops the follow rather than being silently kept. When segments are deleted (after a new
+snapshot) before they are read, the changes in them cannot be recovered one by one; the error
+says so and how to start again from the newest snapshot.
+
+Not thread-safe except :attr:`KraftFollow.stop` (an event, set from a signal handler or another
+thread; the follow stops between batches). Cost per poll: see :mod:`aclog.kraft.tail`, plus one
+fsynced append per imported batch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from threading import Event
+from typing import Any
+
+from aclog.kraft.checkpoint import parse_checkpoint_name, read_checkpoint_info, snapshot_as_batch
+from aclog.kraft.errors import KraftLayoutError
+from aclog.kraft.importer import ImportReport, ImportTargetError, import_batch, sync_tree
+from aclog.kraft.position import BatchPosition, Position, SnapshotPosition, position_of
+from aclog.kraft.reader import KraftBatch
+from aclog.kraft.replay import kraft_replay_batches
+from aclog.kraft.tail import REIMPORT, KraftTail
+from aclog.log import AppendResult, SegmentedLog, list_segments
+from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode
+
+
+def _ignore(message: str) -> None:
+    del message
+
+
+@dataclass(frozen=True)
+class Appended:
+    """One aclog batch a follow wrote: where it came from in KRaft and where it went."""
+
+    position: Position
+    result: AppendResult
+    records: list[Record]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` line: KRaft source, aclog offsets, epoch, time and record counts."""
+        out: dict[str, Any] = {}
+        if isinstance(self.position, BatchPosition):
+            out["kraft_offsets"] = [self.position.base_offset, self.position.last_offset]
+        else:
+            out["kraft_snapshot"] = self.position.name
+            out["snapshot_records"] = [self.position.first, self.position.last]
+        types: dict[str, int] = {}
+        for record in self.records:
+            types[type(record).__name__] = types.get(type(record).__name__, 0) + 1
+        return {
+            **out,
+            "epoch": self.result.epoch,
+            "timestamp": self.result.timestamp_ms,
+            "aclog_offsets": [self.result.base_offset, self.result.last_offset],
+            "records": len(self.records),
+            "records_by_type": dict(sorted(types.items())),
+        }
+
+
+@dataclass
+class KraftFollow:
+    """Import ``source`` into ``data_dir``, then tail it every ``interval`` seconds until
+    :attr:`stop` is set or ``max_polls`` polls ran (``None``: no limit; the start's catch-up
+    is the first poll). ``on_append`` hears of each batch written, ``log`` of progress."""
+
+    source: Path
+    data_dir: Path
+    interval: float
+    skip_noop: bool = False
+    max_polls: int | None = None
+    on_append: Callable[[Appended], None] = lambda appended: None
+    log: Callable[[str], None] = _ignore
+    stop: Event = field(default_factory=Event)
+    report: ImportReport = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.report = ImportReport(self.source, self.data_dir)
+        self.origin = self.source.resolve()
+
+    def run(self) -> ImportReport:
+        """Follow until stopped; the report of everything read and written. Raises
+        :class:`ImportTargetError`, :class:`~aclog.kraft.errors.KraftError` or
+        :class:`~aclog.log.LogError` (after importing every good batch before the problem)."""
+        _check_target(self.source, self.data_dir)
+        with SegmentedLog(self.data_dir) as log:
+            tail = self._start(log)
+            polls = 1
+            while not self.stop.is_set():
+                if self.max_polls is not None and polls >= self.max_polls:
+                    break
+                if self.stop.wait(self.interval):
+                    break
+                self._poll(log, tail)
+                polls += 1
+            self.report.aclog_end_offset = log.end_offset
+        return self.report
+
+    def _start(self, log: SegmentedLog) -> KraftTail:
+        """Import or resume, catch up, and the tail positioned after what was read."""
+        tail = self._first_import(log) if log.end_offset == 0 else self._resume(log)
+        self._poll(log, tail)
+        return tail
+
+    def _first_import(self, log: SegmentedLog) -> KraftTail:
+        if not self.source.is_dir():
+            raise KraftLayoutError(f"no KRaft metadata directory at {self.source}")
+        info, batches = kraft_replay_batches(self.source, on_warning=self.log)
+        self.report.snapshot = info
+        after = None
+        next_offset = 0 if info is None else info.end_offset
+        try:  # each batch is whole and names its position: keep them even if one fails
+            for batch in batches:
+                if self.stop.is_set():
+                    break
+                self._write(log, batch, fsync=False)
+                if not batch.from_checkpoint:
+                    after = (batch.base_offset, batch.last_offset, batch.epoch)
+                next_offset = batch.last_offset + 1
+        finally:
+            sync_tree(self.data_dir)  # one fsync per file instead of one per batch
+        self.log(f"imported {self.source} up to KRaft offset {next_offset - 1}")
+        return KraftTail.open(self.source, next_offset, after)
+
+    def _resume(self, log: SegmentedLog) -> KraftTail:
+        last = list(log.read(log.end_offset - 1))[-1]
+        context = _context(last.values[0])
+        position = position_of(context)
+        if context is None or position is None:
+            raise ImportTargetError(
+                f"{self.data_dir} holds changes that were not imported from KRaft (the batch "
+                f"at offset {last.base_offset} names no KRaft position; an import by an aclog "
+                "older than --follow names none either); follow into a new or empty directory, "
+                "or one that aclog import --from-kraft wrote"
+            )
+        if context.client_address != str(self.origin):
+            raise ImportTargetError(
+                f"{self.data_dir} was imported from {context.client_address}, not from "
+                f"{self.origin}; follow the same KRaft directory, or import this one into a new "
+                "data directory"
+            )
+        self.log(f"resuming after {position.describe()}")
+        if isinstance(position, BatchPosition):
+            after = (position.base_offset, position.last_offset, position.epoch)
+            return KraftTail.open(self.source, position.last_offset + 1, after)
+        return KraftTail.open(self.source, self._finish_snapshot(log, position))
+
+    def _finish_snapshot(self, log: SegmentedLog, position: SnapshotPosition) -> int:
+        """Write the rest of a snapshot an interrupted import began; its end offset."""
+        parsed = parse_checkpoint_name(position.name)
+        path = self.source / position.name
+        if parsed is None or (not position.complete and not path.is_file()):
+            raise KraftLayoutError(
+                f"the import into {self.data_dir} stopped inside KRaft snapshot "
+                f"{position.name}, which is no longer in {self.source}; {REIMPORT}"
+            )
+        if not position.complete:
+            info, records = read_checkpoint_info(path)
+            self._write(log, snapshot_as_batch(info, records), snapshot_from=position.last + 1)
+        return parsed[0]
+
+    def _poll(self, log: SegmentedLog, tail: KraftTail) -> None:
+        for batch in tail.poll():
+            if self.stop.is_set():  # between batches; a restart resumes from the log
+                return
+            self._write(log, batch)
+
+    def _write(
+        self, log: SegmentedLog, batch: KraftBatch, *, fsync: bool = True, snapshot_from: int = 0
+    ) -> None:
+        appended = import_batch(
+            log,
+            self.origin,
+            batch,
+            self.report,
+            skip_noop=self.skip_noop,
+            fsync=fsync,
+            snapshot_from=snapshot_from,
+        )
+        for position, result, records in appended:
+            self.on_append(Appended(position, result, records))
+
+
+def _context(value: bytes) -> RequestContextRecord | None:
+    """The request context a batch opens with, if its first record is one."""
+    try:
+        record = decode(value)
+    except RecordDecodeError:
+        return None
+    return record if isinstance(record, RequestContextRecord) else None
+
+
+def _check_target(source: Path, data_dir: Path) -> None:
+    """Refuse a data directory inside the KRaft one, or one that is not an aclog log."""
+    src, dst = source.resolve(), data_dir.resolve()
+    if dst == src or src in dst.parents:
+        raise ImportTargetError(
+            f"{data_dir} is inside the KRaft directory {source}; aclog never writes there, "
+            "give a data directory elsewhere"
+        )
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ImportTargetError(f"{data_dir} exists and is not a directory")
+    if data_dir.is_dir() and any(os.scandir(data_dir)) and not list_segments(data_dir):
+        raise ImportTargetError(
+            f"{data_dir} holds files but no aclog log; follow into a new or empty directory, "
+            "or one that aclog import --from-kraft wrote"
+        )
