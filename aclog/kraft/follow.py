@@ -128,6 +128,7 @@ class KraftFollow:
                 self._poll(log, tail)
                 polls += 1
             self.report.aclog_end_offset = log.end_offset
+        self.report.kraft_next_offset = max(self.report.kraft_next_offset, tail.next_offset)
         return self.report
 
     def _start(self, log: SegmentedLog) -> KraftTail:
