@@ -1,0 +1,164 @@
+"""``aclog import --from-kraft DIR --follow`` as a real subprocess (stopped by its pid, with
+timeouts): batches a controller appends are imported within an interval and printed as JSON
+lines, SIGTERM stops it with exit 0 and the report, a restart resumes, and a damaged or
+truncated KRaft log stops it with a clear message, exit 1, and the aclog log unchanged after
+the last good batch. The KRaft directory stays byte-identical, with no lock file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aclog.records import RequestContextRecord
+from aclog.replay.stream import read_decoded
+from tests.kraft.live import LiveKraft, acl, remove
+from tests.wire.harness import REPO
+
+INTERVAL = "0.2s"
+
+
+class Follower:
+    """One ``aclog import --follow`` subprocess; stdout and stderr in files."""
+
+    def __init__(self, workdir: Path, kraft: LiveKraft, *extra: str) -> None:
+        stamp = time.monotonic_ns()
+        self.out, self.err = workdir / f"out-{stamp}", workdir / f"err-{stamp}"
+        command = [sys.executable, "-m", "aclog", "import", "--from-kraft", str(kraft.directory),
+                   "--data-dir", str(workdir / "aclog"), "--follow", "--interval", INTERVAL,
+                   "--json", *extra]  # fmt: skip
+        with self.out.open("wb") as out, self.err.open("wb") as err:
+            self.process = subprocess.Popen(
+                command,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONPATH": str(REPO)},
+            )
+
+    def lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.out.read_text().splitlines() if line]
+
+    def stderr(self) -> str:
+        return self.err.read_text()
+
+    def wait(self, timeout: float = 20) -> int:
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+            raise
+
+    def stop(self) -> int:
+        """SIGTERM by pid, then the exit code (SIGKILL after 15 s)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.wait(15)
+
+
+def eventually(check: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def imported(target: Path) -> list[Any]:
+    return [
+        r
+        for b in read_decoded(target)
+        for r in b.records
+        if not isinstance(r, RequestContextRecord)
+    ]
+
+
+def test_follow_imports_new_batches_and_stops_on_sigterm(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path / "broker")
+    kraft.append([acl(1)], other=2)
+    follower = Follower(tmp_path, kraft)
+    try:
+        assert eventually(lambda: len(follower.lines()) == 2), follower.stderr()
+        kraft.append([acl(2, "payments")])
+        fingerprint = kraft.fingerprint()
+        start = time.monotonic()
+        assert eventually(lambda: len(follower.lines()) == 3), follower.stderr()
+        assert time.monotonic() - start < 5  # within an interval or so on a loaded machine
+    finally:
+        code = follower.stop()
+    assert code == 0, follower.stderr()
+    assert kraft.fingerprint() == fingerprint  # read-only: byte-identical, no lock file
+    *appended, report = follower.lines()
+    assert [a["kraft_offsets"] for a in appended] == [[0, 0], [1, 3], [4, 4]]
+    assert appended[2]["records_by_type"] == {"AccessControlEntryRecord": 1}
+    assert report["kraft_next_offset"] == 5 and report["aclog_end_offset"] == 6
+    assert imported(tmp_path / "aclog") == [r for _, r in kraft.records]
+    # A restart resumes: only what KRaft committed meanwhile is imported.
+    kraft.append([remove(acl(1))])
+    again = Follower(tmp_path, kraft, "--max-polls", "1")
+    assert again.wait() == 0, again.stderr()
+    *appended, report = again.lines()
+    assert [a["kraft_offsets"] for a in appended] == [[5, 5]]
+    assert "resuming after KRaft batch 4..4 epoch 1" in again.stderr()
+    assert imported(tmp_path / "aclog") == [r for _, r in kraft.records]
+
+
+def test_a_half_written_batch_is_waited_for_then_imported(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path / "broker")
+    follower = Follower(tmp_path, kraft)
+    try:
+        assert eventually(lambda: len(follower.lines()) == 1), follower.stderr()
+        raw = kraft.batch([acl(1)])
+        kraft.append_bytes(raw[:50])
+        time.sleep(1.0)  # several polls see the partial batch
+        assert follower.process.poll() is None and len(follower.lines()) == 1
+        kraft.append_bytes(raw[50:])
+        assert eventually(lambda: len(follower.lines()) == 2), follower.stderr()
+    finally:
+        assert follower.stop() == 0, follower.stderr()
+
+
+def test_a_damaged_batch_stops_with_exit_1_after_the_last_good_one(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path / "broker")
+    kraft.append([acl(1)])
+    follower = Follower(tmp_path, kraft)
+    try:
+        assert eventually(lambda: len(follower.lines()) == 2), follower.stderr()
+        kraft.append([acl(2)])
+        spoiled = bytearray(kraft.batch([acl(3)]))
+        spoiled[-3] ^= 0xFF
+        kraft.append_bytes(bytes(spoiled))
+        code = follower.wait()
+    finally:
+        follower.stop()
+    assert code == 1
+    message = follower.stderr()
+    assert "aclog: cannot follow" in message and "CRC-32C mismatch" in message
+    assert "nothing after offset 2 was imported" in message and "Traceback" not in message
+    assert imported(tmp_path / "aclog") == [r for _, r in kraft.records]  # acl(2), not acl(3)
+
+
+def test_a_truncated_segment_stops_with_a_clear_error(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path / "broker")
+    kraft.append([acl(1)])
+    kraft.append([acl(2)])
+    follower = Follower(tmp_path, kraft)
+    try:
+        assert eventually(lambda: len(follower.lines()) == 3), follower.stderr()
+        end = list(read_decoded(tmp_path / "aclog"))[-1].last_offset
+        kraft.truncate_segment(kraft.segment.stat().st_size - 10)
+        code = follower.wait()
+    finally:
+        follower.stop()
+    assert code == 1
+    assert "the KRaft log was truncated" in follower.stderr()
+    assert "import the directory again into a new data directory" in follower.stderr()
+    assert list(read_decoded(tmp_path / "aclog"))[-1].last_offset == end
