@@ -50,7 +50,13 @@ from typing import Any
 
 from aclog.kraft.checkpoint import parse_checkpoint_name, read_checkpoint_info, snapshot_as_batch
 from aclog.kraft.errors import KraftLayoutError
-from aclog.kraft.importer import ImportReport, ImportTargetError, import_batch, sync_tree
+from aclog.kraft.importer import (
+    ImportReport,
+    ImportTargetError,
+    import_batch,
+    sync_tree,
+    undo_import,
+)
 from aclog.kraft.position import BatchPosition, Position, SnapshotPosition, position_of
 from aclog.kraft.reader import KraftBatch
 from aclog.kraft.replay import kraft_replay_batches
@@ -117,8 +123,16 @@ class KraftFollow:
         :class:`ImportTargetError`, :class:`~aclog.kraft.errors.KraftError` or
         :class:`~aclog.log.LogError` (after importing every good batch before the problem)."""
         _check_target(self.source, self.data_dir)
+        existed = self.data_dir.exists()
+        fresh = not existed or not any(os.scandir(self.data_dir))
         with SegmentedLog(self.data_dir) as log:
-            tail = self._start(log)
+            try:
+                tail = self._start(log)
+            except BaseException:
+                if fresh and log.end_offset == 0:  # nothing imported: leave no empty log behind
+                    log.close()
+                    undo_import(self.data_dir, created=not existed)
+                raise
             polls = 1
             while not self.stop.is_set():
                 if self.max_polls is not None and polls >= self.max_polls:

@@ -124,7 +124,7 @@ def import_kraft(
             report.aclog_end_offset = log.end_offset
         sync_tree(data_dir)
     except BaseException:
-        _undo(data_dir, created)
+        undo_import(data_dir, created)
         raise
     return report
 
@@ -187,7 +187,7 @@ def sync_tree(directory: Path) -> None:
     fsync_directory(directory)
 
 
-def _undo(data_dir: Path, created: bool) -> None:
+def undo_import(data_dir: Path, created: bool) -> None:
     """Remove what a failed import wrote (the directory was missing or empty before)."""
     if created:
         shutil.rmtree(data_dir, ignore_errors=True)

@@ -130,12 +130,9 @@ class KraftTail:
         while True:
             segments = list_segments(self.directory)
             newer = [(base, path) for base, path in segments if base > self.segment_base]
-            if not self.segment.exists():  # deleted by retention: fine only if read to its end
+            if not self.segment.exists():
                 problem = None
-                if not newer or newer[0][0] != self.next_offset:
-                    raise KraftRolledError(
-                        _rolled_message(self.directory, self.next_offset, None, self.segment)
-                    )
+                self._check_gone_segment(newer)
             else:
                 problem = yield from self._read_segment()
             if not newer:
@@ -147,6 +144,22 @@ class KraftTail:
             if base != self.next_offset:
                 raise KraftRolledError(_hole_message(self.directory, self.next_offset, base))
             self.segment, self.segment_base, self.position, self.last = path, base, 0, None
+
+    def _check_gone_segment(self, newer: list[tuple[int, Path]]) -> None:
+        """The current segment is gone: fine when retention deleted it after it was read to its
+        end; truncation when no newer segment exists (Kafka never deletes the active one, but
+        truncating below its base does); else segments were deleted before they were read."""
+        if newer and newer[0][0] == self.next_offset:
+            return
+        if not newer:
+            raise KraftTruncatedError(
+                f"{self.segment} was removed while it was the newest segment, after offsets up "
+                f"to {self.next_offset - 1} were imported from it: the KRaft log was truncated, "
+                f"so changes imported from it may never have been committed; {REIMPORT}"
+            )
+        raise KraftRolledError(
+            _rolled_message(self.directory, self.next_offset, None, self.segment)
+        )
 
     def _read_segment(self) -> Generator[KraftBatch, None, ScanProblem | None]:
         """The new batches of the current segment; returns the problem its scan stopped at."""

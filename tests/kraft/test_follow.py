@@ -18,6 +18,7 @@ from aclog.kraft import (
     ImportTargetError,
     KraftCorruptError,
     KraftFollow,
+    KraftLayoutError,
     KraftRolledError,
     KraftTail,
     KraftTruncatedError,
@@ -303,3 +304,28 @@ def test_the_kraft_directory_is_only_read(tmp_path: Path) -> None:
     before = kraft.fingerprint()
     follow(kraft, tmp_path / "aclog", polls=3)
     assert kraft.fingerprint() == before  # byte-identical, no lock or side file
+
+
+def test_the_newest_segment_removed_is_truncation(tmp_path: Path) -> None:
+    """A new leader truncating below the active segment's base removes that segment."""
+    kraft = LiveKraft(tmp_path)
+    kraft.append([acl(1)])
+    kraft.roll()
+    kraft.append([acl(2)])
+    tail = KraftTail.open(kraft.directory, 0)
+    assert [b.base_offset for b in tail.poll()] == [0, 1, 2]
+    kraft.segment.unlink()
+    with pytest.raises(KraftTruncatedError, match="removed while it was the newest segment"):
+        list(tail.poll())
+
+
+def test_a_first_start_that_fails_leaves_no_directory(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path)
+    kraft.append([acl(1)])
+    kraft.roll()
+    kraft.append([acl(2)])
+    kraft.delete_segments_below(2)  # no snapshot covers offsets 0..1
+    target = tmp_path / "aclog"
+    with pytest.raises(KraftLayoutError, match="starts at offset 2"):
+        follow(kraft, target)
+    assert not target.exists()
