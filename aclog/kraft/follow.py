@@ -14,9 +14,12 @@ that holds any, with KRaft's offsets (in the batch's request context), epoch and
   naming the KRaft batch it came from (:mod:`aclog.kraft.position`), written and fsynced in the
   same atomic append. A crash leaves the batch and its position both present or both absent,
   so a restart neither repeats nor skips a change. Resuming re-reads the KRaft batches after
-  the last one that held ACL or SCRAM records (they wrote nothing), and checks that this batch
-  is still there with its epoch. A crash inside a snapshot larger than one aclog batch resumes
-  inside it, from the same (immutable) ``.checkpoint`` file.
+  the last one written (those without ACL or SCRAM records wrote nothing), and checks that
+  this batch is still there with its epoch. When batches without changes were read, a
+  position mark (a batch holding only the request context) is written as the follow moves to
+  a new segment and when it stops, so a restart does not need old segments Kafka may have
+  deleted meanwhile just because ACLs changed rarely. A crash inside a snapshot larger than
+  one aclog batch resumes inside it, from the same (immutable) ``.checkpoint`` file.
 - **Tail.** Every ``interval`` seconds, the complete batches appended since (in the active
   segment and in segments rolled since) are imported, each with its own fsync
   (:mod:`aclog.kraft.tail`). A batch still being written is waited for.
@@ -57,12 +60,18 @@ from aclog.kraft.importer import (
     sync_tree,
     undo_import,
 )
-from aclog.kraft.position import BatchPosition, Position, SnapshotPosition, position_of
+from aclog.kraft.position import (
+    BatchPosition,
+    Position,
+    SnapshotPosition,
+    import_context,
+    position_of,
+)
 from aclog.kraft.reader import KraftBatch
 from aclog.kraft.replay import kraft_replay_batches
 from aclog.kraft.tail import REIMPORT, KraftTail
 from aclog.log import AppendResult, SegmentedLog, list_segments
-from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode
+from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode, encode_many
 
 
 def _ignore(message: str) -> None:
@@ -117,6 +126,7 @@ class KraftFollow:
     def __post_init__(self) -> None:
         self.report = ImportReport(self.source, self.data_dir)
         self.origin = self.source.resolve()
+        self._unwritten: KraftBatch | None = None  # read since the last write, none written
 
     def run(self) -> ImportReport:
         """Follow until stopped; the report of everything read and written. Raises
@@ -141,6 +151,7 @@ class KraftFollow:
                     break
                 self._poll(log, tail)
                 polls += 1
+            self._mark(log)
             self.report.aclog_end_offset = log.end_offset
         self.report.kraft_next_offset = max(self.report.kraft_next_offset, tail.next_offset)
         return self.report
@@ -162,7 +173,7 @@ class KraftFollow:
             for batch in batches:
                 if self.stop.is_set():
                     break
-                self._write(log, batch, fsync=False)
+                self._take(log, batch, fsync=False)
                 if not batch.from_checkpoint:
                     after = (batch.base_offset, batch.last_offset, batch.epoch)
                 next_offset = batch.last_offset + 1
@@ -212,7 +223,25 @@ class KraftFollow:
         for batch in tail.poll():
             if self.stop.is_set():  # between batches; a restart resumes from the log
                 return
-            self._write(log, batch)
+            self._take(log, batch)
+
+    def _take(self, log: SegmentedLog, batch: KraftBatch, *, fsync: bool = True) -> None:
+        """Import ``batch``, marking the position first when it starts a new segment."""
+        pending = self._unwritten
+        if pending is not None and batch.source != pending.source:
+            self._mark(log)  # its segment may go once a snapshot passes it: keep our place
+        self._write(log, batch, fsync=fsync)
+
+    def _mark(self, log: SegmentedLog) -> None:
+        """Write a position mark for the KRaft batches read since the last write."""
+        batch = self._unwritten
+        if batch is None:
+            return
+        position = BatchPosition(batch.base_offset, batch.last_offset, batch.epoch, mark=True)
+        context = import_context(self.origin, batch.timestamp_ms, position)
+        log.append(encode_many([context]), batch.epoch, timestamp_ms=batch.timestamp_ms)
+        self._unwritten = None
+        self.log(f"recorded the position: {position.describe()}")
 
     def _write(
         self, log: SegmentedLog, batch: KraftBatch, *, fsync: bool = True, snapshot_from: int = 0
@@ -228,6 +257,7 @@ class KraftFollow:
         )
         for position, result, records in appended:
             self.on_append(Appended(position, result, records))
+        self._unwritten = None if appended or batch.from_checkpoint else batch
 
 
 def _context(value: bytes) -> RequestContextRecord | None:

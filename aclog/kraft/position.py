@@ -10,6 +10,12 @@ timestamp, and in ``api`` what it holds, in one of two forms::
     KRaft batch 13..14 epoch 2
     KRaft snapshot 00000000000000000013-0000000002.checkpoint records 0..99999 of 250000
 
+A follow also writes a *position mark*, a batch holding only the request context, when the
+KRaft batches it read since its last write held no ACL or SCRAM change and it moves to a new
+segment or stops (``KRaft batch 20..24 epoch 2 read; no ACL or SCRAM change since the previous
+batch``): the segment its last write came from may be deleted once a newer snapshot passes it,
+and the mark lets a restart resume after it anyway.
+
 The context is written in the same atomic, fsynced batch as the changes, so after a crash the
 position and the changes it covers are both present or both absent: a restart resumes after
 the last batch the log holds, with no duplicate and no gap. The epoch lets a resume check that
@@ -33,22 +39,26 @@ IMPORT_CLIENT_ID = "aclog-import-kraft"
 UNKNOWN_REQUESTER = "unknown"
 """The principal of an imported change: KRaft does not record who asked for it."""
 
-_BATCH = re.compile(r"^KRaft batch (\d+)\.\.(\d+) epoch (\d+)$")
+_MARK = " read; no ACL or SCRAM change since the previous batch"
+_BATCH = re.compile(rf"^KRaft batch (\d+)\.\.(\d+) epoch (\d+)({re.escape(_MARK)})?$")
 _SNAPSHOT = re.compile(r"^KRaft snapshot (\S+\.checkpoint) records (\d+)\.\.(\d+) of (\d+)$")
 
 
 @dataclass(frozen=True, slots=True)
 class BatchPosition:
-    """An aclog batch holding the aclog records of KRaft batch ``base..last`` (one epoch): the
-    next KRaft offset to import is ``last + 1``."""
+    """An aclog batch holding the aclog records of KRaft batch ``base..last`` (one epoch), or
+    only marking (``mark``) that everything up to it was read: the next KRaft offset to import
+    is ``last + 1``."""
 
     base_offset: int
     last_offset: int
     epoch: int
+    mark: bool = False
 
     def describe(self) -> str:
         """The ``api`` text of the request context."""
-        return f"KRaft batch {self.base_offset}..{self.last_offset} epoch {self.epoch}"
+        text = f"KRaft batch {self.base_offset}..{self.last_offset} epoch {self.epoch}"
+        return text + _MARK if self.mark else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +97,7 @@ def position_of(context: RequestContextRecord | None) -> Position | None:
     not imported from KRaft (another client, or no context).
 
     >>> position_of(import_context(Path("/k"), 5, BatchPosition(13, 14, 2)))
-    BatchPosition(base_offset=13, last_offset=14, epoch=2)
+    BatchPosition(base_offset=13, last_offset=14, epoch=2, mark=False)
     >>> position_of(None) is None
     True
     """
@@ -95,8 +105,8 @@ def position_of(context: RequestContextRecord | None) -> Position | None:
         return None
     batch = _BATCH.match(context.api)
     if batch is not None:
-        base, last, epoch = batch.groups()
-        return BatchPosition(int(base), int(last), int(epoch))
+        base, last, epoch, mark = batch.groups()
+        return BatchPosition(int(base), int(last), int(epoch), mark is not None)
     snapshot = _SNAPSHOT.match(context.api)
     if snapshot is not None:
         name, first, last, total = snapshot.groups()

@@ -329,3 +329,28 @@ def test_a_first_start_that_fails_leaves_no_directory(tmp_path: Path) -> None:
     with pytest.raises(KraftLayoutError, match="starts at offset 2"):
         follow(kraft, target)
     assert not target.exists()
+
+
+def test_a_position_mark_lets_a_restart_skip_deleted_segments_without_changes(
+    tmp_path: Path,
+) -> None:
+    """ACLs change rarely: the last change is in a segment Kafka deletes after a snapshot, but
+    the follow read past it and marked its place, so a restart resumes."""
+    kraft = LiveKraft(tmp_path)
+    kraft.append([acl(1)])
+    kraft.append([], other=2)  # 2..3: nothing aclog tracks
+    kraft.roll()
+    kraft.append([], other=1)  # 4: in a new segment
+    target = tmp_path / "aclog"
+    follow(kraft, target)
+    marks = [position_of(b.author) for b in batches(target)][-2:]
+    assert marks == [BatchPosition(2, 3, 1, mark=True), BatchPosition(4, 4, 1, mark=True)]
+    assert [len(b.records) for b in batches(target)][-2:] == [1, 1]  # the context alone
+    follow(kraft, target)  # nothing read since: no new mark
+    assert len(batches(target)) == 4
+    kraft.checkpoint([acl(1)])
+    kraft.roll()
+    kraft.append([acl(2)])
+    kraft.delete_segments_below(kraft.next_offset - 1)  # the segment holding acl(1) is gone
+    follow(kraft, target)
+    assert imported(target) == expected(kraft)
