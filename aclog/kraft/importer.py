@@ -92,7 +92,8 @@ def check_target(source: Path, data_dir: Path) -> None:
     if data_dir.is_dir() and any(data_dir.iterdir()):
         raise ImportTargetError(
             f"{data_dir} is not empty; import into a new or empty directory so no existing "
-            "log is mixed with the imported one"
+            "log is mixed with the imported one (to continue an earlier import of the same "
+            "KRaft directory, add --follow)"
         )
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 
 from aclog.kraft.errors import KraftCorruptError, KraftError
@@ -130,11 +131,7 @@ class KraftTail:
         while True:
             segments = list_segments(self.directory)
             newer = [(base, path) for base, path in segments if base > self.segment_base]
-            if not self.segment.exists():
-                problem = None
-                self._check_gone_segment(newer)
-            else:
-                problem = yield from self._read_segment()
+            problem = yield from self._read_segment(newer)
             if not newer:
                 self._judge_end(problem)
                 return
@@ -161,17 +158,25 @@ class KraftTail:
             _rolled_message(self.directory, self.next_offset, None, self.segment)
         )
 
-    def _read_segment(self) -> Generator[KraftBatch, None, ScanProblem | None]:
+    def _read_segment(
+        self, newer: list[tuple[int, Path]]
+    ) -> Generator[KraftBatch, None, ScanProblem | None]:
         """The new batches of the current segment; returns the problem its scan stopped at."""
-        self._check_not_truncated(self.segment.stat().st_size)
-        scan = SegmentScan(
-            self.segment,
-            position=self.position,
-            next_offset=self.next_offset,
-            last_epoch=self.last_epoch,
-            skip_below=self.skip_below,
-        )
-        for raw in scan:
+        try:
+            self._check_not_truncated(self.segment.stat().st_size)
+            scan = SegmentScan(
+                self.segment,
+                position=self.position,
+                next_offset=self.next_offset,
+                last_epoch=self.last_epoch,
+                skip_below=self.skip_below,
+            )
+            raws = iter(scan)
+            first = next(raws, None)  # opens the file: once open, a deletion cannot hurt
+        except FileNotFoundError:
+            self._check_gone_segment(newer)
+            return None
+        for raw in chain([] if first is None else [first], raws):
             batch = decode_batch(raw, self.segment)
             header = raw.header
             self._advance(raw.position, header.base_offset, header.last_offset, header.epoch,
@@ -212,7 +217,7 @@ class KraftTail:
             self.suspect = None
             return
         if not problem.tail:
-            raise _damage(self.segment, problem, "followed by valid batches")
+            raise _damage(self.segment, problem, "not a write in progress")
         if not self._complete_at(problem.position):
             self.suspect = None  # a write in progress
             return

@@ -19,6 +19,7 @@ from typing import Any
 from aclog.records import RequestContextRecord
 from aclog.replay.stream import read_decoded
 from tests.kraft.live import LiveKraft, acl, remove
+from tests.tools.harness import run_main
 from tests.wire.harness import REPO
 
 INTERVAL = "0.2s"
@@ -162,3 +163,40 @@ def test_a_truncated_segment_stops_with_a_clear_error(tmp_path: Path) -> None:
     assert "the KRaft log was truncated" in follower.stderr()
     assert "import the directory again into a new data directory" in follower.stderr()
     assert list(read_decoded(tmp_path / "aclog"))[-1].last_offset == end
+
+
+def test_bad_follow_options_and_targets_are_usage_errors(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path / "broker")
+    kraft.append([acl(1)])
+    checkpoint = kraft.checkpoint([acl(1)])
+    source = str(kraft.directory)
+    alone = run_main("import", "--from-kraft", source, "--data-dir", str(tmp_path / "a"),
+                     "--interval", "1s")  # fmt: skip
+    assert alone.code == 2 and "--interval and --max-polls go with --follow" in alone.stderr
+    snapshot = run_main("import", "--from-kraft", str(checkpoint), "--data-dir",
+                        str(tmp_path / "b"), "--follow")  # fmt: skip
+    assert snapshot.code == 2 and "--follow needs the KRaft directory" in snapshot.stderr
+    interval = run_main("import", "--from-kraft", source, "--data-dir", str(tmp_path / "c"),
+                        "--follow", "--interval", "soon")  # fmt: skip
+    assert interval.code == 2 and "is not a duration" in interval.stderr
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
+    # A one-shot import, then the same command again: told to add --follow, which resumes.
+    target = str(tmp_path / "aclog")
+    assert run_main("import", "--from-kraft", source, "--data-dir", target).code == 0
+    again = run_main("import", "--from-kraft", source, "--data-dir", target)
+    assert again.code == 2 and "add --follow" in again.stderr
+    kraft.append([acl(2)])
+    resumed = run_main("import", "--from-kraft", source, "--data-dir", target, "--follow",
+                       "--max-polls", "1", "--json")  # fmt: skip
+    assert resumed.code == 0, resumed.stderr
+    lines = [json.loads(line) for line in resumed.stdout.splitlines()]
+    assert [line["kraft_offsets"] for line in lines[:-1]] == [[2, 2]]
+    assert imported(tmp_path / "aclog") == [acl(1), acl(2)]  # the snapshot's state, then 2..2
+    # A data directory holding aclog's own changes is refused, and left as it was.
+    mine = tmp_path / "mine"
+    assert run_main("acls", "add", "--data-dir", str(mine), "--allow-principal", "User:x",
+                    "--operation", "Read", "--topic", "t").code == 0  # fmt: skip
+    before = sorted(os.listdir(mine))
+    refused = run_main("import", "--from-kraft", source, "--data-dir", str(mine), "--follow")
+    assert refused.code == 2 and "not imported from KRaft" in refused.stderr
+    assert sorted(os.listdir(mine)) == before
