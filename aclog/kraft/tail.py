@@ -9,10 +9,10 @@ append to the old one, so when a newer segment was already listed the old one is
 What a poll decides about the bytes it finds:
 
 - an incomplete batch at the end of the newest segment is a write in progress: wait for it;
-- a batch at the end that is complete (its length fits) but whose CRC-32C does not match may
-  be a write still landing in the page cache, so it is read again at the next poll; still bad
-  then (or followed by valid data, or at the end of a segment that is not the newest) it is
-  damage: :class:`KraftCorruptError`;
+- a batch in the newest segment that is complete (its length fits) but does not check (its
+  CRC-32C, its offsets or its epoch) may be a write still landing, so it is read again at the
+  next poll; still bad then, or at the end of a segment that is not the newest, it is damage:
+  :class:`KraftCorruptError`;
 - a segment that shrank below the cursor, or whose last read batch now has another epoch or
   other offsets (a new leader truncated the log and rewrote it), is truncation:
   :class:`KraftTruncatedError`;
@@ -212,14 +212,14 @@ class KraftTail:
             )
 
     def _judge_end(self, problem: ScanProblem | None) -> None:
-        """Wait for an incomplete batch; a complete bad one twice in a row is damage."""
-        if problem is None:
-            self.suspect = None
-            return
-        if not problem.tail:
-            raise _damage(self.segment, problem, "not a write in progress")
-        if not self._complete_at(problem.position):
-            self.suspect = None  # a write in progress
+        """Wait for an incomplete batch; a complete bad one at two polls in a row is damage.
+
+        Even "damage followed by valid batches" waits for the second look: the scan's view of
+        a file a writer is appending to may mix two moments (its size is fixed when it starts,
+        the check for valid data after a problem reads on to the file's current end).
+        """
+        if problem is None or not self._complete_at(problem.position):
+            self.suspect = None  # nothing wrong, or a write in progress
             return
         if self.suspect == problem.position:
             raise _damage(self.segment, problem, "a complete batch, still bad at the next poll")

@@ -6,6 +6,8 @@ with a clear error after the last good batch. The KRaft directory is never writt
 from __future__ import annotations
 
 import random
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -166,7 +168,7 @@ def test_a_damaged_complete_batch_stops_after_the_last_good_one(tmp_path: Path) 
     assert position_of(after[-1].author) == BatchPosition(2, 2, 1)
 
 
-def test_damage_followed_by_valid_batches_stops_at_once(tmp_path: Path) -> None:
+def test_damage_followed_by_valid_batches_is_damage_at_the_second_look(tmp_path: Path) -> None:
     kraft = LiveKraft(tmp_path)
     tail = KraftTail.open(kraft.directory, 0)
     list(tail.poll())
@@ -174,7 +176,20 @@ def test_damage_followed_by_valid_batches_stops_at_once(tmp_path: Path) -> None:
     kraft.append_bytes(bad)
     kraft.next_offset += 1
     kraft.append([acl(2)])
-    with pytest.raises(KraftCorruptError, match="not a write in progress"):
+    assert list(tail.poll()) == []
+    with pytest.raises(KraftCorruptError, match="still bad at the next poll"):
+        list(tail.poll())
+
+
+def test_damage_at_the_end_of_an_older_segment_stops_at_once(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path)
+    tail = KraftTail.open(kraft.directory, 0)
+    list(tail.poll())
+    kraft.append_bytes(kraft.batch([acl(1)])[:30])  # never completed, yet a segment follows
+    kraft.next_offset += 1
+    kraft.roll()
+    kraft.append([acl(2)])
+    with pytest.raises(KraftCorruptError, match="at the end of a segment that is not the last"):
         list(tail.poll())
 
 
@@ -353,4 +368,40 @@ def test_a_position_mark_lets_a_restart_skip_deleted_segments_without_changes(
     kraft.append([acl(2)])
     kraft.delete_segments_below(kraft.next_offset - 1)  # the segment holding acl(1) is gone
     follow(kraft, target)
+    assert imported(target) == expected(kraft)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stress_a_writer_appending_in_pieces_while_followed(tmp_path: Path, seed: int) -> None:
+    """A controller thread appends batches a few bytes at a time and rolls segments while the
+    follow polls every 5 ms: every change arrives once, in order, whatever the interleaving."""
+    rng = random.Random(seed)
+    kraft = LiveKraft(tmp_path)
+    target = tmp_path / "aclog"
+    follower = KraftFollow(kraft.directory, target, 0.005)
+
+    def controller() -> None:
+        for n in range(2, 40):
+            records: list[Record] = [acl(n)] if rng.random() < 0.7 else []
+            raw = kraft.batch(records, other=0 if records else 1)
+            cuts = sorted(rng.sample(range(1, len(raw)), rng.randint(0, 3)))
+            for start, end in zip([0, *cuts], [*cuts, len(raw)], strict=True):
+                kraft.append_bytes(raw[start:end])
+                time.sleep(rng.random() / 500)
+            kraft.records += [(kraft.next_offset, r) for r in records]
+            kraft.next_offset += max(len(records), 1)
+            if rng.random() < 0.1:
+                kraft.roll()
+
+    writer = threading.Thread(target=controller)
+    running = threading.Thread(target=follower.run)
+    running.start()
+    writer.start()
+    writer.join(timeout=60)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and follower.report.kraft_next_offset < kraft.next_offset:
+        time.sleep(0.01)
+    follower.stop.set()
+    running.join(timeout=30)
+    assert not running.is_alive()
     assert imported(target) == expected(kraft)
