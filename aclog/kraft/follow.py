@@ -22,7 +22,9 @@ that holds any, with KRaft's offsets (in the batch's request context), epoch and
   one aclog batch resumes inside it, from the same (immutable) ``.checkpoint`` file.
 - **Tail.** Every ``interval`` seconds, the complete batches appended since (in the active
   segment and in segments rolled since) are imported, each with its own fsync
-  (:mod:`aclog.kraft.tail`). A batch still being written is waited for.
+  (:mod:`aclog.kraft.tail`). A batch still being written is waited for. The catch-up at the
+  start (the log after the snapshot, or after the position) goes through the same tail and
+  fsyncs each file once at its end.
 - **Stops.** Damage, truncation (a segment shrank, or a new leader replaced batches already
   imported) and rolling (the next offset needed was deleted before it was read) stop the follow
   with a :class:`~aclog.kraft.errors.KraftError` saying what happened and what to do; every
@@ -157,30 +159,28 @@ class KraftFollow:
         return self.report
 
     def _start(self, log: SegmentedLog) -> KraftTail:
-        """Import or resume, catch up, and the tail positioned after what was read."""
+        """Import or resume, catch up, and the tail positioned after what was read. The
+        catch-up may be long, so it fsyncs each file once at its end instead of each batch:
+        every batch names its position, so a crash before that still resumes exactly."""
         tail = self._first_import(log) if log.end_offset == 0 else self._resume(log)
-        self._poll(log, tail)
+        try:
+            self._poll(log, tail, fsync=False)
+        finally:
+            sync_tree(self.data_dir)
+        self.log(f"caught up with {self.source} at KRaft offset {tail.next_offset - 1}")
         return tail
 
     def _first_import(self, log: SegmentedLog) -> KraftTail:
+        """Import the newest usable snapshot; the tail starts after it (the log batches go
+        through the tail, whose reading is safe against a controller writing meanwhile)."""
         if not self.source.is_dir():
             raise KraftLayoutError(f"no KRaft metadata directory at {self.source}")
         info, batches = kraft_replay_batches(self.source, on_warning=self.log)
         self.report.snapshot = info
-        after = None
-        next_offset = 0 if info is None else info.end_offset
-        try:  # each batch is whole and names its position: keep them even if one fails
-            for batch in batches:
-                if self.stop.is_set():
-                    break
-                self._take(log, batch, fsync=False)
-                if not batch.from_checkpoint:
-                    after = (batch.base_offset, batch.last_offset, batch.epoch)
-                next_offset = batch.last_offset + 1
-        finally:
-            sync_tree(self.data_dir)  # one fsync per file instead of one per batch
-        self.log(f"imported {self.source} up to KRaft offset {next_offset - 1}")
-        return KraftTail.open(self.source, next_offset, after)
+        if info is None:
+            return KraftTail.open(self.source, 0)
+        self._write(log, next(batches), fsync=False)
+        return KraftTail.open(self.source, info.end_offset)
 
     def _resume(self, log: SegmentedLog) -> KraftTail:
         last = list(log.read(log.end_offset - 1))[-1]
@@ -219,11 +219,11 @@ class KraftFollow:
             self._write(log, snapshot_as_batch(info, records), snapshot_from=position.last + 1)
         return parsed[0]
 
-    def _poll(self, log: SegmentedLog, tail: KraftTail) -> None:
+    def _poll(self, log: SegmentedLog, tail: KraftTail, *, fsync: bool = True) -> None:
         for batch in tail.poll():
             if self.stop.is_set():  # between batches; a restart resumes from the log
                 return
-            self._take(log, batch)
+            self._take(log, batch, fsync=fsync)
 
     def _take(self, log: SegmentedLog, batch: KraftBatch, *, fsync: bool = True) -> None:
         """Import ``batch``, marking the position first when it starts a new segment."""
