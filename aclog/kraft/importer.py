@@ -162,10 +162,8 @@ def import_batch(
         chunk = records[start : start + chunk_size]
         position = _position(batch, start, len(chunk), len(records))
         context = import_context(origin, batch.timestamp_ms, position)
-        result = log.append(
-            encode_many([context, *chunk]), batch.epoch, timestamp_ms=batch.timestamp_ms,
-            fsync=fsync,
-        )  # fmt: skip
+        values = encode_many([context, *chunk])
+        result = log.append(values, batch.epoch, timestamp_ms=batch.timestamp_ms, fsync=fsync)
         report.batches_written += 1
         report.records_written += len(chunk)
         report.records_by_type.update(type(r).__name__ for r in chunk)

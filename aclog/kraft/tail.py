@@ -35,7 +35,7 @@ from pathlib import Path
 from aclog.kraft.errors import KraftCorruptError, KraftError
 from aclog.kraft.reader import KraftBatch, decode_batch
 from aclog.log.batch import HEADER_SIZE, MAGIC, parse_header
-from aclog.log.segment import ScanProblem, SegmentScan, list_segments
+from aclog.log.segment import RawBatch, ScanProblem, SegmentScan, list_segments
 
 REIMPORT = (
     "import the directory again into a new data directory (aclog import --from-kraft DIR "
@@ -117,13 +117,15 @@ class KraftTail:
                 f"it may never have been committed; {REIMPORT}"
             )
 
-    def _advance(
-        self, position: int, base: int, last: int, epoch: int, crc: int, size: int
-    ) -> None:
-        self.last = ReadBatch(position, base, last, epoch, crc)
-        self.position = position + size
-        self.next_offset = last + 1
-        self.last_epoch = epoch
+    def _advance(self, raw: RawBatch) -> None:
+        """Move the cursor past ``raw``, remembering it for the truncation check."""
+        header = raw.header
+        self.last = ReadBatch(
+            raw.position, header.base_offset, header.last_offset, header.epoch, header.crc
+        )
+        self.position = raw.position + header.size
+        self.next_offset = header.last_offset + 1
+        self.last_epoch = header.epoch
 
     def poll(self) -> Iterator[KraftBatch]:
         """Every complete batch appended since the last poll, oldest first (see the module
@@ -178,9 +180,7 @@ class KraftTail:
             return None
         for raw in chain([] if first is None else [first], raws):
             batch = decode_batch(raw, self.segment)
-            header = raw.header
-            self._advance(raw.position, header.base_offset, header.last_offset, header.epoch,
-                          header.crc, header.size)  # fmt: skip
+            self._advance(raw)
             self.suspect = None
             if batch.base_offset < self.skip_below:  # straddles the start: keep what follows
                 kept = tuple(r for r in batch.records if r.offset >= self.skip_below)
@@ -226,12 +226,13 @@ class KraftTail:
         self.suspect = problem.position
 
     def _complete_at(self, position: int) -> bool:
-        """Whether the file holds the whole batch whose header starts at ``position``."""
+        """Whether the file holds the whole batch whose header starts at ``position``; zero
+        bytes there are space not yet written (a segment Kafka preallocated), not a batch."""
         with open(self.segment, "rb") as file:
             size = os.fstat(file.fileno()).st_size
             file.seek(position)
             head = file.read(HEADER_SIZE)
-        if len(head) < HEADER_SIZE:
+        if len(head) < HEADER_SIZE or not any(head):
             return False
         header = parse_header(head)
         return header.magic != MAGIC or header.size <= size - position

@@ -405,3 +405,19 @@ def test_stress_a_writer_appending_in_pieces_while_followed(tmp_path: Path, seed
     running.join(timeout=30)
     assert not running.is_alive()
     assert imported(target) == expected(kraft)
+
+
+def test_zeros_after_the_last_batch_are_space_not_yet_written(tmp_path: Path) -> None:
+    """With log.preallocate, a segment ends in zeros until batches fill it."""
+    kraft = LiveKraft(tmp_path)
+    tail = KraftTail.open(kraft.directory, 0)
+    list(tail.poll())
+    end = kraft.segment.stat().st_size
+    kraft.append_bytes(bytes(4096))
+    assert list(tail.poll()) == [] and list(tail.poll()) == []  # waited for, twice
+    raw = kraft.batch([acl(1)])
+    with open(kraft.segment, "r+b") as file:  # Kafka writes over the preallocated zeros
+        file.seek(end)
+        file.write(raw)
+    (batch,) = tail.poll()
+    assert [r.record for r in batch.records] == [acl(1)]
