@@ -8,7 +8,8 @@ append to the old one, so when a newer segment was already listed the old one is
 
 What a poll decides about the bytes it finds:
 
-- an incomplete batch at the end of the newest segment is a write in progress: wait for it;
+- an incomplete batch at the end of the newest segment is a write in progress, and zeros
+  there are space Kafka preallocated: wait for it;
 - a batch in the newest segment that is complete (its length fits) but does not check (its
   CRC-32C, its offsets or its epoch) may be a write still landing, so it is read again at the
   next poll; still bad then, or at the end of a segment that is not the newest, it is damage:
