@@ -200,3 +200,24 @@ def test_bad_follow_options_and_targets_are_usage_errors(tmp_path: Path) -> None
     refused = run_main("import", "--from-kraft", source, "--data-dir", str(mine), "--follow")
     assert refused.code == 2 and "not imported from KRaft" in refused.stderr
     assert sorted(os.listdir(mine)) == before
+
+
+def test_a_roll_past_the_position_stops_with_what_to_do(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path / "broker")
+    kraft.append([acl(1)])
+    target = str(tmp_path / "aclog")
+    first = run_main("import", "--from-kraft", str(kraft.directory), "--data-dir", target)
+    assert first.code == 0, first.stderr
+    kraft.append([acl(2)])  # never read: Kafka snapshots past it and deletes its segment
+    kraft.roll()
+    kraft.checkpoint([acl(1), acl(2)])
+    kraft.append([acl(3)])
+    kraft.delete_segments_below(kraft.next_offset - 1)
+    before = list(read_decoded(tmp_path / "aclog"))
+    rolled = run_main("import", "--from-kraft", str(kraft.directory), "--data-dir", target,
+                      "--follow", "--max-polls", "1")  # fmt: skip
+    assert rolled.code == 1
+    assert "was rolled past offset 2, the next one to import" in rolled.stderr
+    assert "import the directory again into a new data directory" in rolled.stderr
+    assert "Traceback" not in rolled.stderr
+    assert list(read_decoded(tmp_path / "aclog")) == before
