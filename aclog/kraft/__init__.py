@@ -8,6 +8,7 @@ directory. Sits beside ``aclog.image`` and ``aclog.snapshot``: it imports only `
 and ``aclog.log``.
 """
 
+from aclog.kraft.appended import Appended
 from aclog.kraft.checkpoint import (
     CHECKPOINT_SUFFIX,
     CheckpointFile,
@@ -22,7 +23,7 @@ from aclog.kraft.checkpoint import (
 )
 from aclog.kraft.codec import MetadataValue, decode_metadata_value
 from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
-from aclog.kraft.follow import Appended, KraftFollow
+from aclog.kraft.follow import KraftFollow
 from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
 from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
 from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, read_kraft_segment

@@ -37,7 +37,9 @@ Limits: KRaft's high watermark is not on disk, so a batch is imported once it is
 the broker's disk; a batch a new leader later truncates (it was never committed) is detected
 and stops the follow rather than being silently kept. When segments are deleted (after a new
 snapshot) before they are read, the changes in them cannot be recovered one by one; the error
-says so and how to start again from the newest snapshot.
+says so and what to do. With ``reconcile`` (``--reconcile``) a resume instead records their net
+effect as one batch that takes the data directory's state to the newest snapshot's, and goes
+on from there (a roll found while following stops it; the restart reconciles).
 
 Not thread-safe except :attr:`KraftFollow.stop` (an event, set from a signal handler or another
 thread; the follow stops between batches). Cost per poll: see :mod:`aclog.kraft.tail`, plus one
@@ -51,28 +53,35 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Event
-from typing import Any
 
-from aclog.kraft.checkpoint import parse_checkpoint_name, read_checkpoint_info, snapshot_as_batch
+from aclog.kraft.appended import Appended
+from aclog.kraft.checkpoint import (
+    checkpoint_timestamp,
+    list_checkpoints,
+    parse_checkpoint_name,
+    read_checkpoint_info,
+    snapshot_as_batch,
+)
 from aclog.kraft.errors import KraftLayoutError
 from aclog.kraft.importer import (
     ImportReport,
     ImportTargetError,
+    check_follow_target,
     import_batch,
     sync_tree,
     undo_import,
 )
 from aclog.kraft.position import (
     BatchPosition,
-    Position,
     SnapshotPosition,
     import_context,
     position_of,
 )
 from aclog.kraft.reader import KraftBatch
 from aclog.kraft.replay import kraft_replay_batches
-from aclog.kraft.tail import REIMPORT, KraftTail
-from aclog.log import AppendResult, SegmentedLog, list_segments
+from aclog.kraft.tail import REIMPORT, KraftRolledError, KraftTail
+from aclog.log import SegmentedLog, list_segments
+from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode, encode_many
 
 
@@ -80,46 +89,24 @@ def _ignore(message: str) -> None:
     del message
 
 
-@dataclass(frozen=True)
-class Appended:
-    """One aclog batch a follow wrote: where it came from in KRaft and where it went."""
-
-    position: Position
-    result: AppendResult
-    records: list[Record]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ``--json`` line: KRaft source, aclog offsets, epoch, time and record counts."""
-        out: dict[str, Any] = {}
-        if isinstance(self.position, BatchPosition):
-            out["kraft_offsets"] = [self.position.base_offset, self.position.last_offset]
-        else:
-            out["kraft_snapshot"] = self.position.name
-            out["snapshot_records"] = [self.position.first, self.position.last]
-        types: dict[str, int] = {}
-        for record in self.records:
-            types[type(record).__name__] = types.get(type(record).__name__, 0) + 1
-        return {
-            **out,
-            "epoch": self.result.epoch,
-            "timestamp": self.result.timestamp_ms,
-            "aclog_offsets": [self.result.base_offset, self.result.last_offset],
-            "records": len(self.records),
-            "records_by_type": dict(sorted(types.items())),
-        }
-
-
 @dataclass
 class KraftFollow:
     """Import ``source`` into ``data_dir``, then tail it every ``interval`` seconds until
     :attr:`stop` is set or ``max_polls`` polls ran (``None``: no limit; the start's catch-up
-    is the first poll). ``on_append`` hears of each batch written, ``log`` of progress."""
+    is the first poll). ``on_append`` hears of each batch written, ``log`` of progress.
+
+    ``reconcile``, when given, lets a resume go on past a roll: called with the end offset of
+    the newest snapshot the segments continue after, it returns the records that take the
+    data directory's state to that snapshot's (:func:`aclog.replay.kraft_reconcile`, which
+    this layer cannot import), written as one batch.
+    """
 
     source: Path
     data_dir: Path
     interval: float
     skip_noop: bool = False
     max_polls: int | None = None
+    reconcile: Callable[[int], list[Record]] | None = None
     on_append: Callable[[Appended], None] = lambda appended: None
     log: Callable[[str], None] = _ignore
     stop: Event = field(default_factory=Event)
@@ -134,7 +121,7 @@ class KraftFollow:
         """Follow until stopped; the report of everything read and written. Raises
         :class:`ImportTargetError`, :class:`~aclog.kraft.errors.KraftError` or
         :class:`~aclog.log.LogError` (after importing every good batch before the problem)."""
-        _check_target(self.source, self.data_dir)
+        check_follow_target(self.source, self.data_dir)
         existed = self.data_dir.exists()
         fresh = not existed or not any(os.scandir(self.data_dir))
         with SegmentedLog(self.data_dir) as log:
@@ -202,8 +189,49 @@ class KraftFollow:
         self.log(f"resuming after {position.describe()}")
         if isinstance(position, BatchPosition):
             after = (position.base_offset, position.last_offset, position.epoch)
-            return KraftTail.open(self.source, position.last_offset + 1, after)
-        return KraftTail.open(self.source, self._finish_snapshot(log, position))
+            return self._open(log, position.last_offset + 1, after)
+        return self._open(log, self._finish_snapshot(log, position), None)
+
+    def _open(
+        self, log: SegmentedLog, next_offset: int, after: tuple[int, int, int] | None
+    ) -> KraftTail:
+        """The tail from ``next_offset``; past a roll, reconciled when that was asked for."""
+        try:
+            return KraftTail.open(self.source, next_offset, after)
+        except KraftRolledError as rolled:
+            if self.reconcile is None:
+                raise
+            return KraftTail.open(self.source, self._reconcile(log, next_offset, rolled))
+
+    def _reconcile(self, log: SegmentedLog, needed: int, rolled: KraftRolledError) -> int:
+        """Append, as ONE batch, the net effect of the offsets from ``needed`` up to the
+        newest snapshot the segments continue after; that snapshot's end offset."""
+        segments = list_segments(self.source)
+        start = segments[0][0] if segments else None
+        fitting = [
+            c
+            for c in list_checkpoints(self.source)
+            if c.end_offset > needed and start is not None and start <= c.end_offset
+        ]
+        if not fitting or self.reconcile is None:
+            raise rolled
+        checkpoint = fitting[-1]
+        records = self.reconcile(checkpoint.end_offset)
+        if len(records) >= MAX_BATCH_RECORDS:
+            raise KraftLayoutError(f"{rolled}; reconciling would take {len(records)} records, more "
+                                   "than one atomic batch holds")  # fmt: skip
+        position = SnapshotPosition.reconciled(checkpoint.path.name, needed)
+        timestamp = checkpoint_timestamp(checkpoint.path)
+        context = import_context(self.origin, timestamp, position)
+        values = encode_many([context, *records])
+        result = log.append(values, checkpoint.epoch, timestamp_ms=timestamp)
+        self.on_append(Appended(position, result, records))
+        self.log(
+            f"KRaft offsets {needed}..{checkpoint.last_offset} were deleted before they were "
+            f"read; recorded their net effect from {checkpoint.path.name} ({len(records)} "
+            "records) as one batch"
+        )
+        return checkpoint.end_offset
 
     def _finish_snapshot(self, log: SegmentedLog, position: SnapshotPosition) -> int:
         """Write the rest of a snapshot an interrupted import began; its end offset."""
@@ -267,20 +295,3 @@ def _context(value: bytes) -> RequestContextRecord | None:
     except RecordDecodeError:
         return None
     return record if isinstance(record, RequestContextRecord) else None
-
-
-def _check_target(source: Path, data_dir: Path) -> None:
-    """Refuse a data directory inside the KRaft one, or one that is not an aclog log."""
-    src, dst = source.resolve(), data_dir.resolve()
-    if dst == src or src in dst.parents:
-        raise ImportTargetError(
-            f"{data_dir} is inside the KRaft directory {source}; aclog never writes there, "
-            "give a data directory elsewhere"
-        )
-    if data_dir.exists() and not data_dir.is_dir():
-        raise ImportTargetError(f"{data_dir} exists and is not a directory")
-    if data_dir.is_dir() and any(os.scandir(data_dir)) and not list_segments(data_dir):
-        raise ImportTargetError(
-            f"{data_dir} holds files but no aclog log; follow into a new or empty directory, "
-            "or one that aclog import --from-kraft wrote"
-        )

@@ -31,7 +31,7 @@ from aclog.kraft.position import BatchPosition, Position, SnapshotPosition, impo
 from aclog.kraft.reader import KraftBatch
 from aclog.kraft.replay import kraft_replay_batches
 from aclog.kraft.schemas import control_name, record_name
-from aclog.log import AppendResult, SegmentedLog
+from aclog.log import AppendResult, SegmentedLog, list_segments
 from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.log.durable import fsync_directory, fsync_path
 from aclog.records import NoOpRecord, Record, encode_many
@@ -94,6 +94,23 @@ def check_target(source: Path, data_dir: Path) -> None:
             f"{data_dir} is not empty; import into a new or empty directory so no existing "
             "log is mixed with the imported one (to continue an earlier import of the same "
             "KRaft directory, add --follow)"
+        )
+
+
+def check_follow_target(source: Path, data_dir: Path) -> None:
+    """Refuse a data directory inside the KRaft one, or one that is not an aclog log."""
+    src, dst = source.resolve(), data_dir.resolve()
+    if dst == src or src in dst.parents:
+        raise ImportTargetError(
+            f"{data_dir} is inside the KRaft directory {source}; aclog never writes there, "
+            "give a data directory elsewhere"
+        )
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ImportTargetError(f"{data_dir} exists and is not a directory")
+    if data_dir.is_dir() and any(os.scandir(data_dir)) and not list_segments(data_dir):
+        raise ImportTargetError(
+            f"{data_dir} holds files but no aclog log; follow into a new or empty directory, "
+            "or one that aclog import --from-kraft wrote"
         )
 
 

@@ -10,6 +10,10 @@ timestamp, and in ``api`` what it holds, in one of two forms::
     KRaft batch 13..14 epoch 2
     KRaft snapshot 00000000000000000013-0000000002.checkpoint records 0..99999 of 250000
 
+A follow that ``--reconcile`` lets go on after a roll writes one batch holding the net effect
+of the offsets it could no longer read, up to a snapshot (``KRaft snapshot
+00000000000000000900-0000000003.checkpoint reconciled from offset 412``).
+
 A follow also writes a *position mark*, a batch holding only the request context, when the
 KRaft batches it read since its last write held no ACL or SCRAM change and it moves to a new
 segment or stops (``KRaft batch 20..24 epoch 2 read; no ACL or SCRAM change since the previous
@@ -42,6 +46,7 @@ UNKNOWN_REQUESTER = "unknown"
 _MARK = " read; no ACL or SCRAM change since the previous batch"
 _BATCH = re.compile(rf"^KRaft batch (\d+)\.\.(\d+) epoch (\d+)({re.escape(_MARK)})?$")
 _SNAPSHOT = re.compile(r"^KRaft snapshot (\S+\.checkpoint) records (\d+)\.\.(\d+) of (\d+)$")
+_RECONCILED = re.compile(r"^KRaft snapshot (\S+\.checkpoint) reconciled from offset (\d+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,12 @@ class SnapshotPosition:
     first: int
     last: int
     total: int
+    reconciled_from: int | None = None
+
+    @classmethod
+    def reconciled(cls, name: str, from_offset: int) -> SnapshotPosition:
+        """The batch taking the state at ``from_offset - 1`` to the snapshot ``name``'s."""
+        return cls(name, 0, 0, 1, from_offset)
 
     @property
     def complete(self) -> bool:
@@ -79,6 +90,8 @@ class SnapshotPosition:
 
     def describe(self) -> str:
         """The ``api`` text of the request context."""
+        if self.reconciled_from is not None:
+            return f"KRaft snapshot {self.name} reconciled from offset {self.reconciled_from}"
         return f"KRaft snapshot {self.name} records {self.first}..{self.last} of {self.total}"
 
 
@@ -111,4 +124,7 @@ def position_of(context: RequestContextRecord | None) -> Position | None:
     if snapshot is not None:
         name, first, last, total = snapshot.groups()
         return SnapshotPosition(name, int(first), int(last), int(total))
+    reconciled = _RECONCILED.match(context.api)
+    if reconciled is not None:
+        return SnapshotPosition.reconciled(reconciled.group(1), int(reconciled.group(2)))
     return None

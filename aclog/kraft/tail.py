@@ -281,8 +281,10 @@ def _rolled_message(
     return (
         f"the KRaft log in {directory} was rolled past offset {needed}, the next one to import: "
         f"{where} (Kafka deletes segments below a new snapshot), so the changes from offset "
-        f"{needed} on cannot be read one by one. Either {REIMPORT}, or keep segments longer "
-        "(metadata.log.segment.ms, metadata.max.retention.ms) and follow more often"
+        f"{needed} on cannot be read one by one. Either restart the follow with --reconcile "
+        "(their net effect is recorded as one batch from the newest snapshot), or "
+        f"{REIMPORT}; and keep segments longer (metadata.log.segment.ms, "
+        "metadata.max.retention.ms) or follow more often"
     )
 
 

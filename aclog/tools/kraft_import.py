@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -31,6 +32,7 @@ from aclog.kraft import (
     is_kraft_path,
 )
 from aclog.log import LogError, estimated_end_offset
+from aclog.replay import RebuildError, kraft_reconcile
 from aclog.snapshot import SNAPSHOT_SUFFIX
 from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
@@ -106,15 +108,24 @@ def import_command(
         int | None,
         typer.Option("--max-polls", min=1, help="With --follow: stop after N polls (1: catch up)."),
     ] = None,
+    reconcile: Annotated[
+        bool,
+        typer.Option(
+            "--reconcile",
+            help="With --follow: when Kafka deleted segments the last follow had not read, "
+            "record their net effect from the newest snapshot as one batch instead of stopping.",
+        ),
+    ] = False,
 ) -> None:
     """Import the ACLs and SCRAM credentials of a KRaft metadata log into a new aclog log,
     keeping record order, epochs and timestamps (read-only on the KRaft side)."""
     _check_source(from_kraft)
     if follow:
-        _follow(from_kraft, data_dir, skip_noop, json_output, interval or "1s", max_polls)
+        options = FollowOptions(interval or "1s", max_polls, reconcile, skip_noop, json_output)
+        _follow(from_kraft, data_dir, options)
         return
-    if interval is not None or max_polls is not None:
-        fail("--interval and --max-polls go with --follow", EXIT_USAGE)
+    if interval is not None or max_polls is not None or reconcile:
+        fail("--interval, --max-polls and --reconcile go with --follow", EXIT_USAGE)
     try:
         end = None if from_kraft.is_file() else estimated_end_offset(from_kraft)
         with offsets_bar("importing: KRaft", end) as on_offset:
@@ -150,37 +161,44 @@ def _print_report(report: ImportReport) -> None:
         print_line(f"skipped {skipped} other KRaft records: {kinds}")
 
 
-def _follow(
-    source: Path,
-    data_dir: Path,
-    skip_noop: bool,
-    json_output: bool,
-    interval: str,
-    max_polls: int | None,
-) -> None:
+@dataclass(frozen=True)
+class FollowOptions:
+    """The options of ``--follow`` as given."""
+
+    interval: str
+    max_polls: int | None
+    reconcile: bool
+    skip_noop: bool
+    json_output: bool
+
+
+def _follow(source: Path, data_dir: Path, options: FollowOptions) -> None:
     """``--follow``: parse, run :class:`KraftFollow`, print each appended batch and the report."""
     if source.is_file():
         fail(f"--follow needs the KRaft directory, not the snapshot {source}", EXIT_USAGE)
     try:
-        seconds = parse_interval(interval)
+        seconds = parse_interval(options.interval)
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
     follower = KraftFollow(
         source,
         data_dir,
         seconds,
-        skip_noop=skip_noop,
-        max_polls=max_polls,
-        on_append=_json_line if json_output else _text_line,
+        skip_noop=options.skip_noop,
+        max_polls=options.max_polls,
+        reconcile=(lambda end: kraft_reconcile(data_dir, source, end))
+        if options.reconcile
+        else None,
+        on_append=_json_line if options.json_output else _text_line,
         log=lambda message: print_line(f"aclog: {message}", stderr=True),
     )
     print_line(f"aclog: following {source} into {data_dir} every {seconds:g} s", stderr=True)
     try:
         with stopping_on_signals(follower.stop):
             report = follower.run()
-    except (ImportTargetError, KraftError, LogError, OSError) as error:
+    except (ImportTargetError, KraftError, LogError, RebuildError, OSError) as error:
         fail_for(error, f"follow {source} into {data_dir}")
-    if json_output:
+    if options.json_output:
         print_json_line(report.to_dict())
     else:
         _print_report(report)

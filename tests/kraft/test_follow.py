@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import aclog.kraft.importer
+from aclog.image.metadata import MetadataDelta, MetadataImage
+from aclog.image.provenance import MetadataProvenance
 from aclog.kraft import (
     BatchPosition,
     ImportTargetError,
@@ -24,11 +26,20 @@ from aclog.kraft import (
     KraftRolledError,
     KraftTail,
     KraftTruncatedError,
+    SnapshotPosition,
     position_of,
 )
 from aclog.log import SegmentedLog
-from aclog.records import NoOpRecord, Record, RequestContextRecord, encode
+from aclog.records import (
+    NoOpRecord,
+    Record,
+    RemoveUserScramCredentialRecord,
+    RequestContextRecord,
+    encode,
+)
+from aclog.replay import kraft_reconcile, rebuild_image, reconcile_records
 from aclog.replay.stream import DecodedBatch, read_decoded
+from tests.kraft.layout import scram
 from tests.kraft.live import LiveKraft, acl, remove
 
 
@@ -421,3 +432,72 @@ def test_zeros_after_the_last_batch_are_space_not_yet_written(tmp_path: Path) ->
         file.write(raw)
     (batch,) = tail.poll()
     assert [r.record for r in batch.records] == [acl(1)]
+
+
+def test_reconcile_records_the_net_effect_of_deleted_segments(tmp_path: Path) -> None:
+    kraft = LiveKraft(tmp_path)
+    kraft.append([acl(1), scram("bob")])
+    target = tmp_path / "aclog"
+    follow(kraft, target)
+    # Never read: Kafka snapshots past these and deletes their segment.
+    kraft.append([acl(2, "payments"), remove(acl(1))])
+    kraft.append([scram("alice"), RemoveUserScramCredentialRecord("bob", scram("bob").mechanism)])
+    kraft.roll()
+    snapshot = kraft.checkpoint([acl(2, "payments"), scram("alice")])
+    kraft.append([acl(3, "refunds")])
+    kraft.delete_segments_below(kraft.next_offset - 1)
+    with pytest.raises(KraftRolledError):
+        follow(kraft, target)
+
+    def reconcile(end: int) -> list[Record]:
+        return kraft_reconcile(target, kraft.directory, end)
+
+    follower = KraftFollow(kraft.directory, target, 0.01, max_polls=1, reconcile=reconcile)
+    follower.run()
+    reconciled, last = batches(target)[-2:]
+    assert position_of(reconciled.author) == SnapshotPosition.reconciled(snapshot.name, 3)
+    assert list(reconciled.records[1:]) == [
+        remove(acl(1)),
+        acl(2, "payments"),
+        scram("alice"),
+        RemoveUserScramCredentialRecord("bob", scram("bob").mechanism),
+    ]
+    assert reconciled.epoch == 1 and reconciled.timestamp_ms == kraft.clock - 1000
+    assert list(last.records[1:]) == [acl(3, "refunds")]
+    ours, theirs = rebuild_image(target).image, rebuild_image(kraft.directory, kraft=True).image
+    assert ours.acls.acls == theirs.acls.acls and ours.scram == theirs.scram
+    follow(kraft, target)  # resumes normally after it
+    assert batches(target)[-1].base_offset == last.base_offset
+
+
+ACL_POOL = [acl(n, f"t{n % 3}", f"User:u{n % 2}") for n in range(1, 7)]
+USER_POOL = [scram(name, iterations) for name in ("a", "b", "c") for iterations in (4096, 8192)]
+
+
+def _image(acls: list[int], users: dict[str, int]) -> MetadataImage:
+    delta = MetadataDelta(MetadataImage.EMPTY)
+    records: list[Record] = [ACL_POOL[i] for i in sorted(set(acls))]
+    records += [USER_POOL[i] for _, i in sorted(users.items())]
+    for offset, record in enumerate(records):
+        delta.replay(record, offset)
+    return delta.apply(MetadataProvenance(len(records), 1, 0))
+
+
+states = st.tuples(
+    st.lists(st.integers(0, len(ACL_POOL) - 1), max_size=6),
+    st.dictionaries(st.sampled_from("abc"), st.integers(0, len(USER_POOL) - 1), max_size=3),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(held=states, wanted=states)
+def test_reconcile_records_take_any_state_to_any_other(
+    held: tuple[list[int], dict[str, int]], wanted: tuple[list[int], dict[str, int]]
+) -> None:
+    before, after = _image(*held), _image(*wanted)
+    delta = MetadataDelta(before)
+    for offset, record in enumerate(reconcile_records(before, after), start=100):
+        delta.replay(record, offset)
+    result = delta.apply(MetadataProvenance(200, 1, 0))
+    assert result.acls.acls == after.acls.acls
+    assert result.scram == after.scram

@@ -172,7 +172,7 @@ def test_bad_follow_options_and_targets_are_usage_errors(tmp_path: Path) -> None
     source = str(kraft.directory)
     alone = run_main("import", "--from-kraft", source, "--data-dir", str(tmp_path / "a"),
                      "--interval", "1s")  # fmt: skip
-    assert alone.code == 2 and "--interval and --max-polls go with --follow" in alone.stderr
+    assert alone.code == 2 and "--reconcile go with --follow" in alone.stderr
     snapshot = run_main("import", "--from-kraft", str(checkpoint), "--data-dir",
                         str(tmp_path / "b"), "--follow")  # fmt: skip
     assert snapshot.code == 2 and "--follow needs the KRaft directory" in snapshot.stderr
@@ -208,10 +208,12 @@ def test_a_roll_past_the_position_stops_with_what_to_do(tmp_path: Path) -> None:
     target = str(tmp_path / "aclog")
     first = run_main("import", "--from-kraft", str(kraft.directory), "--data-dir", target)
     assert first.code == 0, first.stderr
-    kraft.append([acl(2)])  # never read: Kafka snapshots past it and deletes its segment
+    kraft.append(
+        [acl(2, "payments")]
+    )  # never read: Kafka snapshots past it and deletes its segment
     kraft.roll()
-    kraft.checkpoint([acl(1), acl(2)])
-    kraft.append([acl(3)])
+    kraft.checkpoint([acl(1), acl(2, "payments")])
+    kraft.append([acl(3, "refunds")])
     kraft.delete_segments_below(kraft.next_offset - 1)
     before = list(read_decoded(tmp_path / "aclog"))
     rolled = run_main("import", "--from-kraft", str(kraft.directory), "--data-dir", target,
@@ -221,3 +223,15 @@ def test_a_roll_past_the_position_stops_with_what_to_do(tmp_path: Path) -> None:
     assert "import the directory again into a new data directory" in rolled.stderr
     assert "Traceback" not in rolled.stderr
     assert list(read_decoded(tmp_path / "aclog")) == before
+    # --reconcile records the lost offsets' net effect from the snapshot, then goes on.
+    reconciled = run_main("import", "--from-kraft", str(kraft.directory), "--data-dir", target,
+                          "--follow", "--max-polls", "1", "--reconcile", "--json")  # fmt: skip
+    assert reconciled.code == 0, reconciled.stderr
+    first, second, _ = [json.loads(line) for line in reconciled.stdout.splitlines()]
+    assert first["reconciled_from"] == 2 and first["records_by_type"] == {
+        "AccessControlEntryRecord": 1
+    }
+    assert second["kraft_offsets"] == [3, 3]
+    assert "KRaft offsets 2..2 were deleted before they were read" in reconciled.stderr
+    leader = kraft.records[0][1]
+    assert imported(tmp_path / "aclog") == [leader, acl(1), acl(2, "payments"), acl(3, "refunds")]
