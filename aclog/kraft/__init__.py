@@ -8,6 +8,7 @@ directory. Sits beside ``aclog.image`` and ``aclog.snapshot``: it imports only `
 and ``aclog.log``.
 """
 
+from aclog.kraft.appended import Appended
 from aclog.kraft.checkpoint import (
     CHECKPOINT_SUFFIX,
     CheckpointFile,
@@ -22,12 +23,23 @@ from aclog.kraft.checkpoint import (
 )
 from aclog.kraft.codec import MetadataValue, decode_metadata_value
 from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
+from aclog.kraft.follow import KraftFollow
 from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
+from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
 from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, read_kraft_segment
 from aclog.kraft.replay import is_kraft_path, kraft_records_for_replay, kraft_replay_batches
 from aclog.kraft.schemas import control_name, record_name
+from aclog.kraft.tail import KraftRolledError, KraftTail, KraftTruncatedError
 
 __all__ = [
+    "Appended",
+    "BatchPosition",
+    "KraftFollow",
+    "KraftRolledError",
+    "KraftTail",
+    "KraftTruncatedError",
+    "SnapshotPosition",
+    "position_of",
     "CHECKPOINT_SUFFIX",
     "CheckpointFile",
     "CheckpointInfo",

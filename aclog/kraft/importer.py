@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from aclog.kraft.checkpoint import CheckpointInfo, checkpoint_batch
+from aclog.kraft.position import BatchPosition, Position, SnapshotPosition, import_context
 from aclog.kraft.reader import KraftBatch
 from aclog.kraft.replay import kraft_replay_batches
 from aclog.kraft.schemas import control_name, record_name
-from aclog.log import SegmentedLog
+from aclog.log import AppendResult, SegmentedLog, list_segments
 from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.log.durable import fsync_directory, fsync_path
 from aclog.records import NoOpRecord, Record, encode_many
@@ -91,7 +92,25 @@ def check_target(source: Path, data_dir: Path) -> None:
     if data_dir.is_dir() and any(data_dir.iterdir()):
         raise ImportTargetError(
             f"{data_dir} is not empty; import into a new or empty directory so no existing "
-            "log is mixed with the imported one"
+            "log is mixed with the imported one (to continue an earlier import of the same "
+            "KRaft directory, add --follow)"
+        )
+
+
+def check_follow_target(source: Path, data_dir: Path) -> None:
+    """Refuse a data directory inside the KRaft one, or one that is not an aclog log."""
+    src, dst = source.resolve(), data_dir.resolve()
+    if dst == src or src in dst.parents:
+        raise ImportTargetError(
+            f"{data_dir} is inside the KRaft directory {source}; aclog never writes there, "
+            "give a data directory elsewhere"
+        )
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ImportTargetError(f"{data_dir} exists and is not a directory")
+    if data_dir.is_dir() and any(os.scandir(data_dir)) and not list_segments(data_dir):
+        raise ImportTargetError(
+            f"{data_dir} holds files but no aclog log; follow into a new or empty directory, "
+            "or one that aclog import --from-kraft wrote"
         )
 
 
@@ -113,23 +132,35 @@ def import_kraft(
     else:
         report.snapshot, batches = kraft_replay_batches(source, on_warning=report.warnings.append)
     created = not data_dir.exists()
+    origin = source.resolve()
     try:
         with SegmentedLog(data_dir, fsync=False) as log:
             for batch in batches:
-                _import_batch(log, batch, report, skip_noop=skip_noop)
+                import_batch(log, origin, batch, report, skip_noop=skip_noop, fsync=False)
                 if on_batch is not None:
                     on_batch(batch)
             report.aclog_end_offset = log.end_offset
-        _sync_tree(data_dir)
+        sync_tree(data_dir)
     except BaseException:
-        _undo(data_dir, created)
+        undo_import(data_dir, created)
         raise
     return report
 
 
-def _import_batch(
-    log: SegmentedLog, batch: KraftBatch, report: ImportReport, *, skip_noop: bool
-) -> None:
+def import_batch(
+    log: SegmentedLog,
+    origin: Path,
+    batch: KraftBatch,
+    report: ImportReport,
+    *,
+    skip_noop: bool,
+    fsync: bool,
+    snapshot_from: int = 0,
+) -> list[tuple[Position, AppendResult, list[Record]]]:
+    """Append the aclog records of one KRaft batch, each aclog batch opened by the request
+    context recording its KRaft position (``origin`` is the KRaft directory); a snapshot batch
+    larger than ``MAX_BATCH_RECORDS`` becomes several, and ``snapshot_from`` skips the records
+    of a snapshot an interrupted import already wrote. Returns what was appended."""
     report.kraft_batches += 0 if batch.from_checkpoint else 1
     report.kraft_next_offset = max(report.kraft_next_offset, batch.last_offset + 1)
     for api_key, count in batch.skipped.items():
@@ -141,16 +172,30 @@ def _import_batch(
     ]
     if not records:
         report.batches_without_aclog_records += 0 if batch.from_checkpoint else 1
-        return
-    for start in range(0, len(records), MAX_BATCH_RECORDS):
-        chunk = records[start : start + MAX_BATCH_RECORDS]
-        log.append(encode_many(chunk), batch.epoch, timestamp_ms=batch.timestamp_ms)
+        return []
+    appended = []
+    chunk_size = MAX_BATCH_RECORDS - 1  # room for the request context
+    for start in range(snapshot_from, len(records), chunk_size):
+        chunk = records[start : start + chunk_size]
+        position = _position(batch, start, len(chunk), len(records))
+        context = import_context(origin, batch.timestamp_ms, position)
+        values = encode_many([context, *chunk])
+        result = log.append(values, batch.epoch, timestamp_ms=batch.timestamp_ms, fsync=fsync)
         report.batches_written += 1
         report.records_written += len(chunk)
         report.records_by_type.update(type(r).__name__ for r in chunk)
+        appended.append((position, result, chunk))
+    return appended
 
 
-def _sync_tree(directory: Path) -> None:
+def _position(batch: KraftBatch, start: int, count: int, total: int) -> Position:
+    if batch.from_checkpoint:
+        name = "" if batch.source is None else batch.source.name
+        return SnapshotPosition(name, start, start + count - 1, total)
+    return BatchPosition(batch.base_offset, batch.last_offset, batch.epoch)
+
+
+def sync_tree(directory: Path) -> None:
     """Make the imported files durable (the log was written without per-batch fsyncs)."""
     for entry in os.scandir(directory):
         if entry.is_file():
@@ -158,7 +203,7 @@ def _sync_tree(directory: Path) -> None:
     fsync_directory(directory)
 
 
-def _undo(data_dir: Path, created: bool) -> None:
+def undo_import(data_dir: Path, created: bool) -> None:
     """Remove what a failed import wrote (the directory was missing or empty before)."""
     if created:
         shutil.rmtree(data_dir, ignore_errors=True)

@@ -9,6 +9,7 @@ Imports :mod:`aclog.image`, :mod:`aclog.snapshot`, :mod:`aclog.kraft` and the la
 
 from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
 from aclog.replay.diff import Point, diff
+from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
 from aclog.replay.kraft_stream import kraft_decoded_batches
 from aclog.replay.rebuild import (
     RebuildError,
@@ -42,8 +43,10 @@ __all__ = [
     "entries_between",
     "kraft_decoded_batch",
     "kraft_decoded_batches",
+    "kraft_reconcile",
     "read_decoded",
     "read_segment_decoded",
+    "reconcile_records",
     "rebuild_image",
     "replay_batches",
     "replay_tail",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import signal
+from threading import Event
 from types import FrameType
 from typing import Annotated
 
@@ -61,7 +62,7 @@ def follow_command(
             (RemoteError, ReadError, OSError, kafka_errors.KafkaError),
             lambda message: print_line(f"aclog: {message}", stderr=True),
         )
-        with _stopping_on_signals(loop):
+        with stopping_on_signals(loop.stop):
             print_line(f"aclog: following {target.bootstrap} every {seconds:g} s", stderr=True)
             recorded = loop.run()
         end = controller.log.end_offset
@@ -71,16 +72,16 @@ def follow_command(
         print_line(f"stopped: {recorded} polls recorded changes; log end {end}")
 
 
-class _stopping_on_signals:
-    """SIGTERM and SIGINT set the loop's stop event (the poll in progress finishes first)."""
+class stopping_on_signals:
+    """SIGTERM and SIGINT set ``stop`` (the poll or batch in progress finishes first)."""
 
-    def __init__(self, loop: FollowLoop) -> None:
-        self.loop = loop
+    def __init__(self, stop: Event) -> None:
+        self.stop = stop
         self.saved: dict[int, object] = {}
 
     def _stop(self, signum: int, frame: FrameType | None) -> None:
         del signum, frame
-        self.loop.stop.set()
+        self.stop.set()
 
     def __enter__(self) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -3,11 +3,18 @@
 The command checks the source, runs :func:`aclog.kraft.importer.import_kraft` under a progress
 bar and prints its :class:`~aclog.kraft.importer.ImportReport` (``--json``: the report's dict).
 What is imported and how is described in :mod:`aclog.kraft.importer`.
+
+With ``--follow`` it runs :class:`aclog.kraft.follow.KraftFollow` instead (import or resume,
+then tail every ``--interval``) until SIGTERM or Ctrl-C (exit 0) or ``--max-polls``; each
+appended batch is a line on stdout (``--json``: one JSON object per line, then the report as
+the last line), progress goes to stderr.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -15,13 +22,17 @@ import typer
 
 from aclog.kraft import (
     CHECKPOINT_SUFFIX,
+    Appended,
+    BatchPosition,
     ImportReport,
     ImportTargetError,
     KraftError,
+    KraftFollow,
     import_kraft,
     is_kraft_path,
 )
 from aclog.log import LogError, estimated_end_offset
+from aclog.replay import RebuildError, kraft_reconcile
 from aclog.snapshot import SNAPSHOT_SUFFIX
 from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
@@ -29,9 +40,11 @@ from aclog.tools.console import (
     app,
     fail,
     print_json,
+    print_json_line,
     print_line,
 )
 from aclog.tools.exit_codes import fail_for
+from aclog.tools.follow_command import parse_interval, stopping_on_signals
 from aclog.tools.progress import offsets_bar
 
 
@@ -79,10 +92,40 @@ def import_command(
         typer.Option("--skip-noop", help="Leave out KRaft's periodic NoOpRecords."),
     ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            help="Keep importing new changes as KRaft commits them (resumes a directory an "
+            "import or follow wrote); stop with SIGTERM or Ctrl-C.",
+        ),
+    ] = False,
+    interval: Annotated[
+        str | None,
+        typer.Option("--interval", help="With --follow: time between polls (default 1s)."),
+    ] = None,
+    max_polls: Annotated[
+        int | None,
+        typer.Option("--max-polls", min=1, help="With --follow: stop after N polls (1: catch up)."),
+    ] = None,
+    reconcile: Annotated[
+        bool,
+        typer.Option(
+            "--reconcile",
+            help="With --follow: when Kafka deleted segments the last follow had not read, "
+            "record their net effect from the newest snapshot as one batch instead of stopping.",
+        ),
+    ] = False,
 ) -> None:
     """Import the ACLs and SCRAM credentials of a KRaft metadata log into a new aclog log,
     keeping record order, epochs and timestamps (read-only on the KRaft side)."""
     _check_source(from_kraft)
+    if follow:
+        options = FollowOptions(interval or "1s", max_polls, reconcile, skip_noop, json_output)
+        _follow(from_kraft, data_dir, options)
+        return
+    if interval is not None or max_polls is not None or reconcile:
+        fail("--interval, --max-polls and --reconcile go with --follow", EXIT_USAGE)
     try:
         end = None if from_kraft.is_file() else estimated_end_offset(from_kraft)
         with offsets_bar("importing: KRaft", end) as on_offset:
@@ -116,3 +159,65 @@ def _print_report(report: ImportReport) -> None:
     if skipped:
         kinds = ", ".join(f"{name} {n}" for name, n in report.skipped.most_common())
         print_line(f"skipped {skipped} other KRaft records: {kinds}")
+
+
+@dataclass(frozen=True)
+class FollowOptions:
+    """The options of ``--follow`` as given."""
+
+    interval: str
+    max_polls: int | None
+    reconcile: bool
+    skip_noop: bool
+    json_output: bool
+
+
+def _follow(source: Path, data_dir: Path, options: FollowOptions) -> None:
+    """``--follow``: parse, run :class:`KraftFollow`, print each appended batch and the report."""
+    if source.is_file():
+        fail(f"--follow needs the KRaft directory, not the snapshot {source}", EXIT_USAGE)
+    try:
+        seconds = parse_interval(options.interval)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    follower = KraftFollow(
+        source,
+        data_dir,
+        seconds,
+        skip_noop=options.skip_noop,
+        max_polls=options.max_polls,
+        reconcile=(lambda end: kraft_reconcile(data_dir, source, end))
+        if options.reconcile
+        else None,
+        on_append=_json_line if options.json_output else _text_line,
+        log=lambda message: print_line(f"aclog: {message}", stderr=True),
+    )
+    print_line(f"aclog: following {source} into {data_dir} every {seconds:g} s", stderr=True)
+    try:
+        with stopping_on_signals(follower.stop):
+            report = follower.run()
+    except (ImportTargetError, KraftError, LogError, RebuildError, OSError) as error:
+        fail_for(error, f"follow {source} into {data_dir}")
+    if options.json_output:
+        print_json_line(report.to_dict())
+    else:
+        _print_report(report)
+
+
+def _json_line(appended: Appended) -> None:
+    print_json_line(appended.to_dict())
+    sys.stdout.flush()  # a reader of the pipe sees each batch as it is committed
+
+
+def _text_line(appended: Appended) -> None:
+    position, result = appended.position, appended.result
+    where = (
+        f"KRaft {position.base_offset}..{position.last_offset}"
+        if isinstance(position, BatchPosition)
+        else f"KRaft snapshot {position.name}"
+    )
+    kinds = ", ".join(f"{k} {n}" for k, n in appended.to_dict()["records_by_type"].items())
+    print_line(
+        f"{where} epoch {result.epoch} -> aclog {result.base_offset}..{result.last_offset}: {kinds}"
+    )
+    sys.stdout.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,11 @@ from typer.testing import CliRunner
 import aclog.tools.kraft_import  # noqa: F401  (registers the command until main.py does)
 from aclog.image.metadata import MetadataDelta, MetadataImage
 from aclog.image.provenance import MetadataProvenance
-from aclog.kraft import kraft_records_for_replay
-from aclog.records import NoOpRecord
+from aclog.kraft import BatchPosition, SnapshotPosition, kraft_records_for_replay, position_of
+from aclog.records import NoOpRecord, RequestContextRecord
 from aclog.replay.kraft_stream import kraft_decoded_batches, kraft_replay_decoded
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import entries_between, read_decoded
+from aclog.replay.stream import DecodedBatch, Entry, entries_between, read_decoded
 from aclog.tools.main import app
 from tests.kraft.layout import ACL_B, BOB, Layout, build_layout
 from tests.kraft.writer import LogBuilder, encode_record, frame, write_checkpoint
@@ -28,6 +29,11 @@ runner = CliRunner()
 @pytest.fixture
 def layout(tmp_path: Path) -> Layout:
     return build_layout(tmp_path / "kraft" / "__cluster_metadata-0")
+
+
+def _changes(batches: Iterable[DecodedBatch]) -> list[Entry]:
+    """The imported records, without the request contexts that say where they came from."""
+    return [e for e in entries_between(batches) if not isinstance(e.record, RequestContextRecord)]
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -46,19 +52,27 @@ def test_import_preserves_records_order_epochs_and_timestamps(
     _, kraft = kraft_records_for_replay(layout.directory)
     expected = list(kraft)
     batches = list(read_decoded(target))
-    entries = list(entries_between(batches))
+    entries = _changes(batches)
     assert [e.record for e in entries] == [r.record for r in expected]
     assert [(e.epoch, e.timestamp_ms) for e in entries] == [
         (r.epoch, r.timestamp_ms) for r in expected
     ]
-    assert all(batch.author is None for batch in batches)
-    # one aclog batch per KRaft batch holding aclog records: the snapshot, then 13..14, 15, 16..17
-    assert [len(b.entries) for b in batches] == [1, 2, 1, 2]
+    # one aclog batch per KRaft batch holding aclog records: the snapshot, then 13..14, 15, 16..17,
+    # each opened by a request context naming its KRaft position (the requester is unknown)
+    assert [len(b.entries) for b in batches] == [2, 3, 2, 3]
+    assert [position_of(b.author) for b in batches] == [
+        SnapshotPosition("00000000000000000013-0000000002.checkpoint", 0, 0, 1),
+        BatchPosition(13, 14, 2),
+        BatchPosition(15, 15, 3),
+        BatchPosition(16, 17, 3),
+    ]
+    assert all(b.author is not None and b.author.principal == "unknown" for b in batches)
+    assert all(b.author.client_address == str(layout.directory) for b in batches)  # type: ignore[union-attr]
     report = json.loads(stdout)
     assert report["snapshot"]["end_offset"] == 13
     assert report["records_written"] == len(expected) == 6
     assert report["kraft_next_offset"] == 18
-    assert report["aclog_end_offset"] == 6
+    assert report["aclog_end_offset"] == 10  # 6 records and 4 request contexts
     assert report["skipped"] == {  # the snapshot's; the log after it holds only aclog records
         "FeatureLevelRecord": 1,
         "RegisterBrokerRecord": 1,
@@ -95,7 +109,7 @@ def test_import_of_a_full_log_without_snapshot_and_skip_noop(
         "--json",
     )
     assert code == 0, stderr
-    records = [e.record for e in entries_between(read_decoded(target))]
+    records = [e.record for e in _changes(read_decoded(target))]
     assert records == [r[3] for r in layout.log_records if not isinstance(r[3], NoOpRecord)]
     assert json.loads(stdout)["snapshot"] is None
 
@@ -107,7 +121,7 @@ def test_import_of_one_checkpoint_file(layout: Layout, tmp_path: Path) -> None:
     )
     assert code == 0, stderr
     (batch,) = read_decoded(target)
-    assert [e.record for e in batch.entries] == [ACL_B]
+    assert [e.record for e in _changes([batch])] == [ACL_B]
     assert (batch.epoch, batch.timestamp_ms) == (2, layout.checkpoint_timestamp)
 
 
@@ -201,4 +215,4 @@ def test_bootstrap_snapshot_records_come_before_the_log(tmp_path: Path) -> None:
     log.flush()
     target = tmp_path / "aclog"
     assert run("import", "--from-kraft", str(source), "--data-dir", str(target))[0] == 0
-    assert [e.record for e in entries_between(read_decoded(target))] == [BOB, ACL_B]
+    assert [e.record for e in _changes(read_decoded(target))] == [BOB, ACL_B]
