@@ -24,7 +24,13 @@ from aclog.kraft.codec import MetadataValue, decode_metadata_value
 from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
 from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
 from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, read_kraft_segment
-from aclog.kraft.replay import is_kraft_path, kraft_records_for_replay, kraft_replay_batches
+from aclog.kraft.replay import (
+    KraftReplaySource,
+    is_kraft_path,
+    kraft_records_for_replay,
+    kraft_replay_batches,
+    kraft_replay_source,
+)
 from aclog.kraft.schemas import control_name, record_name
 
 __all__ = [
@@ -39,6 +45,7 @@ __all__ = [
     "KraftFormatError",
     "KraftLayoutError",
     "KraftRecord",
+    "KraftReplaySource",
     "KraftSnapshot",
     "MetadataValue",
     "checkpoint_batch",
@@ -48,6 +55,7 @@ __all__ = [
     "is_kraft_path",
     "kraft_records_for_replay",
     "kraft_replay_batches",
+    "kraft_replay_source",
     "list_checkpoints",
     "newest_checkpoint",
     "read_checkpoint",

@@ -9,14 +9,9 @@ Imports :mod:`aclog.image`, :mod:`aclog.snapshot`, :mod:`aclog.kraft` and the la
 
 from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
 from aclog.replay.diff import Point, diff
+from aclog.replay.kraft_batches import kraft_decoded_batch
 from aclog.replay.kraft_stream import kraft_decoded_batches
-from aclog.replay.rebuild import (
-    RebuildError,
-    Rebuilt,
-    kraft_decoded_batch,
-    rebuild_image,
-    replay_tail,
-)
+from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image, replay_tail
 from aclog.replay.stream import (
     DecodedBatch,
     Entry,
