@@ -4,8 +4,9 @@ Segments (``.log``) and snapshots (``.checkpoint``) are Kafka v2 record batches 
 metadata records. The ACL and SCRAM records (api keys 18, 19, 11, 22) and NoOpRecord (20) become
 aclog's record dataclasses, leader-change control records become :class:`LeaderChangeRecord`,
 and every other record type is skipped by its frame and counted. Read-only and safe on a live
-directory. Sits beside ``aclog.image`` and ``aclog.snapshot``: it imports only ``aclog.records``
-and ``aclog.log``.
+directory. :mod:`aclog.kraft.writer` writes the format, for fixtures (tests, benchmarks,
+trying the tools without a Kafka cluster). Sits beside ``aclog.image`` and ``aclog.snapshot``:
+it imports only ``aclog.records`` and ``aclog.log``.
 """
 
 from aclog.kraft.checkpoint import (

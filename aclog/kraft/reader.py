@@ -35,9 +35,11 @@ from typing import NamedTuple
 
 from kafka.record.default_records import DefaultRecordBatch
 
+from aclog.kraft.acl_batch import acl_batch_records
 from aclog.kraft.codec import LEADER_CHANGE, control_record_type, leader_change_leader
 from aclog.kraft.columns import Decoded, decode_metadata_values
 from aclog.kraft.errors import KraftCorruptError
+from aclog.kraft.schemas import ACCESS_CONTROL_ENTRY
 from aclog.log.batch import HEADER_SIZE, parse_header, record_values
 from aclog.log.segment import RawBatch, SegmentScan, list_segments, segment_base_offset
 from aclog.records import LeaderChangeRecord, Record
@@ -187,6 +189,10 @@ def snapshot_data_records(raw: RawBatch, path: Path) -> tuple[list[Record], Coun
 
 def _data_values(raw: RawBatch, path: Path, in_snapshot: bool) -> Decoded:
     header = raw.header
+    if not raw.data[22] & 0x27:  # neither compressed nor a control batch: try the fast path
+        acls = acl_batch_records(raw.data, header.record_count)
+        if acls is not None:
+            return [ACCESS_CONTROL_ENTRY] * len(acls), list[Record | None](acls)
     try:
         values = record_values(raw.data)
     except ValueError as err:

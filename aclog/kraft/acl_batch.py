@@ -1,0 +1,212 @@
+"""Decodes a KRaft data batch of ACL records straight from its bytes, with numpy passes over
+the whole batch: the fast path of :func:`aclog.kraft.reader.decode_batch` for the batches a
+snapshot (and a log of ACL grants) is made of.
+
+A ``.checkpoint`` restates every ACL as its own record in batches of thousands, so reading one
+costs two walks per record in Python where aclog's own snapshot (ACLs stored as columns) costs
+none: cutting the values out of the records (:func:`aclog.log.batch.record_values`), then
+taking each value apart (:mod:`aclog.kraft.columns`). Here both are numpy passes over the batch:
+
+- The records: the offset of record ``i + 1`` follows from the length varint of record ``i``,
+  a chain that numpy follows by pointer doubling over the places a record can start (where
+  attributes and timestamp delta, two zero bytes, follow a length): about log2(records)
+  passes. Every record is then checked to be exactly what Kafka's raft layer writes (a
+  minimal length, attributes 0, timestamp delta 0, offset delta ``i``, a null key, the value,
+  no headers, the length covering exactly that), so the values are the ones
+  :func:`~aclog.log.batch.record_values` cuts.
+- The values: AccessControlEntryRecord version 0 with one-byte frame fields and compact
+  lengths, no tagged fields, ending where the value ends (the form
+  :mod:`aclog.kraft.columns` reads). The codes go through object arrays of enum members; each
+  string field is gathered into one buffer, NUL between the strings, decoded as UTF-8 once and
+  split: one C call per field for the whole batch.
+
+Anything else (other record types, a null or longer string, a tagged field, text that is not
+UTF-8 or holds a NUL, a damaged record, a batch of more than 2**20 records) gives ``None``, and
+the caller takes the general path, which decodes the batch or raises the codec's error naming
+the record's own offset; so results and errors are those of :mod:`aclog.kraft.codec`.
+
+Thread-safe (tables are never mutated). Cost: a few dozen numpy passes per batch and one
+builder pass per field (:func:`aclog.records.build.acls_from_columns`); no Python bytecode per
+record.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from aclog.kraft.schemas import ACCESS_CONTROL_ENTRY
+from aclog.log.batch import HEADER_SIZE
+from aclog.records import AclOperation, AclPermissionType, PatternType, Record, ResourceType
+from aclog.records.build import acls_from_columns
+
+MAX_RECORDS = 1 << 20
+"""Larger batches (offset deltas of four varint bytes) take the general path."""
+_FRAME = (1, ACCESS_CONTROL_ENTRY, 0)
+_SEPARATOR = 0  # NUL: between the gathered strings; a string holding one takes the general path
+_SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
+_FAILED = (IndexError, UnicodeDecodeError)
+
+
+def _codes(convert: Any) -> Any:
+    """A byte -> ``convert`` of it read as Kafka's signed ``int8``, as an object array."""
+    table = np.empty(256, dtype=object)
+    table[:] = [convert(b - 256 if b >= 0x80 else b) for b in range(256)]
+    return table
+
+
+_RESOURCE = _codes(ResourceType.from_code)
+_PATTERN = _codes(PatternType.from_code)
+_OPERATION = _codes(AclOperation.from_code)
+_PERMISSION = _codes(AclPermissionType.from_code)
+
+
+def acl_batch_records(data: bytes, count: int) -> list[Record] | None:
+    """The ACL records of the uncompressed data batch ``data`` (header included, CRC checked)
+    whose header says ``count`` records, when every record is an AccessControlEntryRecord v0
+    in the form described above; else ``None`` (nothing to report: the general path decides)."""
+    if not 0 < count <= MAX_RECORDS or len(data) <= HEADER_SIZE:
+        return None
+    buffer = np.frombuffer(data + bytes((_SEPARATOR,)), dtype=np.uint8)
+    try:
+        values = _value_positions(buffer, len(data), count)
+        return None if values is None else _acls(buffer, len(data), *values)
+    except _FAILED:  # a read past the buffer (damage), or text that is not UTF-8
+        return None
+
+
+def _varint(buffer: Any, at: Any, max_bytes: int) -> tuple[Any, Any]:
+    """The unsigned varints at ``at`` (``int64``) and their sizes in bytes; the size is
+    negative for one that is longer than ``max_bytes`` or not minimal (a last byte of 0 after
+    the first), which Kafka never writes."""
+    value = np.zeros(len(at), dtype=np.int64)
+    size = np.zeros(len(at), dtype=np.int64)
+    more = np.ones(len(at), dtype=bool)
+    for i in range(max_bytes):
+        byte = buffer[at + i].astype(np.int64)
+        value |= np.where(more, (byte & 0x7F) << (7 * i), 0)
+        size += more
+        minimal = (byte != 0) | (i == 0)
+        size[more & ~minimal] = -MAX_RECORDS  # a non-minimal varint never checks out
+        more &= (byte & 0x80) != 0
+    size[more] = -MAX_RECORDS  # longer than allowed
+    return value, size
+
+
+def _zigzag(value: Any) -> Any:
+    return (value >> 1) ^ -(value & 1)
+
+
+def _value_positions(buffer: Any, end: int, count: int) -> tuple[Any, Any] | None:
+    """Where each record's value starts and ends, when the records are exactly Kafka's."""
+    starts = _record_starts(buffer, end, count)
+    if starts is None:
+        return None
+    raw_length, length_size = _varint(buffer, starts, 2)
+    record_end = starts + length_size + _zigzag(raw_length)
+    delta_at = starts + length_size + 2  # after attributes and timestamp delta (checked 0, 0)
+    delta, delta_size = _varint(buffer, delta_at, 3)
+    key_at = delta_at + delta_size
+    value_length, value_length_size = _varint(buffer, key_at + 1, 2)
+    value_start = key_at + 1 + value_length_size
+    value_end = value_start + _zigzag(value_length)
+    exact = (
+        (length_size > 0)
+        & (delta_size > 0)
+        & (value_length_size > 0)
+        & (delta == 2 * np.arange(count, dtype=np.int64))  # zigzag of offset delta i
+        & (buffer[key_at] == 1)  # a null key: zigzag -1
+        & (value_end >= value_start)
+        & (value_end + 1 == record_end)
+        & (buffer[np.minimum(value_end, end)] == 0)  # no headers
+    )
+    return (value_start, value_end) if bool(exact.all()) else None
+
+
+def _record_starts(buffer: Any, end: int, count: int) -> Any | None:
+    """Where each of the ``count`` records starts, following the length varints from the
+    first record to the batch's end; ``None`` unless the chain ends exactly there."""
+    zeros = buffer[HEADER_SIZE : end + 1] == 0
+    pair = np.zeros(len(zeros) + 2, dtype=bool)
+    pair[: len(zeros) - 1] = zeros[:-1] & zeros[1:]  # pair[p]: bytes p and p + 1 are 0
+    high = buffer[HEADER_SIZE : end + 1] >= 0x80
+    one = ~high & pair[1 : len(zeros) + 1]
+    two = high & ~np.append(high[1:], False) & pair[2 : len(zeros) + 2]
+    candidates = np.flatnonzero(one | two) + HEADER_SIZE
+    if not len(candidates) or candidates[0] != HEADER_SIZE:
+        return None
+    raw, size = _varint(buffer, candidates, 2)
+    after = candidates + np.maximum(size, 0) + _zigzag(raw)
+    # Each candidate's successor by index: the end of the batch, or nowhere (a broken chain).
+    done, broken = len(candidates), len(candidates) + 1
+    found = np.minimum(np.searchsorted(candidates, after), done - 1)
+    jump = np.where(candidates[found] == after, found, broken)
+    jump = np.append(np.where(after == end, done, jump), [broken, broken])
+    jump[(size <= 0).nonzero()[0]] = broken
+    # Record m is jump applied m times to record 0: by the bits of m, doubling the jump.
+    steps = np.arange(count + 1)
+    at = np.zeros(count + 1, dtype=np.int64)
+    bit = 0
+    while (1 << bit) <= count:
+        taken = ((steps >> bit) & 1).astype(bool)
+        at[taken] = jump[at[taken]]
+        jump = jump[jump]
+        bit += 1
+    if at[count] != done or bool((at[:count] >= done).any()):
+        return None
+    return candidates[at[:count]]
+
+
+def _acls(buffer: Any, end: int, start: Any, value_end: Any) -> list[Record] | None:
+    frame_ok = (
+        (buffer[start] == _FRAME[0])
+        & (buffer[start + 1] == _FRAME[1])
+        & (buffer[start + 2] == _FRAME[2])
+    )
+    name_at = start + 20
+    name_ends, names = _strings(buffer, end, name_at)
+    principal_at = name_ends + 1
+    principal_ends, principals = _strings(buffer, end, principal_at)
+    host_ends, hosts = _strings(buffer, end, principal_ends)
+    if names is None or principals is None or hosts is None:
+        return None
+    tags_at = host_ends + 2
+    if not bool((frame_ok & (tags_at + 1 == value_end) & (buffer[tags_at] == 0)).all()):
+        return None
+    id_at = (start + 3)[:, None] + np.arange(16)
+    ids: list[bytes] = _SIXTEEN_BYTES.findall(buffer[id_at].tobytes())
+    columns = (
+        _RESOURCE[buffer[start + 19]].tolist(),
+        names,
+        _PATTERN[buffer[name_ends]].tolist(),
+        principals,
+        hosts,
+        _OPERATION[buffer[host_ends]].tolist(),
+        _PERMISSION[buffer[host_ends + 1]].tolist(),
+    )
+    return acls_from_columns(ids, *columns, converted=True)
+
+
+def _strings(buffer: Any, end: int, at: Any) -> tuple[Any, list[str] | None]:
+    """Where the compact strings whose one-byte length sits at ``at`` end, and the strings
+    (``None`` when a length is null or longer than a byte, or a string holds a NUL)."""
+    compact = buffer[at].astype(np.int64)
+    if not bool(((compact >= 1) & (compact < 0x80)).all()):
+        return at, None
+    lengths = compact - 1
+    starts = at + 1
+    # One gather: each string's bytes, then the separator (the byte after the batch).
+    spans = lengths + 1
+    placed = np.cumsum(spans) - spans
+    total = int(spans.sum())
+    index = np.repeat(starts - placed, spans) + np.arange(total, dtype=np.int64)
+    index[placed + lengths] = end
+    if bool((index > end).any()):
+        raise IndexError("a string runs past the batch")
+    texts = buffer[index].tobytes().decode("utf-8").split("\x00")
+    if len(texts) != len(at) + 1:
+        return at, None
+    texts.pop()
+    return starts + lengths, texts
