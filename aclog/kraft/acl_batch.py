@@ -1,6 +1,6 @@
-"""Decodes a KRaft data batch of ACL records straight from its bytes, with numpy passes over
-the whole batch: the fast path of :func:`aclog.kraft.reader.decode_batch` for the batches a
-snapshot (and a log of ACL grants) is made of.
+"""Decodes a KRaft data batch of ACL records (grants and removals) straight from its bytes, with
+numpy passes over the whole batch: the fast path of :func:`aclog.kraft.reader.decode_batch` for
+the batches a snapshot, and a log of ACL changes, are made of.
 
 A ``.checkpoint`` restates every ACL as its own record in batches of thousands, so reading one
 costs two walks per record in Python where aclog's own snapshot (ACLs stored as columns) costs
@@ -14,11 +14,12 @@ taking each value apart (:mod:`aclog.kraft.columns`). Here both are numpy passes
   minimal length, attributes 0, timestamp delta 0, offset delta ``i``, a null key, the value,
   no headers, the length covering exactly that), so the values are the ones
   :func:`~aclog.log.batch.record_values` cuts.
-- The values: AccessControlEntryRecord version 0 with one-byte frame fields and compact
-  lengths, no tagged fields, ending where the value ends (the form
-  :mod:`aclog.kraft.columns` reads). The codes go through object arrays of enum members; each
-  string field is gathered into one buffer, NUL between the strings, decoded as UTF-8 once and
-  split: one C call per field for the whole batch.
+- The values: AccessControlEntryRecord and RemoveAccessControlEntryRecord version 0 with
+  one-byte frame fields and compact lengths, no tagged fields, ending where the value ends (the
+  form :mod:`aclog.kraft.columns` reads), each kind decoded in one go and put back in offset
+  order. The codes go through object arrays of enum members; each string field is gathered
+  into one buffer, NUL between the strings, decoded as UTF-8 once and split: one C call per
+  field for the whole batch.
 
 Anything else (other record types, a null or longer string, a tagged field, text that is not
 UTF-8 or holds a NUL, a damaged record, a batch of more than 2**20 records) gives ``None``, and
@@ -33,18 +34,19 @@ record.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from aclog.kraft.schemas import ACCESS_CONTROL_ENTRY
+from aclog.kraft.columns import Decoded
+from aclog.kraft.schemas import ACCESS_CONTROL_ENTRY, REMOVE_ACCESS_CONTROL_ENTRY
 from aclog.log.batch import HEADER_SIZE
 from aclog.records import AclOperation, AclPermissionType, PatternType, Record, ResourceType
-from aclog.records.build import acls_from_columns
+from aclog.records.build import acls_from_columns, consume, remove_acls_from_ids
 
 MAX_RECORDS = 1 << 20
 """Larger batches (offset deltas of four varint bytes) take the general path."""
-_FRAME = (1, ACCESS_CONTROL_ENTRY, 0)
+_ID = np.arange(16)
 _SEPARATOR = 0  # NUL: between the gathered strings; a string holding one takes the general path
 _SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
 _FAILED = (IndexError, UnicodeDecodeError)
@@ -63,18 +65,57 @@ _OPERATION = _codes(AclOperation.from_code)
 _PERMISSION = _codes(AclPermissionType.from_code)
 
 
-def acl_batch_records(data: bytes, count: int) -> list[Record] | None:
-    """The ACL records of the uncompressed data batch ``data`` (header included, CRC checked)
-    whose header says ``count`` records, when every record is an AccessControlEntryRecord v0
-    in the form described above; else ``None`` (nothing to report: the general path decides)."""
+def decode_acl_batch(data: bytes, count: int) -> Decoded | None:
+    """The api key and record of each value of the uncompressed data batch ``data`` (header
+    included, CRC checked) whose header says ``count`` records, when every record is an
+    AccessControlEntryRecord or RemoveAccessControlEntryRecord v0 in the form described above;
+    else ``None`` (nothing to report: the general path decides)."""
     if not 0 < count <= MAX_RECORDS or len(data) <= HEADER_SIZE:
         return None
     buffer = np.frombuffer(data + bytes((_SEPARATOR,)), dtype=np.uint8)
     try:
         values = _value_positions(buffer, len(data), count)
-        return None if values is None else _acls(buffer, len(data), *values)
+        return None if values is None else _records(buffer, len(data), *values)
     except _FAILED:  # a read past the buffer (damage), or text that is not UTF-8
         return None
+
+
+def _records(buffer: Any, end: int, start: Any, value_end: Any) -> Decoded | None:
+    """The records of the values at ``start``..``value_end``: grants and removals, each kind
+    decoded in one go, then put back in offset order."""
+    framed = (buffer[start] == 1) & (buffer[start + 2] == 0)  # frame version 1, version 0
+    adding = framed & (buffer[start + 1] == ACCESS_CONTROL_ENTRY)
+    if bool(adding.all()):
+        acls = _acls(buffer, end, start, value_end)
+        if acls is None:
+            return None
+        return [ACCESS_CONTROL_ENTRY] * len(acls), cast(list[Record | None], acls)
+    removing = framed & (buffer[start + 1] == REMOVE_ACCESS_CONTROL_ENTRY)
+    if not bool((adding | removing).all()):
+        return None
+    adds, removes = np.flatnonzero(adding), np.flatnonzero(removing)
+    added = _acls(buffer, end, start[adds], value_end[adds]) if len(adds) else []
+    removed = _removals(buffer, start[removes], value_end[removes])
+    if added is None or removed is None:
+        return None
+    records: list[Record | None] = [None] * len(start)
+    consume(map(records.__setitem__, adds.tolist(), added))
+    consume(map(records.__setitem__, removes.tolist(), removed))
+    api_keys = np.where(adding, ACCESS_CONTROL_ENTRY, REMOVE_ACCESS_CONTROL_ENTRY).tolist()
+    return api_keys, records
+
+
+def _removals(buffer: Any, start: Any, value_end: Any) -> list[Record] | None:
+    """RemoveAccessControlEntryRecord v0: the frame, the 16-byte id, an empty tag section."""
+    if not bool(((value_end - start == 20) & (buffer[start + 19] == 0)).all()):
+        return None
+    return remove_acls_from_ids(_ids(buffer, start))
+
+
+def _ids(buffer: Any, start: Any) -> list[bytes]:
+    """The 16 bytes after the frame of each value, cut by one regex call."""
+    found: list[bytes] = _SIXTEEN_BYTES.findall(buffer[(start + 3)[:, None] + _ID].tobytes())
+    return found
 
 
 def _varint(buffer: Any, at: Any, max_bytes: int) -> tuple[Any, Any]:
@@ -160,11 +201,7 @@ def _record_starts(buffer: Any, end: int, count: int) -> Any | None:
 
 
 def _acls(buffer: Any, end: int, start: Any, value_end: Any) -> list[Record] | None:
-    frame_ok = (
-        (buffer[start] == _FRAME[0])
-        & (buffer[start + 1] == _FRAME[1])
-        & (buffer[start + 2] == _FRAME[2])
-    )
+    """AccessControlEntryRecord v0 values (frames checked by the caller)."""
     name_at = start + 20
     name_ends, names = _strings(buffer, end, name_at)
     principal_at = name_ends + 1
@@ -173,10 +210,9 @@ def _acls(buffer: Any, end: int, start: Any, value_end: Any) -> list[Record] | N
     if names is None or principals is None or hosts is None:
         return None
     tags_at = host_ends + 2
-    if not bool((frame_ok & (tags_at + 1 == value_end) & (buffer[tags_at] == 0)).all()):
+    if not bool(((tags_at + 1 == value_end) & (buffer[tags_at] == 0)).all()):
         return None
-    id_at = (start + 3)[:, None] + np.arange(16)
-    ids: list[bytes] = _SIXTEEN_BYTES.findall(buffer[id_at].tobytes())
+    ids = _ids(buffer, start)
     columns = (
         _RESOURCE[buffer[start + 19]].tolist(),
         names,

@@ -1,4 +1,4 @@
-"""The numpy fast path for batches of ACL records (aclog/kraft/acl_batch.py) against the
+"""The numpy fast path for batches of ACL grants and removals (aclog/kraft/acl_batch.py) against the
 general path (record_values, then the batch decoder the codec checks): Kafka-written ACL
 batches take it and decode alike; anything else, damage included, is declined or decodes
 alike, never differently."""
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.kraft import KraftFormatError, read_kraft
-from aclog.kraft.acl_batch import acl_batch_records
+from aclog.kraft.acl_batch import decode_acl_batch
 from aclog.kraft.columns import decode_metadata_values
 from aclog.kraft.writer import LogBuilder, data_batch, encode_record, frame
 from aclog.log.batch import HEADER_SIZE, record_values
@@ -24,6 +24,7 @@ from aclog.records import (
     AclOperation,
     AclPermissionType,
     PatternType,
+    RemoveAccessControlEntryRecord,
     ResourceType,
 )
 from tests.kraft.test_columns import _typed, batches
@@ -52,8 +53,8 @@ def _general(data: bytes) -> Any:
 
 
 def _fast(data: bytes, count: int) -> Any:
-    records = acl_batch_records(data, count)
-    return None if records is None else ([18] * len(records), _typed(records))
+    decoded = decode_acl_batch(data, count)
+    return None if decoded is None else (decoded[0], _typed(decoded[1]))
 
 
 def _plain(acl: AccessControlEntryRecord) -> bool:
@@ -62,18 +63,21 @@ def _plain(acl: AccessControlEntryRecord) -> bool:
     return all(len(t.encode()) <= 126 and "\x00" not in t for t in texts)
 
 
+removals = st.builds(RemoveAccessControlEntryRecord, st.builds(uuid.UUID, int=st.integers(0, 9)))
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.lists(acls, min_size=1, max_size=30), st.integers(0, 2**40))
+@given(st.lists(acls | removals, min_size=1, max_size=30), st.integers(0, 2**40))
 def test_kafka_written_acl_batches_take_the_fast_path(
-    records: list[AccessControlEntryRecord], base: int
+    records: list[AccessControlEntryRecord | RemoveAccessControlEntryRecord], base: int
 ) -> None:
     data = data_batch([encode_record(r) for r in records], base, 3, 1_000)
     fast = _fast(data, len(records))
-    if all(map(_plain, records)):
+    if all(_plain(r) for r in records if isinstance(r, AccessControlEntryRecord)):
         assert fast is not None
     assert fast is None or fast == _general(data)
     if fast is not None:
-        assert acl_batch_records(data, len(records)) == records
+        assert decode_acl_batch(data, len(records)) == (fast[0], records)
 
 
 @settings(max_examples=300, deadline=None)
@@ -125,9 +129,9 @@ def _numbered(count: int) -> list[AccessControlEntryRecord]:
 def test_large_batches_with_three_byte_offset_deltas() -> None:
     records = _numbered(9000)  # offset deltas from 8192 take three varint bytes
     data = data_batch([encode_record(r) for r in records], 0, 1, 0)
-    assert acl_batch_records(data, len(records)) == records
-    assert acl_batch_records(data, len(records) - 1) is None
-    assert acl_batch_records(data, len(records) + 1) is None
+    assert decode_acl_batch(data, len(records)) == ([18] * len(records), records)
+    assert decode_acl_batch(data, len(records) - 1) is None
+    assert decode_acl_batch(data, len(records) + 1) is None
 
 
 def test_a_bad_value_in_a_log_fails_at_its_own_offset(tmp_path: Path) -> None:
