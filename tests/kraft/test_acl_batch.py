@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.kraft import KraftFormatError, read_kraft
-from aclog.kraft.acl_batch import decode_acl_batch
+from aclog.kraft.acl_batch import MIN_RECORDS, decode_acl_batch
 from aclog.kraft.columns import decode_metadata_values
 from aclog.kraft.writer import LogBuilder, data_batch, encode_record, frame
 from aclog.log.batch import HEADER_SIZE, record_values
@@ -53,7 +53,7 @@ def _general(data: bytes) -> Any:
 
 
 def _fast(data: bytes, count: int) -> Any:
-    decoded = decode_acl_batch(data, count)
+    decoded = decode_acl_batch(data, count, min_records=1)
     return None if decoded is None else (decoded[0], _typed(decoded[1]))
 
 
@@ -77,7 +77,7 @@ def test_kafka_written_acl_batches_take_the_fast_path(
         assert fast is not None
     assert fast is None or fast == _general(data)
     if fast is not None:
-        assert decode_acl_batch(data, len(records)) == (fast[0], records)
+        assert decode_acl_batch(data, len(records), min_records=1) == (fast[0], records)
 
 
 @settings(max_examples=300, deadline=None)
@@ -134,12 +134,22 @@ def test_large_batches_with_three_byte_offset_deltas() -> None:
     assert decode_acl_batch(data, len(records) + 1) is None
 
 
+def test_small_batches_and_other_records_take_the_general_path() -> None:
+    values = [encode_record(r) for r in _numbered(MIN_RECORDS)]
+    assert decode_acl_batch(data_batch(values, 0, 1, 0), MIN_RECORDS) is not None
+    small = data_batch(values[:-1], 0, 1, 0)
+    assert decode_acl_batch(small, MIN_RECORDS - 1) is None
+    assert decode_acl_batch(small, MIN_RECORDS - 1, min_records=1) is not None
+    led_by_a_no_op = data_batch([frame(20) + b"\x00", *values], 0, 1, 0)
+    assert decode_acl_batch(led_by_a_no_op, MIN_RECORDS + 1) is None
+
+
 def test_a_bad_value_in_a_log_fails_at_its_own_offset(tmp_path: Path) -> None:
-    good = [encode_record(r) for r in _numbered(12)]
+    good = [encode_record(r) for r in _numbered(MIN_RECORDS)]
     null_name = frame(18) + bytes(16) + b"\x02" + b"\x00"  # a null ResourceName, then nothing
     log = LogBuilder(tmp_path)
     log.start_at(500)
-    log.data([*good[:7], null_name, *good[7:]], 1, 0)
+    log.data([*good[:7], null_name, *good[7:]], 1, 0)  # big enough for the fast path
     log.flush()
     with pytest.raises(KraftFormatError) as caught:
         list(read_kraft(tmp_path))
