@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from aclog.image import ReplayError
+from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance, ReplayError
 from aclog.kraft.writer import LogBuilder, encode_record, write_checkpoint
-from aclog.records import RemoveAccessControlEntryRecord
+from aclog.records import Record, RemoveAccessControlEntryRecord
 from aclog.replay import DecodedBatch, rebuild_image
 from tests.kraft.layout import (
     ACL_A,
@@ -86,3 +86,23 @@ def test_a_duplicate_after_skipped_records_names_its_offset(tmp_path: Path) -> N
     with pytest.raises(ReplayError, match="duplicates the stored ACL") as caught:
         rebuild_image(tmp_path, kraft=True)
     assert caught.value.offset == 4
+
+
+def test_big_batches_rebuild_the_state_a_one_by_one_replay_gives(tmp_path: Path) -> None:
+    # Batches of 512 records or more decode through the numpy path (aclog/kraft/acl_batch.py).
+    snapshot = [acl(1_000 + i, f"t{i % 300}", f"User:u{i % 7}") for i in range(1_500)]
+    tail: list[Record] = [acl(5_000 + i, f"n{i}", "User:ü") for i in range(600)]
+    for i in range(0, 600, 10):
+        tail[i] = RemoveAccessControlEntryRecord(snapshot[i].id)
+    write_checkpoint(tmp_path, 1_500, 1, [encode_record(r) for r in snapshot], T0, batch_size=750)
+    log = LogBuilder(tmp_path)
+    log.start_at(1_500)
+    log.records(tail, 1, T0 + 1)
+    log.flush()
+    rebuilt = rebuild_image(tmp_path, kraft=True)
+    delta = MetadataDelta(MetadataImage.EMPTY)
+    for offset, record in enumerate([*snapshot, *tail]):
+        delta.replay(record, offset)
+    expected = delta.apply(MetadataProvenance(2_099, 1, T0 + 1))
+    assert dict(rebuilt.image.acls.acls.items()) == dict(expected.acls.acls.items())
+    assert rebuilt.records_replayed == 600 and rebuilt.next_offset == 2_100
