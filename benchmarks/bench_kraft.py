@@ -5,7 +5,7 @@ and removals) written once as aclog's snapshot + log and once as a KRaft ``.chec
 
 The ratio row is KRaft seconds / aclog seconds (issue 24's target: at most 1.5). Both images
 must hold the same ACLs; a ``mismatches`` row reports any difference. The KRaft files are made
-by the tests' KRaft writer (bodies encoded by hand from Kafka's schemas, batches by
+by :mod:`aclog.kraft.writer` (bodies encoded by hand from Kafka's schemas, batches by
 kafka-python), in batches of the same size as aclog's.
 """
 
@@ -14,12 +14,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from aclog.kraft.writer import LogBuilder, encode_record, write_checkpoint
 from aclog.records import AccessControlEntryRecord, Record, RemoveAccessControlEntryRecord
 from aclog.replay.rebuild import Rebuilt, rebuild_image
 from benchmarks.bench_log import acl_records
 from benchmarks.harness import best_in_turn
 from benchmarks.report import Report, Row
-from tests.kraft.writer import LogBuilder, encode_record, write_checkpoint
 
 BATCH = 10_000
 ROUNDS = 3

@@ -40,7 +40,8 @@ from aclog.kraft import read_kraft
 from aclog.records import AccessControlEntryRecord, AclOperation, PatternType, ResourceType
 from aclog.replay.batches import replay_batches
 from aclog.replay.diff import Point
-from aclog.replay.rebuild import kraft_decoded_batch, rebuild_image
+from aclog.replay.kraft_batches import kraft_decoded_batch
+from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import DecodedBatch, read_decoded
 
 BEGINNING = Point(offset=-1)

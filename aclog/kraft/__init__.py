@@ -4,8 +4,9 @@ Segments (``.log``) and snapshots (``.checkpoint``) are Kafka v2 record batches 
 metadata records. The ACL and SCRAM records (api keys 18, 19, 11, 22) and NoOpRecord (20) become
 aclog's record dataclasses, leader-change control records become :class:`LeaderChangeRecord`,
 and every other record type is skipped by its frame and counted. Read-only and safe on a live
-directory. Sits beside ``aclog.image`` and ``aclog.snapshot``: it imports only ``aclog.records``
-and ``aclog.log``.
+directory. :mod:`aclog.kraft.writer` writes the format, for fixtures (tests, benchmarks,
+trying the tools without a Kafka cluster). Sits beside ``aclog.image`` and ``aclog.snapshot``:
+it imports only ``aclog.records`` and ``aclog.log``.
 """
 
 from aclog.kraft.appended import Appended
@@ -27,7 +28,13 @@ from aclog.kraft.follow import KraftFollow
 from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
 from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
 from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, read_kraft_segment
-from aclog.kraft.replay import is_kraft_path, kraft_records_for_replay, kraft_replay_batches
+from aclog.kraft.replay import (
+    KraftReplaySource,
+    is_kraft_path,
+    kraft_records_for_replay,
+    kraft_replay_batches,
+    kraft_replay_source,
+)
 from aclog.kraft.schemas import control_name, record_name
 from aclog.kraft.tail import KraftRolledError, KraftTail, KraftTruncatedError
 
@@ -51,6 +58,7 @@ __all__ = [
     "KraftFormatError",
     "KraftLayoutError",
     "KraftRecord",
+    "KraftReplaySource",
     "KraftSnapshot",
     "MetadataValue",
     "checkpoint_batch",
@@ -60,6 +68,7 @@ __all__ = [
     "is_kraft_path",
     "kraft_records_for_replay",
     "kraft_replay_batches",
+    "kraft_replay_source",
     "list_checkpoints",
     "newest_checkpoint",
     "read_checkpoint",

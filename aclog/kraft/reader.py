@@ -16,9 +16,10 @@ and ``.timeindex`` files are not used, only names matching ``{20 digits}.log`` a
 of the last segment (a write in progress) ends the read quietly. Damage followed by valid data,
 or a hole between segments, raises :class:`KraftCorruptError`.
 
-Thread-safe: each read opens its own files. Cost: O(bytes read); the ACL/SCRAM values of a
-batch are decoded a field at a time (:mod:`aclog.kraft.columns`), skipped records cost three byte
-reads each.
+Thread-safe: each read opens its own files. Cost: O(bytes read); a batch of ACL records is
+decoded from its bytes by numpy passes (:mod:`aclog.kraft.acl_batch`), any other batch value by
+value and its ACL/SCRAM values a field at a time (:mod:`aclog.kraft.columns`); skipped records
+cost three byte reads each.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import NamedTuple
 
 from kafka.record.default_records import DefaultRecordBatch
 
+from aclog.kraft.acl_batch import decode_acl_batch
 from aclog.kraft.codec import LEADER_CHANGE, control_record_type, leader_change_leader
 from aclog.kraft.columns import Decoded, decode_metadata_values
 from aclog.kraft.errors import KraftCorruptError
@@ -187,6 +189,10 @@ def snapshot_data_records(raw: RawBatch, path: Path) -> tuple[list[Record], Coun
 
 def _data_values(raw: RawBatch, path: Path, in_snapshot: bool) -> Decoded:
     header = raw.header
+    if not raw.data[22] & 0x27:  # neither compressed nor a control batch: try the fast path
+        decoded = decode_acl_batch(raw.data, header.record_count)
+        if decoded is not None:
+            return decoded
     try:
         values = record_values(raw.data)
     except ValueError as err:

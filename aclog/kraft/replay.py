@@ -1,14 +1,16 @@
 """What a replayer needs from a KRaft metadata directory: the newest usable snapshot, then the
 log batches after it, up to a point.
 
-:func:`kraft_replay_batches` picks the newest ``.checkpoint`` at or below the target (by offset,
+:func:`kraft_replay_source` picks the newest ``.checkpoint`` at or below the target (by offset,
 and by its header timestamp for a point in time), reads it whole and checks it, and falls back
 to an older one when it is damaged (reported through ``on_warning``), as long as the log still
 reaches back to it: the rule of :func:`aclog.snapshot.choose_for_point`, as for aclog's own
-snapshots. The snapshot comes first as ONE :class:`KraftBatch` with
-``from_checkpoint=True`` placed at its last covered offset (``end_offset - 1``), then every log
-batch from ``end_offset`` on. Like aclog's own replay, only whole batches are returned: a target
-offset or time inside a batch gives the state before that batch.
+snapshots. It gives the snapshot's records as one list (as aclog's own snapshot reader does: a
+replayer restates them in one go) and every log batch from ``end_offset`` on;
+:func:`kraft_replay_batches` gives the snapshot as ONE :class:`KraftBatch` with
+``from_checkpoint=True`` placed at its last covered offset (``end_offset - 1``) before them.
+Like aclog's own replay, only whole batches are returned: a target offset or time inside a batch
+gives the state before that batch.
 
 Read-only; thread-safe (each call opens its own files). Cost: one snapshot read plus O(bytes of
 log after it).
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from aclog.kraft.checkpoint import (
     CHECKPOINT_SUFFIX,
@@ -55,17 +58,27 @@ def is_kraft_path(path: Path | str) -> bool:
     return any(entry.name.endswith(CHECKPOINT_SUFFIX) for entry in path.iterdir())
 
 
-def kraft_replay_batches(
+class KraftReplaySource(NamedTuple):
+    """Where a replay of a KRaft directory starts: the snapshot used (``None``: the log from
+    offset 0), the records it restates (replay them as a snapshot at its last covered offset,
+    ``end_offset - 1``), and the log batches after it, read lazily."""
+
+    checkpoint: CheckpointInfo | None
+    restated: list[Record]
+    batches: Iterator[KraftBatch]
+
+
+def kraft_replay_source(
     directory: Path | str,
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     *,
     use_snapshots: bool = True,
     on_warning: Callable[[str], None] = _ignore,
-) -> tuple[CheckpointInfo | None, Iterator[KraftBatch]]:
-    """(the snapshot used or ``None``, its batch then the log batches after it) for the state
-    after every whole batch at or below ``at_offset`` and at or before ``at_time_ms``;
-    ``use_snapshots=False`` reads the whole log from offset 0 instead.
+) -> KraftReplaySource:
+    """The snapshot, its records and the log batches after it for the state after every whole
+    batch at or below ``at_offset`` and at or before ``at_time_ms``; ``use_snapshots=False``
+    reads the whole log from offset 0 instead.
 
     Raises :class:`KraftLayoutError` when the log starts above offset 0 (Kafka deleted the
     segments below a snapshot) and no readable snapshot covers the missing offsets. Errors in
@@ -90,7 +103,31 @@ def kraft_replay_batches(
     if log_start is not None and log_start > start:
         message = _gap_message(directory, log_start, start, at_offset, use_snapshots)
         raise KraftLayoutError("; ".join([message, *problems]))
-    return info, _batches(directory, info, records, start, at_offset, at_time_ms)
+    return KraftReplaySource(info, records, _log_batches(directory, start, at_offset, at_time_ms))
+
+
+def kraft_replay_batches(
+    directory: Path | str,
+    at_offset: int | None = None,
+    at_time_ms: int | None = None,
+    *,
+    use_snapshots: bool = True,
+    on_warning: Callable[[str], None] = _ignore,
+) -> tuple[CheckpointInfo | None, Iterator[KraftBatch]]:
+    """(the snapshot used or ``None``, its batch then the log batches after it): what
+    :func:`kraft_replay_source` gives, the snapshot's records as ONE batch at its last covered
+    offset (``from_checkpoint=True``). Raises as :func:`kraft_replay_source`.
+    """
+    source = kraft_replay_source(
+        directory, at_offset, at_time_ms, use_snapshots=use_snapshots, on_warning=on_warning
+    )
+    return source.checkpoint, _with_snapshot(source)
+
+
+def _with_snapshot(source: KraftReplaySource) -> Iterator[KraftBatch]:
+    if source.checkpoint is not None:
+        yield snapshot_as_batch(source.checkpoint, source.restated)
+    yield from source.batches
 
 
 def kraft_records_for_replay(
@@ -156,16 +193,9 @@ def _gap_message(
     )
 
 
-def _batches(
-    directory: Path,
-    info: CheckpointInfo | None,
-    records: list[Record],
-    start: int,
-    at_offset: int | None,
-    at_time_ms: int | None,
+def _log_batches(
+    directory: Path, start: int, at_offset: int | None, at_time_ms: int | None
 ) -> Iterator[KraftBatch]:
-    if info is not None:
-        yield snapshot_as_batch(info, records)
     for batch in read_kraft(directory, start):
         if at_offset is not None and batch.last_offset > at_offset:
             return

@@ -9,15 +9,10 @@ Imports :mod:`aclog.image`, :mod:`aclog.snapshot`, :mod:`aclog.kraft` and the la
 
 from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
 from aclog.replay.diff import Point, diff
+from aclog.replay.kraft_batches import kraft_decoded_batch
 from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
 from aclog.replay.kraft_stream import kraft_decoded_batches
-from aclog.replay.rebuild import (
-    RebuildError,
-    Rebuilt,
-    kraft_decoded_batch,
-    rebuild_image,
-    replay_tail,
-)
+from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image, replay_tail
 from aclog.replay.stream import (
     DecodedBatch,
     Entry,

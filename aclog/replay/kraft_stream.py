@@ -1,7 +1,7 @@
 """A KRaft directory as the decoded stream the tools read (``dump``, ``replay``, ``explain``,
 ``verify``): its log segments, one ``.log`` segment or one ``.checkpoint`` snapshot, each KRaft
 batch turned into a :class:`~aclog.replay.stream.DecodedBatch` by
-:func:`~aclog.replay.rebuild.kraft_decoded_batch`.
+:func:`~aclog.replay.kraft_batches.kraft_decoded_batch`.
 
 Read-only; safe on a live directory. Not thread-safe per iterator. Cost: O(bytes read), lazily.
 """
@@ -20,7 +20,7 @@ from aclog.kraft import (
     read_kraft_segment,
 )
 from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
-from aclog.replay.rebuild import kraft_decoded_batch
+from aclog.replay.kraft_batches import kraft_decoded_batch
 from aclog.replay.stream import DecodedBatch
 
 

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
-from aclog.kraft import CheckpointInfo, KraftBatch, KraftError, kraft_replay_batches
+from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source
 from aclog.log.segment import list_segments
-from aclog.records.types import RECORD_TYPES
+from aclog.records.types import Record
 from aclog.replay.batches import replay_batches
-from aclog.replay.stream import DecodedBatch, Entry, read_decoded
+from aclog.replay.kraft_batches import KraftTail
+from aclog.replay.stream import DecodedBatch, read_decoded
 from aclog.snapshot import NoUsableSnapshotError, SnapshotInfo, newest_valid_snapshot
 
 
@@ -117,13 +117,20 @@ def _rebuild_from_log(
     image, start = MetadataImage.EMPTY, 0
     if found is not None:
         info, records = found
-        delta = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
-        delta.replay_restated(records, info.last_offset)
-        image = delta.apply(MetadataProvenance(info.last_offset, info.epoch, info.timestamp_ms))
+        image = _restated(records, info.last_offset, info.epoch, info.timestamp_ms)
         start = info.last_offset + 1
     _check_log_reaches(directory, start)
     image, replayed = replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     return Rebuilt(image, found[0] if found else None, replayed)
+
+
+def _restated(
+    records: list[Record], last_offset: int, epoch: int, timestamp_ms: int
+) -> MetadataImage:
+    """The image a snapshot's ``records`` restate, at its last covered offset."""
+    delta = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
+    delta.replay_restated(records, last_offset)
+    return delta.apply(MetadataProvenance(last_offset, epoch, timestamp_ms))
 
 
 def _check_log_reaches(directory: Path, start: int) -> None:
@@ -169,41 +176,6 @@ def _bounded(
             on_batch(batch)
 
 
-def kraft_decoded_batch(batch: KraftBatch) -> DecodedBatch:
-    """A KRaft batch as the decoded batch every tool reads: entries at their KRaft offsets,
-    KRaft record version 0, no author (KRaft does not record who asked)."""
-    entries = tuple(
-        Entry(
-            r.offset,
-            r.epoch,
-            r.timestamp_ms,
-            RECORD_TYPES[type(r.record)],
-            0,
-            r.record,
-            batch.base_offset,
-            None,
-        )
-        for r in batch.records
-    )
-    return DecodedBatch.of_entries(
-        batch.base_offset, batch.last_offset, batch.epoch, batch.timestamp_ms, entries, None
-    )
-
-
-_RECORD = itemgetter(3)  # KraftRecord.record, without a Python call per record
-
-
-def _replay_kraft_batch(delta: MetadataDelta, batch: KraftBatch) -> None:
-    """Every record of ``batch`` into ``delta``, in one go when their offsets follow each
-    other (no skipped record between them), else one by one at each record's own offset."""
-    records = batch.records
-    if records and records[-1].offset - records[0].offset == len(records) - 1:
-        delta.replay_records(list(map(_RECORD, records)), records[0].offset)
-        return
-    for record in records:
-        delta.replay(record.record, record.offset)
-
-
 def _rebuild_from_kraft(
     directory: Path,
     at_offset: int | None,
@@ -212,29 +184,16 @@ def _rebuild_from_kraft(
     on_warning: Callable[[str], None],
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> Rebuilt:
-    image, replayed = MetadataImage.EMPTY, 0
-    delta: MetadataDelta | None = None
-    last: KraftBatch | None = None
     try:
-        checkpoint, batches = kraft_replay_batches(
+        source = kraft_replay_source(
             directory, at_offset, at_time_ms, use_snapshots=use_snapshots, on_warning=on_warning
         )
-        for batch in batches:
-            if batch.from_checkpoint:
-                restated = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
-                restated.replay_restated(map(_RECORD, batch.records), batch.last_offset)
-                provenance = MetadataProvenance(batch.last_offset, batch.epoch, batch.timestamp_ms)
-                image = restated.apply(provenance)
-                continue
-            if delta is None:
-                delta = MetadataDelta(image)
-            _replay_kraft_batch(delta, batch)
-            replayed += len(batch.records)
-            last = batch
-            if on_batch is not None:
-                on_batch(kraft_decoded_batch(batch))
+        image, start, info = MetadataImage.EMPTY, 0, source.checkpoint
+        if info is not None:
+            image = _restated(source.restated, info.last_offset, info.epoch, info.timestamp_ms)
+            start = info.end_offset
+        tail = KraftTail(source.batches, on_batch)
+        replayed = replay_batches(image, tail, start=start)
     except KraftError as error:
         raise RebuildError(f"cannot replay the KRaft metadata in {directory}: {error}") from None
-    if delta is not None and last is not None:
-        image = delta.apply(MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms))
-    return Rebuilt(image, None, replayed, checkpoint)
+    return Rebuilt(replayed.image, None, tail.records, info)

@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aclog.kraft.writer import LogBuilder, data_batch, encode_record, write_checkpoint
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -21,15 +22,7 @@ from aclog.records import (
     ScramMechanism,
     UserScramCredentialRecord,
 )
-from tests.kraft.writer import (
-    LogBuilder,
-    data_batch,
-    encode_record,
-    feature_level_record,
-    register_broker_record,
-    topic_record,
-    write_checkpoint,
-)
+from tests.kraft.fakes import feature_level_record, register_broker_record, topic_record
 
 
 def acl(n: int, name: str, principal: str = "User:alice") -> AccessControlEntryRecord:

@@ -10,6 +10,14 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+from aclog.kraft.codec import LEADER_CHANGE
+from aclog.kraft.writer import (
+    control_batch,
+    data_batch,
+    encode_record,
+    leader_change_value,
+    write_checkpoint,
+)
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -20,15 +28,7 @@ from aclog.records import (
     RemoveAccessControlEntryRecord,
     ResourceType,
 )
-from tests.kraft.writer import (
-    LEADER_CHANGE,
-    control_batch,
-    data_batch,
-    encode_record,
-    leader_change_value,
-    topic_record,
-    write_checkpoint,
-)
+from tests.kraft.fakes import topic_record
 
 T0 = 1_700_000_000_000
 

@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 from aclog.kraft import KraftFormatError, decode_metadata_value
+from aclog.kraft.writer import compact_string, encode_record, frame
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -18,7 +19,8 @@ from aclog.records import (
     ScramMechanism,
     UserScramCredentialRecord,
 )
-from tests.kraft.writer import compact_string, encode_record, frame, other_record, uvarint
+from aclog.varint import uvarint
+from tests.kraft.fakes import other_record
 
 ACL = AccessControlEntryRecord(
     uuid.UUID(int=5),

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from aclog.kraft import KraftFormatError, decode_metadata_value
 from aclog.kraft.columns import decode_metadata_values
+from aclog.kraft.writer import compact_bytes, compact_string, frame
 from aclog.records import AccessControlEntryRecord, RemoveAccessControlEntryRecord
-from tests.kraft.writer import compact_bytes, compact_string, frame, other_record, uvarint
+from aclog.varint import uvarint
+from tests.kraft.fakes import other_record
 
 FIRST = 1000
 int8 = st.integers(-128, 127)

@@ -27,9 +27,9 @@ from aclog.kraft import (
     read_kraft,
     read_kraft_segment,
 )
+from aclog.kraft.writer import data_batch, encode_record, write_checkpoint
 from aclog.records import LeaderChangeRecord, Record
 from tests.kraft.layout import ACL_B, ACL_C, ACL_D, BOB, T0, Layout, build_layout
-from tests.kraft.writer import data_batch, encode_record, write_checkpoint
 
 
 @pytest.fixture

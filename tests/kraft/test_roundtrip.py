@@ -1,19 +1,23 @@
-"""Random ACL and SCRAM records through the test writer and back through the reader."""
+"""Random ACL and SCRAM records through aclog.kraft.writer and back through the reader."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import uuid
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aclog.kraft import decode_metadata_value, read_kraft
+from aclog.kraft import decode_metadata_value, read_checkpoint_info, read_kraft
+from aclog.kraft.writer import LogBuilder, encode_record, write_checkpoint
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
     AclPermissionType,
+    LeaderChangeRecord,
     NoOpRecord,
     PatternType,
     Record,
@@ -23,7 +27,7 @@ from aclog.records import (
     ScramMechanism,
     UserScramCredentialRecord,
 )
-from tests.kraft.writer import LogBuilder, encode_record, other_record
+from tests.kraft.fakes import other_record
 
 uuids = st.builds(uuid.UUID, int=st.integers(0, 2**128 - 1))
 text = st.text(max_size=40)
@@ -100,3 +104,35 @@ def test_log_round_trip(batches: list[tuple[list[Record | bytes], int, bool]]) -
         assert [tuple(r) for b in read for r in b.records] == expected
         assert sum(sum(b.skipped.values()) for b in read) == skipped
         assert len(read) == len(batches)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    st.lists(st.one_of(records, others), max_size=20),
+    st.integers(1, 7),  # batch size
+    st.integers(0, 2**40),  # end offset
+    st.integers(0, 2**31 - 1),  # epoch
+    st.integers(0, 2**45),  # timestamp
+)
+def test_checkpoint_round_trip(
+    items: list[Record | bytes], batch_size: int, end_offset: int, epoch: int, timestamp: int
+) -> None:
+    values = [i if isinstance(i, bytes) else encode_record(i) for i in items]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_checkpoint(
+            Path(tmp), end_offset, epoch, values, timestamp, batch_size=batch_size
+        )
+        info, read = read_checkpoint_info(path)
+        assert os.listdir(tmp) == [f"{end_offset:020d}-{epoch:010d}.checkpoint"]  # no .part
+    assert read == [i for i in items if not isinstance(i, bytes)]
+    assert (info.end_offset, info.epoch, info.timestamp_ms) == (end_offset, epoch, timestamp)
+    assert sum(info.skipped.values()) == sum(isinstance(i, bytes) for i in items)
+
+
+def test_the_writer_refuses_what_kafka_cannot_hold(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="KRaft has no metadata record for LeaderChangeRecord"):
+        encode_record(LeaderChangeRecord(1, 1))
+    log = LogBuilder(tmp_path)
+    log.records([NoOpRecord()], 1, 0)
+    with pytest.raises(ValueError, match="before the first batch"):
+        log.start_at(100)

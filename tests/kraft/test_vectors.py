@@ -1,5 +1,5 @@
 """The spec's worked examples (kafka-acl-spec.md sections 12 and 13), written from field values
-by the test writer, checked against the spec's hex, and read back by the reader."""
+by aclog.kraft.writer, checked against the spec's hex, and read back by the reader."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from aclog.kraft import KraftFormatError, decode_metadata_value, read_kraft
 from aclog.kraft.codec import read_frame
 from aclog.kraft.schemas import STRUCTS
+from aclog.kraft.writer import data_batch, encode_record, frame
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -24,7 +25,6 @@ from aclog.records import (
     ScramMechanism,
     UserScramCredentialRecord,
 )
-from tests.kraft.writer import data_batch, encode_record, frame
 
 ACL_ID = uuid.UUID(bytes=bytes(range(16)))
 ACL = AccessControlEntryRecord(

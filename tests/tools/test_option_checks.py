@@ -17,6 +17,7 @@ import pytest
 
 import aclog.tools.acls_remove
 from aclog.controller.controller import Controller, LocalOperator
+from aclog.kraft.writer import LogBuilder
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -24,7 +25,7 @@ from aclog.records import (
     PatternType,
     ResourceType,
 )
-from tests.kraft.writer import LogBuilder, other_record
+from tests.kraft.fakes import other_record
 from tests.tools.harness import run_main, tree_digest
 
 ASK = ("--host", "10.0.0.1", "--operation", "Read", "--topic", "orders")
