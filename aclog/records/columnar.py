@@ -35,7 +35,7 @@ from aclog.records.codec import FRAME_VERSION, RecordDecodeError, decode_avro_fi
 from aclog.records.render import SECRET_FIELDS
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, raw_schema
 from aclog.records.types import RecordType
-from aclog.records.vector import Cursor, NotColumnar, join_values
+from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values
 
 TYPE_CODE, VERSION = "type_code", "version"
 CONTEXT_PREFIX = "context_"
@@ -92,9 +92,9 @@ def _reader(avro_type: Any, keep: bool) -> Read:
         size = int(avro_type["size"])
         return lambda cursor: cursor.fixed(size)
     if avro_type == "int":
-        return lambda cursor: pa.array(cursor.avro_int())
+        return lambda cursor: arrow_numbers(cursor.avro_int())
     if avro_type == "long":
-        return lambda cursor: pa.array(cursor.avro_long())
+        return lambda cursor: arrow_numbers(cursor.avro_long())
     if not keep:
         return lambda cursor: cursor.skip_bytes()
     return lambda cursor: cursor.avro_bytes(kind)
@@ -172,15 +172,25 @@ def _vectorised(values: list[bytes], secrets: bool) -> pa.RecordBatch:
     if bool((keys == first).all()):  # the common batch: one kind throughout
         _read_kind(plans, first, cursor, np.arange(len(values)), pieces)
     else:
-        kinds, inverse = np.unique(keys, return_inverse=True)
-        for index, key in enumerate(kinds.tolist()):
-            rows = np.flatnonzero(inverse == index)
+        for key in _distinct(keys):
+            rows = np.flatnonzero(keys == key)
             _read_kind(plans, key, cursor.take(rows), rows, pieces)
     columns = {
-        TYPE_CODE: pa.array(type_codes.astype(np.int32)),
-        VERSION: pa.array(versions.astype(np.int32)),
+        TYPE_CODE: arrow_numbers(type_codes.astype(np.int32)),
+        VERSION: arrow_numbers(versions.astype(np.int32)),
     }
     return _assemble(len(values), columns, pieces, secrets)
+
+
+def _distinct(keys: Any) -> list[int]:
+    """The distinct values of ``keys``, in order of first appearance: one pass per value (a
+    batch holds a few kinds; sorting for ``np.unique`` costs more)."""
+    found: list[int] = []
+    rest = keys
+    while len(rest):
+        found.append(int(rest[0]))
+        rest = rest[rest != rest[0]]
+    return found
 
 
 def _read_kind(
@@ -221,17 +231,48 @@ def _assemble(
             columns[field.name] = pa.nulls(count, field.type)
             continue
         if len(parts) == 1 and len(parts[0][0]) == count:  # one kind fills every row
-            columns[field.name] = parts[0][1].cast(field.type)
+            columns[field.name] = _typed(parts[0][1], field.type)
+            continue
+        runs = _in_runs(count, parts, field.type)
+        if runs is not None:
+            columns[field.name] = runs
             continue
         index = np.full(count, sum(len(rows) for rows, _ in parts), dtype=np.int64)
         done = 0
         for rows, _ in parts:
             index[rows] = np.arange(done, done + len(rows))
             done += len(rows)
-        arrays = [array.cast(field.type) for _, array in parts]
+        arrays = [_typed(array, field.type) for _, array in parts]
         joined = pa.concat_arrays([*arrays, pa.nulls(1, field.type)])
-        columns[field.name] = joined.take(pa.array(index))
+        columns[field.name] = joined.take(arrow_numbers(index))
     return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+
+def _in_runs(count: int, parts: list[tuple[Any, pa.Array]], kind: pa.DataType) -> pa.Array | None:
+    """The column of ``parts`` when each part's rows are one run (as in the usual mixed batch:
+    a request context, then ACLs): the parts in row order with nulls between them, no
+    gather. ``None`` when a part's rows are scattered."""
+    runs = []
+    for rows, array in parts:
+        start, stop = int(rows[0]), int(rows[-1]) + 1
+        if stop - start != len(rows):  # rows are increasing: only a run spans exactly them
+            return None
+        runs.append((start, stop, array))
+    pieces, at = [], 0
+    for start, stop, array in sorted(runs, key=lambda run: run[0]):
+        if start > at:
+            pieces.append(pa.nulls(start - at, kind))
+        pieces.append(_typed(array, kind))
+        at = stop
+    if at < count:
+        pieces.append(pa.nulls(count - at, kind))
+    return pa.concat_arrays(pieces)
+
+
+def _typed(array: pa.Array, kind: pa.DataType) -> pa.Array:
+    """``array`` as ``kind``; a cast only when it is another type (a cast loads Arrow's compute
+    functions on first use: tens of milliseconds of a process's start)."""
+    return array if array.type == kind else array.cast(kind)
 
 
 def _offset_of(offsets: Offsets, index: int) -> int | None:
