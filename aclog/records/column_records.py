@@ -2,8 +2,9 @@
 
 :func:`decode_records` is the batch decoder of everything that needs record objects (replay,
 ``dump``, ``explain``, the tools): the values go through :func:`~aclog.records.columnar.
-decode_columns` (numpy passes, secrets included: replay needs SCRAM keys), and the records
-are built from the Arrow columns a type at a time. ACL additions and removals, nearly every
+decode_kinds` (the columnar decoder's numpy passes, each (type, version) apart, secrets
+included: replay needs SCRAM keys), the records are built from each kind's Arrow columns a
+type at a time, and put in row order by one gather. ACL additions and removals, nearly every
 record of a log, are built a field at a time with no Python call per record
 (:func:`~aclog.records.build.acls_from_columns`); the other types, a few per batch, through
 the one-record builders of :data:`~aclog.records.build.FROM_AVRO` from their current-version
@@ -21,19 +22,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
-from itertools import repeat
-from operator import setitem
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from aclog.records.build import FROM_AVRO, acls_from_columns, consume, remove_acls_from_ids
+from aclog.records.build import FROM_AVRO, acls_from_columns, remove_acls_from_ids
 from aclog.records.codec import DecodedKind
-from aclog.records.columnar import TYPE_CODE, VERSION, Offsets, column_name, decode_columns
+from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kinds
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import Record, RecordType
-from aclog.records.vector import arrow_numbers, numpy_numbers
+from aclog.records.vector import numpy_numbers
 
 _NUMBERS = (pa.int32(), pa.int64())
 _TYPES = {int(member): member for member in RecordType}
@@ -64,37 +65,23 @@ def decode_records(
     >>> decode_records([encode(NoOpRecord())], 5)
     ([NoOpRecord()], [(<RecordType.NO_OP: 20>, 0)])
     """
-    if not values:
+    kinds = decode_kinds(values, offsets, secrets=True)
+    if len(kinds) == 1:  # the common batch: one kind throughout
+        only = kinds[0]
+        return _records_of_kind(only), [_kind_of(only.record_type << 8 | only.version)] * len(
+            only.rows
+        )
+    if not kinds:
         return [], []
-    return records_of_columns(decode_columns(values, offsets, secrets=True))
-
-
-def records_of_columns(batch: pa.RecordBatch) -> tuple[list[Record], list[DecodedKind]]:
-    """The records held by ``batch`` (of :func:`~aclog.records.columnar.columns_schema` with
-    secrets: a batch without them cannot give SCRAM credentials) and their (type, version)."""
-    codes = numpy_numbers(batch.column(TYPE_CODE))
-    versions = numpy_numbers(batch.column(VERSION))
-    count = len(codes)
-    if not count:
-        return [], []
-    first = int(codes[0])
-    if bool((codes == first).all()):  # the common batch: one type throughout
-        records = _records_of_type(_TYPES[first], batch)
-        if bool((versions == versions[0]).all()):
-            return records, [_kind_of(first << 8 | int(versions[0]))] * count
-        return records, [_kind_of(first << 8 | version) for version in versions.tolist()]
-    out: list[Any] = [None] * count
-    for code in np.unique(codes).tolist():
-        rows = np.flatnonzero(codes == code)
-        start, stop = int(rows[0]), int(rows[-1]) + 1
-        if stop - start == len(rows):  # one run (a context record, then the ACLs): no copy
-            out[start:stop] = _records_of_type(_TYPES[code], batch.slice(start, stop - start))
-            continue
-        part = _records_of_type(_TYPES[code], batch.take(arrow_numbers(rows)))
-        # operator.setitem is a C function: no Python frame per record.
-        consume(map(setitem, repeat(out), rows.tolist(), part))
-    keys = (codes.astype(np.int64) << 8) | versions.astype(np.int64)
-    return out, list(map(_kind_of, keys.tolist()))
+    built = [_records_of_kind(kind) for kind in kinds]
+    rows = np.concatenate([kind.rows for kind in kinds])
+    # Every kind's records, then put in row order by one C-level gather (no call per record).
+    order = itemgetter(*np.argsort(rows, kind="stable").tolist())
+    records: list[Record] = list(order(list(chain.from_iterable(built))))
+    keys = np.empty(len(rows), dtype=np.int64)
+    for kind in kinds:
+        keys[kind.rows] = kind.record_type << 8 | kind.version
+    return records, list(map(_kind_of, keys.tolist()))
 
 
 @cache
@@ -103,17 +90,19 @@ def _kind_of(key: int) -> DecodedKind:
     return _TYPES[key >> 8], key & 0xFF
 
 
-def _records_of_type(record_type: RecordType, batch: pa.RecordBatch) -> list[Record]:
-    """The records of ``batch``, every row of ``record_type``."""
+def _records_of_kind(kind: KindColumns) -> list[Record]:
+    """The records of one kind of a decoded batch, in its row order."""
+    record_type, columns = _TYPES[kind.record_type], kind.columns
     if record_type == RecordType.ACCESS_CONTROL_ENTRY:
-        fields = [_values(batch.column(name)) for name in _ACL_COLUMNS]
-        return acls_from_columns(_id_bytes(batch.column("id")), *fields)
+        fields = [_values(columns[name]) for name in _ACL_COLUMNS]
+        return acls_from_columns(_id_bytes(columns["id"]), *fields)
     if record_type == RecordType.REMOVE_ACCESS_CONTROL_ENTRY:
-        return remove_acls_from_ids(_id_bytes(batch.column("id")))
+        return remove_acls_from_ids(_id_bytes(columns["id"]))
     build = FROM_AVRO[record_type]
-    names, columns = _field_columns(record_type)
-    lists = [_values(batch.column(column)) for column in columns]
-    rows = zip(*lists, strict=True) if lists else repeat((), batch.num_rows)  # NoOp: no field
+    names, where = _field_columns(record_type)
+    count = len(kind.rows)
+    lists = [_values(columns[c]) if c in columns else [None] * count for c in where]
+    rows = zip(*lists, strict=True) if lists else repeat((), count)  # NoOp: no field
     return [build(dict(zip(names, row, strict=True))) for row in rows]
 
 

@@ -25,6 +25,7 @@ batch, no Python call per record on the common path.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -35,7 +36,7 @@ from aclog.records.codec import FRAME_VERSION, RecordDecodeError, decode_avro_fi
 from aclog.records.render import SECRET_FIELDS
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, raw_schema
 from aclog.records.types import RecordType
-from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values
+from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values, numpy_numbers
 
 TYPE_CODE, VERSION = "type_code", "version"
 CONTEXT_PREFIX = "context_"
@@ -138,6 +139,19 @@ def _plans(secrets: bool) -> dict[int, KindPlan]:
 _PLANS = {secrets: _plans(secrets) for secrets in (False, True)}
 
 
+@dataclass(frozen=True, slots=True)
+class KindColumns:
+    """The records of one (type, version) of a decoded batch, apart from the others: their rows
+    in the batch (increasing ``int64`` indices) and their columns (today's fields that type
+    has, a version's missing fields as their defaults, the secrets only when asked for).
+    Immutable by convention (the arrays are Arrow's, the dict is never changed)."""
+
+    record_type: int
+    version: int
+    rows: Any
+    columns: dict[str, pa.Array]
+
+
 def decode_columns(
     values: Sequence[bytes], offsets: Offsets = None, *, secrets: bool = False
 ) -> pa.RecordBatch:
@@ -148,9 +162,25 @@ def decode_columns(
     if not values:
         return _empty(secrets)
     try:
-        return _vectorised(values, secrets)
+        return _assemble(len(values), _vectorised(values, secrets), secrets)
     except NotColumnar:
         return _reference(values, offsets, secrets)
+
+
+def decode_kinds(
+    values: Sequence[bytes], offsets: Offsets = None, *, secrets: bool = False
+) -> list[KindColumns]:
+    """:func:`decode_columns` before the kinds are put in row order: the records of each
+    (type, version) of ``values`` apart, in order of first appearance, with the same errors.
+    For a reader that treats each kind on its own (records built a type at a time): no
+    column is gathered into row order only to be taken apart again."""
+    values = list(values)
+    if not values:
+        return []
+    try:
+        return _vectorised(values, secrets)
+    except NotColumnar:
+        return _split(_reference(values, offsets, secrets), secrets)
 
 
 def _empty(secrets: bool) -> pa.RecordBatch:
@@ -158,7 +188,7 @@ def _empty(secrets: bool) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays([pa.array([], f.type) for f in schema], schema=schema)
 
 
-def _vectorised(values: list[bytes], secrets: bool) -> pa.RecordBatch:
+def _vectorised(values: list[bytes], secrets: bool) -> list[KindColumns]:
     buffer, starts, ends = join_values(values)
     cursor = Cursor(buffer, starts, ends)
     frame_version = cursor.uvarint(5)
@@ -167,19 +197,14 @@ def _vectorised(values: list[bytes], secrets: bool) -> pa.RecordBatch:
         raise NotColumnar("a frame this pass does not know")
     keys = (type_codes.astype(np.int64) << 8) | versions.astype(np.int64)
     plans = _PLANS[secrets]
-    pieces: dict[str, list[tuple[Any, pa.Array]]] = {}
     first = int(keys[0])
     if bool((keys == first).all()):  # the common batch: one kind throughout
-        _read_kind(plans, first, cursor, np.arange(len(values)), pieces)
-    else:
-        for key in _distinct(keys):
-            rows = np.flatnonzero(keys == key)
-            _read_kind(plans, key, cursor.take(rows), rows, pieces)
-    columns = {
-        TYPE_CODE: arrow_numbers(type_codes.astype(np.int32)),
-        VERSION: arrow_numbers(versions.astype(np.int32)),
-    }
-    return _assemble(len(values), columns, pieces, secrets)
+        return [_read_kind(plans, first, cursor, np.arange(len(values)))]
+    kinds = []
+    for key in _distinct(keys):
+        rows = np.flatnonzero(keys == key)
+        kinds.append(_read_kind(plans, key, cursor.take(rows), rows))
+    return kinds
 
 
 def _distinct(keys: Any) -> list[int]:
@@ -193,35 +218,55 @@ def _distinct(keys: Any) -> list[int]:
     return found
 
 
-def _read_kind(
-    plans: dict[int, KindPlan],
-    key: int,
-    cursor: Cursor,
-    rows: Any,
-    pieces: dict[str, list[tuple[Any, pa.Array]]],
-) -> None:
+def _read_kind(plans: dict[int, KindPlan], key: int, cursor: Cursor, rows: Any) -> KindColumns:
     plan = plans.get(key)
     if plan is None:
         raise NotColumnar(f"no columnar plan for type {key >> 8} version {key & 0xFF}")
     reads, defaults = plan
+    columns: dict[str, pa.Array] = {}
     for column, read in reads:
         array = read(cursor)
         if column is not None:
-            pieces.setdefault(column, []).append((rows, array))
+            columns[column] = array
     if bool((cursor.pos != cursor.ends).any()):
         raise NotColumnar("bytes left over after a record's body")
     for column, default in defaults:
         if default is not None:  # a null default is what an absent column holds anyway
-            pieces.setdefault(column, []).append((rows, pa.array([default] * len(rows))))
+            columns[column] = pa.array([default] * len(rows))
+    return KindColumns(key >> 8, key & 0xFF, rows, columns)
 
 
-def _assemble(
-    count: int,
-    columns: dict[str, pa.Array],
-    pieces: dict[str, list[tuple[Any, pa.Array]]],
-    secrets: bool,
-) -> pa.RecordBatch:
-    """Each column in row order: the pieces of every kind that has it, nulls elsewhere."""
+def _split(batch: pa.RecordBatch, secrets: bool) -> list[KindColumns]:
+    """The kinds of a batch in row order (the reference path's; rare, so by ``take``)."""
+    codes = numpy_numbers(batch.column(TYPE_CODE)).astype(np.int64)
+    keys = (codes << 8) | numpy_numbers(batch.column(VERSION)).astype(np.int64)
+    kinds = []
+    for key in _distinct(keys):
+        rows = np.flatnonzero(keys == key)
+        names = _type_columns(RecordType(key >> 8), secrets)
+        columns = {name: batch.column(name).take(arrow_numbers(rows)) for name in names}
+        kinds.append(KindColumns(key >> 8, key & 0xFF, rows, columns))
+    return kinds
+
+
+@cache
+def _type_columns(record_type: RecordType, secrets: bool) -> tuple[str, ...]:
+    """The columns holding today's fields of ``record_type``."""
+    names = set(columns_schema(secrets).names)
+    fields = raw_schema(record_type, CURRENT_VERSIONS[record_type])["fields"]
+    return tuple(c for c in (column_name(record_type, f["name"]) for f in fields) if c in names)
+
+
+def _assemble(count: int, kinds: list[KindColumns], secrets: bool) -> pa.RecordBatch:
+    """Each column in row order: the arrays of every kind that has it, nulls elsewhere."""
+    type_codes = np.empty(count, dtype=np.int32)
+    versions = np.empty(count, dtype=np.int32)
+    pieces: dict[str, list[tuple[Any, pa.Array]]] = {}
+    for kind in kinds:
+        type_codes[kind.rows], versions[kind.rows] = kind.record_type, kind.version
+        for name, array in kind.columns.items():
+            pieces.setdefault(name, []).append((kind.rows, array))
+    columns = {TYPE_CODE: arrow_numbers(type_codes), VERSION: arrow_numbers(versions)}
     schema = columns_schema(secrets)
     for field in schema:
         if field.name in columns:
@@ -234,18 +279,20 @@ def _assemble(
             columns[field.name] = _typed(parts[0][1], field.type)
             continue
         runs = _in_runs(count, parts, field.type)
-        if runs is not None:
-            columns[field.name] = runs
-            continue
-        index = np.full(count, sum(len(rows) for rows, _ in parts), dtype=np.int64)
-        done = 0
-        for rows, _ in parts:
-            index[rows] = np.arange(done, done + len(rows))
-            done += len(rows)
-        arrays = [_typed(array, field.type) for _, array in parts]
-        joined = pa.concat_arrays([*arrays, pa.nulls(1, field.type)])
-        columns[field.name] = joined.take(arrow_numbers(index))
+        columns[field.name] = runs if runs is not None else _gathered(count, parts, field.type)
     return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+
+def _gathered(count: int, parts: list[tuple[Any, pa.Array]], kind: pa.DataType) -> pa.Array:
+    """The column of ``parts`` whose rows are scattered: one take over them all."""
+    index = np.full(count, sum(len(rows) for rows, _ in parts), dtype=np.int64)
+    done = 0
+    for rows, _ in parts:
+        index[rows] = np.arange(done, done + len(rows))
+        done += len(rows)
+    arrays = [_typed(array, kind) for _, array in parts]
+    joined = pa.concat_arrays([*arrays, pa.nulls(1, kind)])
+    return joined.take(arrow_numbers(index))
 
 
 def _in_runs(count: int, parts: list[tuple[Any, pa.Array]], kind: pa.DataType) -> pa.Array | None:
