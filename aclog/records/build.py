@@ -132,6 +132,14 @@ _ACL_CODES = (
 )
 
 
+ACL_CODE_TABLES: tuple[tuple[dict[int, Any], Any], ...] = tuple(
+    codes for codes in _ACL_CODES if codes is not None
+)
+"""(code -> enum member, the member for a code without one) of the resource type, pattern
+type, operation and permission of an ACL, as every builder here maps them: for a decoder that
+maps codes in a pass of its own (and then passes ``converted=True``)."""
+
+
 def acls_from_columns(
     ids: list[bytes],
     *columns: list[Any],

@@ -29,7 +29,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from aclog.records.build import FROM_AVRO, acls_from_columns, remove_acls_from_ids
+from aclog.records.build import (
+    ACL_CODE_TABLES,
+    FROM_AVRO,
+    acls_from_columns,
+    remove_acls_from_ids,
+)
 from aclog.records.codec import DecodedKind
 from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kinds
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
@@ -94,8 +99,11 @@ def _records_of_kind(kind: KindColumns) -> list[Record]:
     """The records of one kind of a decoded batch, in its row order."""
     record_type, columns = _TYPES[kind.record_type], kind.columns
     if record_type == RecordType.ACCESS_CONTROL_ENTRY:
-        fields = [_values(columns[name]) for name in _ACL_COLUMNS]
-        return acls_from_columns(_id_bytes(columns["id"]), *fields)
+        fields = [
+            _members(columns[name], _MEMBERS[name]) if name in _MEMBERS else _values(columns[name])
+            for name in _ACL_COLUMNS
+        ]
+        return acls_from_columns(_id_bytes(columns["id"]), *fields, converted=True)
     if record_type == RecordType.REMOVE_ACCESS_CONTROL_ENTRY:
         return remove_acls_from_ids(_id_bytes(columns["id"]))
     build = FROM_AVRO[record_type]
@@ -122,6 +130,33 @@ def _values(column: pa.Array) -> list[Any]:
         return values
     pylist: list[Any] = column.to_pylist()
     return pylist
+
+
+def _members(column: pa.Array, table: Any) -> list[Any]:
+    """The enum members of a code column (no nulls: a required field), by one numpy gather
+    from ``table`` (codes 0..255, then the member for every other code)."""
+    codes = numpy_numbers(column)
+    index = np.where((codes >= 0) & (codes < _TABLE_CODES), codes, _TABLE_CODES)
+    members: list[Any] = table[index].tolist()
+    return members
+
+
+def _member_table(codes: tuple[dict[int, Any], Any]) -> Any:
+    table, unknown = codes
+    members = [table.get(code, unknown) for code in range(_TABLE_CODES)]
+    return np.array([*members, unknown], dtype=object)
+
+
+_TABLE_CODES = 256
+_MEMBERS = {
+    name: _member_table(codes)
+    for name, codes in zip(
+        ("resource_type", "pattern_type", "operation", "permission_type"),
+        ACL_CODE_TABLES,
+        strict=True,
+    )
+}
+"""Code -> member tables of the ACL code columns, from the builders' own maps."""
 
 
 def _id_bytes(column: pa.Array) -> list[bytes]:
