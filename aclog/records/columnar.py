@@ -25,7 +25,6 @@ batch, no Python call per record on the common path.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -33,52 +32,33 @@ import numpy as np
 import pyarrow as pa
 
 from aclog.records.codec import FRAME_VERSION, RecordDecodeError, decode_avro_fields
-from aclog.records.render import SECRET_FIELDS
+from aclog.records.column_assembly import assemble, distinct, split
+from aclog.records.column_layout import (
+    CONTEXT_PREFIX,
+    TYPE_CODE,
+    VERSION,
+    KindColumns,
+    Offsets,
+    arrow_type,
+    column_name,
+    columns_schema,
+)
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, raw_schema
 from aclog.records.types import RecordType
-from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values, numpy_numbers
+from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values
 
-TYPE_CODE, VERSION = "type_code", "version"
-CONTEXT_PREFIX = "context_"
-
-Offsets = int | Sequence[int] | None
-"""Where the values sit in the log, for error messages only: the first value's offset (the
-rest follow it), one offset per value, or ``None`` (unknown)."""
-
-
-def column_name(record_type: RecordType, field: str) -> str:
-    """The column a field of ``record_type`` lands in."""
-    if record_type == RecordType.REQUEST_CONTEXT:
-        return CONTEXT_PREFIX + field
-    return field
-
-
-def _arrow_type(avro_type: Any) -> pa.DataType:
-    if isinstance(avro_type, dict) and avro_type.get("type") == "fixed":
-        return pa.binary(int(avro_type["size"]))
-    if avro_type == ["null", "string"]:
-        return pa.string()
-    simple = {"int": pa.int32(), "long": pa.int64(), "string": pa.string(), "bytes": pa.binary()}
-    if not isinstance(avro_type, str) or avro_type not in simple:
-        raise NotColumnar(f"no columnar read of Avro type {avro_type!r}")
-    return simple[avro_type]
-
-
-@cache
-def columns_schema(secrets: bool = False) -> pa.Schema:
-    """The Arrow schema of every decoded batch: ``type_code``, ``version``, then one column per
-    field of today's schemas (the SCRAM secrets only with ``secrets``), all nullable."""
-    fields = [pa.field(TYPE_CODE, pa.int32()), pa.field(VERSION, pa.int32())]
-    seen = {TYPE_CODE, VERSION}
-    for record_type in RecordType:
-        for field in raw_schema(record_type, CURRENT_VERSIONS[record_type])["fields"]:
-            name = column_name(record_type, field["name"])
-            if name in seen or (field["name"] in SECRET_FIELDS and not secrets):
-                continue
-            seen.add(name)
-            fields.append(pa.field(name, _arrow_type(field["type"])))
-    return pa.schema(fields)
-
+__all__ = [
+    "CONTEXT_PREFIX",
+    "TYPE_CODE",
+    "VERSION",
+    "KindColumns",
+    "Offsets",
+    "column_name",
+    "columns_from_fields",
+    "columns_schema",
+    "decode_columns",
+    "decode_kinds",
+]
 
 Read = Callable[[Cursor], Any]
 """One field's pass: reads it at every cursor position and returns its column (or ``None``
@@ -86,7 +66,7 @@ for a field that is skipped)."""
 
 
 def _reader(avro_type: Any, keep: bool) -> Read:
-    kind = _arrow_type(avro_type)
+    kind = arrow_type(avro_type)
     if isinstance(avro_type, list):
         return Cursor.optional_string
     if isinstance(avro_type, dict):
@@ -139,19 +119,6 @@ def _plans(secrets: bool) -> dict[int, KindPlan]:
 _PLANS = {secrets: _plans(secrets) for secrets in (False, True)}
 
 
-@dataclass(frozen=True, slots=True)
-class KindColumns:
-    """The records of one (type, version) of a decoded batch, apart from the others: their rows
-    in the batch (increasing ``int64`` indices) and their columns (today's fields that type
-    has, a version's missing fields as their defaults, the secrets only when asked for).
-    Immutable by convention (the arrays are Arrow's, the dict is never changed)."""
-
-    record_type: int
-    version: int
-    rows: Any
-    columns: dict[str, pa.Array]
-
-
 def decode_columns(
     values: Sequence[bytes], offsets: Offsets = None, *, secrets: bool = False
 ) -> pa.RecordBatch:
@@ -162,7 +129,7 @@ def decode_columns(
     if not values:
         return _empty(secrets)
     try:
-        return _assemble(len(values), _vectorised(values, secrets), secrets)
+        return assemble(len(values), _vectorised(values, secrets), secrets)
     except NotColumnar:
         return _reference(values, offsets, secrets)
 
@@ -180,7 +147,7 @@ def decode_kinds(
     try:
         return _vectorised(values, secrets)
     except NotColumnar:
-        return _split(_reference(values, offsets, secrets), secrets)
+        return split(_reference(values, offsets, secrets), secrets)
 
 
 def _empty(secrets: bool) -> pa.RecordBatch:
@@ -201,21 +168,10 @@ def _vectorised(values: list[bytes], secrets: bool) -> list[KindColumns]:
     if bool((keys == first).all()):  # the common batch: one kind throughout
         return [_read_kind(plans, first, cursor, np.arange(len(values)))]
     kinds = []
-    for key in _distinct(keys):
+    for key in distinct(keys):
         rows = np.flatnonzero(keys == key)
         kinds.append(_read_kind(plans, key, cursor.take(rows), rows))
     return kinds
-
-
-def _distinct(keys: Any) -> list[int]:
-    """The distinct values of ``keys``, in order of first appearance: one pass per value (a
-    batch holds a few kinds; sorting for ``np.unique`` costs more)."""
-    found: list[int] = []
-    rest = keys
-    while len(rest):
-        found.append(int(rest[0]))
-        rest = rest[rest != rest[0]]
-    return found
 
 
 def _read_kind(plans: dict[int, KindPlan], key: int, cursor: Cursor, rows: Any) -> KindColumns:
@@ -234,92 +190,6 @@ def _read_kind(plans: dict[int, KindPlan], key: int, cursor: Cursor, rows: Any) 
         if default is not None:  # a null default is what an absent column holds anyway
             columns[column] = pa.array([default] * len(rows))
     return KindColumns(key >> 8, key & 0xFF, rows, columns)
-
-
-def _split(batch: pa.RecordBatch, secrets: bool) -> list[KindColumns]:
-    """The kinds of a batch in row order (the reference path's; rare, so by ``take``)."""
-    codes = numpy_numbers(batch.column(TYPE_CODE)).astype(np.int64)
-    keys = (codes << 8) | numpy_numbers(batch.column(VERSION)).astype(np.int64)
-    kinds = []
-    for key in _distinct(keys):
-        rows = np.flatnonzero(keys == key)
-        names = _type_columns(RecordType(key >> 8), secrets)
-        columns = {name: batch.column(name).take(arrow_numbers(rows)) for name in names}
-        kinds.append(KindColumns(key >> 8, key & 0xFF, rows, columns))
-    return kinds
-
-
-@cache
-def _type_columns(record_type: RecordType, secrets: bool) -> tuple[str, ...]:
-    """The columns holding today's fields of ``record_type``."""
-    names = set(columns_schema(secrets).names)
-    fields = raw_schema(record_type, CURRENT_VERSIONS[record_type])["fields"]
-    return tuple(c for c in (column_name(record_type, f["name"]) for f in fields) if c in names)
-
-
-def _assemble(count: int, kinds: list[KindColumns], secrets: bool) -> pa.RecordBatch:
-    """Each column in row order: the arrays of every kind that has it, nulls elsewhere."""
-    type_codes = np.empty(count, dtype=np.int32)
-    versions = np.empty(count, dtype=np.int32)
-    pieces: dict[str, list[tuple[Any, pa.Array]]] = {}
-    for kind in kinds:
-        type_codes[kind.rows], versions[kind.rows] = kind.record_type, kind.version
-        for name, array in kind.columns.items():
-            pieces.setdefault(name, []).append((kind.rows, array))
-    columns = {TYPE_CODE: arrow_numbers(type_codes), VERSION: arrow_numbers(versions)}
-    schema = columns_schema(secrets)
-    for field in schema:
-        if field.name in columns:
-            continue
-        parts = pieces.get(field.name, [])
-        if not parts:  # no kind in the batch has this field
-            columns[field.name] = pa.nulls(count, field.type)
-            continue
-        if len(parts) == 1 and len(parts[0][0]) == count:  # one kind fills every row
-            columns[field.name] = _typed(parts[0][1], field.type)
-            continue
-        runs = _in_runs(count, parts, field.type)
-        columns[field.name] = runs if runs is not None else _gathered(count, parts, field.type)
-    return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
-
-
-def _gathered(count: int, parts: list[tuple[Any, pa.Array]], kind: pa.DataType) -> pa.Array:
-    """The column of ``parts`` whose rows are scattered: one take over them all."""
-    index = np.full(count, sum(len(rows) for rows, _ in parts), dtype=np.int64)
-    done = 0
-    for rows, _ in parts:
-        index[rows] = np.arange(done, done + len(rows))
-        done += len(rows)
-    arrays = [_typed(array, kind) for _, array in parts]
-    joined = pa.concat_arrays([*arrays, pa.nulls(1, kind)])
-    return joined.take(arrow_numbers(index))
-
-
-def _in_runs(count: int, parts: list[tuple[Any, pa.Array]], kind: pa.DataType) -> pa.Array | None:
-    """The column of ``parts`` when each part's rows are one run (as in the usual mixed batch:
-    a request context, then ACLs): the parts in row order with nulls between them, no
-    gather. ``None`` when a part's rows are scattered."""
-    runs = []
-    for rows, array in parts:
-        start, stop = int(rows[0]), int(rows[-1]) + 1
-        if stop - start != len(rows):  # rows are increasing: only a run spans exactly them
-            return None
-        runs.append((start, stop, array))
-    pieces, at = [], 0
-    for start, stop, array in sorted(runs, key=lambda run: run[0]):
-        if start > at:
-            pieces.append(pa.nulls(start - at, kind))
-        pieces.append(_typed(array, kind))
-        at = stop
-    if at < count:
-        pieces.append(pa.nulls(count - at, kind))
-    return pa.concat_arrays(pieces)
-
-
-def _typed(array: pa.Array, kind: pa.DataType) -> pa.Array:
-    """``array`` as ``kind``; a cast only when it is another type (a cast loads Arrow's compute
-    functions on first use: tens of milliseconds of a process's start)."""
-    return array if array.type == kind else array.cast(kind)
 
 
 def _offset_of(offsets: Offsets, index: int) -> int | None:

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from aclog.records import RecordDecodeError, RecordType, decode_framed
 from aclog.records.codec import frame_of
+from aclog.records.column_assembly import assemble
 from aclog.records.columnar import (
     CONTEXT_PREFIX,
     TYPE_CODE,
     VERSION,
-    _assemble,
     _vectorised,
     columns_schema,
     decode_columns,
@@ -110,7 +110,7 @@ def test_every_type_and_version_decodes_as_fastavro_reads_it(values: list[bytes]
 @given(_any_values(SMALL_LONG))
 def test_valid_records_take_the_vectorised_path(values: list[bytes]) -> None:
     # No fallback: the passes themselves read every valid record whose longs fit nine bytes.
-    batch = _assemble(len(values), _vectorised(values, False), False)
+    batch = assemble(len(values), _vectorised(values, False), False)
     assert batch.to_pylist() == [_fastavro_row(v) for v in values]
 
 
