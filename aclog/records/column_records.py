@@ -38,21 +38,13 @@ from aclog.records.build import (
 from aclog.records.codec import DecodedKind
 from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kinds
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
-from aclog.records.types import Record, RecordType
+from aclog.records.types import ACL_KEY_FIELDS, Record, RecordType
 from aclog.records.vector import numpy_numbers
 
 _NUMBERS = (pa.int32(), pa.int64())
 _TYPES = {int(member): member for member in RecordType}
 _SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
-_ACL_COLUMNS = (
-    "resource_type",
-    "resource_name",
-    "pattern_type",
-    "principal",
-    "host",
-    "operation",
-    "permission_type",
-)
+_ACL_COLUMNS = ACL_KEY_FIELDS
 """The columns of an ACL addition after its id, in :func:`acls_from_columns` order."""
 
 
