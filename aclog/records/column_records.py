@@ -92,7 +92,9 @@ def _records_of_kind(kind: KindColumns) -> list[Record]:
     record_type, columns = _TYPES[kind.record_type], kind.columns
     if record_type == RecordType.ACCESS_CONTROL_ENTRY:
         fields = [
-            _members(columns[name], _MEMBERS[name]) if name in _MEMBERS else _values(columns[name])
+            code_members(numpy_numbers(columns[name]), name)
+            if name in _MEMBERS
+            else _values(columns[name])
             for name in _ACL_COLUMNS
         ]
         return acls_from_columns(_id_bytes(columns["id"]), *fields, converted=True)
@@ -124,12 +126,13 @@ def _values(column: pa.Array) -> list[Any]:
     return pylist
 
 
-def _members(column: pa.Array, table: Any) -> list[Any]:
-    """The enum members of a code column (no nulls: a required field), by one numpy gather
-    from ``table`` (codes 0..255, then the member for every other code)."""
-    codes = numpy_numbers(column)
+def code_members(codes: Any, field: str) -> list[Any]:
+    """The enum members of the ACL codes ``codes`` (a numpy integer array) of ``field``
+    (``resource_type``, ``pattern_type``, ``operation`` or ``permission_type``), ``UNKNOWN``
+    for a code without one, as the record builders map them: one numpy gather from a table.
+    Cost: a few ns per code, against about 25 for a dict lookup per code."""
     index = np.where((codes >= 0) & (codes < _TABLE_CODES), codes, _TABLE_CODES)
-    members: list[Any] = table[index].tolist()
+    members: list[Any] = _MEMBERS[field][index].tolist()
     return members
 
 
