@@ -63,13 +63,12 @@ def decode_records(
     ([NoOpRecord()], [(<RecordType.NO_OP: 20>, 0)])
     """
     kinds = decode_kinds(values, offsets, secrets=True)
-    if len(kinds) == 1:  # the common batch: one kind throughout
-        only = kinds[0]
-        return _records_of_kind(only), [_kind_of(only.record_type << 8 | only.version)] * len(
-            only.rows
-        )
     if not kinds:
         return [], []
+    if len(kinds) == 1:  # the common batch: one kind throughout
+        only = kinds[0]
+        kind = _kind_of(only.record_type << 8 | only.version)
+        return _records_of_kind(only), [kind] * len(only.rows)
     built = [_records_of_kind(kind) for kind in kinds]
     rows = np.concatenate([kind.rows for kind in kinds])
     # Every kind's records, then put in row order by one C-level gather (no call per record).
