@@ -67,8 +67,8 @@ def decode_records(
         return [], []
     if len(kinds) == 1:  # the common batch: one kind throughout
         only = kinds[0]
-        kind = _kind_of(only.record_type << 8 | only.version)
-        return _records_of_kind(only), [kind] * len(only.rows)
+        written = _kind_of(only.record_type << 8 | only.version)
+        return _records_of_kind(only), [written] * len(only.rows)
     built = [_records_of_kind(kind) for kind in kinds]
     rows = np.concatenate([kind.rows for kind in kinds])
     # Every kind's records, then put in row order by one C-level gather (no call per record).
