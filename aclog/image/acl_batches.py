@@ -52,7 +52,7 @@ def restate(delta: AclsDelta, records: list[AccessControlEntryRecord]) -> bool:
     Cost: one id hash and one key per record, in two dict builds (no per-record calls)."""
     if not delta.snapshot or delta.changes:
         return False
-    changes: Changes = dict(zip(map(_id_of, records), records, strict=True))
+    changes: Changes = {r.id: r for r in records}
     if len(changes) != len(records):
         return False  # an id stated twice
     added = dict(zip(map(acl_key, records), changes, strict=True))

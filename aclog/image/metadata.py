@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, repeat
-from operator import is_, not_
+from operator import not_
 from typing import Any, ClassVar
 
 from aclog.image.acl_batches import AclBatchReplayer, restate
@@ -174,11 +174,9 @@ class MetadataDelta:
         one, in order, which raises what :meth:`replay` raises first.
         """
         records = list(records)
-        # The ACLs picked out by C-level passes: a snapshot holds a million of them.
-        is_acl = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
-        acls: list[Any] = list(compress(records, is_acl))
+        acls = [r for r in records if type(r) is AccessControlEntryRecord]
         if acls and self._snapshot and restate(self.get_or_create_acls_delta(), acls):
-            records = list(compress(records, map(not_, is_acl)))
+            records = [r for r in records if type(r) is not AccessControlEntryRecord]
         self._replay_pairs(zip(repeat(offset), records))
 
     def _replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None:
