@@ -4,9 +4,10 @@ Floors: fastavro encoding (or decoding) of the same record bodies alone, one cal
 and the batch CRC-32C alone. Appends go through the real path: the batch encoder the controller
 uses (frames + Avro bodies, assembled a field at a time), v2 batch build, write, fsync. Reads go
 through the real path too: segment scan, CRC check, record parse, then the batch decoder every
-log reader uses (runs of ACL bodies taken apart a field at a time into dataclasses; the decoder
-pauses the cyclic collector itself for a batch this big), and beside it the columnar decoder
-the pipeline uses (each batch's values to Arrow columns, no record objects). The 200,000 source
+log reader uses (the columnar decoder's Arrow columns built into dataclasses a field at a
+time, with the collector paused as the programs that read do), and beside it the columnar
+decoder alone, as the pipeline uses it (each batch's values to Arrow columns, no record
+objects). The 200,000 source
 records stay alive throughout, as an image's records would. Both reads and the decode floor are
 timed in turn (the machine is shared: conditions drift within a run), and the rows note their
 ratios.
@@ -36,10 +37,10 @@ from aclog.records import (
     ResourceType,
     encode,
 )
-from aclog.records.bulk import decode_values
 from aclog.records.bulk_encode import encode_many
 from aclog.records.codec import _acl_to
 from aclog.records.collector import gc_paused
+from aclog.records.column_records import decode_records
 from aclog.records.columnar import decode_columns
 from aclog.records.schemas import parsed_schema
 from benchmarks.harness import best_in_turn
@@ -175,7 +176,7 @@ def _read(
         def read_decode() -> None:
             with gc_paused():  # as the loader and the CLI run it (their edges pause the GC)
                 for batch in read_batches(Path(tmp)):
-                    decode_values(batch.values, batch.base_offset)
+                    decode_records(batch.values, batch.base_offset)
 
         def read_columnar() -> None:
             for batch in read_batches(Path(tmp)):

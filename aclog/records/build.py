@@ -1,11 +1,11 @@
 """Builds records from their Avro field values: one record at a time, or many at once.
 
 The one-record builders back :func:`aclog.records.codec.decode_framed` and snapshot reading;
-the many-record builders back the batch decoder (:mod:`aclog.records.bulk`) and give the same
-records as mapping the one-record builder over the field dicts. Enum codes are mapped with dict
-lookups (an unknown code becomes the enum's ``UNKNOWN``), and frozen dataclasses are filled
-through their slot descriptors, skipping the generated ``__init__`` (its ``object.__setattr__``
-per field is about half of a record's construction).
+the many-record builders back the batch decoder (:mod:`aclog.records.column_records`), KRaft's
+and snapshot format 2's ACL columns, and give the same records as the one-record builders.
+Enum codes are mapped with dict lookups (an unknown code becomes the enum's ``UNKNOWN``), and
+frozen dataclasses are filled through their slot descriptors, skipping the generated
+``__init__`` (its ``object.__setattr__`` per field is about half of a record's construction).
 
 Thread-safe (module-level tables are never mutated). Cost: one builder call per record; the
 many-record ACL builders make no Python-level call per record (each field is set by a ``map``
@@ -19,7 +19,6 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import fields
 from itertools import repeat
-from operator import itemgetter
 from typing import Any, Literal
 
 from aclog.records.enums import (
@@ -95,7 +94,6 @@ def _uuids(raws: list[bytes]) -> list[uuid.UUID]:
 _ACL_FIELDS = tuple(field.name for field in fields(AccessControlEntryRecord))
 _ACL_SETTERS = tuple(_slot_setter(AccessControlEntryRecord, name) for name in _ACL_FIELDS)
 _set_remove_id = _slot_setter(RemoveAccessControlEntryRecord, "id")
-_get_id = itemgetter("id")
 
 
 def _acl_from(
@@ -134,17 +132,12 @@ _ACL_CODES = (
 )
 
 
-def _converter(codes: tuple[dict[int, Any], Any]) -> Callable[[int], Any]:
-    table, unknown = codes
-    return lambda code: table.get(code, unknown)
-
-
-ACL_CODE_CONVERTERS: tuple[Callable[[int], Any], ...] = tuple(
-    _converter(codes) for codes in _ACL_CODES if codes is not None
+ACL_CODE_TABLES: tuple[tuple[dict[int, Any], Any], ...] = tuple(
+    codes for codes in _ACL_CODES if codes is not None
 )
-"""Code -> enum member (``UNKNOWN`` for a code without one) of the resource type, pattern
+"""(code -> enum member, the member for a code without one) of the resource type, pattern
 type, operation and permission of an ACL, as every builder here maps them: for a decoder that
-maps codes in a pass of its own (see :func:`acls_from_columns`)."""
+maps codes in a pass of its own (and then passes ``converted=True``)."""
 
 
 def acls_from_columns(
@@ -156,8 +149,8 @@ def acls_from_columns(
     type code, name, pattern type code, principal, host, operation code, permission code, one
     list each): ``_acl_from`` of each row, a field at a time over the whole run.
 
-    ``converted``: the code columns hold enum members already (each code passed through
-    :data:`ACL_CODE_CONVERTERS`), not codes."""
+    ``converted``: the code columns hold enum members already (``UNKNOWN`` for a code without
+    one), not codes."""
     records: list[Record] = list(map(_new_object, repeat(AccessControlEntryRecord, len(ids))))
     consume(map(_ACL_SETTERS[0], records, _uuids(ids)))
     for setter, values, codes in zip(_ACL_SETTERS[1:], columns, _ACL_CODES, strict=True):
@@ -166,12 +159,6 @@ def acls_from_columns(
             column = map(codes[0].get, values, repeat(codes[1]))
         consume(map(setter, records, column))
     return records
-
-
-def _acls_from(items: list[Fields]) -> list[Record]:
-    """``[_acl_from(d) for d in items]``, a field at a time over the whole run."""
-    ids, *columns = (list(map(itemgetter(name), items)) for name in _ACL_FIELDS)
-    return acls_from_columns(ids, *columns)
 
 
 def _remove_acl_from(d: Fields) -> RemoveAccessControlEntryRecord:
@@ -185,11 +172,6 @@ def remove_acls_from_ids(ids: list[bytes]) -> list[Record]:
     records: list[Record] = list(map(_new_object, repeat(RemoveAccessControlEntryRecord, len(ids))))
     consume(map(_set_remove_id, records, _uuids(ids)))
     return records
-
-
-def _remove_acls_from(items: list[Fields]) -> list[Record]:
-    """``[_remove_acl_from(d) for d in items]``, a slot at a time."""
-    return remove_acls_from_ids(list(map(_get_id, items)))
 
 
 def _scram_from(d: Fields) -> UserScramCredentialRecord:
@@ -217,17 +199,3 @@ FROM_AVRO: dict[int, Callable[[Fields], Record]] = {
     ),
 }
 """Record type -> the builder of one record from its current-version fields."""
-
-_MANY: dict[int, Callable[[list[Fields]], list[Record]]] = {
-    RecordType.ACCESS_CONTROL_ENTRY: _acls_from,
-    RecordType.REMOVE_ACCESS_CONTROL_ENTRY: _remove_acls_from,
-}
-
-
-def records_from(record_type: RecordType, items: list[Fields]) -> list[Record]:
-    """The records of ``record_type`` whose current-version fields are ``items``, in order:
-    ``[FROM_AVRO[record_type](d) for d in items]``, cheaper for the types replay reads most."""
-    many = _MANY.get(record_type)
-    if many is not None:
-        return many(items)
-    return list(map(FROM_AVRO[record_type], items))

@@ -1,9 +1,9 @@
 """The cyclic garbage collector paused while a large batch allocates: the one definition of
 that rule, for the process edges that decide about the process-wide collector (a broker
 loader's start and its thread, the CLI commands that rebuild or build an authorizer, the
-benchmarks) and for the batch decoder (:mod:`aclog.records.bulk`). Library calls (rebuilds,
-replays, authorizer builds, a loader's catch-up and polls) never touch the collector: a program
-that embeds aclog decides, and pauses around them with :func:`gc_paused`.
+benchmarks). Library calls (rebuilds, replays, authorizer builds, a loader's catch-up and polls)
+never touch the collector: a program that embeds aclog decides, and pauses around them with
+:func:`gc_paused`.
 
 A decode of a 10,000-record batch allocates two collector-tracked objects per ACL (the record
 and its ``UUID``) and frees none of them before it returns, so the collector starts a young

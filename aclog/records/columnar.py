@@ -32,52 +32,33 @@ import numpy as np
 import pyarrow as pa
 
 from aclog.records.codec import FRAME_VERSION, RecordDecodeError, decode_avro_fields
-from aclog.records.render import SECRET_FIELDS
+from aclog.records.column_assembly import assemble, distinct, split
+from aclog.records.column_layout import (
+    CONTEXT_PREFIX,
+    TYPE_CODE,
+    VERSION,
+    KindColumns,
+    Offsets,
+    arrow_type,
+    column_name,
+    columns_schema,
+)
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, raw_schema
 from aclog.records.types import RecordType
-from aclog.records.vector import Cursor, NotColumnar, join_values
+from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values
 
-TYPE_CODE, VERSION = "type_code", "version"
-CONTEXT_PREFIX = "context_"
-
-Offsets = int | Sequence[int] | None
-"""Where the values sit in the log, for error messages only: the first value's offset (the
-rest follow it), one offset per value, or ``None`` (unknown)."""
-
-
-def column_name(record_type: RecordType, field: str) -> str:
-    """The column a field of ``record_type`` lands in."""
-    if record_type == RecordType.REQUEST_CONTEXT:
-        return CONTEXT_PREFIX + field
-    return field
-
-
-def _arrow_type(avro_type: Any) -> pa.DataType:
-    if isinstance(avro_type, dict) and avro_type.get("type") == "fixed":
-        return pa.binary(int(avro_type["size"]))
-    if avro_type == ["null", "string"]:
-        return pa.string()
-    simple = {"int": pa.int32(), "long": pa.int64(), "string": pa.string(), "bytes": pa.binary()}
-    if not isinstance(avro_type, str) or avro_type not in simple:
-        raise NotColumnar(f"no columnar read of Avro type {avro_type!r}")
-    return simple[avro_type]
-
-
-@cache
-def columns_schema(secrets: bool = False) -> pa.Schema:
-    """The Arrow schema of every decoded batch: ``type_code``, ``version``, then one column per
-    field of today's schemas (the SCRAM secrets only with ``secrets``), all nullable."""
-    fields = [pa.field(TYPE_CODE, pa.int32()), pa.field(VERSION, pa.int32())]
-    seen = {TYPE_CODE, VERSION}
-    for record_type in RecordType:
-        for field in raw_schema(record_type, CURRENT_VERSIONS[record_type])["fields"]:
-            name = column_name(record_type, field["name"])
-            if name in seen or (field["name"] in SECRET_FIELDS and not secrets):
-                continue
-            seen.add(name)
-            fields.append(pa.field(name, _arrow_type(field["type"])))
-    return pa.schema(fields)
-
+__all__ = [
+    "CONTEXT_PREFIX",
+    "TYPE_CODE",
+    "VERSION",
+    "KindColumns",
+    "Offsets",
+    "column_name",
+    "columns_from_fields",
+    "columns_schema",
+    "decode_columns",
+    "decode_kinds",
+]
 
 Read = Callable[[Cursor], Any]
 """One field's pass: reads it at every cursor position and returns its column (or ``None``
@@ -85,16 +66,16 @@ for a field that is skipped)."""
 
 
 def _reader(avro_type: Any, keep: bool) -> Read:
-    kind = _arrow_type(avro_type)
+    kind = arrow_type(avro_type)
     if isinstance(avro_type, list):
         return Cursor.optional_string
     if isinstance(avro_type, dict):
         size = int(avro_type["size"])
         return lambda cursor: cursor.fixed(size)
     if avro_type == "int":
-        return lambda cursor: pa.array(cursor.avro_int())
+        return lambda cursor: arrow_numbers(cursor.avro_int())
     if avro_type == "long":
-        return lambda cursor: pa.array(cursor.avro_long())
+        return lambda cursor: arrow_numbers(cursor.avro_long())
     if not keep:
         return lambda cursor: cursor.skip_bytes()
     return lambda cursor: cursor.avro_bytes(kind)
@@ -148,9 +129,25 @@ def decode_columns(
     if not values:
         return _empty(secrets)
     try:
-        return _vectorised(values, secrets)
+        return assemble(len(values), _vectorised(values, secrets), secrets)
     except NotColumnar:
         return _reference(values, offsets, secrets)
+
+
+def decode_kinds(
+    values: Sequence[bytes], offsets: Offsets = None, *, secrets: bool = False
+) -> list[KindColumns]:
+    """:func:`decode_columns` before the kinds are put in row order: the records of each
+    (type, version) of ``values`` apart, in order of first appearance, with the same errors.
+    For a reader that treats each kind on its own (records built a type at a time): no
+    column is gathered into row order only to be taken apart again."""
+    values = list(values)
+    if not values:
+        return []
+    try:
+        return _vectorised(values, secrets)
+    except NotColumnar:
+        return split(_reference(values, offsets, secrets), secrets)
 
 
 def _empty(secrets: bool) -> pa.RecordBatch:
@@ -158,7 +155,7 @@ def _empty(secrets: bool) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays([pa.array([], f.type) for f in schema], schema=schema)
 
 
-def _vectorised(values: list[bytes], secrets: bool) -> pa.RecordBatch:
+def _vectorised(values: list[bytes], secrets: bool) -> list[KindColumns]:
     buffer, starts, ends = join_values(values)
     cursor = Cursor(buffer, starts, ends)
     frame_version = cursor.uvarint(5)
@@ -167,71 +164,32 @@ def _vectorised(values: list[bytes], secrets: bool) -> pa.RecordBatch:
         raise NotColumnar("a frame this pass does not know")
     keys = (type_codes.astype(np.int64) << 8) | versions.astype(np.int64)
     plans = _PLANS[secrets]
-    pieces: dict[str, list[tuple[Any, pa.Array]]] = {}
     first = int(keys[0])
     if bool((keys == first).all()):  # the common batch: one kind throughout
-        _read_kind(plans, first, cursor, np.arange(len(values)), pieces)
-    else:
-        kinds, inverse = np.unique(keys, return_inverse=True)
-        for index, key in enumerate(kinds.tolist()):
-            rows = np.flatnonzero(inverse == index)
-            _read_kind(plans, key, cursor.take(rows), rows, pieces)
-    columns = {
-        TYPE_CODE: pa.array(type_codes.astype(np.int32)),
-        VERSION: pa.array(versions.astype(np.int32)),
-    }
-    return _assemble(len(values), columns, pieces, secrets)
+        return [_read_kind(plans, first, cursor, np.arange(len(values)))]
+    kinds = []
+    for key in distinct(keys):
+        rows = np.flatnonzero(keys == key)
+        kinds.append(_read_kind(plans, key, cursor.take(rows), rows))
+    return kinds
 
 
-def _read_kind(
-    plans: dict[int, KindPlan],
-    key: int,
-    cursor: Cursor,
-    rows: Any,
-    pieces: dict[str, list[tuple[Any, pa.Array]]],
-) -> None:
+def _read_kind(plans: dict[int, KindPlan], key: int, cursor: Cursor, rows: Any) -> KindColumns:
     plan = plans.get(key)
     if plan is None:
         raise NotColumnar(f"no columnar plan for type {key >> 8} version {key & 0xFF}")
     reads, defaults = plan
+    columns: dict[str, pa.Array] = {}
     for column, read in reads:
         array = read(cursor)
         if column is not None:
-            pieces.setdefault(column, []).append((rows, array))
+            columns[column] = array
     if bool((cursor.pos != cursor.ends).any()):
         raise NotColumnar("bytes left over after a record's body")
     for column, default in defaults:
         if default is not None:  # a null default is what an absent column holds anyway
-            pieces.setdefault(column, []).append((rows, pa.array([default] * len(rows))))
-
-
-def _assemble(
-    count: int,
-    columns: dict[str, pa.Array],
-    pieces: dict[str, list[tuple[Any, pa.Array]]],
-    secrets: bool,
-) -> pa.RecordBatch:
-    """Each column in row order: the pieces of every kind that has it, nulls elsewhere."""
-    schema = columns_schema(secrets)
-    for field in schema:
-        if field.name in columns:
-            continue
-        parts = pieces.get(field.name, [])
-        if not parts:  # no kind in the batch has this field
-            columns[field.name] = pa.nulls(count, field.type)
-            continue
-        if len(parts) == 1 and len(parts[0][0]) == count:  # one kind fills every row
-            columns[field.name] = parts[0][1].cast(field.type)
-            continue
-        index = np.full(count, sum(len(rows) for rows, _ in parts), dtype=np.int64)
-        done = 0
-        for rows, _ in parts:
-            index[rows] = np.arange(done, done + len(rows))
-            done += len(rows)
-        arrays = [array.cast(field.type) for _, array in parts]
-        joined = pa.concat_arrays([*arrays, pa.nulls(1, field.type)])
-        columns[field.name] = joined.take(pa.array(index))
-    return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
+            columns[column] = pa.array([default] * len(rows))
+    return KindColumns(key >> 8, key & 0xFF, rows, columns)
 
 
 def _offset_of(offsets: Offsets, index: int) -> int | None:

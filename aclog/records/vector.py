@@ -31,6 +31,34 @@ class NotColumnar(Exception):
     """The records are not all in a form the vectorised passes read: damaged, or unusual."""
 
 
+_NUMBERS = {np.dtype(np.int32): pa.int32(), np.dtype(np.int64): pa.int64()}
+
+
+def arrow_numbers(values: Any) -> pa.Array:
+    """The ``int32`` or ``int64`` numpy array ``values`` as an Arrow array, without a copy.
+
+    Not ``pa.array``: its first call imports pandas (a third of a second), which a broker
+    starting up or a CLI command has no use for."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(_NUMBERS[values.dtype], len(values), [None, pa.py_buffer(values)])
+
+
+def numpy_numbers(column: pa.Array) -> Any:
+    """The values of an ``int32`` or ``int64`` Arrow array without nulls as a numpy array that
+    shares its memory (``to_numpy`` also imports pandas on first use)."""
+    if column.null_count:
+        raise ValueError("numpy_numbers needs a column without nulls")
+    dtype = np.int32 if column.type == pa.int32() else np.int64
+    if column.type not in (pa.int32(), pa.int64()):
+        raise ValueError(f"numpy_numbers needs int32 or int64, not {column.type}")
+    return np.frombuffer(
+        column.buffers()[1],
+        dtype=dtype,
+        count=len(column),
+        offset=column.offset * np.dtype(dtype).itemsize,
+    )
+
+
 def join_values(values: list[bytes]) -> tuple[Any, Any, Any]:
     """The values joined (plus :data:`PADDING`) as a ``uint8`` array, and each value's start
     and end in it (``int64``)."""
@@ -125,13 +153,19 @@ class Cursor:
         if not present.size:
             return pa.nulls(len(branch), pa.string())
         sub = self.take(present)
-        strings = sub.avro_bytes(pa.string())
-        self.pos[present] = sub.pos
-        index = np.full(len(branch), len(strings), dtype=np.int64)
-        index[present] = np.arange(len(present))
-        return pa.concat_arrays([strings, pa.nulls(1, pa.string())]).take(pa.array(index))
+        lengths = np.zeros(len(branch), dtype=np.int64)
+        lengths[present] = sub._lengths()
+        starts = self.pos.copy()  # an absent string is empty at its own position
+        starts[present] = sub.pos
+        self.pos[present] = sub.pos + lengths[present]
+        self._check()
+        # Nulls by a validity bitmap (no gather of the present strings into place).
+        validity = np.packbits(branch == 1, bitorder="little")
+        return self._gather(starts, lengths, pa.string(), pa.py_buffer(validity))
 
-    def _gather(self, starts: Any, lengths: Any, kind: pa.DataType) -> pa.Array:
+    def _gather(
+        self, starts: Any, lengths: Any, kind: pa.DataType, validity: pa.Buffer | None = None
+    ) -> pa.Array:
         total = int(lengths.sum())
         if total > _INT_MAX:
             raise NotColumnar("more string bytes than one Arrow array holds")
@@ -144,7 +178,7 @@ class Cursor:
         array = pa.Array.from_buffers(
             kind,
             len(lengths),
-            [None, pa.py_buffer(offsets), pa.py_buffer(data)],
+            [validity, pa.py_buffer(offsets), pa.py_buffer(data)],
         )
         if kind == pa.string() and total and int(data.max()) >= 0x80:  # ASCII is UTF-8
             try:

@@ -3,8 +3,8 @@
 Each committed batch decodes to a :class:`DecodedBatch`: its records in offset order plus the
 batch's author, taken from its leading :class:`RequestContextRecord` when it has one, and, on
 demand, :class:`Entry` values (offset, epoch, timestamp, type, version, record). There is
-exactly one decoder (:mod:`aclog.records`, whose batch path decodes a batch's runs of one type
-in one fastavro call); this module only walks batches.
+exactly one decoder for many records (:mod:`aclog.records.column_records`: the columnar
+decoder's Arrow columns, built into records a type at a time); this module only walks batches.
 
 Thread-safe (each call opens its own files). Cost: O(records) decodes; replay reads
 ``records`` and never pays for the entries.
@@ -22,8 +22,8 @@ from aclog.log import LogBatch, read_batches, read_segment_file
 from aclog.log.batch import HEADER_SIZE, parse_header
 from aclog.log.segment import segment_base_offset
 from aclog.records import RecordType, RequestContextRecord, record_to_dict
-from aclog.records.bulk import decode_values
 from aclog.records.codec import DecodedKind
+from aclog.records.column_records import decode_records
 from aclog.records.types import Record, record_type_name
 
 
@@ -111,7 +111,7 @@ class DecodedBatch:
 
 def decode_batch(batch: LogBatch) -> DecodedBatch:
     """Decode every record of ``batch``; raises ``RecordDecodeError`` naming the offset."""
-    records, kinds = decode_values(batch.values, batch.base_offset)
+    records, kinds = decode_records(batch.values, batch.base_offset)
     first = records[0] if records else None
     author = first if isinstance(first, RequestContextRecord) else None
     return DecodedBatch(

@@ -15,7 +15,8 @@ whose fields are the ACL fields as columns of fixed-width values in ``bytes``:
 Why: a snapshot is loaded at every broker start, and decoding a million per-ACL Avro records
 costs one fastavro field read (a Python-level ``read`` call) per field, plus a dict per record,
 about three quarters of the load. Columns of fixed-width values decode with a handful of C-level
-calls per chunk (``bytes`` iteration, ``array.frombytes``, ``int.from_bytes`` over slices), and
+calls per chunk (``array.frombytes``, ``int.from_bytes`` over slices, the codes' enum members
+by one numpy gather, as the log's decoder maps them: ``aclog.records.column_records``), and
 the records are put together by ``aclog.records.build.acls_from_columns`` (slot setters mapped
 over the columns), so no Python function runs per record. Repeated strings (principals, hosts)
 are stored and decoded once per chunk, and the records share one string object each, whose hash
@@ -37,9 +38,12 @@ from collections.abc import Iterable, Sequence
 from operator import attrgetter
 from typing import Any, cast
 
+import numpy as np
+
 # The one definition of building ACL records from columns of field values (slot setters, enum
 # tables; an unknown code becomes the enum's UNKNOWN), shared with the log's batch decoder.
 from aclog.records.build import acls_from_columns
+from aclog.records.column_records import code_members
 from aclog.records.types import AccessControlEntryRecord
 
 CHUNK_ACLS = 4096
@@ -157,12 +161,12 @@ def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
     strings = _strings(fields).__getitem__
     # The id column's length checks the count before anything is allocated for it.
     ids = _id_bytes(fields["id"], count)
-    codes: dict[str, list[int]] = {}
+    codes: dict[str, list[Any]] = {}
     for name in _CODE_FIELDS:
         column: bytes = fields[name]
         if len(column) != count:
             raise ValueError(f"column {name} holds {len(column)} codes for {count} ACLs")
-        codes[name] = list(column)
+        codes[name] = code_members(np.frombuffer(column, dtype=np.uint8), name)
     names, principals, hosts = (
         list(map(strings, _u32_list(fields[name], count, name))) for name in _STRING_FIELDS
     )
@@ -175,5 +179,6 @@ def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
         hosts,
         codes["operation"],
         codes["permission_type"],
+        converted=True,
     )
     return cast(list[AccessControlEntryRecord], records)

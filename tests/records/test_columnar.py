@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from aclog.records import RecordDecodeError, RecordType, decode_framed
 from aclog.records.codec import frame_of
+from aclog.records.column_assembly import assemble
 from aclog.records.columnar import (
     CONTEXT_PREFIX,
     TYPE_CODE,
@@ -25,6 +26,7 @@ from aclog.records.columnar import (
     _vectorised,
     columns_schema,
     decode_columns,
+    decode_kinds,
 )
 from aclog.records.render import SECRET_FIELDS
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, parsed_schema, raw_schema
@@ -108,7 +110,24 @@ def test_every_type_and_version_decodes_as_fastavro_reads_it(values: list[bytes]
 @given(_any_values(SMALL_LONG))
 def test_valid_records_take_the_vectorised_path(values: list[bytes]) -> None:
     # No fallback: the passes themselves read every valid record whose longs fit nine bytes.
-    assert _vectorised(values, False).to_pylist() == [_fastavro_row(v) for v in values]
+    batch = assemble(len(values), _vectorised(values, False), False)
+    assert batch.to_pylist() == [_fastavro_row(v) for v in values]
+
+
+@given(_any_values(LONG))
+def test_kinds_are_the_batch_taken_apart(values: list[bytes]) -> None:
+    """Each (type, version) apart, as replay reads them: their rows cover the batch once, in
+    order of first appearance, and hold exactly the batch's values of their columns."""
+    batch = decode_columns(values, 40, secrets=True).to_pylist()
+    kinds = decode_kinds(values, 40, secrets=True)
+    rows = [row for kind in kinds for row in kind.rows.tolist()]
+    assert sorted(rows) == list(range(len(values)))
+    assert [kind.rows[0] for kind in kinds] == sorted(kind.rows[0] for kind in kinds)
+    for kind in kinds:
+        for row in kind.rows.tolist():
+            assert (batch[row][TYPE_CODE], batch[row][VERSION]) == (kind.record_type, kind.version)
+        for name, array in kind.columns.items():
+            assert array.to_pylist() == [batch[row][name] for row in kind.rows.tolist()]
 
 
 def test_secrets_are_columns_only_when_asked_for() -> None:
