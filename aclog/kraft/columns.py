@@ -4,8 +4,7 @@
 The values are grouped by their three frame bytes. For the four record types aclog reads
 (AccessControlEntryRecord, RemoveAccessControlEntryRecord, UserScramCredentialRecord,
 RemoveUserScramCredentialRecord, version 0, one-byte frame fields) each group is taken apart
-with C-level ``map`` passes over all its values at once, the way
-:mod:`aclog.records.columns` reads aclog's own ACL records: the field positions follow from
+with C-level ``map`` passes over all its values at once: the field positions follow from
 the compact-string lengths (``uvarint length + 1``), read as ONE byte each. A pass fails on
 anything else: a null or longer string (a length byte of 0 or with the continuation bit), a
 value that ends early or has bytes left over, a non-empty tagged-field section (Kafka may add
