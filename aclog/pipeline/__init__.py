@@ -5,6 +5,9 @@
 - :mod:`~aclog.pipeline.session`: the SparkSession factory the CLI, tests and benchmarks share,
   with :mod:`~aclog.pipeline.settings` (``--conf`` pairs, the driver's address on a cluster);
 - :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
+- :mod:`~aclog.pipeline.kraft_source`: ``spark.read.format("aclog-kraft")``, Kafka's own KRaft
+  metadata log as the same rows, and its records as of a point (checkpoint choice as in
+  ``aclog replay --format kraft``);
 - jobs, each a lazy DataFrame -> DataFrame function in its module (exported as modules, so
   ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as an anti join of
   ACL additions against later removals, and last-record-wins for credentials),
@@ -24,6 +27,7 @@ from aclog.pipeline import (
     access,
     diff,
     history,
+    kraft_source,
     load,
     orphans,
     plot,
@@ -56,6 +60,7 @@ __all__ = [
     "access",
     "diff",
     "history",
+    "kraft_source",
     "load",
     "make_spark",
     "orphans",
