@@ -189,10 +189,10 @@ def _bench_state(report: Report, spark: SparkSession, tmp: Path, total: int, qui
 
 def _warm_state(spark: SparkSession, directory: Path, out: Path) -> None:
     from aclog.pipeline.load import read_records, records_as_of
-    from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+    from aclog.pipeline.state import state, state_input_columns
     from aclog.pipeline.state_files import write_state
 
-    write_state(state(records_as_of(spark, directory, columns=STATE_INPUT_COLUMNS).frame), out)
+    write_state(state(records_as_of(spark, directory, columns=state_input_columns()).frame), out)
     read_records(spark, directory).write.mode("overwrite").parquet(str(out / "records"))
 
 
@@ -201,10 +201,10 @@ def _state_from_source(
 ) -> tuple[State, WrittenState]:
     """The ``aclog pipeline state --out`` job: the data source decodes, cached once."""
     from aclog.pipeline.load import records_as_of
-    from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+    from aclog.pipeline.state import state, state_input_columns
     from aclog.pipeline.state_files import write_state
 
-    chosen = records_as_of(spark, directory, columns=STATE_INPUT_COLUMNS)
+    chosen = records_as_of(spark, directory, columns=state_input_columns())
     result = state(chosen.frame, persist=True)
     return result, write_state(result, out)
 

@@ -200,6 +200,10 @@ def session_settings(
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.adaptive.enabled": "true",
+        # Cached DataFrames (the records a state job reads three times) are kept uncompressed:
+        # choosing and applying an encoding per column and batch cost more CPU than the
+        # decoding that fills the cache, and the cache is read from memory anyway.
+        "spark.sql.inMemoryColumnarStorage.compressed": "false",
         # Lets the access job join its grid to the decisions without shuffling the grid.
         "spark.sql.requireAllClusterKeysForCoPartition": "false",
     }

@@ -74,7 +74,7 @@ def job_state(
             at_time_ms=point[1],
             use_snapshots=snapshots,
             on_warning=warn,
-            columns=pipeline.state.STATE_INPUT_COLUMNS,
+            columns=pipeline.state.state_input_columns(*point),
         )
     # Cached when the data source decodes the records (each read would decode the log again);
     # Parquet is cheap to read again.
