@@ -4,6 +4,8 @@
   with one partition per segment piece (and per snapshot when asked), decoded by the one decoder;
 - :mod:`~aclog.pipeline.session`: the SparkSession factory the CLI, tests and benchmarks share,
   with :mod:`~aclog.pipeline.settings` (``--conf`` pairs, the driver's address on a cluster);
+- :mod:`~aclog.pipeline.records_files`: every record as Parquet, written by the tasks that
+  decode them (pyarrow; no row crosses into the JVM);
 - :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
 - :mod:`~aclog.pipeline.kraft_source`: ``spark.read.format("aclog-kraft")``, Kafka's own KRaft
   metadata log as the same rows, and its records as of a point (checkpoint choice as in
@@ -32,6 +34,7 @@ from aclog.pipeline import (
     orphans,
     plot,
     questions,
+    records_files,
     settings,
     state,
     state_files,
@@ -69,6 +72,7 @@ __all__ = [
     "read_parquet_records",
     "read_records",
     "records_as_of",
+    "records_files",
     "records_for_history",
     "settings",
     "spark_session",
