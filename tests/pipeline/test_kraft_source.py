@@ -19,7 +19,7 @@ from aclog.records.types import RECORD_TYPES, record_type_name
 from aclog.replay.rebuild import rebuild_image
 from aclog.tools.console import app
 from aclog.tools.history import state_to_dict
-from tests.kraft.layout import T0, Layout, build_layout
+from tests.kraft.layout import ACL_B, T0, Layout, build_layout
 
 runner = CliRunner()
 
@@ -69,7 +69,8 @@ def test_checkpoint_rows_sit_at_its_last_covered_offset(
     assert [(r["offset"], r["epoch"], r["position"]) for r in shot] == [(12, 2, 0)]
     assert shot[0]["timestamp_ms"] == layout.checkpoint_timestamp
     assert shot[0]["type"] == "AccessControlEntryRecord"
-    assert shot[0]["resource_name"] == layout.checkpoint_records[0].resource_name  # type: ignore[attr-defined]
+    assert layout.checkpoint_records == [ACL_B]
+    assert shot[0]["resource_name"] == ACL_B.resource_name
 
 
 @pytest.mark.parametrize(
