@@ -6,9 +6,10 @@ SCRAM upserts, rotations and removals, and no snapshot (so every record is decod
 decoding alone (``count``), the state job end to end (the records building only the columns
 state reads, last-record-wins aggregates, Parquet out) and the ``records`` job (the tasks decode
 and write Parquet with pyarrow), all through the one engine: the Python data source's reader with
-the columnar decoder, the records cached once per state job. Beside them, in the same run: the state job over the records
-already in Parquet (no decoding; timed in turn with the state job, their ratio noted), the same
-state computed by DuckDB over that Parquet, and ``rebuild_image`` in one process.
+the columnar decoder, the records cached once per state job. Beside them, in the same run: the
+state job over the records already in Parquet (no decoding; timed in turn with the state job,
+their ratio noted), the same state computed by DuckDB over that Parquet, and ``rebuild_image``
+in one process.
 Targets: state >= 300k records/s and >= 0.85x the Parquet job; records -> Parquet >= 250k/s.
 
 ``access``: the tenancy of :func:`benchmarks.workloads.tenancy_log` (1,102 principals x 100,333
