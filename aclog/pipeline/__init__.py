@@ -4,7 +4,12 @@
   with one partition per segment piece (and per snapshot when asked), decoded by the one decoder;
 - :mod:`~aclog.pipeline.session`: the SparkSession factory the CLI, tests and benchmarks share,
   with :mod:`~aclog.pipeline.settings` (``--conf`` pairs, the driver's address on a cluster);
+- :mod:`~aclog.pipeline.records_files`: every record as Parquet, written by the tasks that
+  decode them (pyarrow; no row crosses into the JVM);
 - :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
+- :mod:`~aclog.pipeline.kraft_source`: ``spark.read.format("aclog-kraft")``, Kafka's own KRaft
+  metadata log as the same rows, and its records as of a point (checkpoint choice as in
+  ``aclog replay --format kraft``);
 - jobs, each a lazy DataFrame -> DataFrame function in its module (exported as modules, so
   ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as an anti join of
   ACL additions against later removals, and last-record-wins for credentials),
@@ -24,10 +29,12 @@ from aclog.pipeline import (
     access,
     diff,
     history,
+    kraft_source,
     load,
     orphans,
     plot,
     questions,
+    records_files,
     settings,
     state,
     state_files,
@@ -56,6 +63,7 @@ __all__ = [
     "access",
     "diff",
     "history",
+    "kraft_source",
     "load",
     "make_spark",
     "orphans",
@@ -64,6 +72,7 @@ __all__ = [
     "read_parquet_records",
     "read_records",
     "records_as_of",
+    "records_files",
     "records_for_history",
     "settings",
     "spark_session",

@@ -40,7 +40,7 @@ from aclog.authorizer.reach import reach
 from aclog.authorizer.risky import risky_grants
 from aclog.authorizer.timeline import Question, timelines
 from aclog.authorizer.who_can import who_can
-from aclog.pipeline.schema import ACL_FIELDS, SCRAM_TYPE, SOURCE_SNAPSHOT
+from aclog.pipeline.schema import ACL_FIELDS, SCRAM_CODE, SOURCE_SNAPSHOT
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -240,7 +240,7 @@ def _credential_ages(records: DataFrame, users: DataFrame) -> list[CredentialAge
     """Each credential of ``users`` with the time of its newest record: exact from the log, a
     bound from a snapshot; in user then mechanism order."""
     newest = (
-        records.filter(F.col("type") == SCRAM_TYPE)
+        records.filter(F.col("type_code") == SCRAM_CODE)
         .groupBy("user", "mechanism")
         .agg(F.max_by(F.struct("timestamp_ms", "source"), F.col("offset")).alias("last"))
     )

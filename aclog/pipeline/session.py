@@ -2,12 +2,12 @@
 
 :func:`make_spark` prepares the environment before the JVM starts (quiet logs, no UI, scratch
 space in one temporary folder, workers that run this interpreter), builds the session, lowers the
-log level and registers the ``aclog`` data source. ``master`` defaults to ``local[2]``; give a
-``spark://host:7077`` URL (or ``yarn``, ``k8s://...``) to run on a cluster, where the executors
-need ``aclog`` installed and the data directory at the same absolute path (the jobs hand the
-executors absolute paths, resolved here on the driver). Extra Spark settings (``conf``, e.g.
-``spark.executor.memory``) and the address executors reach the driver at
-(:mod:`aclog.pipeline.settings`) are applied last.
+log level and registers the ``aclog`` and ``aclog-kraft`` data sources. ``master`` defaults to
+``local[2]``; give a ``spark://host:7077`` URL (or ``yarn``, ``k8s://...``) to run on a
+cluster, where the executors need ``aclog`` installed and the data directory at the same
+absolute path (the jobs hand the executors absolute paths, resolved here on the driver). Extra
+Spark settings (``conf``, e.g. ``spark.executor.memory``) and the address executors reach the
+driver at (:mod:`aclog.pipeline.settings`) are applied last.
 
 Local-only settings: ``SPARK_LOCAL_IP=127.0.0.1`` (the driver binds to loopback, which executors
 on other machines could not reach) and ``PYSPARK_PYTHON`` set to this interpreter (a cluster's
@@ -126,7 +126,7 @@ def make_spark(
     conf: Mapping[str, str] | None = None,
     driver: str | None = None,
 ) -> SparkSession:
-    """Start (or join) the SparkSession for the pipeline and register the ``aclog`` format.
+    """Start (or join) the SparkSession for the pipeline and register its formats.
 
     ``master``: ``None`` reads ``$ACLOG_SPARK_MASTER``, else ``local[2]``. ``fast_start`` adds
     ``-XX:TieredStopAtLevel=1`` (C1 JIT only: faster start, slower long jobs; for tests).
@@ -157,8 +157,17 @@ def make_spark(
     with filtered_jvm_stderr():
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    spark.dataSource.register(AclogDataSource)
+    register_sources(spark)
     return spark
+
+
+def register_sources(spark: SparkSession) -> None:
+    """Register the ``aclog`` and ``aclog-kraft`` formats with ``spark`` (per session)."""
+    # Imported here: the KRaft source's loader raises this module's PipelineError.
+    from aclog.pipeline.kraft_source import KraftDataSource  # noqa: PLC0415
+
+    spark.dataSource.register(AclogDataSource)
+    spark.dataSource.register(KraftDataSource)
 
 
 def session_settings(
@@ -191,6 +200,10 @@ def session_settings(
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.adaptive.enabled": "true",
+        # Cached DataFrames (the records a state job reads three times) are kept uncompressed:
+        # choosing and applying an encoding per column and batch cost more CPU than the
+        # decoding that fills the cache, and the cache is read from memory anyway.
+        "spark.sql.inMemoryColumnarStorage.compressed": "false",
         # Lets the access job join its grid to the decisions without shuffling the grid.
         "spark.sql.requireAllClusterKeysForCoPartition": "false",
     }
@@ -212,7 +225,7 @@ def spark_session(master: str | None = None, **options: object) -> Iterator[Spar
     one that is stopped afterwards."""
     active = SparkSession.getActiveSession()
     if active is not None:
-        active.dataSource.register(AclogDataSource)
+        register_sources(active)
         yield active
         return
     spark = make_spark(master, **options)  # type: ignore[arg-type]

@@ -6,7 +6,8 @@ removals broadcast when there are not too many, so the additions are never shuff
 credentials, few by comparison: per (user, mechanism), the newest record by ``(offset,
 position)`` decides, and the key is present when that record is an addition (``max(struct(offset,
 position, ...))`` after one shuffle by key). Times are built from ``timestamp_ms`` only for the
-rows kept, so the job reads just :data:`STATE_INPUT_COLUMNS`.
+rows kept, and records are told apart by ``type_code`` (an int is cheaper to carry and cache
+than the type's name), so the job reads just :data:`STATE_INPUT_COLUMNS`.
 :func:`cut` keeps whole batches only, stopping at the first batch past the point exactly as replay
 stops (so a batch with an earlier timestamp after a later one is not taken).
 
@@ -27,11 +28,11 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from aclog.pipeline.schema import (
+    ACL_CODE,
     ACL_FIELDS,
-    ACL_TYPE,
-    REMOVE_ACL_TYPE,
-    REMOVE_SCRAM_TYPE,
-    SCRAM_TYPE,
+    REMOVE_ACL_CODE,
+    REMOVE_SCRAM_CODE,
+    SCRAM_CODE,
     SOURCE_LOG,
 )
 
@@ -71,20 +72,20 @@ def cut(
 
 
 def _newest(
-    records: DataFrame, keys: list[str], types: tuple[str, str], columns: tuple[str, ...]
+    records: DataFrame, keys: list[str], types: tuple[int, int], columns: tuple[str, ...]
 ) -> DataFrame:
     """Per key, ``columns`` of the newest record of ``types`` (in a struct ``last``), for
     the keys whose newest record is ``types[0]`` (an addition)."""
     # Repartitioning by the key first leaves one sort: the aggregate's partial and final steps
     # then share it (a partial step before the shuffle would sort for nothing, as ids repeat
     # rarely).
-    newest = F.max(F.struct(*_ORDER, "type", *columns)).alias("last")
+    newest = F.max(F.struct(*_ORDER, "type_code", *columns)).alias("last")
     return (
-        records.filter(F.col("type").isin(*types))
+        records.filter(F.col("type_code").isin(*types))
         .repartition(*keys)
         .groupBy(*keys)
         .agg(newest)
-        .filter(F.col("last.type") == types[0])
+        .filter(F.col("last.type_code") == types[0])
     )
 
 
@@ -108,8 +109,8 @@ def acl_state(records: DataFrame, broadcast_removals: bool = False) -> DataFrame
     lack a later removal. (A log replay refuses gives no state to equal.) With
     ``broadcast_removals`` every task gets the removals' ids and offsets and the additions stay
     where they are; otherwise both sides are shuffled and sorted by id."""
-    added = records.filter(F.col("type") == ACL_TYPE)
-    removed = records.filter(F.col("type") == REMOVE_ACL_TYPE).select(
+    added = records.filter(F.col("type_code") == ACL_CODE)
+    removed = records.filter(F.col("type_code") == REMOVE_ACL_CODE).select(
         F.col("acl_id").alias("_removed_id"), F.col("offset").alias("_removed_at")
     )
     # A hint either way, so that the plan does not hang on Spark's size estimates.
@@ -130,7 +131,7 @@ def acl_state(records: DataFrame, broadcast_removals: bool = False) -> DataFrame
 def user_state(records: DataFrame) -> DataFrame:
     """One row per SCRAM credential present after ``records``: ``user``, ``mechanism``,
     ``iterations`` and when it was last set (no salt or key exists in the input at all)."""
-    types = (SCRAM_TYPE, REMOVE_SCRAM_TYPE)
+    types = (SCRAM_CODE, REMOVE_SCRAM_CODE)
     columns = ("iterations", "timestamp_ms", "author_principal")
     return _newest(records, ["user", "mechanism"], types, columns).select(
         "user",
@@ -163,12 +164,12 @@ class Survey:
 
 def survey(records: DataFrame) -> Survey:
     """The :class:`Survey` of ``records``, from one Spark job that reads the rows' offsets,
-    epochs, times and types only (over staged Avro the type is the folder's name)."""
+    epochs, times and type codes only."""
     # Rows share an offset only within one snapshot, and then their epoch and time too: so the
     # newest offset's values need no struct of (offset, position, ...), whose ordering Spark
     # evaluates field by field for every row.
     offset = F.col("offset")
-    removal = F.when(F.col("type") == REMOVE_ACL_TYPE, F.lit(1))
+    removal = F.when(F.col("type_code") == REMOVE_ACL_CODE, F.lit(1))
     found = records.agg(
         F.max(offset).alias("offset"),
         F.max_by("epoch", offset).alias("epoch"),
@@ -232,7 +233,9 @@ def state(
     that are cheap to read again, such as Parquet). Runs one job now, :func:`survey`, which
     gives the provenance and the count of removals that chooses how :func:`acl_state` joins
     (broadcast up to ``broadcast_limit`` removals)."""
-    kept = cut(records, at_offset, at_time_ms).select(*_KEPT_COLUMNS)
+    kept = cut(records, at_offset, at_time_ms)
+    if tuple(kept.columns) != _KEPT_COLUMNS:
+        kept = kept.select(*_KEPT_COLUMNS)
     if persist:
         kept = kept.persist(StorageLevel.MEMORY_AND_DISK)
     found = survey(kept)
@@ -246,7 +249,7 @@ _KEPT_COLUMNS = (
     "epoch",
     "timestamp_ms",
     "source",
-    "type",
+    "type_code",
     "author_principal",
     "author_address",
     *ACL_COLUMNS,
@@ -258,6 +261,17 @@ _KEPT_COLUMNS = (
 STATE_INPUT_COLUMNS = (*_KEPT_COLUMNS, "batch_base_offset", "batch_last_offset")
 """The record columns :func:`state` reads (:func:`cut` needs the batch bounds): a source read
 with just these (``read_records(..., columns=STATE_INPUT_COLUMNS)``) builds no others."""
+
+
+def state_input_columns(
+    at_offset: int | None = None, at_time_ms: int | None = None
+) -> tuple[str, ...]:
+    """The columns :func:`state` reads for this point: :data:`STATE_INPUT_COLUMNS`, without
+    the batch bounds when there is no point to cut at (then the source's rows are cached as
+    they come, with no projection copying each one first)."""
+    if at_offset is None and at_time_ms is None:
+        return _KEPT_COLUMNS
+    return STATE_INPUT_COLUMNS
 
 
 def state_dict(acls: DataFrame, users: DataFrame, position: DataFrame) -> dict[str, Any]:

@@ -51,10 +51,12 @@ def job_state(
     records: Path | None,
     point: tuple[int | None, int | None],
     snapshots: bool,
+    kraft: bool = False,
 ) -> Any:
     """The :class:`~aclog.pipeline.state.State` as of ``point`` (offset, time in ms), from the
-    snapshot ``aclog replay`` would start from plus the log after it; from ``--records``
-    Parquet, from the log rows it holds (snapshot rows there are ignored)."""
+    snapshot ``aclog replay`` would start from plus the log after it (``kraft``: ``data_dir``
+    is a KRaft metadata log, read as ``aclog replay --format kraft`` reads it); from
+    ``--records`` Parquet, from the log rows it holds (snapshot rows there are ignored)."""
     pipeline = pipeline_modules()
     if records is not None or data_dir is None:
         from pyspark.sql import functions as F  # noqa: PLC0415
@@ -64,14 +66,15 @@ def job_state(
     elif not data_dir.is_dir():
         fail(f"no data directory at {data_dir}", EXIT_USAGE)
     else:
-        source = pipeline.records_as_of(
+        chooser = pipeline.kraft_source.kraft_records_as_of if kraft else pipeline.records_as_of
+        source = chooser(
             spark,
             data_dir,
             at_offset=point[0],
             at_time_ms=point[1],
             use_snapshots=snapshots,
             on_warning=warn,
-            columns=pipeline.state.STATE_INPUT_COLUMNS,
+            columns=pipeline.state.state_input_columns(*point),
         )
     # Cached when the data source decodes the records (each read would decode the log again);
     # Parquet is cheap to read again.

@@ -17,7 +17,6 @@ from aclog.tools.pipeline.options import (
     DriverHostOption,
     MasterOption,
 )
-from aclog.tools.pipeline.output import write_parquet
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
 
@@ -37,8 +36,7 @@ def records_command(
     check_source(data_dir, None)
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
-        frame = pipeline.read_records(spark, data_dir, snapshots=snapshots)
-        count = write_parquet(frame, out_path).count()
+        count = pipeline.records_files.write_records(spark, data_dir, out_path, snapshots=snapshots)
     if json_output:
         print_json({"out": str(out_path), "records": count})
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft
 from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
@@ -28,6 +28,7 @@ def state_command(
     at_time: AtTime = None,
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
@@ -36,9 +37,11 @@ def state_command(
     """ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'."""
     at_time_ms = time_ms(at_time)
     check_source(data_dir, records)
+    kraft = data_dir is not None and records is None and is_kraft(data_dir, source_format)
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
-        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
+        point = (at_offset, at_time_ms)
+        result = job_state(spark, data_dir, records, point, snapshots, kraft)
         try:
             acls, users = result.acls, result.users
             if out_path is not None:
