@@ -36,7 +36,7 @@ from pathlib import Path
 from aclog.kraft.errors import KraftCorruptError, KraftError
 from aclog.kraft.reader import KraftBatch, decode_batch
 from aclog.log.batch import HEADER_SIZE, MAGIC, parse_header
-from aclog.log.segment import RawBatch, ScanProblem, SegmentScan, list_segments
+from aclog.log.segment import CRC_MISMATCH, RawBatch, ScanProblem, SegmentScan, list_segments
 
 REIMPORT = (
     "import the directory again into a new data directory (aclog import --from-kraft DIR "
@@ -255,6 +255,16 @@ def _check_still_there(
         if (header.base_offset, header.last_offset, header.epoch) != after:
             raise KraftTruncatedError(_diverged(directory, after, header.epoch))
         return
+    problem = scan.problem
+    # A batch imported whole cannot be a write in progress: bad bytes there are damage.
+    if problem is not None and (not problem.tail or problem.reason == CRC_MISMATCH):
+        raise KraftCorruptError(
+            path,
+            problem.position,
+            f"{problem.reason} in KRaft batch {after[0]}..{after[1]}, which was imported whole "
+            "before: the bytes changed on disk since. Check the broker's disk and logs; once "
+            f"Kafka has repaired the log, restart the follow, or {REIMPORT}",
+        )
     raise KraftTruncatedError(_diverged(directory, after, None))
 
 

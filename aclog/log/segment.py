@@ -63,6 +63,10 @@ class RawBatch:
     data: bytes
 
 
+CRC_MISMATCH = "CRC-32C mismatch"
+"""The reason of a :class:`ScanProblem` at a whole batch whose bytes do not check."""
+
+
 @dataclass(frozen=True, slots=True)
 class ScanProblem:
     """Where a scan stopped early and why: the byte, the offset and epoch a batch there had to
@@ -133,7 +137,7 @@ class SegmentScan:
             return RawBatch(header, position, b"")
         data = head + file.read(header.size - HEADER_SIZE)
         if not crc_ok(data):
-            return self._stop(file, "CRC-32C mismatch")
+            return self._stop(file, CRC_MISMATCH)
         reason = self._inconsistency(header)
         if reason:
             self.problem = ScanProblem(position, reason, False, self.next_offset, self.last_epoch)

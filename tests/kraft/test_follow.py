@@ -179,6 +179,26 @@ def test_a_damaged_complete_batch_stops_after_the_last_good_one(tmp_path: Path) 
     assert position_of(after[-1].author) == BatchPosition(2, 2, 1)
 
 
+@pytest.mark.parametrize("more_after", [False, True])
+def test_damage_to_the_batch_imported_last_is_damage_at_resume_not_truncation(
+    tmp_path: Path, more_after: bool
+) -> None:
+    """A restart finds the batch it stopped after with bad bytes: the disk changed it since
+    (it was read whole and checked), so the message says damage, never "a new leader"."""
+    kraft = LiveKraft(tmp_path)
+    kraft.append([acl(1)])
+    target = tmp_path / "aclog"
+    follow(kraft, target)
+    end = batches(target)[-1].last_offset
+    raw = kraft.segment.read_bytes()
+    kraft.segment.write_bytes(_damaged(raw))
+    if more_after:
+        kraft.append([acl(2)])
+    with pytest.raises(KraftCorruptError, match=r"CRC-32C mismatch in KRaft batch 1\.\.1, which"):
+        follow(kraft, target)
+    assert batches(target)[-1].last_offset == end  # nothing written
+
+
 def test_damage_followed_by_valid_batches_is_damage_at_the_second_look(tmp_path: Path) -> None:
     kraft = LiveKraft(tmp_path)
     tail = KraftTail.open(kraft.directory, 0)
