@@ -41,7 +41,7 @@ from aclog.pipeline.columns import ColumnChunk, Run
 from aclog.pipeline.load import Records
 from aclog.pipeline.schema import RECORD_SCHEMA, SOURCE_LOG, SOURCE_SNAPSHOT
 from aclog.pipeline.session import PipelineError
-from aclog.pipeline.source import DEFAULT_BATCH_ROWS, arrow_schema
+from aclog.pipeline.source import DEFAULT_BATCH_ROWS, LogPiece, SnapshotPiece, arrow_schema
 from aclog.records import Record
 from aclog.records.codec import record_to_fields
 from aclog.records.columnar import columns_from_fields
@@ -57,27 +57,14 @@ Kind = tuple[int, int]
 
 
 @dataclass
-class KraftLogPiece(InputPartition):
+class KraftLogPiece(LogPiece):
     """The batches of the KRaft segment starting at ``low`` (``high``: the next segment's base
     offset, None for the last); records below ``from_offset`` are skipped."""
 
-    directory: str
-    low: int
-    high: int | None
-    from_offset: int
-
-    def __post_init__(self) -> None:
-        InputPartition.__init__(self, (self.directory, self.low, self.high))
-
 
 @dataclass
-class KraftCheckpointPiece(InputPartition):
+class KraftCheckpointPiece(SnapshotPiece):
     """Every aclog record of one ``.checkpoint`` file."""
-
-    path: str
-
-    def __post_init__(self) -> None:
-        InputPartition.__init__(self, self.path)
 
 
 class _Rows:
