@@ -41,7 +41,13 @@ from aclog.kraft.codec import LEADER_CHANGE, control_record_type, leader_change_
 from aclog.kraft.columns import Decoded, decode_metadata_values
 from aclog.kraft.errors import KraftCorruptError
 from aclog.log.batch import HEADER_SIZE, parse_header, record_values
-from aclog.log.segment import RawBatch, SegmentScan, list_segments, segment_base_offset
+from aclog.log.segment import (
+    RawBatch,
+    ScanProblem,
+    SegmentScan,
+    list_segments,
+    segment_base_offset,
+)
 from aclog.records import LeaderChangeRecord, Record
 
 
@@ -98,10 +104,18 @@ def kraft_records(
 
 
 def read_kraft(
-    directory: Path | str, from_offset: int = 0, to_offset: int | None = None
+    directory: Path | str,
+    from_offset: int = 0,
+    to_offset: int | None = None,
+    *,
+    on_tail: Callable[[Path, ScanProblem], None] | None = None,
 ) -> Iterator[KraftBatch]:
     """Every batch of the KRaft log in ``directory`` holding an offset in
     ``[from_offset, to_offset)`` (``None``: to the end), oldest first.
+
+    Bytes after the last valid batch of the newest segment are read as a batch not yet (or
+    never wholly) written, as Kafka's recovery truncates them; ``on_tail`` is told of them
+    (the segment and where its scan stopped), so a check can report them.
 
     A batch straddling a bound is returned whole; callers that need exact bounds filter its
     records. Snapshots (``.checkpoint`` files) are not read here; see
@@ -133,6 +147,8 @@ def read_kraft(
                 return
             yield decode_batch(raw, path)
         problem = scan.problem
+        if problem is not None and problem.tail and is_last and on_tail is not None:
+            on_tail(path, problem)
         if problem is not None and not (problem.tail and is_last):
             what = (
                 "damage at the end of a segment that is not the last"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from aclog.log import CorruptLogError, TornTailError, read_batches
 from aclog.log.modes import loose_files
 from aclog.log.quarantine import list_quarantined
 from aclog.log.recovery_point import read_recovery_point
-from aclog.log.segment import list_segments
+from aclog.log.segment import CRC_MISMATCH, ScanProblem, list_segments
 from aclog.records import record_to_dict
 from aclog.replay.rebuild import RebuildError, rebuild_image
 from aclog.snapshot import SnapshotError, list_snapshots, verify_snapshot
@@ -144,6 +145,23 @@ def _compare_replays(directory: Path, report: VerifyReport, on_progress: OnProgr
     report.differences = image_differences(full, fast)
 
 
+def _judge_kraft_tail(report: VerifyReport, path: Path, problem: ScanProblem) -> None:
+    """Bytes after the newest segment's last valid batch: an incomplete batch is a write in
+    progress or a torn one (a warning); a whole batch that does not check is damage, unless
+    Kafka was writing it just then (a problem, which a second run tells apart)."""
+    where = f"{path} at byte {problem.position}, after offset {problem.offset - 1}"
+    if problem.reason == CRC_MISMATCH:
+        report.problems.append(
+            f"{where}: the last batch is whole but fails its CRC-32C: damage, or a write in "
+            "progress if Kafka is running (verify again; if it stays, check the broker's disk)"
+        )
+    else:
+        report.warnings.append(
+            f"{where}: {problem.reason}: a batch still being written, or torn by a crash "
+            "(Kafka truncates it when it recovers); read as the end of the log"
+        )
+
+
 def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = None) -> VerifyReport:
     """The same checks on a KRaft metadata directory: every batch of every segment and every
     ``.checkpoint`` is read and decoded, and, when the log still starts at offset 0, the
@@ -151,7 +169,7 @@ def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = Non
     snapshots list ACLs in their own order, so order is not compared)."""
     report = VerifyReport()
     try:
-        for batch in read_kraft(directory):
+        for batch in read_kraft(directory, on_tail=partial(_judge_kraft_tail, report)):
             report.batches += 1
             report.records += batch.record_count
             if on_progress is not None:

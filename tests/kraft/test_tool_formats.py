@@ -134,3 +134,24 @@ def test_aclog_format_is_not_misread(layout: Layout) -> None:
     assert code != 0
     code, _, stderr = run("replay", "--data-dir", str(layout.directory), "--format", "xml")
     assert code == 2 and "unknown --format" in stderr
+
+
+def test_verify_reports_the_bytes_after_the_last_good_batch(tmp_path: Path) -> None:
+    """A torn last batch is a warning (Kafka truncates it); a whole last batch whose CRC fails
+    is a problem (exit 1), never silently read as the end of the log."""
+    torn = build_layout(tmp_path / "torn")
+    code, stdout, stderr = run("verify", "--data-dir", str(torn.directory), "--json")
+    report = json.loads(stdout)
+    assert code == 0 and report["ok"], stdout + stderr
+    assert any("torn by a crash" in w for w in report["warnings"])
+    whole = build_layout(tmp_path / "whole", torn_tail=False)
+    code, stdout, _ = run("verify", "--data-dir", str(whole.directory), "--json")
+    assert code == 0 and json.loads(stdout)["warnings"] == []
+    newest = whole.segments[-1]
+    spoiled = bytearray(newest.read_bytes())
+    spoiled[-3] ^= 0xFF  # a record byte of the last batch: whole, but its CRC fails
+    newest.write_bytes(bytes(spoiled))
+    code, stdout, _ = run("verify", "--data-dir", str(whole.directory), "--json")
+    report = json.loads(stdout)
+    assert code == 1 and not report["ok"]
+    assert any("whole but fails its CRC-32C" in p for p in report["problems"])
