@@ -27,7 +27,13 @@ from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, 
 from aclog.kraft.follow import KraftFollow
 from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
 from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
-from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, read_kraft_segment
+from aclog.kraft.reader import (
+    KraftBatch,
+    KraftRecord,
+    read_kraft,
+    read_kraft_segment,
+    tail_note,
+)
 from aclog.kraft.replay import (
     KraftReplaySource,
     is_kraft_path,
@@ -76,5 +82,6 @@ __all__ = [
     "read_checkpoint_info",
     "read_kraft",
     "read_kraft_segment",
+    "tail_note",
     "record_name",
 ]

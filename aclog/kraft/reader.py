@@ -42,6 +42,7 @@ from aclog.kraft.columns import Decoded, decode_metadata_values
 from aclog.kraft.errors import KraftCorruptError
 from aclog.log.batch import HEADER_SIZE, parse_header, record_values
 from aclog.log.segment import (
+    CRC_MISMATCH,
     RawBatch,
     ScanProblem,
     SegmentScan,
@@ -101,6 +102,22 @@ def kraft_records(
     made in C (a named tuple's own constructor is a Python call per record)."""
     rows = zip(offsets, repeat(epoch), repeat(timestamp_ms), records)
     return tuple(map(_NEW_RECORD, rows))
+
+
+def tail_note(path: Path, problem: ScanProblem) -> str:
+    """What the bytes after the newest segment's last valid batch are, in words: an incomplete
+    batch is one being written or torn by a crash; a whole batch that fails its CRC is damage,
+    unless Kafka was writing it just then (which reading again tells apart)."""
+    where = f"{path} at byte {problem.position}, after offset {problem.offset - 1}"
+    if problem.reason == CRC_MISMATCH:
+        return (
+            f"{where}: the last batch is whole but fails its CRC-32C: damage, or a write in "
+            "progress if Kafka is running (read again; if it stays, check the broker's disk)"
+        )
+    return (
+        f"{where}: {problem.reason}: a batch still being written, or torn by a crash (Kafka "
+        "truncates it when it recovers); read as the end of the log"
+    )
 
 
 def read_kraft(

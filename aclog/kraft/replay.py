@@ -33,8 +33,8 @@ from aclog.kraft.checkpoint import (
     snapshot_as_batch,
 )
 from aclog.kraft.errors import KraftError, KraftLayoutError
-from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft
-from aclog.log.segment import list_segments
+from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, tail_note
+from aclog.log.segment import CRC_MISMATCH, ScanProblem, list_segments
 from aclog.records import Record
 from aclog.snapshot import choose_for_point
 
@@ -103,7 +103,9 @@ def kraft_replay_source(
     if log_start is not None and log_start > start:
         message = _gap_message(directory, log_start, start, at_offset, use_snapshots)
         raise KraftLayoutError("; ".join([message, *problems]))
-    return KraftReplaySource(info, records, _log_batches(directory, start, at_offset, at_time_ms))
+    return KraftReplaySource(
+        info, records, _log_batches(directory, start, at_offset, at_time_ms, on_warning)
+    )
 
 
 def kraft_replay_batches(
@@ -194,9 +196,17 @@ def _gap_message(
 
 
 def _log_batches(
-    directory: Path, start: int, at_offset: int | None, at_time_ms: int | None
+    directory: Path,
+    start: int,
+    at_offset: int | None,
+    at_time_ms: int | None,
+    on_warning: Callable[[str], None],
 ) -> Iterator[KraftBatch]:
-    for batch in read_kraft(directory, start):
+    def judge_tail(path: Path, problem: ScanProblem) -> None:
+        if problem.reason == CRC_MISMATCH:  # a torn write is routine on a live log; this is not
+            on_warning(tail_note(path, problem))
+
+    for batch in read_kraft(directory, start, on_tail=judge_tail):
         if at_offset is not None and batch.last_offset > at_offset:
             return
         if at_time_ms is not None and batch.timestamp_ms > at_time_ms:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from aclog.image import MetadataImage, ReplayError, image_records
-from aclog.kraft import KraftError, list_checkpoints, read_checkpoint, read_kraft
+from aclog.kraft import KraftError, list_checkpoints, read_checkpoint, read_kraft, tail_note
 from aclog.log import CorruptLogError, TornTailError, read_batches
 from aclog.log.modes import loose_files
 from aclog.log.quarantine import list_quarantined
@@ -146,20 +146,9 @@ def _compare_replays(directory: Path, report: VerifyReport, on_progress: OnProgr
 
 
 def _judge_kraft_tail(report: VerifyReport, path: Path, problem: ScanProblem) -> None:
-    """Bytes after the newest segment's last valid batch: an incomplete batch is a write in
-    progress or a torn one (a warning); a whole batch that does not check is damage, unless
-    Kafka was writing it just then (a problem, which a second run tells apart)."""
-    where = f"{path} at byte {problem.position}, after offset {problem.offset - 1}"
-    if problem.reason == CRC_MISMATCH:
-        report.problems.append(
-            f"{where}: the last batch is whole but fails its CRC-32C: damage, or a write in "
-            "progress if Kafka is running (verify again; if it stays, check the broker's disk)"
-        )
-    else:
-        report.warnings.append(
-            f"{where}: {problem.reason}: a batch still being written, or torn by a crash "
-            "(Kafka truncates it when it recovers); read as the end of the log"
-        )
+    """A whole last batch that fails its CRC is a problem; an incomplete one a warning."""
+    found = report.problems if problem.reason == CRC_MISMATCH else report.warnings
+    found.append(tail_note(path, problem))
 
 
 def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = None) -> VerifyReport:

@@ -155,3 +155,16 @@ def test_verify_reports_the_bytes_after_the_last_good_batch(tmp_path: Path) -> N
     report = json.loads(stdout)
     assert code == 1 and not report["ok"]
     assert any("whole but fails its CRC-32C" in p for p in report["problems"])
+
+
+def test_replay_warns_of_a_whole_last_batch_that_fails_its_crc(tmp_path: Path) -> None:
+    layout = build_layout(tmp_path, torn_tail=False)
+    code, _, stderr = run("replay", "--data-dir", str(layout.directory))
+    assert code == 0 and "warning" not in stderr
+    newest = layout.segments[-1]
+    spoiled = bytearray(newest.read_bytes())
+    spoiled[-3] ^= 0xFF
+    newest.write_bytes(bytes(spoiled))
+    code, _, stderr = run("replay", "--data-dir", str(layout.directory))
+    assert code == 0, stderr
+    assert "warning" in stderr and "whole but fails its CRC-32C" in stderr
