@@ -25,7 +25,7 @@ from aclog.records import (
 from tests.kraft.fakes import feature_level_record, register_broker_record, topic_record
 
 
-def acl(n: int, name: str, principal: str = "User:alice") -> AccessControlEntryRecord:
+def acl(n: int, name: str = "orders", principal: str = "User:alice") -> AccessControlEntryRecord:
     return AccessControlEntryRecord(
         uuid.UUID(int=n),
         ResourceType.TOPIC,

@@ -20,30 +20,13 @@ from aclog.kraft.writer import (
 )
 from aclog.records import (
     AccessControlEntryRecord,
-    AclOperation,
-    AclPermissionType,
     LeaderChangeRecord,
-    PatternType,
     Record,
     RemoveAccessControlEntryRecord,
-    ResourceType,
 )
 from tests.kraft.fakes import topic_record
 
 T0 = 1_700_000_000_000
-
-
-def acl(n: int, name: str = "orders", principal: str = "User:alice") -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=n),
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        principal,
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
 
 
 def remove(record: AccessControlEntryRecord) -> RemoveAccessControlEntryRecord:

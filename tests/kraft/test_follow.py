@@ -39,8 +39,8 @@ from aclog.records import (
 )
 from aclog.replay import kraft_reconcile, rebuild_image, reconcile_records
 from aclog.replay.stream import DecodedBatch, read_decoded
-from tests.kraft.layout import scram
-from tests.kraft.live import LiveKraft, acl, remove
+from tests.kraft.layout import acl, scram
+from tests.kraft.live import LiveKraft, remove
 
 
 def follow(kraft: LiveKraft, target: Path, polls: int = 1) -> KraftFollow:
