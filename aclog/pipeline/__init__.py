@@ -40,6 +40,7 @@ from aclog.pipeline import (
     state_files,
 )
 from aclog.pipeline.access import AccessQuestion
+from aclog.pipeline.errors import JavaMissingError, PipelineError
 from aclog.pipeline.load import (
     Records,
     read_parquet_records,
@@ -48,7 +49,7 @@ from aclog.pipeline.load import (
     records_for_history,
 )
 from aclog.pipeline.schema import RECORD_SCHEMA
-from aclog.pipeline.session import JavaMissingError, PipelineError, make_spark, spark_session
+from aclog.pipeline.session import make_spark, spark_session
 from aclog.pipeline.source import AclogDataSource
 from aclog.pipeline.state import State
 

@@ -38,9 +38,9 @@ from aclog.kraft import KraftBatch, KraftError, kraft_replay_batches, read_kraft
 from aclog.kraft.checkpoint import read_checkpoint_info
 from aclog.log.segment import list_segments
 from aclog.pipeline.columns import ColumnChunk, Run
+from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.load import Records
 from aclog.pipeline.schema import RECORD_SCHEMA, SOURCE_LOG, SOURCE_SNAPSHOT
-from aclog.pipeline.session import PipelineError
 from aclog.pipeline.source import DEFAULT_BATCH_ROWS, LogPiece, SnapshotPiece, arrow_schema
 from aclog.records import Record
 from aclog.records.codec import record_to_fields

@@ -20,8 +20,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from aclog.log.segment import list_segments
+from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
-from aclog.pipeline.session import PipelineError
 from aclog.pipeline.source import FORMAT_NAME, absolute_snapshots
 from aclog.snapshot import (
     SnapshotError,

@@ -30,8 +30,8 @@ import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 from pyspark.sql.datasource import InputPartition
 
+from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.schema import RECORD_SCHEMA
-from aclog.pipeline.session import PipelineError
 from aclog.pipeline.source import AclogReader, absolute_snapshots
 
 

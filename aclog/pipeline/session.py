@@ -32,7 +32,9 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from aclog.pipeline.errors import JavaMissingError
 from aclog.pipeline.jvm_stderr import filtered_jvm_stderr
+from aclog.pipeline.kraft_source import KraftDataSource
 from aclog.pipeline.settings import driver_host, driver_settings, is_address, is_local, merged
 from aclog.pipeline.source import AclogDataSource
 
@@ -66,14 +68,6 @@ JAVA_HELP = (
     "Spark needs Java 17 or newer, and no 'java' was found on PATH or under JAVA_HOME. "
     "Install it (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless) or set JAVA_HOME."
 )
-
-
-class PipelineError(Exception):
-    """The pipeline cannot run as asked; the message says what to change."""
-
-
-class JavaMissingError(PipelineError):
-    """No Java to start Spark with; the message says how to install it."""
 
 
 def find_java() -> str | None:
@@ -163,9 +157,6 @@ def make_spark(
 
 def register_sources(spark: SparkSession) -> None:
     """Register the ``aclog`` and ``aclog-kraft`` formats with ``spark`` (per session)."""
-    # Imported here: the KRaft source's loader raises this module's PipelineError.
-    from aclog.pipeline.kraft_source import KraftDataSource  # noqa: PLC0415
-
     spark.dataSource.register(AclogDataSource)
     spark.dataSource.register(KraftDataSource)
 
