@@ -36,7 +36,7 @@ from aclog.authorizer.timeline_result import (
     Timeline,
     state_key,
 )
-from aclog.kraft import read_kraft
+from aclog.kraft import once_each, read_kraft, tail_warner
 from aclog.records import AccessControlEntryRecord, AclOperation, PatternType, ResourceType
 from aclog.replay.batches import replay_batches
 from aclog.replay.diff import Point
@@ -118,6 +118,7 @@ def timelines(
     """:func:`timeline` for each question, in order, from one walk of the log."""
     for question in questions:
         question.check()
+    on_warning = once_each(on_warning)  # the rebuild and the walk may both reach a bad tail
     rebuilt = rebuild_image(
         directory,
         at_offset=start.offset,
@@ -132,7 +133,7 @@ def timelines(
     current = list(initial)
     flips: list[list[Flip]] = [[] for _ in questions]
     next_offset = image.provenance.last_offset + 1
-    for batch in _batches(directory, next_offset, end, kraft):
+    for batch in _batches(directory, next_offset, end, kraft, on_warning):
         replayed = replay_batches(image, [batch], start=next_offset)
         acls_delta = None if replayed.delta is None else replayed.delta.acls_delta
         if acls_delta is not None and acls_delta.changes:
@@ -170,10 +171,14 @@ def _on(resource_type: ResourceType, name: str) -> AclFilter:
     return AclFilter(resource_type, name, PatternType.MATCH)
 
 
-def _batches(directory: Path, start: int, end: Point, kraft: bool) -> Iterator[DecodedBatch]:
-    """The batches holding offsets from ``start``, while they are within ``end``."""
+def _batches(
+    directory: Path, start: int, end: Point, kraft: bool, on_warning: Callable[[str], None]
+) -> Iterator[DecodedBatch]:
+    """The batches holding offsets from ``start``, while they are within ``end`` (a KRaft
+    log's whole last batch that fails its CRC is told to ``on_warning`` when reached)."""
+    on_tail = tail_warner(on_warning)
     batches: Iterable[DecodedBatch] = (
-        (kraft_decoded_batch(batch) for batch in read_kraft(directory, start))
+        (kraft_decoded_batch(batch) for batch in read_kraft(directory, start, on_tail=on_tail))
         if kraft
         else read_decoded(directory, start)
     )

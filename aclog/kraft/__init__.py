@@ -43,6 +43,7 @@ from aclog.kraft.replay import (
 )
 from aclog.kraft.schemas import control_name, record_name
 from aclog.kraft.tail import KraftRolledError, KraftTail, KraftTruncatedError
+from aclog.kraft.tail_report import check_newest_tail, once_each, tail_warner
 
 __all__ = [
     "Appended",
@@ -83,5 +84,8 @@ __all__ = [
     "read_kraft",
     "read_kraft_segment",
     "tail_note",
+    "tail_warner",
+    "check_newest_tail",
+    "once_each",
     "record_name",
 ]

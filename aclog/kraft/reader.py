@@ -281,9 +281,11 @@ def _decode_control(raw: RawBatch, path: Path) -> KraftBatch:
     )
 
 
-def read_kraft_segment(path: Path | str) -> Iterator[KraftBatch]:
+def read_kraft_segment(
+    path: Path | str, *, on_tail: Callable[[Path, ScanProblem], None] | None = None
+) -> Iterator[KraftBatch]:
     """Every batch of one segment file read on its own (its base offset from its name, else from
-    its first batch); an incomplete final batch ends the read quietly."""
+    its first batch); bytes after its last valid batch end the read, told to ``on_tail``."""
     path = Path(path)
     base = segment_base_offset(path)
     if base is None:
@@ -294,6 +296,8 @@ def read_kraft_segment(path: Path | str) -> Iterator[KraftBatch]:
     for raw in scan:
         yield decode_batch(raw, path)
     problem = scan.problem
+    if problem is not None and problem.tail and on_tail is not None:
+        on_tail(path, problem)
     if problem is not None and not problem.tail:
         reason = f"{problem.reason} (damage followed by valid batches)"
         raise KraftCorruptError(path, problem.position, reason)

@@ -33,8 +33,9 @@ from aclog.kraft.checkpoint import (
     snapshot_as_batch,
 )
 from aclog.kraft.errors import KraftError, KraftLayoutError
-from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft, tail_note
-from aclog.log.segment import CRC_MISMATCH, ScanProblem, list_segments
+from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft
+from aclog.kraft.tail_report import tail_warner
+from aclog.log.segment import list_segments
 from aclog.records import Record
 from aclog.snapshot import choose_for_point
 
@@ -202,11 +203,7 @@ def _log_batches(
     at_time_ms: int | None,
     on_warning: Callable[[str], None],
 ) -> Iterator[KraftBatch]:
-    def judge_tail(path: Path, problem: ScanProblem) -> None:
-        if problem.reason == CRC_MISMATCH:  # a torn write is routine on a live log; this is not
-            on_warning(tail_note(path, problem))
-
-    for batch in read_kraft(directory, start, on_tail=judge_tail):
+    for batch in read_kraft(directory, start, on_tail=tail_warner(on_warning)):
         if at_offset is not None and batch.last_offset > at_offset:
             return
         if at_time_ms is not None and batch.timestamp_ms > at_time_ms:

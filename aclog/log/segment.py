@@ -159,7 +159,9 @@ class SegmentScan:
     def _stop(self, file: BinaryIO, reason: str) -> RawBatch | None:
         """Record why the scan stops here, classifying it as tail damage or corruption."""
         file.seek(self.end_position)
-        rest = file.read()
+        # Only up to the size taken at the start: bytes a writer appended since must not turn
+        # a torn tail into "damage followed by valid batches".
+        rest = file.read(self.size - self.end_position)
         tail = not _valid_batch_follows(rest, self.next_offset)
         self.problem = ScanProblem(
             self.end_position, reason, tail, self.next_offset, self.last_epoch

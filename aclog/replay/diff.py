@@ -12,11 +12,13 @@ Thread-safe (no shared state). Cost: one rebuild plus O(records between the poin
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aclog.image import MetadataImage
+from aclog.kraft import once_each
 from aclog.records import (
     AccessControlEntryRecord,
     RemoveAccessControlEntryRecord,
@@ -78,11 +80,28 @@ class Diff:
 Key = tuple[str, ScramMechanism]
 
 
-def diff(directory: Path, start: Point, end: Point, *, kraft: bool = False) -> Diff:
+def _ignore(message: str) -> None:
+    del message
+
+
+def diff(
+    directory: Path,
+    start: Point,
+    end: Point,
+    *,
+    kraft: bool = False,
+    on_warning: Callable[[str], None] = _ignore,
+) -> Diff:
     """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse);
-    ``kraft=True`` reads a KRaft metadata directory (changes then have no author)."""
+    ``kraft=True`` reads a KRaft metadata directory (changes then have no author).
+    ``on_warning`` hears what the replays warn of (a damaged last KRaft batch), each once."""
+    on_warning = once_each(on_warning)  # both replays may read to the end of the log
     before = rebuild_image(
-        directory, at_offset=start.offset, at_time_ms=start.time_ms, kraft=kraft
+        directory,
+        at_offset=start.offset,
+        at_time_ms=start.time_ms,
+        kraft=kraft,
+        on_warning=on_warning,
     ).image
     acl_events: dict[uuid.UUID, Entry] = {}
     scram_events: dict[Key, Entry] = {}
@@ -100,6 +119,7 @@ def diff(directory: Path, start: Point, end: Point, *, kraft: bool = False) -> D
         on_batch=remember,
         use_snapshots=False,
         kraft=kraft,
+        on_warning=on_warning,
     ).image
     result = Diff(before, after)
     result.acls = _acl_changes(before, after, acl_events)

@@ -18,6 +18,7 @@ from aclog.kraft import (
     kraft_replay_batches,
     read_kraft,
     read_kraft_segment,
+    tail_warner,
 )
 from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
 from aclog.replay.kraft_batches import kraft_decoded_batch
@@ -25,17 +26,24 @@ from aclog.replay.stream import DecodedBatch
 
 
 def kraft_decoded_batches(
-    path: Path, from_offset: int = 0, to_offset: int | None = None
+    path: Path,
+    from_offset: int = 0,
+    to_offset: int | None = None,
+    *,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Iterator[DecodedBatch]:
     """The decoded batches of a KRaft directory (its log segments), of one ``.log`` segment, or
-    of one ``.checkpoint`` snapshot (as one batch at its last covered offset)."""
+    of one ``.checkpoint`` snapshot (as one batch at its last covered offset). ``on_warning``
+    hears of a whole last batch that fails its CRC when the read gets there
+    (:func:`~aclog.kraft.tail_warner`)."""
+    on_tail = None if on_warning is None else tail_warner(on_warning)
     if path.is_file() and path.name.endswith(CHECKPOINT_SUFFIX):
         yield kraft_decoded_batch(checkpoint_batch(path))
     elif path.is_file():
-        for batch in read_kraft_segment(path):
+        for batch in read_kraft_segment(path, on_tail=on_tail):
             yield kraft_decoded_batch(batch)
     else:
-        for batch in read_kraft(path, from_offset, to_offset):
+        for batch in read_kraft(path, from_offset, to_offset, on_tail=on_tail):
             yield kraft_decoded_batch(batch)
 
 

@@ -24,6 +24,7 @@ from aclog.tools.console import (
     fail,
     fail_os,
     print_line,
+    print_warning,
 )
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import parse_point, show_point_note
@@ -188,7 +189,7 @@ def load_state(
                 data_dir,
                 at_offset=at_offset,
                 at_time_ms=at_time_ms,
-                on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
+                on_warning=print_warning,
                 on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
                 kraft=kraft,
             )

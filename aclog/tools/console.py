@@ -131,6 +131,12 @@ _UNBOUNDED = 1_000_000
 """Columns a pipe may take: any width a table asks for."""
 
 
+def print_warning(message: str) -> None:
+    """A library warning on stderr as ``aclog: warning: ...``: the ``on_warning`` of every
+    command (data on stdout, ``--json`` included, stays as it is)."""
+    print_line(f"aclog: warning: {message}", stderr=True)
+
+
 def print_json_line(value: Any) -> None:
     """One compact JSON object on its own line of stdout."""
     sys.stdout.write(json.dumps(value, separators=(", ", ": ")) + "\n")

@@ -35,6 +35,7 @@ from aclog.tools.console import (
     fail,
     print_json_line,
     print_line,
+    print_warning,
 )
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import format_time
@@ -199,7 +200,7 @@ def _selected(
 ) -> Iterator[Entry]:
     for path, is_kraft_path in zip(paths, kraft, strict=True):
         if is_kraft_path:
-            batches = kraft_decoded_batches(path, from_offset, to_offset)
+            batches = kraft_decoded_batches(path, from_offset, to_offset, on_warning=print_warning)
         elif path.name.endswith(SNAPSHOT_SUFFIX):
             batches = iter([snapshot_batch(path)])
         elif path.is_dir():

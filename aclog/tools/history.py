@@ -23,7 +23,7 @@ from aclog.tools.common import (
     open_controller,
     require_data_dir,
 )
-from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line
+from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line, print_warning
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import check_range, parse_range_end, show_point_note
 from aclog.tools.progress import offsets_bar, waiting
@@ -124,7 +124,9 @@ def diff_command(
     require_data_dir(data_dir, kraft=kraft)
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
     try:
-        result = call_paused(diff, data_dir, first, last, kraft=kraft).to_dict()
+        result = call_paused(
+            diff, data_dir, first, last, kraft=kraft, on_warning=print_warning
+        ).to_dict()
     except (RebuildError, SnapshotError, ValueError, OSError) as error:
         fail_for(error, f"compare the points of {data_dir}")
     check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])

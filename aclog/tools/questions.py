@@ -51,7 +51,7 @@ from aclog.tools.console import (
     app,
     fail,
     print_json,
-    print_line,
+    print_warning,
 )
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.options import (
@@ -269,7 +269,7 @@ def _lint(
             kraft=kraft,
             min_iterations=min_iterations,
             max_age_days=max_age_days,
-            on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
+            on_warning=print_warning,
         )
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError) as error:
         fail_for(error, f"replay {data_dir}")

@@ -27,6 +27,7 @@ from aclog.tools.console import (
     fail_os,
     print_json,
     print_line,
+    print_warning,
 )
 from aclog.tools.console import app as cli
 from aclog.tools.options import (
@@ -133,7 +134,7 @@ def _walk(
             data_dir, principal, operation, resource_type, name, host=host, start=start,
             end=end, super_users=super_users, allow_everyone_if_no_acl_found=allow_everyone,
             kraft=kraft,
-            on_warning=lambda message: print_line(f"aclog: warning: {message}", stderr=True),
+            on_warning=print_warning,
         )  # fmt: skip
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
         fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)

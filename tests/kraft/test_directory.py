@@ -91,6 +91,26 @@ def test_torn_tail_ends_the_read_quietly_and_a_finished_append_is_read(layout: L
     assert flat(layout.directory)[-1] == (18, 3, T0 + 50_000, ACL_C)
 
 
+def test_bytes_appended_during_a_read_do_not_change_its_verdict(layout: Layout) -> None:
+    """The scan judges the bytes after a torn tail only up to the size it took at the start:
+    a writer that finishes the torn batch and appends another meanwhile (a live log) leaves a
+    quiet end of the log, not "damage followed by valid batches"."""
+    last = layout.segments[-1]
+    size = last.stat().st_size
+    with open(last, "r+b") as file:
+        file.truncate(size - layout.torn_bytes)
+    finished = data_batch([encode_record(ACL_C)], 18, 3, T0 + 50_000)
+    following = data_batch([encode_record(ACL_D)], 19, 3, T0 + 60_000)
+    with open(last, "ab") as file:
+        file.write(finished[:40])  # torn when the reader takes the newest segment's size
+    batches = read_kraft(layout.directory, 13)
+    assert next(batches).base_offset == 13  # the scan of the newest segment has begun
+    with open(last, "ab") as file:  # the write lands, and the next one after it
+        file.write(finished[40:] + following)
+    assert [b.last_offset for b in batches] == [15, 17]
+    assert [b.last_offset for b in read_kraft(layout.directory, 13)] == [14, 15, 17, 18, 19]
+
+
 def test_damage_before_valid_batches_is_corruption(layout: Layout) -> None:
     first = layout.segments[0]
     data = bytearray(first.read_bytes())
@@ -303,3 +323,28 @@ def test_gzip_batches_are_read(tmp_path: Path) -> None:
     (tmp_path / f"{0:020d}.log").write_bytes(data_batch(values, 0, 1, 9, compression_type=1))
     (batch,) = read_kraft(tmp_path)
     assert [r.record for r in batch.records] == [ACL_B, BOB, ACL_C]
+
+
+def test_check_newest_tail_warns_as_a_replay_to_the_point_would(layout: Layout) -> None:
+    from aclog.kraft import check_newest_tail, kraft_replay_source
+
+    def warnings(**point: int) -> tuple[list[str], list[str]]:
+        checked: list[str] = []
+        check_newest_tail(layout.directory, checked.append, **point)
+        replayed: list[str] = []
+        list(kraft_replay_source(layout.directory, on_warning=replayed.append, **point).batches)
+        return checked, replayed
+
+    assert warnings() == ([], [])  # a torn tail: quiet
+    last = layout.segments[-1]
+    with open(last, "r+b") as file:
+        file.truncate(last.stat().st_size - layout.torn_bytes)
+    spoiled = bytearray(last.read_bytes())
+    spoiled[-3] ^= 0xFF  # the last batch (16..17) is whole but fails its CRC
+    last.write_bytes(bytes(spoiled))
+    for point in ({}, {"at_offset": 15}, {"at_offset": 99}, {"at_time_ms": T0 + 30_000}):
+        checked, replayed = warnings(**point)
+        assert checked == replayed and len(checked) == 1, point
+        assert "whole but fails its CRC-32C" in checked[0]
+    for point in ({"at_offset": 14}, {"at_time_ms": T0 + 20_000}):
+        assert warnings(**point) == ([], []), point

@@ -168,3 +168,74 @@ def test_replay_warns_of_a_whole_last_batch_that_fails_its_crc(tmp_path: Path) -
     code, _, stderr = run("replay", "--data-dir", str(layout.directory))
     assert code == 0, stderr
     assert "warning" in stderr and "whole but fails its CRC-32C" in stderr
+
+
+# Every command that reads a KRaft log to its end, as (arguments, the JSON flag) after the
+# directory option is filled in.
+READERS = {
+    "dump": ["dump", "{dir}", "--json"],
+    "replay": ["replay", "--data-dir", "{dir}", "--json"],
+    "explain": ["explain", "--data-dir", "{dir}", "--principal", "User:bob", "--operation",
+                "Read", "--topic", "d", "--host", "10.0.0.1", "--json"],
+    "who-can": ["who-can", "--data-dir", "{dir}", "--operation", "Read", "--topic", "d", "--json"],
+    "reach": ["reach", "--data-dir", "{dir}", "--principal", "User:alice", "--json"],
+    "lint": ["lint", "--data-dir", "{dir}", "--json"],
+    "timeline": ["timeline", "--data-dir", "{dir}", "--principal", "User:alice", "--operation",
+                 "Read", "--topic", "b", "--json"],
+    "timeline-from-the-end": ["timeline", "--data-dir", "{dir}", "--principal", "User:alice",
+                              "--operation", "Read", "--topic", "b", "--from", "17", "--json"],
+    "diff": ["diff", "--data-dir", "{dir}", "--from", "0", "--to", "99", "--json"],
+}  # fmt: skip
+CRC_WORDS = "whole but fails its CRC-32C"
+
+
+def _run_reader(name: str, directory: Path) -> tuple[int, str, str]:
+    return run(*(part.replace("{dir}", str(directory)) for part in READERS[name]))
+
+
+def _last_batch_position(segment: Path) -> int:
+    from aclog.log.segment import SegmentScan
+
+    positions = [raw.position for raw in SegmentScan(segment, position=0, next_offset=13)]
+    return positions[-1]
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+def test_every_reader_warns_of_a_whole_last_batch_that_fails_its_crc(
+    tmp_path: Path, name: str
+) -> None:
+    """The warning once, on stderr (``--json`` on stdout unchanged), and the answer of the good
+    batches: the same as once the damaged batch is gone."""
+    layout = build_layout(tmp_path / "__cluster_metadata-0", torn_tail=False)
+    newest = layout.segments[-1]
+    last = _last_batch_position(newest)
+    spoiled = bytearray(newest.read_bytes())
+    spoiled[-3] ^= 0xFF  # a record byte of the last batch (16..17): whole, but its CRC fails
+    newest.write_bytes(bytes(spoiled))
+    code, damaged, stderr = _run_reader(name, layout.directory)
+    assert code == 0, stderr
+    assert stderr.count(CRC_WORDS) == 1 and stderr.startswith("aclog: warning: "), stderr
+    assert f"{newest} at byte {last}, after offset 15" in stderr
+    with open(newest, "r+b") as file:  # the log without the damaged batch
+        file.truncate(last)
+    code, good, stderr = _run_reader(name, layout.directory)
+    assert code == 0 and "warning" not in stderr, stderr
+    assert damaged == good
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+def test_every_reader_is_quiet_about_a_torn_last_batch(layout: Layout, name: str) -> None:
+    code, _, stderr = _run_reader(name, layout.directory)
+    assert code == 0 and "warning" not in stderr, stderr
+
+
+def test_a_reader_that_stops_before_the_damage_is_quiet(tmp_path: Path) -> None:
+    layout = build_layout(tmp_path / "__cluster_metadata-0", torn_tail=False)
+    newest = layout.segments[-1]
+    spoiled = bytearray(newest.read_bytes())
+    spoiled[-3] ^= 0xFF
+    newest.write_bytes(bytes(spoiled))
+    code, _, stderr = run("dump", str(layout.directory), "--to-offset", "14")
+    assert code == 0 and "warning" not in stderr, stderr
+    code, _, stderr = run("replay", "--data-dir", str(layout.directory), "--at-offset", "14")
+    assert code == 0 and "warning" not in stderr, stderr

@@ -12,7 +12,7 @@ from contextlib import ExitStack, contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_line
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_warning
 from aclog.tools.progress import waiting
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def short_error(error: BaseException) -> str:
 
 def warn(message: str) -> None:
     """Print a library warning on stderr, as every command does."""
-    print_line(f"aclog: warning: {message}", stderr=True)
+    print_warning(message)
 
 
 @contextmanager
