@@ -6,10 +6,11 @@
   with :mod:`~aclog.pipeline.settings` (``--conf`` pairs, the driver's address on a cluster);
 - :mod:`~aclog.pipeline.records_files`: every record as Parquet, written by the tasks that
   decode them (pyarrow; no row crosses into the JVM);
-- :mod:`~aclog.pipeline.load`: records as of a point (snapshot choice as in ``rebuild_image``);
+- :mod:`~aclog.pipeline.load`: records as of a point, or for a history, in either format
+  (snapshot choice as in ``rebuild_image``): every job's input;
 - :mod:`~aclog.pipeline.kraft_source`: ``spark.read.format("aclog-kraft")``, Kafka's own KRaft
-  metadata log as the same rows, and its records as of a point (checkpoint choice as in
-  ``aclog replay --format kraft``);
+  metadata log as the same rows, and :mod:`~aclog.pipeline.kraft_load`, which of them a job
+  reads (checkpoint choice as in ``aclog replay --format kraft``);
 - jobs, each a lazy DataFrame -> DataFrame function in its module (exported as modules, so
   ``pipeline.state.state``): :mod:`~aclog.pipeline.state` (``aclog replay`` as an anti join of
   ACL additions against later removals, and last-record-wins for credentials),
@@ -29,6 +30,7 @@ from aclog.pipeline import (
     access,
     diff,
     history,
+    kraft_load,
     kraft_source,
     load,
     orphans,
@@ -64,6 +66,7 @@ __all__ = [
     "access",
     "diff",
     "history",
+    "kraft_load",
     "kraft_source",
     "load",
     "make_spark",

@@ -13,19 +13,23 @@ of a batch, so that each batch's last offset is a row and a job's provenance and
 replay's. Checkpoint rows are ``source = 'snapshot'`` rows at the checkpoint's last covered
 offset (``end_offset - 1``), as :func:`aclog.kraft.replay.kraft_replay_batches` places them.
 
-Options (strings): ``path`` (the KRaft directory), ``checkpoint`` (a path or ``none``),
-``from_offset`` (skip records below it; default 0), ``batch_rows`` (rows per Arrow batch).
-Relative paths are resolved where the plan is made, beside the driver.
+Options (strings): ``path`` (the KRaft directory), ``checkpoint`` (``none``, ``all`` of the
+directory's checkpoints, or comma-separated paths: one piece each), ``from_offset`` (skip records
+below it; default 0), ``batch_rows`` (rows per Arrow batch). Relative paths are resolved where
+the plan is made, beside the driver.
+
+Which checkpoint and offsets a job reads is :mod:`aclog.pipeline.load`'s choice (as
+``aclog replay --format kraft`` makes it).
 
 Not thread-safe per reader (Spark gives each task its own). Cost: the decoder's passes per batch,
 then a Python call per record to lay the records out in columns (KRaft logs hold far fewer
-records than an aclog history); a checkpoint is read whole by the driver to choose it
-(:func:`kraft_records_as_of`) and again by its task.
+records than an aclog history); a checkpoint is read whole by the driver to choose it and again
+by its task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,12 +38,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
-from aclog.kraft import KraftBatch, KraftError, kraft_replay_batches, read_kraft
+from aclog.kraft import KraftBatch, list_checkpoints, read_kraft
 from aclog.kraft.checkpoint import read_checkpoint_info
 from aclog.log.segment import list_segments
 from aclog.pipeline.columns import ColumnChunk, Run
 from aclog.pipeline.errors import PipelineError
-from aclog.pipeline.load import Records
 from aclog.pipeline.schema import RECORD_SCHEMA, SOURCE_LOG, SOURCE_SNAPSHOT
 from aclog.pipeline.source import DEFAULT_BATCH_ROWS, LogPiece, SnapshotPiece, arrow_schema
 from aclog.records import Record
@@ -173,6 +176,17 @@ def plan_kraft_pieces(directory: Path, from_offset: int = 0) -> list[KraftLogPie
     return pieces
 
 
+def checkpoint_paths(directory: Path, choice: str) -> list[str]:
+    """The ``checkpoint`` option as absolute paths: none, every checkpoint of ``directory``
+    (``all``), or the comma-separated paths given (relative to this process's directory)."""
+    choice = choice.strip()
+    if choice in ("", "none"):
+        return []
+    if choice == "all":
+        return [str(found.path.resolve()) for found in list_checkpoints(directory)]
+    return [str(Path(part.strip()).resolve()) for part in choice.split(",") if part.strip()]
+
+
 class KraftReader(DataSourceReader):
     """Plans the pieces of a KRaft directory and reads them (see the module docstring)."""
 
@@ -180,8 +194,7 @@ class KraftReader(DataSourceReader):
         # Planning runs beside the driver; executors (in their own working directories) get
         # absolute paths.
         self.directory = Path(options.get("path", ".")).resolve()
-        checkpoint = options.get("checkpoint", "none").strip()
-        self.checkpoint = None if checkpoint in ("", "none") else str(Path(checkpoint).resolve())
+        self.checkpoints = checkpoint_paths(self.directory, options.get("checkpoint", "none"))
         self.from_offset = int(options.get("from_offset", "0"))
         self.batch_rows = int(options.get("batch_rows", str(DEFAULT_BATCH_ROWS)))
         self.schema = arrow_schema(schema)
@@ -189,9 +202,7 @@ class KraftReader(DataSourceReader):
     def partitions(self) -> Sequence[InputPartition]:
         if not self.directory.is_dir():
             raise FileNotFoundError(f"no KRaft metadata directory at {self.directory}")
-        parts: list[InputPartition] = []
-        if self.checkpoint is not None:
-            parts.append(KraftCheckpointPiece(self.checkpoint))
+        parts: list[InputPartition] = [KraftCheckpointPiece(path) for path in self.checkpoints]
         parts.extend(plan_kraft_pieces(self.directory, self.from_offset))
         # Spark needs at least one partition; an empty piece past the end reads nothing.
         return parts or [KraftLogPiece(str(self.directory), 0, 0, 0)]
@@ -244,40 +255,3 @@ def read_kraft_records(
         .option("from_offset", str(from_offset))
         .load(str(directory.resolve()))
     )
-
-
-def _ignore(message: str) -> None:
-    del message
-
-
-def kraft_records_as_of(
-    spark: SparkSession,
-    directory: Path,
-    *,
-    at_offset: int | None = None,
-    at_time_ms: int | None = None,
-    use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
-    columns: Sequence[str] | None = None,
-) -> Records:
-    """The rows that rebuild a KRaft directory's state as of the point: the checkpoint
-    ``aclog replay --format kraft`` starts from (chosen by :func:`aclog.kraft.
-    kraft_replay_batches`' rule) and every log row after it. The cut at the point itself is
-    :func:`~aclog.pipeline.state.cut`'s job. Raises :class:`PipelineError` when the log lacks
-    offsets no usable checkpoint covers."""
-    try:
-        info, _ = kraft_replay_batches(
-            directory,
-            at_offset,
-            at_time_ms,
-            use_snapshots=use_snapshots,
-            on_warning=on_warning,
-        )
-    except KraftError as error:
-        raise PipelineError(str(error)) from None
-    checkpoint = None if info is None else info.path
-    start = 0 if info is None else info.end_offset
-    frame = read_kraft_records(
-        spark, directory, checkpoint=checkpoint, from_offset=start, columns=columns
-    )
-    return Records(frame, None)

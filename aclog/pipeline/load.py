@@ -1,5 +1,8 @@
 """Turning a data directory (or a Parquet copy of its records) into the records DataFrame a
-job reads, choosing a snapshot the way :func:`aclog.replay.rebuild.rebuild_image` does.
+job reads, choosing a snapshot the way :func:`aclog.replay.rebuild.rebuild_image` does: the one
+place every job gets its records from, in either format (``kraft=True``: Kafka's own
+``__cluster_metadata-0``, chosen by :mod:`aclog.pipeline.kraft_load` as ``aclog replay --format
+kraft`` does).
 
 :func:`records_as_of` picks the newest snapshot that verifies, at or below the requested offset
 and taken by the requested time, and reads it plus the log after it; :func:`records_for_history`
@@ -21,6 +24,7 @@ from pyspark.sql.types import StructType
 
 from aclog.log.segment import list_segments
 from aclog.pipeline.errors import PipelineError
+from aclog.pipeline.kraft_load import kraft_records_as_of, kraft_records_for_history
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.source import FORMAT_NAME, absolute_snapshots
 from aclog.snapshot import (
@@ -39,7 +43,8 @@ def _ignore(message: str) -> None:
 
 @dataclass(frozen=True)
 class Records:
-    """A records DataFrame and the snapshot it starts from (``None``: the log from offset 0)."""
+    """A records DataFrame and the aclog snapshot it starts from (``None``: the log from offset
+    0, or a KRaft log, whose checkpoint rows are in the frame)."""
 
     frame: DataFrame
     snapshot: SnapshotInfo | None
@@ -150,10 +155,18 @@ def records_as_of(
     use_snapshots: bool = True,
     on_warning: Callable[[str], None] = _ignore,
     columns: Sequence[str] | None = None,
+    kraft: bool = False,
 ) -> Records:
     """The records that rebuild the state as of the given point: the chosen snapshot (if any)
     plus every log record after it (``columns`` of them: see :func:`read_records`). The cut at
-    the point itself is :func:`~aclog.pipeline.state.cut`'s job."""
+    the point itself is :func:`~aclog.pipeline.state.cut`'s job. ``kraft``: ``directory`` is a
+    KRaft metadata log (:func:`~aclog.pipeline.kraft_load.kraft_records_as_of`)."""
+    if kraft:
+        frame = kraft_records_as_of(
+            spark, directory, at_offset=at_offset, at_time_ms=at_time_ms,
+            use_snapshots=use_snapshots, on_warning=on_warning, columns=columns,
+        )  # fmt: skip
+        return Records(frame, None)
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
     snapshot = None
@@ -174,10 +187,18 @@ def records_as_of(
 
 
 def records_for_history(
-    spark: SparkSession, directory: Path, *, on_warning: Callable[[str], None] = _ignore
+    spark: SparkSession,
+    directory: Path,
+    *,
+    on_warning: Callable[[str], None] = _ignore,
+    kraft: bool = False,
 ) -> Records:
     """Every retained log record; when the log no longer starts at 0, the oldest snapshot that
-    the log continues from comes first (its entries existed at its offset)."""
+    the log continues from comes first (its entries existed at its offset). ``kraft``:
+    ``directory`` is a KRaft metadata log
+    (:func:`~aclog.pipeline.kraft_load.kraft_records_for_history`)."""
+    if kraft:
+        return Records(kraft_records_for_history(spark, directory, on_warning=on_warning), None)
     if not directory.is_dir():
         raise PipelineError(f"no data directory at {directory}")
     log_start = log_start_offset(directory)

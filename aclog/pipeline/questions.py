@@ -24,7 +24,7 @@ Lazy where Spark allows; the ACL collection and the ordering run jobs. Thread-sa
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from aclog.authorizer.reach import reach
 from aclog.authorizer.risky import risky_grants
 from aclog.authorizer.timeline import Question, timelines
 from aclog.authorizer.who_can import who_can
+from aclog.kraft import check_newest_tail
 from aclog.pipeline.schema import ACL_FIELDS, SCRAM_CODE, SOURCE_SNAPSHOT
 from aclog.records import (
     AccessControlEntryRecord,
@@ -58,6 +59,10 @@ TIMELINE_SCHEMA = (
     "principal string, operation string, resource_type string, resource_name string, "
     "host string, flips int, answer string"
 )
+
+
+def _ignore(message: str) -> None:
+    del message
 
 
 @dataclass(frozen=True)
@@ -159,14 +164,20 @@ def timeline_job(
     end: Point = Point(),  # noqa: B008 - immutable
     settings: Settings = Settings(),
     partitions: int | None = None,
+    kraft: bool = False,
+    on_warning: Callable[[str], None] = _ignore,
 ) -> DataFrame:
     """The timeline of each question between the points: :data:`TIMELINE_SCHEMA`, one row per
-    question in the order given (``flips`` counts the answer's flips)."""
+    question in the order given (``flips`` counts the answer's flips). ``kraft``: ``directory``
+    is a KRaft metadata log; the driver tells ``on_warning`` of a damaged last batch the walk
+    to ``end`` reaches (:func:`aclog.kraft.check_newest_tail`; the tasks cannot)."""
     for question in questions:
         question.check()
+    if kraft:
+        check_newest_tail(directory, on_warning, at_offset=end.offset, at_time_ms=end.time_ms)
     numbered = list(enumerate(questions))
     slices = partitions or max(1, min(len(numbered), spark.sparkContext.defaultParallelism))
-    path = str(directory)
+    path = str(directory.resolve())  # executors run in their own working directories
 
     def answer(rows: Iterable[tuple[int, Question]]) -> Iterator[tuple[Any, ...]]:
         mine = list(rows)
@@ -177,6 +188,7 @@ def timeline_job(
             end=end,
             super_users=settings.super_users,
             allow_everyone_if_no_acl_found=settings.allow_everyone_if_no_acl_found,
+            kraft=kraft,
         )
         for (number, q), result in zip(mine, found, strict=True):
             yield (q.principal, q.operation.name, q.resource_type.name, q.name, q.host,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -30,12 +31,20 @@ import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 from pyspark.sql.datasource import InputPartition
 
+from aclog.kraft import check_newest_tail
 from aclog.pipeline.errors import PipelineError
+from aclog.pipeline.kraft_source import KraftReader
 from aclog.pipeline.schema import RECORD_SCHEMA
 from aclog.pipeline.source import AclogReader, absolute_snapshots
 
 
-def write_piece(reader: AclogReader, folder: str, numbered: tuple[int, InputPartition]) -> int:
+def _ignore(message: str) -> None:
+    del message
+
+
+def write_piece(
+    reader: AclogReader | KraftReader, folder: str, numbered: tuple[int, InputPartition]
+) -> int:
     """Decode one piece and write it as ``folder/part-NNNNN.parquet``; its row count. Runs in
     a task; a piece without records still gets a file, so the output always has the schema."""
     index, piece = numbered
@@ -48,22 +57,38 @@ def write_piece(reader: AclogReader, folder: str, numbered: tuple[int, InputPart
 
 
 def write_records(
-    spark: SparkSession, directory: Path, out: Path, *, snapshots: str = "none"
+    spark: SparkSession,
+    directory: Path,
+    out: Path,
+    *,
+    snapshots: str = "none",
+    kraft: bool = False,
+    on_warning: Callable[[str], None] = _ignore,
 ) -> int:
     """Write every log record of ``directory`` (after the rows of the ``snapshots`` asked for:
     ``none``, ``all`` or paths, as the source takes them) as Parquet files in ``out``, replacing
-    what is there; the number of rows written. Raises :class:`PipelineError` for a missing
-    directory; a task's decoding error fails the job and leaves ``out`` untouched."""
+    what is there; the number of rows written. ``kraft``: ``directory`` is a KRaft metadata log
+    and ``snapshots`` names its ``.checkpoint`` files (the ``aclog-kraft`` source's rows); a
+    damaged last batch is told to ``on_warning`` (:func:`aclog.kraft.check_newest_tail`).
+    Raises :class:`PipelineError` for a missing directory; a task's decoding error fails the
+    job and leaves ``out`` untouched."""
     if not directory.is_dir():
-        raise PipelineError(f"no data directory at {directory}")
-    reader = AclogReader(
-        {
-            "path": str(directory.resolve()),
-            "snapshots": absolute_snapshots(snapshots),
-            "min_partitions": str(spark.sparkContext.defaultParallelism),
-        },
-        RECORD_SCHEMA,
-    )
+        kind = "KRaft metadata" if kraft else "data"
+        raise PipelineError(f"no {kind} directory at {directory}")
+    path = str(directory.resolve())
+    reader: AclogReader | KraftReader
+    if kraft:
+        check_newest_tail(directory, on_warning)
+        reader = KraftReader({"path": path, "checkpoint": snapshots}, RECORD_SCHEMA)
+    else:
+        reader = AclogReader(
+            {
+                "path": path,
+                "snapshots": absolute_snapshots(snapshots),
+                "min_partitions": str(spark.sparkContext.defaultParallelism),
+            },
+            RECORD_SCHEMA,
+        )
     pieces = list(enumerate(reader.partitions()))
     out = out.resolve()
     staging = out.parent / f".{out.name}.aclog-{uuid.uuid4().hex}"

@@ -13,7 +13,8 @@ from pyspark.sql import SparkSession
 from typer.testing import CliRunner
 
 import aclog.tools.pipeline  # noqa: F401  (registers the commands)
-from aclog.pipeline.kraft_source import kraft_records_as_of, read_kraft_records
+from aclog.pipeline.kraft_source import read_kraft_records
+from aclog.pipeline.load import records_as_of
 from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
 from aclog.records.types import RECORD_TYPES, record_type_name
 from aclog.replay.rebuild import rebuild_image
@@ -30,7 +31,7 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> Layout:
 
 
 def _pipeline(spark: SparkSession, directory: Path, **point: Any) -> dict[str, Any]:
-    chosen = kraft_records_as_of(spark, directory, columns=STATE_INPUT_COLUMNS, **point)
+    chosen = records_as_of(spark, directory, columns=STATE_INPUT_COLUMNS, kraft=True, **point)
     point.pop("use_snapshots", None)
     result = state(chosen.frame, point.get("at_offset"), point.get("at_time_ms"))
     try:

@@ -11,7 +11,7 @@ import typer
 from aclog.authorizer import parse_super_users
 from aclog.records import AclOperation, ResourceType
 from aclog.tools.acl_options import OptionError, read_inventory
-from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import EXIT_USAGE, fail, out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
@@ -99,6 +99,7 @@ def access_command(
     ] = None,
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
@@ -114,11 +115,11 @@ def access_command(
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
     at_time_ms = time_ms(at_time)
-    check_source(data_dir, records)
+    kraft = check_source(data_dir, records, source_format)
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
 
-        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
+        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots, kraft)
         question = pipeline.AccessQuestion(
             hosts=tuple(hosts or ["*"]),
             operations=asked,

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from aclog.authorizer import DEFAULT_MIN_ITERATIONS, Severity
-from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, out, print_json, print_line
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
@@ -33,19 +33,20 @@ def diff_command(
     start: Annotated[str, typer.Option("--from", help="An offset or an ISO-8601 time.")],
     end: Annotated[str, typer.Option("--to", help="An offset or an ISO-8601 time.")],
     data_dir: DataDirOption = None,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
 ) -> None:
     """'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and
-    when."""
+    when (a KRaft log records no authors: "author" is null, as in 'aclog diff')."""
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
-    check_source(data_dir, None)
+    kraft = check_source(data_dir, None, source_format)
     assert data_dir is not None
     with spark_for(master, conf, driver_host) as spark:
         found = jobs()
-        records = found.records_for_history(spark, data_dir, on_warning=warn).frame
+        records = found.records_for_history(spark, data_dir, on_warning=warn, kraft=kraft).frame
         try:
             result = found.diff_job(records, first, last)
         except ValueError as error:
@@ -68,6 +69,7 @@ def lint_command(
     at_offset: AtOffset = None,
     at_time: AtTime = None,
     snapshots: SnapshotsFlag = True,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
@@ -82,10 +84,10 @@ def lint_command(
             fail(str(error), EXIT_USAGE)
     at_time_ms = time_ms(at_time)
     now_ms = at_time_ms if at_time_ms is not None else int(time.time() * 1000)
-    check_source(data_dir, None)
+    kraft = check_source(data_dir, None, source_format)
     with spark_for(master, conf, driver_host) as spark:
         found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, at_time_ms), snapshots)
+        state = job_state(spark, data_dir, None, (at_offset, at_time_ms), snapshots, kraft)
         report = found.lint_job(
             state.acls, state.records, state.users, min_iterations=min_iterations,
             max_age_days=max_credential_age_days, now_ms=now_ms,

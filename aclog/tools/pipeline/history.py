@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aclog.tools.common import JsonFlag
+from aclog.tools.common import JsonFlag, SourceFormat
 from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, input_records
@@ -36,18 +36,21 @@ def history_command(
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Draw counts over time and changes per author.")
     ] = None,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
     limit: LimitOption = 20,
 ) -> None:
-    """One row per ACL lifetime and per SCRAM credential lifetime: created, rotated, removed."""
-    check_source(data_dir, records)
+    """One row per ACL lifetime and per SCRAM credential lifetime: created, rotated, removed
+    (a KRaft log records no authors: the by/from columns are empty)."""
+    kraft = check_source(data_dir, records, source_format)
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
-        if records is None and data_dir is not None and data_dir.is_dir():
-            source = pipeline.records_for_history(spark, data_dir, on_warning=warn).frame
+        if records is None and data_dir is not None:
+            found = pipeline.records_for_history(spark, data_dir, on_warning=warn, kraft=kraft)
+            source = found.frame
         else:
             source = input_records(spark, data_dir, records)
         from pyspark import StorageLevel  # noqa: PLC0415

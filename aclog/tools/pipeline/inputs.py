@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aclog.tools.common import parse_time
+from aclog.tools.common import is_kraft, parse_time, require_data_dir
 from aclog.tools.console import EXIT_USAGE, fail
 from aclog.tools.pipeline.spark import pipeline_modules, warn
 
@@ -18,15 +18,20 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-def check_source(data_dir: Path | None, records: Path | None) -> None:
-    """Usage errors before Spark starts: a data directory or a records Parquet must exist."""
+def check_source(data_dir: Path | None, records: Path | None, source_format: str = "aclog") -> bool:
+    """Usage errors before Spark starts: a data directory or a records Parquet must exist.
+    Whether the job reads ``data_dir`` as a KRaft metadata log (``--format``, decided as
+    ``aclog replay --format`` decides it: :func:`aclog.tools.common.is_kraft`); Parquet
+    records are read as they are, whatever their log's format was."""
+    kraft = is_kraft(data_dir, source_format) if data_dir is not None else False
     if records is not None:
         if not records.exists():
             fail(f"no Parquet records at {records}", EXIT_USAGE)
-    elif data_dir is None:
+        return False
+    if data_dir is None:
         fail("give --data-dir (or --records)", EXIT_USAGE)
-    elif not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
+    require_data_dir(data_dir, kraft=kraft)
+    return kraft
 
 
 def input_records(
@@ -66,8 +71,7 @@ def job_state(
     elif not data_dir.is_dir():
         fail(f"no data directory at {data_dir}", EXIT_USAGE)
     else:
-        chooser = pipeline.kraft_source.kraft_records_as_of if kraft else pipeline.records_as_of
-        source = chooser(
+        source = pipeline.records_as_of(
             spark,
             data_dir,
             at_offset=point[0],
@@ -75,6 +79,7 @@ def job_state(
             use_snapshots=snapshots,
             on_warning=warn,
             columns=pipeline.state.state_input_columns(*point),
+            kraft=kraft,
         )
     # Cached when the data source decodes the records (each read would decode the log again);
     # Parquet is cheap to read again.

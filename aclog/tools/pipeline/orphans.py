@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import print_json
 from aclog.tools.pipeline.access import read_resources
 from aclog.tools.pipeline.app import pipeline_app
@@ -38,6 +38,7 @@ def orphans_command(
     at_time: AtTime = None,
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
@@ -47,11 +48,11 @@ def orphans_command(
     """ACLs naming users without credentials, credentials no ACL names, ACLs on nothing."""
     inventory = read_resources(resources) if resources is not None else None
     at_time_ms = time_ms(at_time)
-    check_source(data_dir, records)
+    kraft = check_source(data_dir, records, source_format)
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
 
-        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots)
+        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots, kraft)
         frame = pipeline.orphans.orphans(
             result.acls,
             result.users,

@@ -20,7 +20,7 @@ import typer
 from aclog.authorizer import parse_super_users
 from aclog.records import ResourceType
 from aclog.replay import Point
-from aclog.tools.common import AtOffset, AtTime, JsonFlag
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line
 from aclog.tools.pipeline.access import parse_operations, read_principals, read_resources
 from aclog.tools.pipeline.app import pipeline_app
@@ -34,7 +34,7 @@ from aclog.tools.pipeline.options import (
     SnapshotsFlag,
 )
 from aclog.tools.pipeline.output import write_parquet
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
 from aclog.tools.points import parse_range_end
 from aclog.tools.questions import AllowEveryone, Host, SuperUsers
 
@@ -133,6 +133,7 @@ def who_can_command(
     at_time: AtTime = None,
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
@@ -141,10 +142,10 @@ def who_can_command(
     """'aclog who-can' for every resource and operation asked, as one job."""
     inventory, ops = _inventory(resources, topic, group), parse_operations(operation)
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
-    check_source(data_dir, None)
+    kraft = check_source(data_dir, None, source_format)
     with spark_for(master, conf, driver_host) as spark:
         found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots)
+        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
         acls = found.collect_acls(state.acls)
         frame = found.who_can_job(
             acls, found.resources_frame(spark, inventory), ops, host=host, settings=settings
@@ -178,6 +179,7 @@ def reach_command(
     at_time: AtTime = None,
     out_path: OutOption = None,
     snapshots: SnapshotsFlag = True,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
@@ -188,10 +190,10 @@ def reach_command(
     types = [_resource_type(name) for name in resource_type or []]
     names = read_resources(inventory) if inventory is not None else None
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
-    check_source(data_dir, None)
+    kraft = check_source(data_dir, None, source_format)
     with spark_for(master, conf, driver_host) as spark:
         found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots)
+        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
         acls = found.collect_acls(state.acls)
         frame = found.reach_job(
             acls, found.principals_frame(spark, people), host=host,
@@ -231,6 +233,7 @@ def timeline_command(
     end: Annotated[str | None, typer.Option("--to", help="An offset or a time.")] = None,
     partitions: Annotated[int | None, typer.Option("--partitions", min=1)] = None,
     out_path: OutOption = None,
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
@@ -242,7 +245,7 @@ def timeline_command(
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
     first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
     last = Point() if end is None else parse_range_end(end, "--to")
-    check_source(data_dir, None)
+    kraft = check_source(data_dir, None, source_format)
     assert data_dir is not None  # check_source exits otherwise
     with spark_for(master, conf, driver_host) as spark:
         found = jobs()
@@ -251,7 +254,7 @@ def timeline_command(
         asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
         frame = found.timeline_job(
             spark, data_dir, asked, start=first, end=last, settings=settings,
-            partitions=partitions,
+            partitions=partitions, kraft=kraft, on_warning=warn,
         )  # fmt: skip
         answers = _answers(frame, out_path)
     if json_output:

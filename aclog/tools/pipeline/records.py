@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.common import JsonFlag
+from aclog.tools.common import JsonFlag, SourceFormat
 from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source
@@ -17,7 +17,7 @@ from aclog.tools.pipeline.options import (
     DriverHostOption,
     MasterOption,
 )
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
 
 
 @pipeline_app.command("records")
@@ -27,16 +27,20 @@ def records_command(
     snapshots: Annotated[
         str, typer.Option("--snapshots", help="none, all, or snapshot paths (comma-separated).")
     ] = "none",
+    source_format: SourceFormat = "auto",
     master: MasterOption = None,
     conf: ConfOption = None,
     driver_host: DriverHostOption = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Every record with offset, epoch, time, author, type and fields (no salts or keys)."""
-    check_source(data_dir, None)
+    """Every record with offset, epoch, time, author, type and fields (no salts or keys); a
+    KRaft log's records have no author, and each of its other records is one UNKNOWN row."""
+    kraft = check_source(data_dir, None, source_format)
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
-        count = pipeline.records_files.write_records(spark, data_dir, out_path, snapshots=snapshots)
+        count = pipeline.records_files.write_records(
+            spark, data_dir, out_path, snapshots=snapshots, kraft=kraft, on_warning=warn
+        )
     if json_output:
         print_json({"out": str(out_path), "records": count})
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
@@ -36,8 +36,7 @@ def state_command(
 ) -> None:
     """ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'."""
     at_time_ms = time_ms(at_time)
-    check_source(data_dir, records)
-    kraft = data_dir is not None and records is None and is_kraft(data_dir, source_format)
+    kraft = check_source(data_dir, records, source_format)
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         point = (at_offset, at_time_ms)
