@@ -144,7 +144,7 @@ def _offset_note(directory: Path, last_offset: int, at_offset: int, kraft: bool)
 
 def _batch_bounds(directory: Path, start: int, kraft: bool) -> Iterator[tuple[int, int, int]]:
     """(base offset, last offset, timestamp) of each batch holding an offset from ``start``."""
-    if kraft:
+    if kraft:  # no on_tail: the command's own read of the log already reported its tail
         for batch in read_kraft(directory, start):
             yield batch.base_offset, batch.last_offset, batch.timestamp_ms
     else:
