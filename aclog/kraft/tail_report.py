@@ -14,7 +14,8 @@ itself (a problem, exit 1).
   command that reads the log twice (a diff, a timeline).
 
 Thread-safe, except a :func:`once_each` callback (one per command). Cost: nothing, except
-:func:`check_newest_tail`: one read and CRC-32C pass over the newest segment.
+:func:`check_newest_tail`: a header read per batch of the newest segment, then a CRC-32C check of
+its last two batches.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aclog.kraft.reader import tail_note
-from aclog.log.batch import BatchHeader
+from aclog.log.batch import HEADER_SIZE, MAGIC, BatchHeader, parse_header
 from aclog.log.segment import CRC_MISMATCH, ScanProblem, SegmentScan, list_segments
 
 OnTail = Callable[[Path, ScanProblem], None]
@@ -57,7 +58,8 @@ def check_newest_tail(
         return
     base, path = segments[-1]
     try:
-        scan = SegmentScan(path, position=0, next_offset=base)
+        position, next_offset = _before_last_batch(path, base)
+        scan = SegmentScan(path, position=position, next_offset=next_offset)
     except FileNotFoundError:  # deleted by retention meanwhile: the segments' reader says so
         return
     last: BatchHeader | None = None
@@ -72,6 +74,25 @@ def check_newest_tail(
         reached = _within(last, at_offset, at_time_ms)
     if reached:  # else the replay stops at the point, before the damaged bytes
         tail_warner(on_warning)(path, problem)
+
+
+def _before_last_batch(path: Path, base: int) -> tuple[int, int]:
+    """(position, base offset) of the last but one batch that fits in the segment, found by
+    walking the headers alone (a seek per batch): a scan from there checks the last batch's CRC
+    and what follows it, and yields the batch before it when that one is whole and sound.
+    A header that makes no sense ends the walk: the scan from before it finds the damage."""
+    size = path.stat().st_size
+    starts = [(0, base)]
+    position = 0
+    with open(path, "rb") as file:
+        while position + HEADER_SIZE <= size:
+            file.seek(position)
+            header = parse_header(file.read(HEADER_SIZE))
+            if header.magic != MAGIC or not HEADER_SIZE <= header.size <= size - position:
+                break
+            starts = [starts[-1], (position, header.base_offset)]
+            position += header.size
+    return starts[0]
 
 
 def _within(header: BatchHeader, at_offset: int | None, at_time_ms: int | None) -> bool:

@@ -9,8 +9,9 @@ tasks that read the segment cannot (they end the log before it, quietly). KRaft 
 author: the author columns are null, so a job shows no principal, address or client id for a
 change (``history``'s ``created_by``, ``diff``'s ``author``).
 
-Thread-safe (no shared state). Cost on the driver: one checkpoint read whole, one read and
-CRC-32C pass over the newest segment; the records are read lazily by the tasks.
+Thread-safe (no shared state). Cost on the driver: one checkpoint read whole, a header read
+per batch of the newest segment and a CRC-32C check of its last two batches; the records are
+read lazily by the tasks.
 """
 
 from __future__ import annotations

@@ -348,3 +348,21 @@ def test_check_newest_tail_warns_as_a_replay_to_the_point_would(layout: Layout) 
         assert "whole but fails its CRC-32C" in checked[0]
     for point in ({"at_offset": 14}, {"at_time_ms": T0 + 20_000}):
         assert warnings(**point) == ([], []), point
+
+
+@pytest.mark.parametrize("byte", [70, 11])  # a record byte; the low byte of its length
+def test_check_newest_tail_leaves_damage_before_valid_batches_to_the_reader(
+    tmp_path: Path, byte: int
+) -> None:
+    from aclog.kraft import check_newest_tail
+
+    layout = build_layout(tmp_path / "__cluster_metadata-0", torn_tail=False)
+    newest = layout.segments[-1]
+    data = bytearray(newest.read_bytes())
+    data[byte] ^= 0xFF  # in the segment's first batch (13..14); three valid batches follow
+    newest.write_bytes(bytes(data))
+    told: list[str] = []
+    check_newest_tail(layout.directory, told.append)
+    assert told == []
+    with pytest.raises(KraftCorruptError, match="damage followed by valid batches"):
+        list(read_kraft(layout.directory))

@@ -25,7 +25,12 @@ def records_command(
     out_path: Annotated[Path, typer.Option("--out", help="Write the records here (Parquet).")],
     data_dir: DataDirOption = None,
     snapshots: Annotated[
-        str, typer.Option("--snapshots", help="none, all, or snapshot paths (comma-separated).")
+        str,
+        typer.Option(
+            "--snapshots",
+            help="none, all, or snapshot paths (comma-separated; .checkpoint files with "
+            "--format kraft).",
+        ),
     ] = "none",
     source_format: SourceFormat = "auto",
     master: MasterOption = None,
