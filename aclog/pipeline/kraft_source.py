@@ -39,7 +39,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from aclog.kraft import KraftBatch, list_checkpoints, read_kraft
-from aclog.kraft.checkpoint import read_checkpoint_info
+from aclog.kraft.checkpoint import parse_checkpoint_name, read_checkpoint_info
 from aclog.log.segment import list_segments
 from aclog.pipeline.columns import ColumnChunk, Run
 from aclog.pipeline.errors import PipelineError
@@ -184,7 +184,14 @@ def checkpoint_paths(directory: Path, choice: str) -> list[str]:
         return []
     if choice == "all":
         return [str(found.path.resolve()) for found in list_checkpoints(directory)]
-    return [str(Path(part.strip()).resolve()) for part in choice.split(",") if part.strip()]
+    paths = [Path(part.strip()).resolve() for part in choice.split(",") if part.strip()]
+    for path in paths:  # on the driver, before any task runs
+        if parse_checkpoint_name(path.name) is None or not path.is_file():
+            raise PipelineError(
+                f"no KRaft checkpoint at {path}: give none, all, or the paths of .checkpoint "
+                "files named {end offset, 20 digits}-{epoch, 10 digits}.checkpoint"
+            )
+    return [str(path) for path in paths]
 
 
 class KraftReader(DataSourceReader):

@@ -187,3 +187,14 @@ def test_a_whole_last_batch_that_fails_its_crc_is_a_warning(layout: Layout, tmp_
             assert json.loads(run.stdout) == json.loads(replayed.stdout)
     answer = json.loads(run.stdout)["timelines"][0]
     assert answer["to"]["last_offset"] == 15  # the good batches only: ACL D never came
+
+
+def test_records_names_a_checkpoint_it_cannot_read(layout: Layout, tmp_path: Path) -> None:
+    out = tmp_path / "records"
+    for given in (tmp_path / "nope.checkpoint", layout.segments[0]):
+        run = run_main(
+            "pipeline", "records", "--data-dir", str(layout.directory), "--format", "kraft",
+            "--out", str(out), "--snapshots", str(given),
+        )  # fmt: skip
+        assert run.code == 1 and f"no KRaft checkpoint at {given}" in run.stderr, run.stderr
+        assert not out.exists()
