@@ -178,6 +178,7 @@ def test_a_whole_last_batch_that_fails_its_crc_is_a_warning(layout: Layout, tmp_
     for args in (
         ["state"],
         ["history"],
+        ["records", "--out", str(tmp_path / "records")],
         ["timeline", "--principal", "User:bob", "--topic", "d", "--operation", "Read"],
     ):
         run = run_main("pipeline", *args, "--data-dir", str(damaged), "--json")
@@ -185,6 +186,7 @@ def test_a_whole_last_batch_that_fails_its_crc_is_a_warning(layout: Layout, tmp_
         assert run.stderr.count(CRC_WORDS) == 1 and where in run.stderr, run.stderr
         if args == ["state"]:
             assert json.loads(run.stdout) == json.loads(replayed.stdout)
+    assert pq.read_table(tmp_path / "records").num_rows == 16  # offsets 0..15
     answer = json.loads(run.stdout)["timelines"][0]
     assert answer["to"]["last_offset"] == 15  # the good batches only: ACL D never came
 
