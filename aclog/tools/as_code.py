@@ -27,6 +27,7 @@ from aclog.desired import (
     read_passwords,
 )
 from aclog.image import MetadataImage
+from aclog.kraft import is_kraft_path
 from aclog.tools.common import load_state, local_caller
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_line
 from aclog.tools.remote import RemoteTarget, Target, open_admin
@@ -75,7 +76,8 @@ def read_target_state(
                 f"aclog: {target} does not exist yet: planning from an empty state", stderr=True
             )
             return CurrentState.from_image(MetadataImage.EMPTY)
-        return CurrentState.from_image(load_state(target, None, at_time).image)
+        kraft = is_kraft_path(target)
+        return CurrentState.from_image(load_state(target, None, at_time, kraft=kraft).image)
     with open_admin(target) as admin:
         try:
             return read_current(admin, local_caller(command))

@@ -1,10 +1,8 @@
-"""``--format kraft`` on dump, replay, explain, diff and verify (and auto-detection).
-
-Skipped until the tools take ``--format`` (the integration diffs in the kraft report)."""
+"""``--format kraft`` on dump, replay, explain, diff and verify (and auto-detection), and
+``export`` of a KRaft metadata log."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
 
@@ -12,15 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from aclog.replay.kraft_stream import kraft_decoded_batches
-from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import entries_between
 from aclog.tools.main import app
 from tests.kraft.layout import ACL_C, ACL_D, Layout, build_layout
 
-pytestmark = pytest.mark.skipif(
-    "kraft" not in inspect.signature(rebuild_image).parameters,
-    reason="the tools do not take --format kraft yet",
-)
 runner = CliRunner()
 
 
@@ -239,3 +232,17 @@ def test_a_reader_that_stops_before_the_damage_is_quiet(tmp_path: Path) -> None:
     assert code == 0 and "warning" not in stderr, stderr
     code, _, stderr = run("replay", "--data-dir", str(layout.directory), "--at-offset", "14")
     assert code == 0 and "warning" not in stderr, stderr
+
+
+def test_export_reads_a_kraft_directory(layout: Layout) -> None:
+    code, stdout, stderr = run("export", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr
+    exported = json.loads(stdout)
+    code, replayed, stderr = run("replay", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr
+    acls = json.loads(replayed)["acls"]
+    assert acls and len(acls) == sum(len(entry["operations"]) for entry in exported["acls"])
+    assert {(a["resource_name"], a["principal"]) for a in acls} == {
+        (e["resource_name"], e["principal"]) for e in exported["acls"]
+    }
+    assert [u["name"] for u in exported["users"]] == ["bob"]
