@@ -1,6 +1,8 @@
 """The batch accelerator of ACL replay: whole batches into an :class:`AclsDelta` at C speed.
 
-One contract: :meth:`AclBatchReplayer.replay_batch` and :func:`restate` apply a batch exactly as
+One contract: :meth:`AclBatchReplayer.replay_batch` (records in order),
+:meth:`AclBatchReplayer.replay_rows` (a decoded batch's ACL records a type at a time, as the
+columnar decoder gives them) and :func:`restate` apply a batch exactly as
 replaying its records one by one into the delta would (same changes in the same order, same
 next image and binding index), or decline (return ``False``) with nothing changed, and the
 caller replays the records one by one, which raises the error naming the offset. They take what
@@ -22,7 +24,7 @@ check after that is a set difference or dict update in C that reuses those hashe
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import attrgetter, is_, not_
 from typing import Any, cast
@@ -30,6 +32,7 @@ from typing import Any, cast
 from aclog.image.acls import AclsDelta, AclsImage
 from aclog.image.layered import LayeredMap
 from aclog.image.working import WorkingAcls
+from aclog.records.decoded import AclRows
 from aclog.records.types import (
     AccessControlEntryRecord,
     AclKey,
@@ -117,11 +120,8 @@ class AclBatchReplayer:
         """Every record of ``records``, in order, in one go, exactly as :meth:`replay` one by
         one would; ``False`` (nothing changed) unless that is certain. Not into a snapshot
         delta. Nothing changes before every check passed."""
-        delta = self._delta
-        if delta.restates:
+        if not self._may_batch():
             return False
-        if self._pending and self._working is None:
-            self.settle()  # applied already (apply hands the copy over): check them all
         ids = list(map(_id_of, records))
         # Each id's record, then None for the removals' (update keeps the order and reuses
         # the removals' stored hashes).
@@ -132,11 +132,45 @@ class AclBatchReplayer:
         adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
         removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
         batch.update(removals)
+        return self._replay_distinct(batch, removals, acl_keys(adds), compress(ids, adding))
+
+    def replay_rows(self, rows: AclRows) -> bool:
+        """:meth:`replay_batch` of the ACL records of a decoded batch, in row order, as the
+        columns gave them: the additions' ids, records and binding keys and the removals'
+        ids, without a pass over the records to tell them apart or to make their keys."""
+        if not self._may_batch():
+            return False
+        batch = rows.changes()
+        if len(batch) != rows.count:
+            return False  # an id twice in the batch
+        removals = dict.fromkeys(rows.remove_ids)
+        return self._replay_distinct(batch, removals, rows.keys, rows.add_ids)
+
+    def _may_batch(self) -> bool:
+        """False for a snapshot delta; settles the pending batches when there is no working
+        copy (apply() handed it over: they are applied already, check against them all)."""
+        if self._delta.restates:
+            return False
+        if self._pending and self._working is None:
+            self.settle()
+        return True
+
+    def _replay_distinct(
+        self,
+        batch: Changes,
+        removals: dict[uuid.UUID, None],
+        keys: Iterable[AclKey],
+        add_ids: Iterable[uuid.UUID],
+    ) -> bool:
+        """The end of a batch replay once its ids are known distinct: ``batch`` maps each to
+        its record (``None`` for the ``removals``), in order; ``keys`` are the additions'
+        binding keys and ``add_ids`` their ids, in order. The checks, then the writes."""
+        delta = self._delta
         fresh = set(batch)
         if len(delta.unchanged(fresh)) != len(fresh):
             return False  # an id this delta changed already
-        bindings = dict(zip(acl_keys(adds), compress(ids, adding), strict=True))
-        if len(bindings) != len(adds):
+        bindings = dict(zip(keys, add_ids, strict=True))
+        if len(bindings) != len(batch) - len(removals):
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
         if working is not None:
