@@ -1,10 +1,9 @@
 """The batch accelerator of ACL replay: whole batches into an :class:`AclsDelta` at C speed.
 
-One contract: :meth:`AclBatchReplayer.replay_batch` (records in order),
-:meth:`AclBatchReplayer.replay_rows` (a decoded batch's ACL records a type at a time, as the
-columnar decoder gives them) and :func:`restate` apply a batch exactly as
-replaying its records one by one into the delta would (same changes in the same order, same
-next image and binding index), or decline (return ``False``) with nothing changed, and the
+One contract: :meth:`AclBatchReplayer.replay_batch` (records in order), ``replay_rows`` (a
+decoded batch's ACL records a type at a time, as the columnar decoder gives them) and
+:func:`restate` apply a batch exactly as replaying its records one by one into the delta would
+(same changes in the same order, same next image and binding index), or decline (return ``False``) with nothing changed, and the
 caller replays the records one by one, which raises the error naming the offset. They take what
 a controller writes (every id new, each addition's binding stored nowhere, each removal's id in
 the base image) and decline everything else: an id twice, a re-added binding, an error.
@@ -43,8 +42,9 @@ from aclog.records.types import (
 
 AclRecord = AccessControlEntryRecord | RemoveAccessControlEntryRecord
 Changes = dict[uuid.UUID, AccessControlEntryRecord | None]
-_Pending = tuple[Changes, dict[AclKey, uuid.UUID], dict[uuid.UUID, None]]
-"""A batch written to the working copy only: its changes, added bindings and removed ids."""
+_Pending = tuple[Changes | AclRows, dict[AclKey, uuid.UUID], dict[uuid.UUID, None]]
+"""A batch written to the working copy only: its changes (or the decoded rows that give them in
+order, when the write did not need that order), added bindings and removed ids."""
 _id_of = attrgetter("id")
 
 
@@ -101,7 +101,7 @@ class AclBatchReplayer:
         pending, self._pending = self._pending, []
         self._pending_removed = set()
         for changes, added, removed in pending:
-            self._delta.take(changes, added, removed)
+            self._delta.take(_ordered(changes), added, removed)
 
     def replay(self, record: AclRecord, offset: int) -> None:
         """:meth:`AclsDelta.replay` of one record, mirrored in the working copy."""
@@ -140,11 +140,14 @@ class AclBatchReplayer:
         ids, without a pass over the records to tell them apart or to make their keys."""
         if not self._may_batch():
             return False
-        batch = rows.changes()
+        # The changes in row order cost a gather that only the delta's bookkeeping needs:
+        # a batch left pending in the working copy makes it when settled, if ever.
+        batch: Changes = dict(zip(rows.add_ids, rows.adds, strict=True))
+        removals = dict.fromkeys(rows.remove_ids)
+        batch.update(removals)
         if len(batch) != rows.count:
             return False  # an id twice in the batch
-        removals = dict.fromkeys(rows.remove_ids)
-        return self._replay_distinct(batch, removals, rows.keys, rows.add_ids)
+        return self._replay_distinct(batch, removals, rows.keys, rows.add_ids, rows)
 
     def _may_batch(self) -> bool:
         """False for a snapshot delta; settles the pending batches when there is no working
@@ -161,10 +164,12 @@ class AclBatchReplayer:
         removals: dict[uuid.UUID, None],
         keys: Iterable[AclKey],
         add_ids: Iterable[uuid.UUID],
+        rows: AclRows | None = None,
     ) -> bool:
         """The end of a batch replay once its ids are known distinct: ``batch`` maps each to
-        its record (``None`` for the ``removals``), in order; ``keys`` are the additions'
-        binding keys and ``add_ids`` their ids, in order. The checks, then the writes."""
+        its record (``None`` for the ``removals``), in order unless ``rows`` (the decoded
+        rows the batch came from) give the order; ``keys`` are the additions' binding keys
+        and ``add_ids`` their ids, in order. The checks, then the writes."""
         delta = self._delta
         fresh = set(batch)
         if len(delta.unchanged(fresh)) != len(fresh):
@@ -174,10 +179,10 @@ class AclBatchReplayer:
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
         if working is not None:
-            return self._write(working, batch, fresh, removals, bindings)
+            return self._write(working, batch, fresh, removals, bindings, rows)
         if not self._stored_nowhere(fresh, set(removals), set(bindings)):
             return False
-        delta.take(batch, bindings, removals)
+        delta.take(batch if rows is None else rows.changes(), bindings, removals)
         return True
 
     def apply(self) -> AclsImage:
@@ -200,7 +205,7 @@ class AclBatchReplayer:
         removed: set[uuid.UUID] = set()
         base = self._delta.image.acls
         for changes, _, removals in self._pending:
-            ids = set(changes)
+            ids = set(_ordered(changes))
             _require(not ids & seen, "two pending batches change one id")
             _require(self._delta.unchanged(ids) == ids, "a pending id is in the delta's changes")
             _require(all(i in base for i in removals), "a pending removal is not a base id")
@@ -209,7 +214,8 @@ class AclBatchReplayer:
         _require(removed == self._pending_removed, "the pending removals are out of date")
         if self._working is not None:
             acls, index = self._working.acls, self._working.index
-            expected = _applied(base, [self._delta.changes, *(p[0] for p in self._pending)])
+            pending = [_ordered(p[0]) for p in self._pending]
+            expected = _applied(base, [self._delta.changes, *pending])
             _require(list(acls.items()) == list(expected.items()), "working ACLs differ")
             keys = {acl.key: acl_id for acl_id, acl in acls.items()}
             _require(index == keys, "the working index is not the working ACLs' bindings")
@@ -221,8 +227,10 @@ class AclBatchReplayer:
         fresh: set[uuid.UUID],
         removals: dict[uuid.UUID, None],
         bindings: dict[AclKey, uuid.UUID],
+        rows: AclRows | None,
     ) -> bool:
-        """replay_batch's end with a working copy: the batch is written there and left pending.
+        """replay_batch's end with a working copy: the batch is written there and left pending
+        (as ``rows`` when they give its order).
 
         The batch's ids are new to the settled changes (checked by the caller). They are new
         to the pending batches too when none is an id those removed, each removal's id is in
@@ -244,7 +252,7 @@ class AclBatchReplayer:
             self._working = None  # it holds part of the batch
             self.settle()
             return False
-        self._pending.append((batch, bindings, removals))
+        self._pending.append((batch if rows is None else rows, bindings, removals))
         self._pending_removed |= removed
         return True
 
@@ -271,6 +279,11 @@ class AclBatchReplayer:
             acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], current.acls)
             self._working = WorkingAcls(acls.copied(), current.bindings.copied())
         return self._working
+
+
+def _ordered(changes: Changes | AclRows) -> Changes:
+    """A pending batch's changes in commit order."""
+    return changes.changes() if isinstance(changes, AclRows) else changes
 
 
 def _absent(mapping: Mapping[Any, object], keys: set[Any]) -> set[Any]:
