@@ -3,8 +3,9 @@
 One contract: :meth:`AclBatchReplayer.replay_batch` (records in order), ``replay_rows`` (a
 decoded batch's ACL records a type at a time, as the columnar decoder gives them) and
 :func:`restate` apply a batch exactly as replaying its records one by one into the delta would
-(same changes in the same order, same next image and binding index), or decline (return ``False``) with nothing changed, and the
-caller replays the records one by one, which raises the error naming the offset. They take what
+(same changes in the same order, same next image and binding index), or decline (return
+``False``) with nothing changed, and the caller replays the records one by one, which raises
+the error naming the offset. They take what
 a controller writes (every id new, each addition's binding stored nowhere, each removal's id in
 the base image) and decline everything else: an id twice, a re-added binding, an error.
 

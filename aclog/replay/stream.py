@@ -80,6 +80,21 @@ class DecodedBatch:
     author: RequestContextRecord | None
     decoded: DecodedRecords | None = field(default=None, compare=False, repr=False)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal batches hold the same records at the same place, however they were decoded."""
+        if not isinstance(other, DecodedBatch):
+            return NotImplemented
+        return self._place() == other._place() and (self.records, self.kinds) == (
+            other.records,
+            other.kinds,
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._place())
+
+    def _place(self) -> tuple[int, int, int, int, RequestContextRecord | None]:
+        return self.base_offset, self.last_offset, self.epoch, self.timestamp_ms, self.author
+
     @cached_property
     def records(self) -> tuple[Record, ...]:
         """Every record, in offset order."""
