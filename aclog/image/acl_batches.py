@@ -16,6 +16,9 @@ its bookkeeping in the delta waits until something reads the delta (a catch-up n
 and :meth:`AclBatchReplayer.apply` hands the copy over as the next image. :meth:`check` states
 the invariants that makes safe.
 
+What a batch is made of (its ids, changes, removals and added bindings, from records or from
+a decoded batch's rows) is :mod:`aclog.image.acl_batch_parts`; this module checks and writes.
+
 Not thread-safe; owned, with its delta, by the task that replays. Cost: each id is hashed once
 (``UUID.__hash__`` runs in Python) and each binding key once, into the batch's own dicts; every
 check after that is a set difference or dict update in C that reuses those hashes.
@@ -24,29 +27,19 @@ check after that is a set difference or dict update in C that reuses those hashe
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress, repeat
-from operator import attrgetter, is_, not_
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from aclog.image.acl_batch_parts import AclRecord, BatchParts, Changes, of_records, of_rows
 from aclog.image.acls import AclsDelta, AclsImage
 from aclog.image.layered import LayeredMap
 from aclog.image.working import WorkingAcls
 from aclog.records.decoded import AclRows
-from aclog.records.types import (
-    AccessControlEntryRecord,
-    AclKey,
-    RemoveAccessControlEntryRecord,
-    acl_key,
-    acl_keys,
-)
+from aclog.records.types import AccessControlEntryRecord, AclKey, acl_key
 
-AclRecord = AccessControlEntryRecord | RemoveAccessControlEntryRecord
-Changes = dict[uuid.UUID, AccessControlEntryRecord | None]
 _Pending = tuple[Changes | AclRows, dict[AclKey, uuid.UUID], dict[uuid.UUID, None]]
 """A batch written to the working copy only: its changes (or the decoded rows that give them in
 order, when the write did not need that order), added bindings and removed ids."""
-_id_of = attrgetter("id")
 
 
 def restate(delta: AclsDelta, records: list[AccessControlEntryRecord]) -> bool:
@@ -121,34 +114,12 @@ class AclBatchReplayer:
         """Every record of ``records``, in order, in one go, exactly as :meth:`replay` one by
         one would; ``False`` (nothing changed) unless that is certain. Not into a snapshot
         delta. Nothing changes before every check passed."""
-        if not self._may_batch():
-            return False
-        ids = list(map(_id_of, records))
-        # Each id's record, then None for the removals' (update keeps the order and reuses
-        # the removals' stored hashes).
-        batch: dict[uuid.UUID, Any] = dict(zip(ids, records, strict=True))
-        if len(batch) != len(ids):
-            return False  # an id twice in the batch
-        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
-        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
-        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
-        batch.update(removals)
-        return self._replay_distinct(batch, removals, acl_keys(adds), compress(ids, adding))
+        return self._may_batch() and self._replay_parts(of_records(records))
 
     def replay_rows(self, rows: AclRows) -> bool:
         """:meth:`replay_batch` of the ACL records of a decoded batch, in row order, as the
-        columns gave them: the additions' ids, records and binding keys and the removals'
-        ids, without a pass over the records to tell them apart or to make their keys."""
-        if not self._may_batch():
-            return False
-        # The changes in row order cost a gather that only the delta's bookkeeping needs:
-        # a batch left pending in the working copy makes it when settled, if ever.
-        batch: Changes = dict(zip(rows.add_ids, rows.adds, strict=True))
-        removals = dict.fromkeys(rows.remove_ids)
-        batch.update(removals)
-        if len(batch) != rows.count:
-            return False  # an id twice in the batch
-        return self._replay_distinct(batch, removals, rows.keys, rows.add_ids, rows)
+        columns gave them (:func:`~aclog.image.acl_batch_parts.of_rows`)."""
+        return self._may_batch() and self._replay_parts(of_rows(rows))
 
     def _may_batch(self) -> bool:
         """False for a snapshot delta; settles the pending batches when there is no working
@@ -159,23 +130,16 @@ class AclBatchReplayer:
             self.settle()
         return True
 
-    def _replay_distinct(
-        self,
-        batch: Changes,
-        removals: dict[uuid.UUID, None],
-        keys: Iterable[AclKey],
-        add_ids: Iterable[uuid.UUID],
-        rows: AclRows | None = None,
-    ) -> bool:
-        """The end of a batch replay once its ids are known distinct: ``batch`` maps each to
-        its record (``None`` for the ``removals``), in order unless ``rows`` (the decoded
-        rows the batch came from) give the order; ``keys`` are the additions' binding keys
-        and ``add_ids`` their ids, in order. The checks, then the writes."""
-        delta = self._delta
+    def _replay_parts(self, parts: BatchParts | None) -> bool:
+        """The checks, then the writes, of a batch whose ids are distinct (``None``: they
+        are not, decline)."""
+        if parts is None:
+            return False  # an id twice in the batch
+        batch, removals, rows = parts.changes, parts.removals, parts.rows
         fresh = set(batch)
-        if len(delta.unchanged(fresh)) != len(fresh):
+        if len(self._delta.unchanged(fresh)) != len(fresh):
             return False  # an id this delta changed already
-        bindings = dict(zip(keys, add_ids, strict=True))
+        bindings = dict(zip(parts.keys, parts.add_ids, strict=True))
         if len(bindings) != len(batch) - len(removals):
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
@@ -183,7 +147,7 @@ class AclBatchReplayer:
             return self._write(working, batch, fresh, removals, bindings, rows)
         if not self._stored_nowhere(fresh, set(removals), set(bindings)):
             return False
-        delta.take(batch if rows is None else rows.changes(), bindings, removals)
+        self._delta.take(batch if rows is None else rows.changes(), bindings, removals)
         return True
 
     def apply(self) -> AclsImage:
