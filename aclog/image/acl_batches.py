@@ -1,9 +1,11 @@
 """The batch accelerator of ACL replay: whole batches into an :class:`AclsDelta` at C speed.
 
-One contract: :meth:`AclBatchReplayer.replay_batch` and :func:`restate` apply a batch exactly as
-replaying its records one by one into the delta would (same changes in the same order, same
-next image and binding index), or decline (return ``False``) with nothing changed, and the
-caller replays the records one by one, which raises the error naming the offset. They take what
+One contract: :meth:`AclBatchReplayer.replay_batch` (records in order), ``replay_rows`` (a
+decoded batch's ACL records a type at a time, as the columnar decoder gives them) and
+:func:`restate` apply a batch exactly as replaying its records one by one into the delta would
+(same changes in the same order, same next image and binding index), or decline (return
+``False``) with nothing changed, and the caller replays the records one by one, which raises
+the error naming the offset. They take what
 a controller writes (every id new, each addition's binding stored nowhere, each removal's id in
 the base image) and decline everything else: an id twice, a re-added binding, an error.
 
@@ -14,6 +16,9 @@ its bookkeeping in the delta waits until something reads the delta (a catch-up n
 and :meth:`AclBatchReplayer.apply` hands the copy over as the next image. :meth:`check` states
 the invariants that makes safe.
 
+What a batch is made of (its ids, changes, removals and added bindings, from records or from
+a decoded batch's rows) is :mod:`aclog.image.acl_batch_parts`; this module checks and writes.
+
 Not thread-safe; owned, with its delta, by the task that replays. Cost: each id is hashed once
 (``UUID.__hash__`` runs in Python) and each binding key once, into the batch's own dicts; every
 check after that is a set difference or dict update in C that reuses those hashes.
@@ -23,26 +28,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from itertools import compress, repeat
-from operator import attrgetter, is_, not_
 from typing import Any, cast
 
+from aclog.image.acl_batch_parts import AclRecord, BatchParts, Changes, of_records, of_rows
 from aclog.image.acls import AclsDelta, AclsImage
 from aclog.image.layered import LayeredMap
 from aclog.image.working import WorkingAcls
-from aclog.records.types import (
-    AccessControlEntryRecord,
-    AclKey,
-    RemoveAccessControlEntryRecord,
-    acl_key,
-    acl_keys,
-)
+from aclog.records.decoded import AclRows
+from aclog.records.types import AccessControlEntryRecord, AclKey, acl_key
 
-AclRecord = AccessControlEntryRecord | RemoveAccessControlEntryRecord
-Changes = dict[uuid.UUID, AccessControlEntryRecord | None]
-_Pending = tuple[Changes, dict[AclKey, uuid.UUID], dict[uuid.UUID, None]]
-"""A batch written to the working copy only: its changes, added bindings and removed ids."""
-_id_of = attrgetter("id")
+_Pending = tuple[Changes | AclRows, dict[AclKey, uuid.UUID], dict[uuid.UUID, None]]
+"""A batch written to the working copy only: its changes (or the decoded rows that give them in
+order, when the write did not need that order), added bindings and removed ids."""
 
 
 def restate(delta: AclsDelta, records: list[AccessControlEntryRecord]) -> bool:
@@ -98,7 +95,7 @@ class AclBatchReplayer:
         pending, self._pending = self._pending, []
         self._pending_removed = set()
         for changes, added, removed in pending:
-            self._delta.take(changes, added, removed)
+            self._delta.take(_ordered(changes), added, removed)
 
     def replay(self, record: AclRecord, offset: int) -> None:
         """:meth:`AclsDelta.replay` of one record, mirrored in the working copy."""
@@ -117,33 +114,40 @@ class AclBatchReplayer:
         """Every record of ``records``, in order, in one go, exactly as :meth:`replay` one by
         one would; ``False`` (nothing changed) unless that is certain. Not into a snapshot
         delta. Nothing changes before every check passed."""
-        delta = self._delta
-        if delta.restates:
+        return self._may_batch() and self._replay_parts(of_records(records))
+
+    def replay_rows(self, rows: AclRows) -> bool:
+        """:meth:`replay_batch` of the ACL records of a decoded batch, in row order, as the
+        columns gave them (:func:`~aclog.image.acl_batch_parts.of_rows`)."""
+        return self._may_batch() and self._replay_parts(of_rows(rows))
+
+    def _may_batch(self) -> bool:
+        """False for a snapshot delta; settles the pending batches when there is no working
+        copy (apply() handed it over: they are applied already, check against them all)."""
+        if self._delta.restates:
             return False
         if self._pending and self._working is None:
-            self.settle()  # applied already (apply hands the copy over): check them all
-        ids = list(map(_id_of, records))
-        # Each id's record, then None for the removals' (update keeps the order and reuses
-        # the removals' stored hashes).
-        batch: dict[uuid.UUID, Any] = dict(zip(ids, records, strict=True))
-        if len(batch) != len(ids):
+            self.settle()
+        return True
+
+    def _replay_parts(self, parts: BatchParts | None) -> bool:
+        """The checks, then the writes, of a batch whose ids are distinct (``None``: they
+        are not, decline)."""
+        if parts is None:
             return False  # an id twice in the batch
-        adding = list(map(is_, map(type, records), repeat(AccessControlEntryRecord)))
-        adds: list[AccessControlEntryRecord] = list(compress(records, adding))  # type: ignore[arg-type]
-        removals = dict.fromkeys(compress(ids, map(not_, adding))) if len(adds) < len(ids) else {}
-        batch.update(removals)
+        batch, removals, rows = parts.changes, parts.removals, parts.rows
         fresh = set(batch)
-        if len(delta.unchanged(fresh)) != len(fresh):
+        if len(self._delta.unchanged(fresh)) != len(fresh):
             return False  # an id this delta changed already
-        bindings = dict(zip(acl_keys(adds), compress(ids, adding), strict=True))
-        if len(bindings) != len(adds):
+        bindings = dict(zip(parts.keys, parts.add_ids, strict=True))
+        if len(bindings) != len(batch) - len(removals):
             return False  # a binding twice in the batch
         working = self._working_for(len(batch))
         if working is not None:
-            return self._write(working, batch, fresh, removals, bindings)
+            return self._write(working, batch, fresh, removals, bindings, rows)
         if not self._stored_nowhere(fresh, set(removals), set(bindings)):
             return False
-        delta.take(batch, bindings, removals)
+        self._delta.take(batch if rows is None else rows.changes(), bindings, removals)
         return True
 
     def apply(self) -> AclsImage:
@@ -166,7 +170,7 @@ class AclBatchReplayer:
         removed: set[uuid.UUID] = set()
         base = self._delta.image.acls
         for changes, _, removals in self._pending:
-            ids = set(changes)
+            ids = set(_ordered(changes))
             _require(not ids & seen, "two pending batches change one id")
             _require(self._delta.unchanged(ids) == ids, "a pending id is in the delta's changes")
             _require(all(i in base for i in removals), "a pending removal is not a base id")
@@ -175,7 +179,8 @@ class AclBatchReplayer:
         _require(removed == self._pending_removed, "the pending removals are out of date")
         if self._working is not None:
             acls, index = self._working.acls, self._working.index
-            expected = _applied(base, [self._delta.changes, *(p[0] for p in self._pending)])
+            pending = [_ordered(p[0]) for p in self._pending]
+            expected = _applied(base, [self._delta.changes, *pending])
             _require(list(acls.items()) == list(expected.items()), "working ACLs differ")
             keys = {acl.key: acl_id for acl_id, acl in acls.items()}
             _require(index == keys, "the working index is not the working ACLs' bindings")
@@ -187,8 +192,10 @@ class AclBatchReplayer:
         fresh: set[uuid.UUID],
         removals: dict[uuid.UUID, None],
         bindings: dict[AclKey, uuid.UUID],
+        rows: AclRows | None,
     ) -> bool:
-        """replay_batch's end with a working copy: the batch is written there and left pending.
+        """replay_batch's end with a working copy: the batch is written there and left pending
+        (as ``rows`` when they give its order).
 
         The batch's ids are new to the settled changes (checked by the caller). They are new
         to the pending batches too when none is an id those removed, each removal's id is in
@@ -210,7 +217,7 @@ class AclBatchReplayer:
             self._working = None  # it holds part of the batch
             self.settle()
             return False
-        self._pending.append((batch, bindings, removals))
+        self._pending.append((batch if rows is None else rows, bindings, removals))
         self._pending_removed |= removed
         return True
 
@@ -237,6 +244,11 @@ class AclBatchReplayer:
             acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], current.acls)
             self._working = WorkingAcls(acls.copied(), current.bindings.copied())
         return self._working
+
+
+def _ordered(changes: Changes | AclRows) -> Changes:
+    """A pending batch's changes in commit order."""
+    return changes.changes() if isinstance(changes, AclRows) else changes
 
 
 def _absent(mapping: Mapping[Any, object], keys: set[Any]) -> set[Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, repeat
-from operator import not_
+from operator import itemgetter, not_
 from typing import Any, ClassVar
 
 from aclog.image.acl_batches import AclBatchReplayer, restate
@@ -19,6 +19,7 @@ from aclog.image.acls import AclsDelta, AclsImage
 from aclog.image.errors import ReplayError
 from aclog.image.provenance import MetadataProvenance
 from aclog.image.scram import ScramDelta, ScramImage
+from aclog.records.decoded import DecodedRecords
 from aclog.records.types import (
     AccessControlEntryRecord,
     LeaderChangeRecord,
@@ -151,6 +152,20 @@ class MetadataDelta:
             records = list(records)
         if len(records) < BULK_MIN or not self._replay_acl_batch(records, first_offset):
             self._replay_pairs(zip(count(first_offset), records))
+
+    def replay_decoded(self, decoded: DecodedRecords, first_offset: int) -> None:
+        """:meth:`replay_records` of ``decoded.records``, its ACL records taken a type at a
+        time as the columnar decoder gave them (:meth:`AclBatchReplayer.replay_rows`)."""
+        acls, others = decoded.acls, decoded.others
+        if (
+            decoded.count < BULK_MIN
+            or acls is None
+            or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE
+            or not self._acl_batches().replay_rows(acls)
+        ):
+            self._replay_pairs(zip(count(first_offset), decoded.records))
+            return
+        self._replay_pairs((first_offset + row, record) for row, record in others)
 
     def _replay_acl_batch(self, records: Sequence[Record], first_offset: int) -> bool:
         kinds = set(map(type, records))

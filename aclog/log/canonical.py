@@ -11,6 +11,10 @@ non-minimal varint, a batch of more than 65,536 records) gives ``None``, and the
 parser in :mod:`aclog.log.batch` decides, with its exact errors. A batch that passes gives
 the values the general parser gives, since both read the same bytes under the same layout.
 
+:mod:`aclog.log.canonical_vector` finds the same values with numpy passes and no step per
+record, and is tried first; when it cannot tell (a value holds bytes that look like a record's
+prefix) the loop below decides.
+
 Thread-safe (the tables are replaced whole, never changed in place). Cost: one short Python
 loop step per record and about ten C-level passes, plus one join and compare of the records'
 bytes: about 0.6 us a record where the general parser takes 0.8.
@@ -21,6 +25,7 @@ from __future__ import annotations
 from itertools import chain, repeat
 from operator import add, sub
 
+from aclog.log.canonical_vector import vector_values
 from aclog.varint import zigzag
 
 MAX_RECORDS = 1 << 16
@@ -57,6 +62,9 @@ def canonical_values(batch: bytes, start: int, count: int) -> list[bytes] | None
     :func:`~aclog.log.batch.build_batch` writes for those values; else ``None``."""
     if not 0 < count <= MAX_RECORDS:
         return None
+    found = vector_values(batch, start, count)  # no loop step per record, when it can tell
+    if found is not None:
+        return found
     try:
         prefixes, prefix_sizes = _record_prefixes(count)
         values, lengths = _cut_values(batch, start, count, prefix_sizes)

@@ -4,9 +4,11 @@
 ``dump``, ``explain``, the tools): the values go through :func:`~aclog.records.columnar.
 decode_kinds` (the columnar decoder's numpy passes, each (type, version) apart, secrets
 included: replay needs SCRAM keys), the records are built from each kind's Arrow columns a
-type at a time, and put in row order by one gather. ACL additions and removals, nearly every
-record of a log, are built a field at a time with no Python call per record
-(:func:`~aclog.records.build.acls_from_columns`); the other types, a few per batch, through
+type at a time (:func:`decode_batch_records`: replay takes them so), and put in row order by
+one gather when a reader wants them so. ACL additions and removals, nearly every record of a
+log, are built a field at a time with no Python call per record
+(:func:`~aclog.records.build.acls_from_columns`), the additions' binding keys zipped from the
+same columns; the other types, a few per batch, through
 the one-record builders of :data:`~aclog.records.build.FROM_AVRO` from their current-version
 fields. So a record equals what :func:`~aclog.records.codec.decode_framed` gives for its
 value, and a damaged value raises the codec's :class:`~aclog.records.codec.RecordDecodeError`
@@ -22,8 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import chain, pairwise, repeat
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -37,8 +39,9 @@ from aclog.records.build import (
 )
 from aclog.records.codec import DecodedKind
 from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kinds
+from aclog.records.decoded import AclRows, DecodedRecords, in_row_order
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
-from aclog.records.types import ACL_KEY_FIELDS, Record, RecordType
+from aclog.records.types import ACL_KEY_FIELDS, AclKey, Record, RecordType
 from aclog.records.vector import numpy_numbers
 
 _NUMBERS = (pa.int32(), pa.int64())
@@ -46,6 +49,9 @@ _TYPES = {int(member): member for member in RecordType}
 _SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
 _ACL_COLUMNS = ACL_KEY_FIELDS
 """The columns of an ACL addition after its id, in :func:`acls_from_columns` order."""
+_ACL_TYPES = frozenset({RecordType.ACCESS_CONTROL_ENTRY, RecordType.REMOVE_ACCESS_CONTROL_ENTRY})
+_NO_ROWS = np.empty(0, dtype=np.int64)
+_id_of = attrgetter("id")
 
 
 def decode_records(
@@ -62,22 +68,69 @@ def decode_records(
     >>> decode_records([encode(NoOpRecord())], 5)
     ([NoOpRecord()], [(<RecordType.NO_OP: 20>, 0)])
     """
+    decoded = decode_batch_records(values, offsets)
+    return decoded.records, decoded.kinds()
+
+
+def decode_batch_records(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:
+    """The records of ``values`` a type at a time (:class:`~aclog.records.decoded.
+    DecodedRecords`): what :func:`decode_records` gives, before the row-order pass. Same
+    errors."""
     kinds = decode_kinds(values, offsets, secrets=True)
-    if not kinds:
-        return [], []
-    if len(kinds) == 1:  # the common batch: one kind throughout
-        only = kinds[0]
-        written = _kind_of(only.record_type << 8 | only.version)
-        return _records_of_kind(only), [written] * len(only.rows)
-    built = [_records_of_kind(kind) for kind in kinds]
-    rows = np.concatenate([kind.rows for kind in kinds])
-    # Every kind's records, then put in row order by one C-level gather (no call per record).
-    order = itemgetter(*np.argsort(rows, kind="stable").tolist())
-    records: list[Record] = list(order(list(chain.from_iterable(built))))
-    keys = np.empty(len(rows), dtype=np.int64)
+    acl_kinds = [k for k in kinds if k.record_type in _ACL_TYPES]
+    others: list[tuple[int, Record]] = []
     for kind in kinds:
-        keys[kind.rows] = kind.record_type << 8 | kind.version
-    return records, list(map(_kind_of, keys.tolist()))
+        if kind.record_type not in _ACL_TYPES:
+            others += zip(kind.rows.tolist(), _records_of_kind(kind), strict=True)
+    if len(kinds) - len(acl_kinds) > 1:
+        others.sort(key=itemgetter(0))  # several other kinds: their rows interleave
+    kind_rows = [(_kind_of(k.record_type << 8 | k.version), k.rows) for k in kinds]
+    acls = _acl_rows(acl_kinds) if acl_kinds else None
+    return DecodedRecords(len(values), acls, others, kind_rows)
+
+
+def _acl_rows(kinds: list[KindColumns]) -> AclRows:
+    """The ACL records of the kinds ``kinds``, each type's in row order."""
+    adds = [_additions(k) for k in kinds if k.record_type == RecordType.ACCESS_CONTROL_ENTRY]
+    removes = [k for k in kinds if k.record_type == RecordType.REMOVE_ACCESS_CONTROL_ENTRY]
+    add_rows = _joined_rows([rows for rows, *_ in adds])
+    remove_rows = _joined_rows([k.rows for k in removes])
+    raw_ids = list(chain.from_iterable(_id_bytes(k.columns["id"]) for k in removes))
+    removals: list[Any] = remove_acls_from_ids(raw_ids)
+    records: list[Any] = list(chain.from_iterable(r for _, r, _ in adds))
+    keys: list[Any] = list(chain.from_iterable(k for _, _, k in adds))
+    if len(adds) > 1:  # two versions of additions in one batch: put them in row order
+        records = in_row_order([rows for rows, *_ in adds], [r for _, r, _ in adds])
+        keys = in_row_order([rows for rows, *_ in adds], [k for _, _, k in adds])
+        add_rows = np.sort(add_rows)
+    if len(removes) > 1:
+        removals = in_row_order([k.rows for k in removes], _split(removals, removes))
+        remove_rows = np.sort(remove_rows)
+    ids = list(map(_id_of, records)), list(map(_id_of, removals))
+    return AclRows(add_rows, ids[0], records, keys, remove_rows, ids[1], removals)
+
+
+def _additions(kind: KindColumns) -> tuple[Any, list[Record], list[AclKey]]:
+    """The rows, records and binding keys of one kind of ACL additions."""
+    columns = kind.columns
+    fields = [
+        code_members(numpy_numbers(columns[name]), name)
+        if name in _MEMBERS
+        else _values(columns[name])
+        for name in _ACL_COLUMNS
+    ]
+    records = acls_from_columns(_id_bytes(columns["id"]), *fields, converted=True)
+    return kind.rows, records, list(zip(*fields, strict=True))
+
+
+def _joined_rows(parts: list[Any]) -> Any:
+    return np.concatenate(parts) if parts else _NO_ROWS
+
+
+def _split(items: list[Any], kinds: list[KindColumns]) -> list[list[Any]]:
+    """``items`` cut into one list per kind, by each kind's number of rows."""
+    cuts = np.cumsum([0, *(len(k.rows) for k in kinds)]).tolist()
+    return [items[a:b] for a, b in pairwise(cuts)]
 
 
 @cache
@@ -87,18 +140,8 @@ def _kind_of(key: int) -> DecodedKind:
 
 
 def _records_of_kind(kind: KindColumns) -> list[Record]:
-    """The records of one kind of a decoded batch, in its row order."""
+    """The records of one kind of a decoded batch that is no ACL kind, in its row order."""
     record_type, columns = _TYPES[kind.record_type], kind.columns
-    if record_type == RecordType.ACCESS_CONTROL_ENTRY:
-        fields = [
-            code_members(numpy_numbers(columns[name]), name)
-            if name in _MEMBERS
-            else _values(columns[name])
-            for name in _ACL_COLUMNS
-        ]
-        return acls_from_columns(_id_bytes(columns["id"]), *fields, converted=True)
-    if record_type == RecordType.REMOVE_ACCESS_CONTROL_ENTRY:
-        return remove_acls_from_ids(_id_bytes(columns["id"]))
     build = FROM_AVRO[record_type]
     names, where = _field_columns(record_type)
     count = len(kind.rows)

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.records.types import Record
+from aclog.replay.stream import DecodedBatch
 
 
 class ReplayBatch(Protocol):
@@ -100,12 +101,16 @@ def replay_batches(
     count = records = 0
     for batch in batches:
         skip = 0 if start is None else max(start - batch.base_offset, 0)
+        decoded = batch.decoded if isinstance(batch, DecodedBatch) else None
         if skip:
             delta.replay_records(batch.records[skip:], batch.base_offset + skip)
+        elif decoded is not None:  # read from a segment: its records a type at a time
+            delta.replay_decoded(decoded, batch.base_offset)
         else:
             delta.replay_records(batch.records, batch.base_offset)
         count += 1
-        records += max(len(batch.records) - skip, 0)
+        size = decoded.count if decoded is not None else len(batch.records)
+        records += max(size - skip, 0)
         last = batch
     if last is None:
         return Replayed(image, None, 0, 0)

@@ -6,14 +6,14 @@ demand, :class:`Entry` values (offset, epoch, timestamp, type, version, record).
 exactly one decoder for many records (:mod:`aclog.records.column_records`: the columnar
 decoder's Arrow columns, built into records a type at a time); this module only walks batches.
 
-Thread-safe (each call opens its own files). Cost: O(records) decodes; replay reads
-``records`` and never pays for the entries.
+Thread-safe (each call opens its own files). Cost: O(records) decodes; replay takes the
+records a type at a time and never pays for putting them in order, nor for the entries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,8 @@ from aclog.log.batch import HEADER_SIZE, parse_header
 from aclog.log.segment import segment_base_offset
 from aclog.records import RecordType, RequestContextRecord, record_to_dict
 from aclog.records.codec import DecodedKind
-from aclog.records.column_records import decode_records
+from aclog.records.column_records import decode_batch_records
+from aclog.records.decoded import DecodedRecords
 from aclog.records.types import Record, record_type_name
 
 
@@ -65,17 +66,44 @@ class DecodedBatch:
     """The decoded records of one batch, committed atomically with one epoch.
 
     ``records`` are in offset order from ``base_offset``; ``kinds`` holds the (type, version)
-    each was written with. Immutable; thread-safe (``entries`` is built once, on first use;
-    two threads racing build equal tuples). Cost: O(1) until ``entries`` is read.
+    each was written with. A batch read from a segment also keeps its records a type at a
+    time (``decoded``, see :class:`~aclog.records.decoded.DecodedRecords`): replay takes them
+    so, and ``records`` and ``kinds`` are put in row order only when read. Immutable;
+    thread-safe (``records``, ``kinds`` and ``entries`` are built once, on first use; two
+    threads racing build equal tuples). Cost: O(1) until one of those is read.
     """
 
     base_offset: int
     last_offset: int
     epoch: int
     timestamp_ms: int
-    records: tuple[Record, ...]
-    kinds: tuple[DecodedKind, ...]
     author: RequestContextRecord | None
+    decoded: DecodedRecords | None = field(default=None, compare=False, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal batches hold the same records at the same place, however they were decoded."""
+        if not isinstance(other, DecodedBatch):
+            return NotImplemented
+        return self._place() == other._place() and (self.records, self.kinds) == (
+            other.records,
+            other.kinds,
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._place())
+
+    def _place(self) -> tuple[int, int, int, int, RequestContextRecord | None]:
+        return self.base_offset, self.last_offset, self.epoch, self.timestamp_ms, self.author
+
+    @cached_property
+    def records(self) -> tuple[Record, ...]:
+        """Every record, in offset order."""
+        return tuple(self.decoded.records) if self.decoded is not None else ()
+
+    @cached_property
+    def kinds(self) -> tuple[DecodedKind, ...]:
+        """The (type, version) each record was written with, in offset order."""
+        return tuple(self.decoded.kinds()) if self.decoded is not None else ()
 
     @cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -102,26 +130,20 @@ class DecodedBatch:
         author: RequestContextRecord | None,
     ) -> DecodedBatch:
         """A batch whose entries are given (their offsets need not follow ``base_offset``)."""
-        records = tuple(entry.record for entry in entries)
-        kinds = tuple((entry.record_type, entry.version) for entry in entries)
-        batch = cls(base_offset, last_offset, epoch, timestamp_ms, records, kinds, author)
+        batch = cls(base_offset, last_offset, epoch, timestamp_ms, author)
+        batch.__dict__["records"] = tuple(entry.record for entry in entries)
+        batch.__dict__["kinds"] = tuple((entry.record_type, entry.version) for entry in entries)
         batch.__dict__["entries"] = entries
         return batch
 
 
 def decode_batch(batch: LogBatch) -> DecodedBatch:
     """Decode every record of ``batch``; raises ``RecordDecodeError`` naming the offset."""
-    records, kinds = decode_records(batch.values, batch.base_offset)
-    first = records[0] if records else None
+    decoded = decode_batch_records(batch.values, batch.base_offset)
+    first = decoded.first()
     author = first if isinstance(first, RequestContextRecord) else None
     return DecodedBatch(
-        batch.base_offset,
-        batch.last_offset,
-        batch.epoch,
-        batch.timestamp_ms,
-        tuple(records),
-        tuple(kinds),
-        author,
+        batch.base_offset, batch.last_offset, batch.epoch, batch.timestamp_ms, author, decoded
     )
 
 

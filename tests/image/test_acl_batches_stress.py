@@ -9,7 +9,9 @@ with snapshots restated in between. After every batch the accelerator's invarian
 end of each delta both give the same changes, image, order and binding index, and
 ``replay_batches`` (the broker's entry point) gives the same image. The same batches written
 and read back through the log's decoder (``decode_records``: the columnar decoder's records,
-new objects built from Arrow columns) go through the accelerator too, with the same outcome.
+new objects built from Arrow columns) go through the accelerator too, with the same outcome, and
+so do they decoded a type at a time, as replay takes a segment's batch
+(``MetadataDelta.replay_decoded``: the accelerator's ``replay_rows``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from aclog.image import (
     layered,
 )
 from aclog.records import encode
-from aclog.records.column_records import decode_records
+from aclog.records.column_records import decode_batch_records, decode_records
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import (
     AccessControlEntryRecord,
@@ -149,6 +151,19 @@ def _outcome(delta: MetadataDelta, batch: list[Record], offset: int, bulk: bool)
     return None
 
 
+def _kinds_outcome(delta: MetadataDelta, values: list[bytes], offset: int) -> str | None:
+    """The batch's values decoded a type at a time (as a segment's batch is read) and replayed
+    so, its invariants checked after."""
+    try:
+        delta.replay_decoded(decode_batch_records(values, offset), offset)
+    except ReplayError as error:
+        return f"{error} @ {error.offset}"
+    finally:
+        if delta.acl_batches is not None:
+            delta.acl_batches.check()
+    return None
+
+
 def _same(bulk: MetadataImage, single: MetadataImage) -> None:
     assert list(bulk.acls.acls.items()) == list(single.acls.acls.items())
     assert dict(bulk.acls.bindings) == dict(single.acls.bindings)
@@ -198,15 +213,17 @@ def test_the_accelerator_replays_as_one_by_one(seed: int, monkeypatch: pytest.Mo
         if rng.random() < 0.25:
             image = _restate(image, rng, offset - 1)
         start, bulk, single = image, MetadataDelta(image), MetadataDelta(image)
-        decoded = MetadataDelta(image)
+        decoded, columns = MetadataDelta(image), MetadataDelta(image)
         committed: list[CommittedBatch] = []
         for _ in range(rng.randrange(1, 12)):
             batch = stream.batch(rng.choice(SIZES))
             error = _outcome(bulk, batch, offset, bulk=True)
             assert error == _outcome(single, batch, offset, bulk=False)
-            read_back, _ = decode_records([encode(record) for record in batch], offset)
+            values = [encode(record) for record in batch]
+            read_back, _ = decode_records(values, offset)
             assert read_back == batch
             assert _outcome(decoded, read_back, offset, bulk=True) == error
+            assert _kinds_outcome(columns, values, offset) == error
             if bulk.acl_batches is not None:
                 bulk.acl_batches.check()
             committed.append(CommittedBatch(offset, 1, 1, tuple(batch)))
@@ -217,9 +234,13 @@ def test_the_accelerator_replays_as_one_by_one(seed: int, monkeypatch: pytest.Mo
         bulk_image, single_image = bulk.apply(provenance), single.apply(provenance)
         _same(bulk_image, single_image)
         _same(decoded.apply(provenance), single_image)
+        _same(columns.apply(provenance), single_image)
         bulk_acls, single_acls = bulk.acls_delta, single.acls_delta
         if bulk_acls is not None and single_acls is not None:  # read after apply, as publishers do
             assert list(bulk_acls.changes.items()) == list(single_acls.changes.items())
+            column_acls = columns.acls_delta
+            assert column_acls is not None
+            assert list(column_acls.changes.items()) == list(single_acls.changes.items())
         if error is None:
             _same(replay_batches(start, committed).image, single_image)
         image = single_image

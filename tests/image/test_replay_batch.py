@@ -1,6 +1,7 @@
-"""Replaying a batch in one go (``MetadataDelta.replay_records``) gives what replaying its records
-one by one gives: the same changes in the same order, the same next image and binding index,
-and the same first error, for valid and invalid histories alike."""
+"""Replaying a batch in one go (``MetadataDelta.replay_records``, or ``replay_decoded`` for a
+batch as the columnar decoder gives it) gives what replaying its records one by one gives: the
+same changes in the same order, the same next image and binding index, and the same first
+error, for valid and invalid histories alike."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from aclog.image import (
 )
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import BULK_MIN
+from aclog.records import encode
+from aclog.records.column_records import decode_batch_records
 from aclog.records.enums import (
     AclOperation,
     AclPermissionType,
@@ -118,8 +121,10 @@ def _base(records: list[Record]) -> MetadataImage:
 
 
 def _replay(
-    base: MetadataImage, batches: list[list[Record]], *, one_by_one: bool
+    base: MetadataImage, batches: list[list[Record]], *, one_by_one: bool, decoded: bool = False
 ) -> tuple[MetadataDelta, str | None]:
+    """Replay record by record, or a batch at a time: as records, or (``decoded``) as the
+    columnar decoder gives a batch read from a segment (its records a type at a time)."""
     delta = MetadataDelta(base)
     offset = 100
     try:
@@ -127,6 +132,9 @@ def _replay(
             if one_by_one:
                 for i, record in enumerate(batch):
                     delta.replay(record, offset + i)
+            elif decoded:
+                values = [encode(record) for record in batch]
+                delta.replay_decoded(decode_batch_records(values, offset), offset)
             else:
                 delta.replay_records(batch, offset)
             offset += len(batch)
@@ -136,11 +144,13 @@ def _replay(
 
 
 @settings(max_examples=400, deadline=None)
-@given(_histories())
-def test_batch_replay_equals_one_by_one(history: tuple[list[Record], list[list[Record]]]) -> None:
+@given(_histories(), st.booleans())
+def test_batch_replay_equals_one_by_one(
+    history: tuple[list[Record], list[list[Record]]], decoded: bool
+) -> None:
     base_records, batches = history
     base = _base(base_records)
-    bulk, bulk_error = _replay(base, batches, one_by_one=False)
+    bulk, bulk_error = _replay(base, batches, one_by_one=False, decoded=decoded)
     single, single_error = _replay(base, batches, one_by_one=True)
     assert bulk_error == single_error
     assert bulk.request_context == single.request_context
