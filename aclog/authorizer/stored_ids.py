@@ -1,11 +1,9 @@
 """The writer's side of the authorizer: checking a batch against the stored ids.
 
-The writer keeps its own view of the stored ACLs, keyed by id like the metadata image's ACLs, so
-that a load from an image copies the image's dict (C speed, reusing the stored hashes) instead
-of hashing a million ids again. Hashing a ``UUID`` is a Python-level call, so a batch hashes each
-of its ids as few times as it can.
+The writer keeps its own view of the stored ACLs, keyed by ``UUID.int`` (hashing a ``UUID`` is a
+Python-level call; its ``int`` hashes in C).
 
-Not thread-safe: only the one writer thread calls these. Costs are O(batch), except the loads.
+Not thread-safe: only the one writer thread calls these. Costs are O(batch).
 """
 
 from __future__ import annotations
@@ -14,29 +12,26 @@ import uuid
 from collections.abc import Iterable, Mapping
 
 from aclog.authorizer.results import UnknownAclError
-from aclog.image.layered import LayeredMap
 from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 
-ById = dict[uuid.UUID, AccessControlEntryRecord]
+ById = dict[int, AccessControlEntryRecord]
 
 
 def by_id_of(acls: list[AccessControlEntryRecord] | tuple[AccessControlEntryRecord, ...]) -> ById:
-    """``acls`` by id; ``ValueError`` naming the first id that appears twice. O(ACLs), one
-    ``UUID.__hash__`` call each."""
-    by_id = {acl.id: acl for acl in acls}
+    """``acls`` by ``UUID.int``; ``ValueError`` naming the first id that appears twice."""
+    by_id = {acl.id.int: acl for acl in acls}
     if len(by_id) != len(acls):
-        seen: set[uuid.UUID] = set()
+        seen: set[int] = set()
         for acl in acls:
-            if acl.id in seen:
+            if acl.id.int in seen:
                 raise ValueError(f"ACL id {kafka_uuid_text(acl.id)} appears twice in the load")
-            seen.add(acl.id)
+            seen.add(acl.id.int)
     return by_id
 
 
-def by_id_copied(acls: Mapping[uuid.UUID, AccessControlEntryRecord]) -> ById:
-    """A copy of ``acls`` (an image's ACLs by id, so no id repeats). O(ACLs) at C speed for a
-    :class:`~aclog.image.layered.LayeredMap` or a dict: the stored hashes are reused."""
-    return acls.copied() if isinstance(acls, LayeredMap) else dict(acls)
+def by_id_from(acls: Mapping[uuid.UUID, AccessControlEntryRecord]) -> ById:
+    """An image's ACLs (by id, so no id repeats) by ``UUID.int``. O(ACLs)."""
+    return {acl_id.int: acl for acl_id, acl in acls.items()}
 
 
 def checked_removes(by_id: ById, removes: list[uuid.UUID]) -> list[AccessControlEntryRecord]:
@@ -46,24 +41,23 @@ def checked_removes(by_id: ById, removes: list[uuid.UUID]) -> list[AccessControl
         return []
     if len(set(removes)) != len(removes):
         raise ValueError("a batch names the same ACL id twice in its removals")
-    found = list(map(by_id.get, removes))
-    if None in found:
-        missing = removes[found.index(None)]
+    missing = [acl_id for acl_id in removes if acl_id.int not in by_id]
+    if missing:
         raise UnknownAclError(
-            f"cannot remove ACL id {kafka_uuid_text(missing)}: no stored ACL has it; "
+            f"cannot remove ACL id {kafka_uuid_text(missing[0])}: no stored ACL has it; "
             "list the stored ACLs to find the right id"
         )
-    return found  # type: ignore[return-value]
+    return [by_id[acl_id.int] for acl_id in removes]
 
 
 def check_adds(
     by_id: ById, adds: Iterable[AccessControlEntryRecord], freed: Iterable[uuid.UUID]
 ) -> None:
     """``ValueError`` if an id of ``adds`` repeats, or is stored and not in ``freed``."""
-    seen: set[uuid.UUID] = set()
-    free = set(freed)
+    seen: set[int] = set()
+    free = {acl_id.int for acl_id in freed}
     for acl in adds:
-        key = acl.id
+        key = acl.id.int
         if key in seen or (key in by_id and key not in free):
             raise ValueError(
                 f"ACL id {kafka_uuid_text(acl.id)} is already stored; remove it first "

@@ -1,6 +1,7 @@
 """The bulk load (an empty index loading a whole ACL set, each map filled at once) against the
 incremental path (the same ACLs added to a non-empty index, slot by slot), and a load from a
-metadata image (the writer's view copied from the image's dict) against a load from a list."""
+metadata image (the writer's view of the ids made from the image by the first change) against a
+load from a list."""
 
 from __future__ import annotations
 
