@@ -246,7 +246,7 @@ class NameIndex:
             adds, removes = added.get(kind, {}), removed.get(kind, {})
             changed: dict[str, Rules | None]
             if bulk and (kind == LITERAL or (kind == PREFIXED and GLOB not in added)):
-                self.load(kind, {name: build_rules(tuple(acls)) for name, acls in adds.items()})
+                self._load(kind, {name: build_rules(tuple(acls)) for name, acls in adds.items()})
                 continue
             if bulk:
                 changed = {name: build_rules(tuple(acls)) for name, acls in adds.items()}
@@ -264,10 +264,11 @@ class NameIndex:
             else:
                 self._apply_globs(changed)
 
-    def load(self, kind: PatternType, built: Mapping[str, Rules]) -> None:
+    def _load(self, kind: PatternType, built: Mapping[str, Rules]) -> None:
         """File the built rules of LITERAL or PREFIXED patterns (by pattern text) into this
-        owned index, whose map of that kind is empty and which holds no GLOB yet (so each
-        prefix's slot is its rules): one fill of the map, no Python-level code per pattern."""
+        owned index, whose map of that kind is empty and which holds no GLOB (so each prefix's
+        slot is its rules): one fill of the map, not a slot merge per prefix. A bulk load of
+        PREFIXED ACLs spent a quarter of its time merging slots that cannot exist yet."""
         self.size += sum(map(len, map(_ACLS, built.values())))
         if WILDCARD_RESOURCE in built and kind == LITERAL:
             built = dict(built)
