@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
+from operator import attrgetter
 from typing import TypeVar
 
 from aclog.acl.glob import Glob, compile_glob
@@ -52,6 +53,7 @@ LITERAL = PatternType.LITERAL
 PREFIXED = PatternType.PREFIXED
 GLOB = PatternType.GLOB
 
+_ACLS = attrgetter("acls")
 GlobRules = tuple[Glob, Rules]
 Globs = tuple[GlobRules, ...]
 T = TypeVar("T")
@@ -243,8 +245,8 @@ class NameIndex:
                 raise ValueError(f"pattern type {kind.name} cannot be stored")
             adds, removes = added.get(kind, {}), removed.get(kind, {})
             changed: dict[str, Rules | None]
-            if bulk and kind == LITERAL:
-                self._load_literal(adds)
+            if bulk and (kind == LITERAL or (kind == PREFIXED and GLOB not in added)):
+                self._load(kind, {name: build_rules(tuple(acls)) for name, acls in adds.items()})
                 continue
             if bulk:
                 changed = {name: build_rules(tuple(acls)) for name, acls in adds.items()}
@@ -262,16 +264,21 @@ class NameIndex:
             else:
                 self._apply_globs(changed)
 
-    def _load_literal(self, adds: Mapping[str, Records]) -> None:
-        """Bulk-load the LITERAL ACLs into an empty index: rules go straight into the shards."""
-        build = build_rules
-        wildcard = adds.get(WILDCARD_RESOURCE)
-        if wildcard is not None:
-            self.wildcard = build(tuple(wildcard))
-        entries = ((n, build(tuple(acls))) for n, acls in adds.items() if n != WILDCARD_RESOURCE)
-        self.literal = self.literal.owned(self.owner)
-        self.literal.fill(entries, len(adds))
-        self.size += sum(map(len, adds.values()))
+    def _load(self, kind: PatternType, built: Mapping[str, Rules]) -> None:
+        """File the built rules of LITERAL or PREFIXED patterns (by pattern text) into this
+        owned index, whose map of that kind is empty and which holds no GLOB (so each prefix's
+        slot is its rules): one fill of the map, not a slot merge per prefix. A bulk load of
+        PREFIXED ACLs spent a quarter of its time merging slots that cannot exist yet."""
+        self.size += sum(map(len, map(_ACLS, built.values())))
+        if WILDCARD_RESOURCE in built and kind == LITERAL:
+            built = dict(built)
+            self.wildcard = built.pop(WILDCARD_RESOURCE)
+        if kind == PREFIXED:
+            self.prefixes = self.prefixes.owned(self.owner)
+            self.prefixes.fill(built.items(), len(built))
+        else:
+            self.literal = self.literal.owned(self.owner)
+            self.literal.fill(built.items(), len(built))
 
     def _edited(
         self, kind: PatternType, adds: Mapping[str, Records], removes: Mapping[str, Records]

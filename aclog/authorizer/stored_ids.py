@@ -9,7 +9,7 @@ Not thread-safe: only the one writer thread calls these. Costs are O(batch).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from aclog.authorizer.results import UnknownAclError
 from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
@@ -27,6 +27,11 @@ def by_id_of(acls: list[AccessControlEntryRecord] | tuple[AccessControlEntryReco
                 raise ValueError(f"ACL id {kafka_uuid_text(acl.id)} appears twice in the load")
             seen.add(acl.id.int)
     return by_id
+
+
+def by_id_from(acls: Mapping[uuid.UUID, AccessControlEntryRecord]) -> ById:
+    """An image's ACLs (by id, so no id repeats) by ``UUID.int``. O(ACLs)."""
+    return {acl_id.int: acl for acl_id, acl in acls.items()}
 
 
 def checked_removes(by_id: ById, removes: list[uuid.UUID]) -> list[AccessControlEntryRecord]:

@@ -52,7 +52,7 @@ def restate(delta: AclsDelta, records: list[AccessControlEntryRecord]) -> bool:
     changes: Changes = {r.id: r for r in records}
     if len(changes) != len(records):
         return False  # an id stated twice
-    added = dict(zip(map(acl_key, records), changes, strict=True))
+    added = dict(zip(acl_keys(records), changes, strict=True))  # no Python call per key
     if len(added) != len(records):
         return False  # an ACL stated twice, under two ids
     delta.take(changes, added, {})
