@@ -35,7 +35,7 @@ from aclog.image.acls import AclsDelta, AclsImage
 from aclog.image.layered import LayeredMap
 from aclog.image.working import WorkingAcls
 from aclog.records.decoded import AclRows
-from aclog.records.types import AccessControlEntryRecord, AclKey, acl_key
+from aclog.records.types import AccessControlEntryRecord, AclKey, acl_key, acl_keys
 
 _Pending = tuple[Changes | AclRows, dict[AclKey, uuid.UUID], dict[uuid.UUID, None]]
 """A batch written to the working copy only: its changes (or the decoded rows that give them in
