@@ -13,6 +13,7 @@ ACLs collected to (or read back on) the driver.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from pyspark.sql import SparkSession
 from aclog.pipeline.load import records_as_of
 from aclog.pipeline.schema import ACL_FIELDS
 from aclog.pipeline.state import Survey, state, state_input_columns
-from aclog.pipeline.state_files import WrittenState, write_state
+from aclog.pipeline.state_files import STATE_PARTS, WrittenState, write_state
 from aclog.pipeline.state_tasks import task_state
 
 
@@ -80,7 +81,31 @@ def answer_state(
 ) -> StateAnswer:
     """The state of ``directory`` as of the point, written under ``out`` (if given, see
     :meth:`~aclog.pipeline.state_tasks.TaskState.write`) and collected as ``aclog replay
-    --json``'s document when ``collect`` (read back from ``out`` when written)."""
+    --json``'s document when ``collect`` (read back from ``out`` when written). When it fails
+    (a damaged log, a failed write), no part of a state is left under ``out``, as
+    :func:`~aclog.pipeline.state_files.write_state` leaves none: half a state, or an older one
+    beside the error, must not pass for the state asked for."""
+    try:
+        return _answer(
+            spark, directory, (at_offset, at_time_ms), out, collect, use_snapshots, on_warning
+        )
+    except BaseException:
+        if out is not None:
+            for name in STATE_PARTS:
+                shutil.rmtree(out.resolve() / name, ignore_errors=True)
+        raise
+
+
+def _answer(
+    spark: SparkSession,
+    directory: Path,
+    at: tuple[int | None, int | None],
+    out: Path | None,
+    collect: bool,
+    use_snapshots: bool,
+    on_warning: Callable[[str], None],
+) -> StateAnswer:
+    at_offset, at_time_ms = at
     point = {"at_offset": at_offset, "at_time_ms": at_time_ms}
     found = task_state(
         spark,

@@ -17,7 +17,7 @@ from aclog.tools.pipeline.options import (
     RecordsOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
 
 
 @pipeline_app.command("state")
@@ -41,6 +41,19 @@ def state_command(
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         point = (at_offset, at_time_ms)
+        if data_dir is not None and records is None and not kraft:
+            # aclog's own files: the decoding tasks keep the rows (no row enters the JVM).
+            answer = pipeline.state_answer.answer_state(
+                spark,
+                data_dir,
+                *point,
+                out=out_path,
+                collect=json_output or out_path is None,
+                use_snapshots=snapshots,
+                on_warning=warn,
+            )
+            _render(answer.written, answer.document, json_output)
+            return
         result = job_state(spark, data_dir, records, point, snapshots, kraft)
         try:
             acls, users = result.acls, result.users
@@ -59,6 +72,16 @@ def state_command(
         return
     credentials = sum(len(user["credentials"]) for user in summary["users"])
     _state_line({**summary, "acls": len(summary["acls"]), "credentials": credentials}, "")
+
+
+def _render(written: Any, document: dict[str, Any] | None, json_output: bool) -> None:
+    if json_output:
+        print_json(document)
+    elif document is None:
+        _state_line(written.to_dict(), f"; written to {written.out}")
+    else:
+        credentials = sum(len(user["credentials"]) for user in document["users"])
+        _state_line({**document, "acls": len(document["acls"]), "credentials": credentials}, "")
 
 
 def _state_line(summary: dict[str, Any], written: str) -> None:
