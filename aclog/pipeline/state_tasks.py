@@ -88,7 +88,8 @@ def kept_acls(reader: AclogReader, keep: Keep, piece: InputPartition) -> Iterato
         if keep.stop is not None:  # batches belong to the piece of their base offset
             if piece.low >= keep.stop:
                 return
-            piece = replace(piece, high=min(keep.stop, piece.high or keep.stop))
+            high = keep.stop if piece.high is None else min(keep.stop, piece.high)
+            piece = replace(piece, high=high)
         chunks = log_chunks(piece, reader.batch_rows)
     else:  # pragma: no cover - only what AclogReader.partitions() plans reaches here
         raise TypeError(f"unexpected piece {piece!r}")

@@ -31,6 +31,7 @@ from aclog.replay.rebuild import rebuild_image
 from aclog.tools.console import app
 from aclog.tools.history import state_to_dict
 from aclog.tools.pipeline.spark import short_error
+from tests.pipeline.conftest import Logs
 from tests.pipeline.logs import write_log
 from tests.pipeline.test_state_edges import _write as write_readded
 
@@ -183,3 +184,16 @@ def test_id_words_read_the_ids_bytes_in_order() -> None:
     ids = [uuid.UUID(int=(7 << 64) | 9), uuid.UUID(int=(1 << 127) | 3)]
     array = pa.array([u.bytes for u in ids], pa.binary(16)).slice(1)
     assert id_words(array).tolist() == [[1 << 63, 3]]
+
+
+def test_relative_paths_are_resolved_on_the_driver(
+    spark: SparkSession, logs: Logs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The pruned log's state starts at its snapshot: the snapshot's path reaches a task, whose
+    # working directory is the JVM's, not this one.
+    (tmp_path / "data").symlink_to(logs.pruned, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    answer = answer_state(spark, Path("data"), out=Path("state"), collect=True)
+    assert answer.document == state_to_dict(rebuild_image(logs.pruned).image)
+    assert answer.written is not None and answer.written.out == "state"
+    assert (tmp_path / "state" / "acls").is_dir() and (tmp_path / "state" / "users").is_dir()
