@@ -14,6 +14,7 @@ ACLs collected to (or read back on) the driver.
 from __future__ import annotations
 
 import shutil
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,17 +108,23 @@ def _answer(
 ) -> StateAnswer:
     at_offset, at_time_ms = at
     point = {"at_offset": at_offset, "at_time_ms": at_time_ms}
-    found = task_state(
-        spark,
-        directory,
-        at_offset,
-        at_time_ms,
-        use_snapshots=use_snapshots,
-        on_warning=on_warning,
-    )
+    staging = None if out is None else out.resolve() / f".aclog-state-{uuid.uuid4().hex}"
+    try:
+        found = task_state(
+            spark,
+            directory,
+            at_offset,
+            at_time_ms,
+            staging=staging,
+            use_snapshots=use_snapshots,
+            on_warning=on_warning,
+        )
+        written = None if out is None or found is None else found.write(out)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
     if found is None:
         return _dataframe_answer(spark, directory, point, out, collect, use_snapshots, on_warning)
-    written = None if out is None else found.write(out)
     if not collect:
         return StateAnswer(written, None)
     if out is None:

@@ -17,6 +17,7 @@ combining sorts the removals once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,9 +119,25 @@ class PieceFacts:
         )
 
 
-def piece_facts(reader: AclogReader, point: Point, piece: InputPartition) -> PieceFacts:
+FACT_SCHEMA = _SCHEMA
+"""The source columns :func:`piece_facts` reads (a wider ``schema`` must hold them)."""
+
+
+def _ignore_rows(batch: pa.RecordBatch, ids: pa.Array) -> None:
+    del batch, ids
+
+
+def piece_facts(
+    reader: AclogReader,
+    point: Point,
+    piece: InputPartition,
+    schema: pa.Schema = FACT_SCHEMA,
+    on_rows: Callable[[pa.RecordBatch, pa.Array], None] = _ignore_rows,
+) -> PieceFacts:
     """The facts of one piece (runs in a task). A log piece stops at its first batch past
-    ``point``; a snapshot is read whole (the cut is the log's)."""
+    ``point``; a snapshot is read whole (the cut is the log's). ``on_rows`` sees every batch
+    of rows before that (``schema``'s columns, at least :data:`FACT_SCHEMA`'s) and their
+    16-byte ids: for a caller that keeps more of them, decoding the piece once."""
     facts = PieceFacts()
     if isinstance(piece, SnapshotPiece):
         chunks = snapshot_chunks(piece.path, reader.batch_rows)
@@ -129,13 +146,14 @@ def piece_facts(reader: AclogReader, point: Point, piece: InputPartition) -> Pie
     else:  # pragma: no cover - only what AclogReader.partitions() plans reaches here
         raise TypeError(f"unexpected piece {piece!r}")
     for chunk in chunks:
-        batch, ids = chunk.to_batch(_SCHEMA), chunk.raw("id")
+        batch, ids = chunk.to_batch(schema), chunk.raw("id")
         if isinstance(piece, LogPiece):
             facts.past = point.first_past(batch)
             if facts.past is not None:
                 before = pc.less(batch.column("offset"), facts.past)
                 batch, ids = batch.filter(before), ids.filter(before)
         facts.add(batch, ids)
+        on_rows(batch, ids)
         if facts.past is not None:
             break
     return facts

@@ -5,20 +5,26 @@ The DataFrame job (:func:`aclog.pipeline.state.state`, the reference, and what `
 the Arrow batches into rows costs more than the whole job over records already in Parquet. Here,
 as :mod:`~aclog.pipeline.records_files` does for ``records``, the Python tasks keep the rows:
 
-1. one Spark job over the pieces the ``aclog`` source plans returns each piece's small facts
-   (:func:`~aclog.pipeline.state_facts.piece_facts`: removals, SCRAM records, provenance, the
-   first batch past the point), which the driver combines
-   (:func:`~aclog.pipeline.state_facts.combine`);
-2. the removals (:class:`~aclog.pipeline.removed_ids.RemovedIds`) are broadcast, and a second
-   job decodes the pieces again and keeps each ACL addition below the stop that no later removal
-   of its id follows, writing it with pyarrow (:data:`ACL_STATE_SCHEMA`, the columns and order
-   Spark writes for :func:`~aclog.pipeline.state.acl_state`) or sending it to the driver.
+1. one Spark job over the pieces the ``aclog`` source plans: each task decodes its piece once,
+   returns its small facts (:func:`~aclog.pipeline.state_facts.piece_facts`: removals, SCRAM
+   records, provenance, the first batch past the point) and keeps its ACL additions before the
+   point, the candidates, in :data:`ACL_STATE_SCHEMA` plus the 16-byte ``id``: as an Arrow IPC
+   file (LZ4) in a staging folder beside the output, or sent to the driver for ``--json``;
+2. the driver combines the facts (:func:`~aclog.pipeline.state_facts.combine`): the stop, the
+   removals (:class:`~aclog.pipeline.removed_ids.RemovedIds`), the users;
+3. a second job, given the removals as a broadcast variable, reads each piece's candidates back
+   and writes those below the stop that no later removal of their id follows as Parquet with
+   pyarrow (the columns and order Spark writes for :func:`~aclog.pipeline.state.acl_state`);
+   for ``--json`` the driver filters the collected candidates the same way (:func:`kept`).
 
+Decoding once and reading the candidates back costs about a third less CPU than decoding every
+piece twice (measured in one process on a 500k-record log: 3.3 s against 5.5 s, machine
+shared), and the second job reads Arrow, not segments.
 Users (few) are written by the driver. Above ``broadcast_limit`` removals :func:`task_state`
 gives ``None``: the DataFrame job, which can shuffle them instead, is the one to run.
 
-Thread-safe (each call writes its own folder). Cost: two decoding passes over the input in
-parallel tasks (the second reads no batch past the stop), the broadcast of about 24 bytes per
+Thread-safe (each call writes its own folder). Cost: one decoding pass over the input in
+parallel tasks, the candidates written and read once, the broadcast of about 24 bytes per
 removed id, pyarrow's Parquet encoding of the ACLs kept.
 """
 
@@ -26,9 +32,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -38,14 +43,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark import Broadcast
 from pyspark.sql import SparkSession
-from pyspark.sql.datasource import InputPartition
 
 from aclog.pipeline.load import starting_snapshot
 from aclog.pipeline.removed_ids import RemovedIds, id_words
 from aclog.pipeline.schema import ACL_CODE, ACL_FIELDS, ARROW_SCHEMA, RECORD_SCHEMA
-from aclog.pipeline.source import AclogReader, LogPiece, SnapshotPiece, log_chunks, snapshot_chunks
+from aclog.pipeline.source import AclogReader
 from aclog.pipeline.state import BROADCAST_REMOVALS, Survey
-from aclog.pipeline.state_facts import Found, Point, combine, piece_facts
+from aclog.pipeline.state_facts import FACT_SCHEMA, Found, PieceFacts, Point, combine, piece_facts
 from aclog.pipeline.state_files import STATE_PARTS, WrittenState
 
 _RENAMED = {
@@ -56,18 +60,64 @@ _RENAMED = {
     "author_address": "created_from",
     "source": "created_source",
 }
-_INPUT = pa.schema(
-    ARROW_SCHEMA.field(name) for name in ("acl_id", *ACL_FIELDS, *_RENAMED, "type_code")
-)
+_KEPT = ("acl_id", *ACL_FIELDS, *_RENAMED)
+_READ = pa.schema(ARROW_SCHEMA.field(name) for name in dict.fromkeys((*FACT_SCHEMA.names, *_KEPT)))
 ACL_STATE_SCHEMA = pa.schema(
-    ARROW_SCHEMA.field(name).with_name(_RENAMED.get(name, name))
-    for name in ("acl_id", *ACL_FIELDS, *_RENAMED)
+    ARROW_SCHEMA.field(name).with_name(_RENAMED.get(name, name)) for name in _KEPT
 )
 """The columns of ``OUT/acls``: what Spark writes for :func:`~aclog.pipeline.state.acl_state`."""
+
+_CANDIDATES = pa.schema([*ACL_STATE_SCHEMA, pa.field("id", pa.binary(16))])
+_IPC = pa.ipc.IpcWriteOptions(compression="lz4")
 
 
 def _ignore(message: str) -> None:
     del message
+
+
+def _candidates(batch: pa.RecordBatch, ids: pa.Array) -> pa.RecordBatch:
+    """The ACL additions among a piece's rows, with their 16-byte ids."""
+    added = pc.equal(batch.column("type_code"), ACL_CODE)
+    columns = [batch.column(name).filter(added) for name in _KEPT]
+    return pa.RecordBatch.from_arrays([*columns, ids.filter(added)], schema=_CANDIDATES)
+
+
+def _survey_into(sink: Any, reader: AclogReader, point: Point, piece: Any) -> PieceFacts:
+    with pa.ipc.new_stream(sink, _CANDIDATES, options=_IPC) as stream:
+
+        def keep(batch: pa.RecordBatch, ids: pa.Array) -> None:
+            stream.write_batch(_candidates(batch, ids))
+
+        return piece_facts(reader, point, piece, _READ, keep)
+
+
+def _candidates_path(folder: str, index: int) -> str:
+    return os.path.join(folder, f"candidates-{index:05d}.arrow")
+
+
+def survey_piece(
+    reader: AclogReader, point: Point, folder: str | None, numbered: tuple[int, Any]
+) -> tuple[PieceFacts, bytes | None]:
+    """The first pass over one piece (runs in a task): its facts, and its candidates written
+    to ``folder`` (or, without one, returned as an Arrow IPC stream)."""
+    index, piece = numbered
+    if folder is None:
+        buffer = pa.BufferOutputStream()
+        facts = _survey_into(buffer, reader, point, piece)
+        return facts, buffer.getvalue().to_pybytes()
+    with pa.OSFile(_candidates_path(folder, index), "wb") as sink:
+        return _survey_into(sink, reader, point, piece), None
+
+
+def kept(candidates: pa.Table, stop: int | None, removed: RemovedIds) -> pa.Table:
+    """The candidates present in the state, as :data:`ACL_STATE_SCHEMA`: below ``stop`` (a
+    later piece's candidates may lie past the point) and followed by no removal of their id."""
+    if stop is not None:
+        candidates = candidates.filter(pc.less(candidates.column("created_offset"), stop))
+    ids = candidates.column("id").combine_chunks()
+    offsets = candidates.column("created_offset").to_numpy()
+    gone = removed.removed_after(id_words(ids), offsets)
+    return candidates.filter(pa.array(~gone)).drop_columns(["id"])
 
 
 @dataclass(frozen=True)
@@ -79,118 +129,74 @@ class Keep:
     removed: Broadcast[RemovedIds]
 
 
-def kept_acls(reader: AclogReader, keep: Keep, piece: InputPartition) -> Iterator[pa.RecordBatch]:
-    """The ACLs of one piece present in the state, as batches of :data:`ACL_STATE_SCHEMA`:
-    additions below the stop that no later removal of their id follows. Runs in a task."""
-    if isinstance(piece, SnapshotPiece):
-        chunks = snapshot_chunks(piece.path, reader.batch_rows)
-    elif isinstance(piece, LogPiece):
-        if keep.stop is not None:  # batches belong to the piece of their base offset
-            if piece.low >= keep.stop:
-                return
-            high = keep.stop if piece.high is None else min(keep.stop, piece.high)
-            piece = replace(piece, high=high)
-        chunks = log_chunks(piece, reader.batch_rows)
-    else:  # pragma: no cover - only what AclogReader.partitions() plans reaches here
-        raise TypeError(f"unexpected piece {piece!r}")
-    removed = keep.removed.value
-    for chunk in chunks:
-        batch, ids = chunk.to_batch(_INPUT), chunk.raw("id")
-        added = pc.equal(batch.column("type_code"), ACL_CODE)
-        batch, ids = batch.filter(added), ids.filter(added)
-        gone = removed.removed_after(id_words(ids), batch.column("offset").to_numpy())
-        batch = batch.filter(pa.array(~gone)).drop_columns(["type_code"])
-        yield pa.RecordBatch.from_arrays(batch.columns, schema=ACL_STATE_SCHEMA)
-
-
-def write_acls(reader: AclogReader, keep: Keep, folder: str, numbered: tuple[int, Any]) -> int:
-    """Write one piece's :func:`kept_acls` as ``folder/part-NNNNN.parquet`` (a piece with none
-    still writes the schema); the rows written."""
-    index, piece = numbered
-    path = os.path.join(folder, f"part-{index:05d}.parquet")
-    with pq.ParquetWriter(path, ACL_STATE_SCHEMA) as out:
-        written = 0
-        for batch in kept_acls(reader, keep, piece):
-            out.write_batch(batch)
-            written += batch.num_rows
-    return written
-
-
-def collect_acls(reader: AclogReader, keep: Keep, piece: InputPartition) -> bytes:
-    """One piece's :func:`kept_acls` as an Arrow IPC stream, for the driver."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, ACL_STATE_SCHEMA) as stream:
-        for batch in kept_acls(reader, keep, piece):
-            stream.write_batch(batch)
-    return bytes(sink.getvalue())
+def write_acls(keep: Keep, folder: str, out: str, index: int) -> int:
+    """The second pass over one piece (runs in a task): its candidates from ``folder`` kept
+    (:func:`kept`) and written as ``out/part-NNNNN.parquet``; the rows written."""
+    with pa.OSFile(_candidates_path(folder, index), "rb") as source:
+        candidates = pa.ipc.open_stream(source).read_all()
+    acls = kept(candidates, keep.stop, keep.removed.value)
+    pq.write_table(acls, os.path.join(out, f"part-{index:05d}.parquet"))
+    return int(acls.num_rows)
 
 
 @dataclass(frozen=True)
 class TaskState:
-    """A state found by the first pass: the pieces to read again, the combined facts (its
-    ``survey`` holds the provenance, ``users`` the credentials)."""
+    """A state after the first pass: the combined facts (``found.survey`` holds the
+    provenance, ``found.users`` the credentials) and where the candidates are: ``staging``
+    (``staging/candidates``, one file per piece) or ``collected`` (one IPC stream per piece)."""
 
     spark: SparkSession
-    reader: AclogReader
-    pieces: list[InputPartition]
     found: Found
+    pieces: int
+    staging: Path | None
+    collected: list[bytes] | None
 
     @property
     def survey(self) -> Survey:
         """The provenance and the count of removals."""
         return self.found.survey
 
-    def _run(self, task: Callable[..., Any], items: list[Any]) -> list[Any]:
-        context = self.spark.sparkContext
-        removed = context.broadcast(self.found.removed)
-        try:
-            keep = Keep(self.found.stop, removed)
-            jobs = context.parallelize(items, len(items))
-            return jobs.map(partial(task, self.reader, keep)).collect()
-        finally:
-            removed.destroy()
-
     def acls(self) -> pa.Table:
-        """The ACLs, collected to the driver (any order)."""
-        streams = self._run(collect_acls, self.pieces)
-        tables = [pa.ipc.open_stream(stream).read_all() for stream in streams]
-        return pa.concat_tables([ACL_STATE_SCHEMA.empty_table(), *tables])
+        """The ACLs (any order), from the collected candidates, filtered on the driver."""
+        assert self.collected is not None, "acls() needs a state surveyed without staging"
+        tables = [pa.ipc.open_stream(stream).read_all() for stream in self.collected]
+        candidates = pa.concat_tables([_CANDIDATES.empty_table(), *tables])
+        return kept(candidates, self.found.stop, self.found.removed)
 
     def write(self, out: Path) -> WrittenState:
-        """Write ``OUT/acls`` (by the tasks) and ``OUT/users`` (by the driver) as Parquet,
-        replacing them only once both are written; when anything fails, neither part is left
-        (half a state must not pass for a whole one). ``out`` is made absolute here, on the
-        driver: executors run in their own working directories."""
+        """Write ``OUT/acls`` (by the tasks) and ``OUT/users`` (by the driver) as Parquet into
+        the staging folder, then move both under ``out``; when anything fails, neither part is
+        left (half a state must not pass for a whole one). ``out`` is made absolute here, on
+        the driver: executors run in their own working directories."""
+        assert self.staging is not None, "write() needs a state surveyed into a staging folder"
         given, out = out, out.resolve()
-        staging = out / f".aclog-state-{uuid.uuid4().hex}"
         try:
-            (staging / "acls").mkdir(parents=True)
-            (staging / "users").mkdir()
-            pieces = list(enumerate(self.pieces))
-            counts = self._run(partial(_write_into, str(staging / "acls")), pieces)
-            pq.write_table(self.found.users, staging / "users" / "part-00000.parquet")
+            (self.staging / "acls").mkdir()
+            (self.staging / "users").mkdir()
+            counts = self._second_pass()
+            pq.write_table(self.found.users, self.staging / "users" / "part-00000.parquet")
             for name in STATE_PARTS:
                 shutil.rmtree(out / name, ignore_errors=True)
-                (staging / name).rename(out / name)
+                (self.staging / name).rename(out / name)
         except BaseException:
             for name in STATE_PARTS:
                 shutil.rmtree(out / name, ignore_errors=True)
             raise
+        head, users = self.survey, self.found.users.num_rows
+        return WrittenState(str(given), head.offset, head.epoch, head.timestamp, counts, users)
+
+    def _second_pass(self) -> int:
+        assert self.staging is not None
+        context = self.spark.sparkContext
+        removed = context.broadcast(self.found.removed)
+        try:
+            keep = Keep(self.found.stop, removed)
+            task = partial(
+                write_acls, keep, str(self.staging / "candidates"), str(self.staging / "acls")
+            )
+            return sum(context.parallelize(range(self.pieces), self.pieces).map(task).collect())
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        head = self.survey
-        return WrittenState(
-            str(given),
-            head.offset,
-            head.epoch,
-            head.timestamp,
-            sum(counts),
-            self.found.users.num_rows,
-        )
-
-
-def _write_into(folder: str, reader: AclogReader, keep: Keep, numbered: tuple[int, Any]) -> int:
-    return write_acls(reader, keep, folder, numbered)
+            removed.destroy()
 
 
 def task_state(
@@ -199,14 +205,17 @@ def task_state(
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     *,
+    staging: Path | None = None,
     use_snapshots: bool = True,
     on_warning: Callable[[str], None] = _ignore,
     broadcast_limit: int = BROADCAST_REMOVALS,
 ) -> TaskState | None:
     """The state of ``directory`` as of the point, starting from the snapshot ``aclog replay``
     would (:func:`~aclog.pipeline.load.starting_snapshot`), after the first pass (one Spark job
-    now). ``None`` when the input holds more than ``broadcast_limit`` ACL removals below the
-    stop: then the DataFrame job is the one to run."""
+    now). The candidates go to ``staging`` (a new, empty folder the caller removes afterwards,
+    on storage the executors share; its state can then be written) or, without one, to the
+    driver (its ACLs can then be collected). ``None`` when the input holds more than
+    ``broadcast_limit`` ACL removals below the stop: the DataFrame job is the one to run."""
     snapshot = starting_snapshot(
         directory,
         at_offset=at_offset,
@@ -221,9 +230,16 @@ def task_state(
         "min_partitions": str(spark.sparkContext.defaultParallelism),
     }
     reader = AclogReader(options, RECORD_SCHEMA)
-    pieces = list(reader.partitions())
-    jobs = spark.sparkContext.parallelize(pieces, len(pieces))
-    found = combine(jobs.map(partial(piece_facts, reader, Point(at_offset, at_time_ms))).collect())
+    pieces = list(enumerate(reader.partitions()))
+    folder = None
+    if staging is not None:
+        staging = staging.resolve()
+        (staging / "candidates").mkdir(parents=True)
+        folder = str(staging / "candidates")
+    task = partial(survey_piece, reader, Point(at_offset, at_time_ms), folder)
+    surveyed = spark.sparkContext.parallelize(pieces, len(pieces)).map(task).collect()
+    found = combine([facts for facts, _ in surveyed])
     if found.survey.removals > broadcast_limit:
         return None
-    return TaskState(spark, reader, pieces, found)
+    collected = None if staging is not None else [stream or b"" for _, stream in surveyed]
+    return TaskState(spark, found, len(pieces), staging, collected)
