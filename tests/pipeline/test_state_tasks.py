@@ -197,3 +197,17 @@ def test_relative_paths_are_resolved_on_the_driver(
     assert answer.document == state_to_dict(rebuild_image(logs.pruned).image)
     assert answer.written is not None and answer.written.out == "state"
     assert (tmp_path / "state" / "acls").is_dir() and (tmp_path / "state" / "users").is_dir()
+
+
+def test_a_failed_second_pass_leaves_no_half_state(
+    spark: SparkSession, contract_logs: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "state"
+    answer_state(spark, contract_logs[0], out=out)  # a previous state, to be removed
+    staging = tmp_path / "staging"
+    found = task_state(spark, contract_logs[0], staging=staging)
+    assert found is not None and found.pieces > 1
+    (staging / "candidates" / "candidates-00001.arrow").unlink()  # one task will fail
+    with pytest.raises(Exception, match=r"candidates-00001\.arrow"):
+        found.write(out)
+    assert sorted(p.name for p in out.iterdir()) == []
