@@ -3,13 +3,13 @@
 ``state``: a log of 5M records (quick: 200k) written with ``SegmentedLog.append`` of pre-encoded
 records in 10k-record batches (fsync off), mostly ACL additions with removals of earlier ACLs and
 SCRAM upserts, rotations and removals, and no snapshot (so every record is decoded). Measured:
-decoding alone (``count``), the state job end to end (the records building only the columns
-state reads, last-record-wins aggregates, Parquet out) and the ``records`` job (the tasks decode
-and write Parquet with pyarrow), all through the one engine: the Python data source's reader with
-the columnar decoder, the records cached once per state job. Beside them, in the same run: the
-state job over the records already in Parquet (no decoding; timed in turn with the state job,
-their ratio noted), the same state computed by DuckDB over that Parquet, and ``rebuild_image``
-in one process.
+decoding alone (``count``), the state job end to end as ``aclog pipeline state --out`` runs it
+(the task-side job of :mod:`aclog.pipeline.state_tasks`: the decoding tasks survey their pieces,
+then keep the ACLs no broadcast removal follows and write them with pyarrow) and the ``records``
+job (the tasks decode and write Parquet with pyarrow), all with the source's reader and the
+columnar decoder. Beside them, in the same run: the DataFrame state job over the records already
+in Parquet (no decoding; timed in turn with the state job, their ratio noted), the same state
+computed by DuckDB over that Parquet, and ``rebuild_image`` in one process.
 Targets: state >= 300k records/s and >= 0.85x the Parquet job; records -> Parquet >= 250k/s.
 
 ``access``: the tenancy of :func:`benchmarks.workloads.tenancy_log` (1,102 principals x 100,333
@@ -68,7 +68,6 @@ from benchmarks.workloads import tenancy_log
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from aclog.pipeline.state import State
     from aclog.pipeline.state_files import WrittenState
 
 BATCH = 10_000
@@ -196,19 +195,16 @@ def _warm_state(spark: SparkSession, directory: Path, out: Path) -> None:
 
     write_state(state(records_as_of(spark, directory, columns=state_input_columns()).frame), out)
     write_records(spark, directory, out / "records")
+    _state_from_source(spark, directory, out / "tasks")
 
 
-def _state_from_source(
-    spark: SparkSession, directory: Path, out: Path
-) -> tuple[State, WrittenState]:
-    """The ``aclog pipeline state --out`` job: the data source decodes, cached once."""
-    from aclog.pipeline.load import records_as_of
-    from aclog.pipeline.state import state, state_input_columns
-    from aclog.pipeline.state_files import write_state
+def _state_from_source(spark: SparkSession, directory: Path, out: Path) -> WrittenState:
+    """The ``aclog pipeline state --out`` job: the task-side state, decoded by the tasks."""
+    from aclog.pipeline.state_answer import answer_state
 
-    chosen = records_as_of(spark, directory, columns=state_input_columns())
-    result = state(chosen.frame, persist=True)
-    return result, write_state(result, out)
+    written = answer_state(spark, directory, out=out).written
+    assert written is not None
+    return written
 
 
 def _state_from_parquet(spark: SparkSession, records: Path, out: Path) -> None:
@@ -241,19 +237,16 @@ def _state_rates(
     )
     # The job and its no-decoding floor timed in turn (best of two when quick).
     best_source = best_parquet = float("inf")
-    result: State | None = None
     head: WrittenState | None = None
     for attempt in range(2 if quick else 1):
-        if result is not None:
-            result.unpersist()
         start = time.perf_counter()
-        result, head = _state_from_source(spark, directory, tmp / f"state-{attempt}")
+        head = _state_from_source(spark, directory, tmp / f"state-{attempt}")
         best_source = min(best_source, time.perf_counter() - start)
         seconds, _ = _timed(
             lambda a=attempt: _state_from_parquet(spark, records_out, tmp / f"state-pq-{a}")
         )
         best_parquet = min(best_parquet, seconds)
-    assert result is not None and head is not None
+    assert head is not None
     ratio = best_parquet / best_source
     report.add(
         _rate_row(
@@ -296,8 +289,7 @@ def _state_rates(
         )
     )
     out = tmp / f"state-{(2 if quick else 1) - 1}"
-    wrong = _state_mismatches(spark, out, result, rebuilt, head, quick)
-    result.unpersist()
+    wrong = _state_mismatches(out, rebuilt, head, quick)
     report.add(
         Row(
             "pipeline",
@@ -326,13 +318,19 @@ def _duckdb_mismatches(report: Report, answer: object, rebuilt: Rebuilt, total: 
     )
 
 
-def _state_mismatches(
-    spark: SparkSession, out: Path, result: State, rebuilt: Rebuilt, head: WrittenState, quick: bool
-) -> int:
+def _state_mismatches(out: Path, rebuilt: Rebuilt, head: WrittenState, quick: bool) -> int:
     """0 when the pipeline's state equals ``rebuild_image``'s: the whole ``aclog replay --json``
-    document when quick, else the ACL ids, the credentials and the offset."""
+    document (from the written files) when quick, else the ACL ids, the credentials and the
+    offset."""
     if quick:
-        return int(result.to_dict() != state_to_dict(rebuilt.image))
+        from aclog.pipeline.state import Survey
+        from aclog.pipeline.state_answer import arrow_state_dict
+
+        survey = Survey(0, head.offset, head.epoch, head.timestamp)
+        document = arrow_state_dict(
+            pq.read_table(out / "acls"), pq.read_table(out / "users"), survey
+        )
+        return int(document != state_to_dict(rebuilt.image))
     # Read back with pyarrow, only the compared columns: collecting millions of rows through
     # the driver's JVM heap fails with OutOfMemoryError after a few state runs.
     ids = set(pq.read_table(out / "acls", columns=["acl_id"]).column("acl_id").to_pylist())

@@ -16,6 +16,9 @@
   ACL additions against later removals, and last-record-wins for credentials),
   :mod:`~aclog.pipeline.history` (ACL and credential lifetimes),
   :mod:`~aclog.pipeline.state_files` (a state written as Parquet, its two jobs run together),
+  :mod:`~aclog.pipeline.state_tasks` (the same state kept by the decoding tasks, no row in the
+  JVM: what ``aclog pipeline state`` runs over a data directory, see
+  :mod:`~aclog.pipeline.state_answer`),
   :mod:`~aclog.pipeline.access` (every principal x resource x operation decision, with the
   deciding ACL; which patterns apply to which names in :mod:`~aclog.pipeline.pattern_matches`,
   which principals and hosts an ACL covers in :mod:`~aclog.pipeline.covered`),
@@ -39,7 +42,9 @@ from aclog.pipeline import (
     records_files,
     settings,
     state,
+    state_answer,
     state_files,
+    state_tasks,
 )
 from aclog.pipeline.access import AccessQuestion
 from aclog.pipeline.errors import JavaMissingError, PipelineError
@@ -81,5 +86,7 @@ __all__ = [
     "settings",
     "spark_session",
     "state",
+    "state_answer",
     "state_files",
+    "state_tasks",
 ]

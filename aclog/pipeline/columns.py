@@ -144,12 +144,24 @@ class ColumnChunk:
         """The records as one batch of ``schema`` (a subset of the source's columns)."""
         builders = _builders(self.records, _RunColumns(self.runs))
         batch = pa.RecordBatch.from_arrays([builders[f.name]() for f in schema], schema=schema)
+        keep = self._kept()
+        return batch if keep is None else batch.filter(keep)
+
+    def raw(self, column: str) -> pa.Array:
+        """The decoder's ``column`` as it was decoded (``id``: the 16-byte ids), one value per
+        row of :meth:`to_batch`: for a reader that compares values rather than shows them."""
+        values = self.records.column(column)
+        keep = self._kept()
+        return values if keep is None else values.filter(keep)
+
+    def _kept(self) -> pa.Array | None:
+        """Which decoded records are rows (``None``: all); the skipped ones are not."""
         if not any(run.skip for run in self.runs):
-            return batch
+            return None
         keep = np.ones(self.records.num_rows, dtype=bool)
         for run, start in zip(self.runs, _starts(self.runs).tolist(), strict=True):
             keep[start : start + run.skip] = False
-        return batch.filter(pa.array(keep))
+        return pa.array(keep)
 
 
 def _starts(runs: list[Run]) -> Any:

@@ -167,23 +167,43 @@ def records_as_of(
             use_snapshots=use_snapshots, on_warning=on_warning, columns=columns,
         )  # fmt: skip
         return Records(frame, None)
-    if not directory.is_dir():
-        raise PipelineError(f"no data directory at {directory}")
-    snapshot = None
-    if use_snapshots:
-        snapshot = choose_snapshot(
-            directory, at_offset=at_offset, at_time_ms=at_time_ms, on_warning=on_warning
-        )
-    elif log_start_offset(directory) > 0:
-        raise PipelineError(
-            f"the log in {directory} starts at offset {log_start_offset(directory)}: the state "
-            "needs a snapshot, so do not turn snapshots off"
-        )
+    snapshot = starting_snapshot(
+        directory,
+        at_offset=at_offset,
+        at_time_ms=at_time_ms,
+        use_snapshots=use_snapshots,
+        on_warning=on_warning,
+    )
     shots, start = (
         ("none", 0) if snapshot is None else (str(snapshot.path), snapshot.last_offset + 1)
     )
     frame = read_records(spark, directory, snapshots=shots, from_offset=start, columns=columns)
     return Records(frame, snapshot)
+
+
+def starting_snapshot(
+    directory: Path,
+    *,
+    at_offset: int | None = None,
+    at_time_ms: int | None = None,
+    use_snapshots: bool = True,
+    on_warning: Callable[[str], None] = _ignore,
+) -> SnapshotInfo | None:
+    """The snapshot the state as of the point starts from (:func:`choose_snapshot`; ``None``:
+    the log from offset 0, also when ``use_snapshots`` is off). Raises :class:`PipelineError`
+    for a missing directory, and when snapshots are off but the log no longer starts at 0."""
+    if not directory.is_dir():
+        raise PipelineError(f"no data directory at {directory}")
+    if use_snapshots:
+        return choose_snapshot(
+            directory, at_offset=at_offset, at_time_ms=at_time_ms, on_warning=on_warning
+        )
+    if log_start_offset(directory) > 0:
+        raise PipelineError(
+            f"the log in {directory} starts at offset {log_start_offset(directory)}: the state "
+            "needs a snapshot, so do not turn snapshots off"
+        )
+    return None
 
 
 def records_for_history(

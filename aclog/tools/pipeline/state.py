@@ -17,7 +17,7 @@ from aclog.tools.pipeline.options import (
     RecordsOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
 
 
 @pipeline_app.command("state")
@@ -37,27 +37,35 @@ def state_command(
     """ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'."""
     at_time_ms = time_ms(at_time)
     kraft = check_source(data_dir, records, source_format)
+    collect = json_output or out_path is None
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         point = (at_offset, at_time_ms)
-        result = job_state(spark, data_dir, records, point, snapshots, kraft)
-        try:
-            acls, users = result.acls, result.users
-            if out_path is not None:
-                written = pipeline.state_files.write_state(result, out_path)
-                if not json_output:
-                    _state_line(written.to_dict(), f"; written to {out_path}")
-                    return
-                acls = spark.read.parquet(str(out_path.resolve() / "acls"))
-                users = spark.read.parquet(str(out_path.resolve() / "users"))
-            summary = pipeline.state.state_dict(acls, users, result.provenance)
-        finally:
-            result.unpersist()
+        if data_dir is not None and records is None and not kraft:
+            # aclog's own files: the decoding tasks keep the rows (no row enters the JVM).
+            answer = pipeline.state_answer.answer_state(
+                spark,
+                data_dir,
+                *point,
+                out=out_path,
+                collect=collect,
+                use_snapshots=snapshots,
+                on_warning=warn,
+            )
+        else:
+            result = job_state(spark, data_dir, records, point, snapshots, kraft)
+            answer = pipeline.state_answer.answer_from_state(result, out_path, collect)
+    _render(answer.written, answer.document, json_output)
+
+
+def _render(written: Any, document: dict[str, Any] | None, json_output: bool) -> None:
     if json_output:
-        print_json(summary)
-        return
-    credentials = sum(len(user["credentials"]) for user in summary["users"])
-    _state_line({**summary, "acls": len(summary["acls"]), "credentials": credentials}, "")
+        print_json(document)
+    elif document is None:
+        _state_line(written.to_dict(), f"; written to {written.out}")
+    else:
+        credentials = sum(len(user["credentials"]) for user in document["users"])
+        _state_line({**document, "acls": len(document["acls"]), "credentials": credentials}, "")
 
 
 def _state_line(summary: dict[str, Any], written: str) -> None:
