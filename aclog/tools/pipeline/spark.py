@@ -7,6 +7,7 @@ already running, starting Spark (seconds).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from types import ModuleType
@@ -32,12 +33,18 @@ def pipeline_modules() -> ModuleType:
     return aclog.pipeline
 
 
+_OWN_ERROR = re.compile(r"^aclog(?:\.\w+)*\.\w+(?:Error|Exception): (?P<message>.+)$")
+"""A task's line for one of aclog's own exceptions: its message says all (what and what to do)."""
+
+
 def short_error(error: BaseException) -> str:
-    """The useful line of a Spark error: the Python exception raised in a task, if any."""
+    """The useful line of a Spark error: the Python exception raised in a task, if any, and
+    only its message when it is one of aclog's own (whose messages say what to do)."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     for line in reversed(lines):
         if "Error: " in line or "Exception: " in line:
-            return line
+            own = _OWN_ERROR.match(line)
+            return own["message"] if own else line
     return lines[0] if lines else type(error).__name__
 
 
