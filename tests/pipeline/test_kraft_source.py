@@ -119,7 +119,8 @@ def test_a_damaged_segment_fails_the_job_naming_the_file(
     args = ["pipeline", "state", "--data-dir", str(damaged), "--no-snapshots", "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output
-    assert "KraftCorruptError" in result.output and middle.name in result.output
+    assert "the Spark job failed: cannot read KRaft metadata" in result.output
+    assert f"{middle.name} at byte" in result.output and "CRC-32C mismatch" in result.output
 
 
 def test_a_log_that_needs_a_missing_checkpoint_is_refused(layout: Layout, tmp_path: Path) -> None:
