@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-def check_source(data_dir: Path | None, records: Path | None, source_format: str = "aclog") -> bool:
+def check_source(data_dir: Path | None, records: Path | None, source_format: str) -> bool:
     """Usage errors before Spark starts: a data directory or a records Parquet must exist.
     Whether the job reads ``data_dir`` as a KRaft metadata log (``--format``, decided as
     ``aclog replay --format`` decides it: :func:`aclog.tools.common.is_kraft`); Parquet
