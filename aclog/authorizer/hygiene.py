@@ -20,7 +20,6 @@ when ages are asked, else a rebuild from the newest snapshot; then the lint.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 from aclog.authorizer.findings import Finding, LintReport, Severity
 from aclog.authorizer.lint import lint_acls
 from aclog.records import ScramMechanism, UserScramCredentialRecord
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.replay.stream import DecodedBatch
 
@@ -47,17 +47,13 @@ class CredentialAge:
     exact: bool
 
 
-def _ignore(message: str) -> None:
-    del message
-
-
 def credential_ages(
     directory: Path,
     *,
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     kraft: bool = False,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
     full_replay: bool = True,
 ) -> tuple[Rebuilt, list[CredentialAge]]:
     """The state as of the point and every credential in it with its last change time.
@@ -159,7 +155,7 @@ def lint_directory(
     min_iterations: int = DEFAULT_MIN_ITERATIONS,
     max_age_days: float | None = None,
     now_ms: int | None = None,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> LintReport:
     """Every finding about the state of ``directory`` as of the point (see the module
     docstring); ``now_ms`` defaults to ``at_time_ms``, else the clock."""

@@ -21,7 +21,7 @@ resource.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from aclog.authorizer.timeline_result import (
 )
 from aclog.kraft import once_each, read_kraft, tail_warner
 from aclog.records import AccessControlEntryRecord, AclOperation, PatternType, ResourceType
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.batches import replay_batches
 from aclog.replay.diff import Point
 from aclog.replay.kraft_batches import kraft_decoded_batch
@@ -46,10 +47,6 @@ from aclog.replay.stream import DecodedBatch, read_decoded
 
 BEGINNING = Point(offset=-1)
 """The state before the first record: where a timeline starts unless told otherwise."""
-
-
-def _ignore(message: str) -> None:
-    del message
 
 
 @dataclass(frozen=True)
@@ -84,7 +81,7 @@ def timeline(
     super_users: Iterable[str] = (),
     allow_everyone_if_no_acl_found: bool = False,
     kraft: bool = False,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> Timeline:
     """The request's answer at ``start`` and every flip up to ``end`` (whole batches at or
     below an end offset and at or before an end time; ``Point()``: the end of the log).
@@ -113,7 +110,7 @@ def timelines(
     super_users: Iterable[str] = (),
     allow_everyone_if_no_acl_found: bool = False,
     kraft: bool = False,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> list[Timeline]:
     """:func:`timeline` for each question, in order, from one walk of the log."""
     for question in questions:
@@ -172,7 +169,7 @@ def _on(resource_type: ResourceType, name: str) -> AclFilter:
 
 
 def _batches(
-    directory: Path, start: int, end: Point, kraft: bool, on_warning: Callable[[str], None]
+    directory: Path, start: int, end: Point, kraft: bool, on_warning: OnWarning
 ) -> Iterator[DecodedBatch]:
     """The batches holding offsets from ``start``, while they are within ``end`` (a KRaft
     log's whole last batch that fails its CRC is told to ``on_warning`` when reached)."""

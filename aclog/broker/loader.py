@@ -27,6 +27,7 @@ from typing import Protocol
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.log.reader import LogTail
 from aclog.records.collector import gc_paused
+from aclog.records.warning import OnWarning
 from aclog.replay.batches import CommittedBatch, ReplayBatch, replay_batches
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import DecodedBatch, decode_batch
@@ -68,7 +69,7 @@ class MetadataLoader:
         publishers: Sequence[Publisher] = (),
         *,
         poll_interval: float = 0.01,
-        on_warning: Callable[[str], None] = logger.warning,
+        on_warning: OnWarning = logger.warning,
         durable_end: Callable[[], int] | None = None,
     ) -> None:
         self.directory = Path(directory)

@@ -63,6 +63,7 @@ from aclog.records import (
     LeaderChangeRecord,
     Record,
 )
+from aclog.records.warning import OnWarning
 from aclog.replay.batches import CommittedBatch, replay_batches
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import read_decoded
@@ -102,7 +103,7 @@ class Controller(LeadershipMixin):
         acl_manager: AclControlManager | None = None,
         snapshot_policy: SnapshotPolicy | None = None,
         retention: RetentionPolicy | None = None,
-        on_warning: Callable[[str], None] = logger.warning,
+        on_warning: OnWarning = logger.warning,
         bootstrap: bool = True,
     ) -> None:
         self.log = log

@@ -83,10 +83,7 @@ from aclog.kraft.tail import REIMPORT, KraftRolledError, KraftTail
 from aclog.log import SegmentedLog, list_segments
 from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode, encode_many
-
-
-def _ignore(message: str) -> None:
-    del message
+from aclog.records.warning import ignore_warning
 
 
 @dataclass
@@ -108,7 +105,7 @@ class KraftFollow:
     max_polls: int | None = None
     reconcile: Callable[[int], list[Record]] | None = None
     on_append: Callable[[Appended], None] = lambda appended: None
-    log: Callable[[str], None] = _ignore
+    log: Callable[[str], None] = ignore_warning
     stop: Event = field(default_factory=Event)
     report: ImportReport = field(init=False)
 

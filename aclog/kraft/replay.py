@@ -18,7 +18,7 @@ log after it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -37,13 +37,10 @@ from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft
 from aclog.kraft.tail_report import tail_warner
 from aclog.log.segment import list_segments
 from aclog.records import Record
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.snapshot import choose_for_point
 
 METADATA_DIRECTORY = "__cluster_metadata-0"
-
-
-def _ignore(message: str) -> None:
-    del message
 
 
 def is_kraft_path(path: Path | str) -> bool:
@@ -75,7 +72,7 @@ def kraft_replay_source(
     at_time_ms: int | None = None,
     *,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> KraftReplaySource:
     """The snapshot, its records and the log batches after it for the state after every whole
     batch at or below ``at_offset`` and at or before ``at_time_ms``; ``use_snapshots=False``
@@ -115,7 +112,7 @@ def kraft_replay_batches(
     at_time_ms: int | None = None,
     *,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> tuple[CheckpointInfo | None, Iterator[KraftBatch]]:
     """(the snapshot used or ``None``, its batch then the log batches after it): what
     :func:`kraft_replay_source` gives, the snapshot's records as ONE batch at its last covered
@@ -139,7 +136,7 @@ def kraft_records_for_replay(
     at_time_ms: int | None = None,
     *,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> tuple[CheckpointInfo | None, Iterator[KraftRecord]]:
     """Like :func:`kraft_replay_batches`, flattened to (offset, epoch, timestamp_ms, record).
 
@@ -158,7 +155,7 @@ def _choose_snapshot(
     log_start: int | None,
     at_offset: int | None,
     at_time_ms: int | None,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
 ) -> tuple[CheckpointInfo | None, list[Record]]:
     """The checkpoint to start from, by the one rule (:func:`aclog.snapshot.choose_for_point`)."""
 
@@ -201,7 +198,7 @@ def _log_batches(
     start: int,
     at_offset: int | None,
     at_time_ms: int | None,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
 ) -> Iterator[KraftBatch]:
     for batch in read_kraft(directory, start, on_tail=tail_warner(on_warning)):
         if at_offset is not None and batch.last_offset > at_offset:

@@ -26,12 +26,13 @@ from pathlib import Path
 from aclog.kraft.reader import tail_note
 from aclog.log.batch import HEADER_SIZE, MAGIC, BatchHeader, parse_header
 from aclog.log.segment import CRC_MISMATCH, ScanProblem, SegmentScan, list_segments
+from aclog.records.warning import OnWarning
 
 OnTail = Callable[[Path, ScanProblem], None]
 """What :func:`~aclog.kraft.reader.read_kraft` tells of the bytes after the last valid batch."""
 
 
-def tail_warner(on_warning: Callable[[str], None]) -> OnTail:
+def tail_warner(on_warning: OnWarning) -> OnTail:
     """An ``on_tail`` that tells ``on_warning`` of a whole last batch failing its CRC (in
     :func:`~aclog.kraft.reader.tail_note`'s words); a torn, incomplete one stays quiet."""
 
@@ -44,7 +45,7 @@ def tail_warner(on_warning: Callable[[str], None]) -> OnTail:
 
 def check_newest_tail(
     directory: Path | str,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
     *,
     at_offset: int | None = None,
     at_time_ms: int | None = None,
@@ -102,7 +103,7 @@ def _within(header: BatchHeader, at_offset: int | None, at_time_ms: int | None) 
     return at_time_ms is None or header.max_timestamp <= at_time_ms
 
 
-def once_each(on_warning: Callable[[str], None]) -> Callable[[str], None]:
+def once_each(on_warning: OnWarning) -> OnWarning:
     """``on_warning``, passing each distinct message on only the first time."""
     told: set[str] = set()
 

@@ -16,7 +16,7 @@ read lazily by the tasks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
@@ -31,6 +31,7 @@ from aclog.kraft import (
 from aclog.log.segment import list_segments
 from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.kraft_source import read_kraft_records
+from aclog.records.warning import OnWarning
 
 
 def kraft_records_as_of(
@@ -40,7 +41,7 @@ def kraft_records_as_of(
     at_offset: int | None,
     at_time_ms: int | None,
     use_snapshots: bool,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
     columns: Sequence[str] | None = None,
 ) -> DataFrame:
     """The rows that rebuild the KRaft directory's state as of the point: the checkpoint
@@ -62,7 +63,7 @@ def kraft_records_as_of(
 
 
 def kraft_records_for_history(
-    spark: SparkSession, directory: Path, *, on_warning: Callable[[str], None]
+    spark: SparkSession, directory: Path, *, on_warning: OnWarning
 ) -> DataFrame:
     """Every retained log row; when Kafka deleted the segments at the start of the log, the
     oldest readable checkpoint the log continues from comes first (what it holds existed at its

@@ -27,6 +27,7 @@ from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.kraft_load import kraft_records_as_of, kraft_records_for_history
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
 from aclog.pipeline.source import FORMAT_NAME, absolute_snapshots
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.snapshot import (
     SnapshotError,
     SnapshotId,
@@ -35,10 +36,6 @@ from aclog.snapshot import (
     list_snapshots,
     read_snapshot,
 )
-
-
-def _ignore(message: str) -> None:
-    del message
 
 
 @dataclass(frozen=True)
@@ -106,7 +103,7 @@ def _header(snapshot: SnapshotId) -> SnapshotInfo:
     return read_snapshot(snapshot.path).info
 
 
-def _skipped(on_warning: Callable[[str], None]) -> Callable[[SnapshotId, Exception], None]:
+def _skipped(on_warning: OnWarning) -> Callable[[SnapshotId, Exception], None]:
     def skip(snapshot: SnapshotId, error: Exception) -> None:
         reason = "it was deleted while being read" if isinstance(error, OSError) else error
         on_warning(f"skipped snapshot {snapshot.path}: {reason}")
@@ -119,7 +116,7 @@ def choose_snapshot(
     *,
     at_offset: int | None = None,
     at_time_ms: int | None = None,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> SnapshotInfo | None:
     """The snapshot ``rebuild_image`` would start from for this point (the one rule,
     :func:`aclog.snapshot.choose_for_point`; here its header and checksum are checked, the
@@ -153,7 +150,7 @@ def records_as_of(
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
     columns: Sequence[str] | None = None,
     kraft: bool = False,
 ) -> Records:
@@ -187,7 +184,7 @@ def starting_snapshot(
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> SnapshotInfo | None:
     """The snapshot the state as of the point starts from (:func:`choose_snapshot`; ``None``:
     the log from offset 0, also when ``use_snapshots`` is off). Raises :class:`PipelineError`
@@ -210,7 +207,7 @@ def records_for_history(
     spark: SparkSession,
     directory: Path,
     *,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
     kraft: bool = False,
 ) -> Records:
     """Every retained log record; when the log no longer starts at 0, the oldest snapshot that

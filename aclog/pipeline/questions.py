@@ -24,7 +24,7 @@ Lazy where Spark allows; the ACL collection and the ordering run jobs. Thread-sa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from aclog.records import (
     ScramMechanism,
 )
 from aclog.records.types import parse_kafka_uuid
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.diff import Point
 
 WHO_CAN_SCHEMA = "resource_type string, resource_name string, operation string, answer string"
@@ -59,10 +60,6 @@ TIMELINE_SCHEMA = (
     "principal string, operation string, resource_type string, resource_name string, "
     "host string, flips int, answer string"
 )
-
-
-def _ignore(message: str) -> None:
-    del message
 
 
 @dataclass(frozen=True)
@@ -165,7 +162,7 @@ def timeline_job(
     settings: Settings = Settings(),
     partitions: int | None = None,
     kraft: bool = False,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> DataFrame:
     """The timeline of each question between the points: :data:`TIMELINE_SCHEMA`, one row per
     question in the order given (``flips`` counts the answer's flips). ``kraft``: ``directory``

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -36,10 +35,7 @@ from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.kraft_source import KraftReader
 from aclog.pipeline.schema import RECORD_SCHEMA
 from aclog.pipeline.source import AclogReader, absolute_snapshots
-
-
-def _ignore(message: str) -> None:
-    del message
+from aclog.records.warning import OnWarning, ignore_warning
 
 
 def write_piece(
@@ -63,7 +59,7 @@ def write_records(
     *,
     snapshots: str = "none",
     kraft: bool = False,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> int:
     """Write every log record of ``directory`` (after the rows of the ``snapshots`` asked for:
     ``none``, ``all`` or paths, as the source takes them) as Parquet files in ``out``, replacing

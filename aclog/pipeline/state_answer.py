@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,10 +29,7 @@ from aclog.pipeline.schema import ACL_FIELDS
 from aclog.pipeline.state import State, Survey, state, state_input_columns
 from aclog.pipeline.state_files import STATE_PARTS, WrittenState, write_state
 from aclog.pipeline.state_tasks import task_state
-
-
-def _ignore(message: str) -> None:
-    del message
+from aclog.records.warning import OnWarning, ignore_warning
 
 
 @dataclass(frozen=True)
@@ -78,7 +74,7 @@ def answer_state(
     out: Path | None = None,
     collect: bool = False,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> StateAnswer:
     """The state of ``directory`` as of the point, written under ``out`` (if given, see
     :meth:`~aclog.pipeline.state_tasks.TaskState.write`) and collected as ``aclog replay
@@ -104,7 +100,7 @@ def _answer(
     out: Path | None,
     collect: bool,
     use_snapshots: bool,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
 ) -> StateAnswer:
     at_offset, at_time_ms = at
     point = {"at_offset": at_offset, "at_time_ms": at_time_ms}
@@ -144,7 +140,7 @@ def _dataframe_answer(
     out: Path | None,
     collect: bool,
     use_snapshots: bool,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
 ) -> StateAnswer:
     """:func:`answer_state` by the DataFrame job (the removals are shuffled, not broadcast)."""
     chosen = records_as_of(

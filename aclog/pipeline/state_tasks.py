@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -51,6 +50,7 @@ from aclog.pipeline.source import AclogReader
 from aclog.pipeline.state import BROADCAST_REMOVALS, Survey
 from aclog.pipeline.state_facts import FACT_SCHEMA, Found, PieceFacts, Point, combine, piece_facts
 from aclog.pipeline.state_files import STATE_PARTS, WrittenState
+from aclog.records.warning import OnWarning, ignore_warning
 
 _RENAMED = {
     "offset": "created_offset",
@@ -69,10 +69,6 @@ ACL_STATE_SCHEMA = pa.schema(
 
 _CANDIDATES = pa.schema([*ACL_STATE_SCHEMA, pa.field("id", pa.binary(16))])
 _IPC = pa.ipc.IpcWriteOptions(compression="lz4")
-
-
-def _ignore(message: str) -> None:
-    del message
 
 
 def _candidates(batch: pa.RecordBatch, ids: pa.Array) -> pa.RecordBatch:
@@ -207,7 +203,7 @@ def task_state(
     *,
     staging: Path | None = None,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
     broadcast_limit: int = BROADCAST_REMOVALS,
 ) -> TaskState | None:
     """The state of ``directory`` as of the point, starting from the snapshot ``aclog replay``

@@ -12,7 +12,6 @@ Thread-safe (no shared state). Cost: one rebuild plus O(records between the poin
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from aclog.records import (
     UserScramCredentialRecord,
     record_to_dict,
 )
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import DecodedBatch, Entry
 
@@ -80,17 +80,13 @@ class Diff:
 Key = tuple[str, ScramMechanism]
 
 
-def _ignore(message: str) -> None:
-    del message
-
-
 def diff(
     directory: Path,
     start: Point,
     end: Point,
     *,
     kraft: bool = False,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
 ) -> Diff:
     """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse);
     ``kraft=True`` reads a KRaft metadata directory (changes then have no author).

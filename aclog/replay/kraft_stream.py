@@ -8,9 +8,8 @@ Read-only; safe on a live directory. Not thread-safe per iterator. Cost: O(bytes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from aclog.kraft import (
     CheckpointInfo,
@@ -21,6 +20,7 @@ from aclog.kraft import (
     tail_warner,
 )
 from aclog.kraft.checkpoint import CHECKPOINT_SUFFIX
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.kraft_batches import kraft_decoded_batch
 from aclog.replay.stream import DecodedBatch
 
@@ -30,7 +30,7 @@ def kraft_decoded_batches(
     from_offset: int = 0,
     to_offset: int | None = None,
     *,
-    on_warning: Callable[[str], None] | None = None,
+    on_warning: OnWarning | None = None,
 ) -> Iterator[DecodedBatch]:
     """The decoded batches of a KRaft directory (its log segments), of one ``.log`` segment, or
     of one ``.checkpoint`` snapshot (as one batch at its last covered offset). ``on_warning``
@@ -52,10 +52,9 @@ def kraft_replay_decoded(
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     *,
-    on_warning: Callable[[str], None] | None = None,
+    on_warning: OnWarning = ignore_warning,
 ) -> tuple[CheckpointInfo | None, Iterator[DecodedBatch]]:
     """(the snapshot used, its records as one batch then the log batches after it), decoded;
     replay the first batch as a snapshot when the snapshot is not ``None``."""
-    kwargs: dict[str, Any] = {} if on_warning is None else {"on_warning": on_warning}
-    info, batches = kraft_replay_batches(directory, at_offset, at_time_ms, **kwargs)
+    info, batches = kraft_replay_batches(directory, at_offset, at_time_ms, on_warning=on_warning)
     return info, (kraft_decoded_batch(b) for b in batches)

@@ -28,6 +28,7 @@ from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source
 from aclog.log.segment import list_segments
 from aclog.records.types import Record
+from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.batches import replay_batches
 from aclog.replay.kraft_batches import KraftTail
 from aclog.replay.stream import DecodedBatch, read_decoded
@@ -53,17 +54,13 @@ class Rebuilt:
         return self.image.provenance.last_offset + 1
 
 
-def _ignore(message: str) -> None:
-    del message
-
-
 def rebuild_image(
     directory: Path,
     *,
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     use_snapshots: bool = True,
-    on_warning: Callable[[str], None] = _ignore,
+    on_warning: OnWarning = ignore_warning,
     on_batch: Callable[[DecodedBatch], None] | None = None,
     kraft: bool = False,
 ) -> Rebuilt:
@@ -97,7 +94,7 @@ def _rebuild_from_log(
     at_offset: int | None,
     at_time_ms: int | None,
     use_snapshots: bool,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> Rebuilt:
     segments = list_segments(directory)
@@ -181,7 +178,7 @@ def _rebuild_from_kraft(
     at_offset: int | None,
     at_time_ms: int | None,
     use_snapshots: bool,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> Rebuilt:
     try:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from aclog.records.types import Record
+from aclog.records.warning import OnWarning
 from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
 from aclog.snapshot.header import SnapshotInfo
 from aclog.snapshot.naming import SnapshotId, list_snapshots
@@ -85,7 +86,7 @@ def newest_valid_snapshot(
     *,
     at_or_below: int | None = None,
     at_time_ms: int | None = None,
-    on_warning: Callable[[str], None],
+    on_warning: OnWarning,
     log_start_offset: int = 0,
 ) -> tuple[SnapshotInfo, list[Record]] | None:
     """The newest snapshot in ``directory`` that verifies, with all its records, for the state
@@ -135,9 +136,7 @@ def _taken_at(snapshot: SnapshotId) -> int:
     return read_snapshot(snapshot.path).info.timestamp_ms
 
 
-def _warn(
-    skipped: list[tuple[SnapshotId, str]], instead: str, on_warning: Callable[[str], None]
-) -> None:
+def _warn(skipped: list[tuple[SnapshotId, str]], instead: str, on_warning: OnWarning) -> None:
     for snapshot, reason in skipped:
         on_warning(
             f"skipped snapshot {snapshot.path} (last offset {snapshot.last_offset}): {reason}; "
