@@ -12,7 +12,15 @@ import typer
 
 from aclog.authorizer import DEFAULT_MIN_ITERATIONS, Severity
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, out, print_json, print_line
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    fail,
+    out,
+    print_json,
+    print_line,
+    print_warning,
+)
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
 from aclog.tools.pipeline.options import (
@@ -23,7 +31,7 @@ from aclog.tools.pipeline.options import (
     SnapshotsFlag,
 )
 from aclog.tools.pipeline.questions import jobs
-from aclog.tools.pipeline.spark import spark_for, warn
+from aclog.tools.pipeline.spark import spark_for
 from aclog.tools.points import parse_range_end
 from aclog.tools.questions_text import show_lint
 
@@ -46,7 +54,9 @@ def diff_command(
     assert data_dir is not None
     with spark_for(master, conf, driver_host) as spark:
         found = jobs()
-        records = found.records_for_history(spark, data_dir, on_warning=warn, kraft=kraft).frame
+        records = found.records_for_history(
+            spark, data_dir, on_warning=print_warning, kraft=kraft
+        ).frame
         try:
             result = found.diff_job(records, first, last)
         except ValueError as error:

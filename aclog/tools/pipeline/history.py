@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from aclog.tools.common import JsonFlag, SourceFormat
-from aclog.tools.console import out, print_json
+from aclog.tools.console import out, print_json, print_warning
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, input_records
 from aclog.tools.pipeline.options import (
@@ -22,7 +22,7 @@ from aclog.tools.pipeline.options import (
     RecordsOption,
 )
 from aclog.tools.pipeline.output import collect_rows, show_rows, write_parquet
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -49,7 +49,9 @@ def history_command(
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         if records is None and data_dir is not None:
-            found = pipeline.records_for_history(spark, data_dir, on_warning=warn, kraft=kraft)
+            found = pipeline.records_for_history(
+                spark, data_dir, on_warning=print_warning, kraft=kraft
+            )
             source = found.frame
         else:
             source = input_records(spark, data_dir, records)

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aclog.tools.common import is_kraft, parse_time, require_data_dir
-from aclog.tools.console import EXIT_USAGE, fail
-from aclog.tools.pipeline.spark import pipeline_modules, warn
+from aclog.tools.console import EXIT_USAGE, fail, print_warning
+from aclog.tools.pipeline.spark import pipeline_modules
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -77,7 +77,7 @@ def job_state(
             at_offset=point[0],
             at_time_ms=point[1],
             use_snapshots=snapshots,
-            on_warning=warn,
+            on_warning=print_warning,
             columns=pipeline.state.state_input_columns(*point),
             kraft=kraft,
         )

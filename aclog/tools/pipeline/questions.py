@@ -21,7 +21,7 @@ from aclog.authorizer import parse_super_users
 from aclog.records import ResourceType
 from aclog.replay import Point
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line
+from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line, print_warning
 from aclog.tools.pipeline.access import parse_operations, read_principals, read_resources
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
@@ -34,7 +34,7 @@ from aclog.tools.pipeline.options import (
     SnapshotsFlag,
 )
 from aclog.tools.pipeline.output import write_parquet
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 from aclog.tools.points import parse_range_end
 from aclog.tools.questions import AllowEveryone, Host, SuperUsers
 
@@ -254,7 +254,7 @@ def timeline_command(
         asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
         frame = found.timeline_job(
             spark, data_dir, asked, start=first, end=last, settings=settings,
-            partitions=partitions, kraft=kraft, on_warning=warn,
+            partitions=partitions, kraft=kraft, on_warning=print_warning,
         )  # fmt: skip
         answers = _answers(frame, out_path)
     if json_output:

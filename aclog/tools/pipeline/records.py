@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from aclog.tools.common import JsonFlag, SourceFormat
-from aclog.tools.console import out, print_json
+from aclog.tools.console import out, print_json, print_warning
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source
 from aclog.tools.pipeline.options import (
@@ -17,7 +17,7 @@ from aclog.tools.pipeline.options import (
     DriverHostOption,
     MasterOption,
 )
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
 
 @pipeline_app.command("records")
@@ -44,7 +44,7 @@ def records_command(
     with spark_for(master, conf, driver_host) as spark:
         pipeline = pipeline_modules()
         count = pipeline.records_files.write_records(
-            spark, data_dir, out_path, snapshots=snapshots, kraft=kraft, on_warning=warn
+            spark, data_dir, out_path, snapshots=snapshots, kraft=kraft, on_warning=print_warning
         )
     if json_output:
         print_json({"out": str(out_path), "records": count})

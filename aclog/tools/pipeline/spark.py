@@ -13,7 +13,7 @@ from contextlib import ExitStack, contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail, print_warning
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail
 from aclog.tools.progress import waiting
 
 if TYPE_CHECKING:
@@ -46,11 +46,6 @@ def short_error(error: BaseException) -> str:
             own = _OWN_ERROR.match(line)
             return own["message"] if own else line
     return lines[0] if lines else type(error).__name__
-
-
-def warn(message: str) -> None:
-    """Print a library warning on stderr, as every command does."""
-    print_warning(message)
 
 
 @contextmanager

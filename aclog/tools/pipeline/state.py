@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.console import out, print_json
+from aclog.tools.console import out, print_json, print_warning
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
 from aclog.tools.pipeline.options import (
@@ -17,7 +17,7 @@ from aclog.tools.pipeline.options import (
     RecordsOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for, warn
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
 
 @pipeline_app.command("state")
@@ -50,7 +50,7 @@ def state_command(
                 out=out_path,
                 collect=collect,
                 use_snapshots=snapshots,
-                on_warning=warn,
+                on_warning=print_warning,
             )
         else:
             result = job_state(spark, data_dir, records, point, snapshots, kraft)
