@@ -13,9 +13,10 @@ offset below which every byte was fsynced, :mod:`aclog.log.recovery_point`, adva
 commit's fsync). A torn tail (a crash mid-write, above the recovery point) is moved to a
 quarantine file, cut back to the last whole batch, logged at WARNING and reported in
 :attr:`SegmentedLog.recovery`; damage below the recovery point or with valid data after it
-raises :class:`CorruptLogError` instead (:mod:`aclog.log.recovery`). The directory is created
-0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer per directory (a lock
-file); readers use :mod:`aclog.log.reader` and need no lock.
+raises :class:`CorruptLogError` instead (:mod:`aclog.log.opening`, :mod:`aclog.log.recovery`).
+The directory is created 0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer
+per directory (a lock file); readers use :mod:`aclog.log.reader` and need no lock. The open
+segment's files: :mod:`aclog.log.active`; truncation's and retention's: :mod:`aclog.log.retention`.
 
 Not thread-safe: one thread owns a writer. Cost: an append is O(batch bytes) plus one fsync.
 """
@@ -29,23 +30,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from aclog.log.active import ActiveSegment
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
-from aclog.log.durable import fsync_directory
 from aclog.log.errors import LogError
-from aclog.log.index import OffsetIndex, index_path
 from aclog.log.lock import SharedWriterLock, WriterLock
-from aclog.log.modes import make_private_directory, open_private, write_private
+from aclog.log.modes import make_private_directory
+from aclog.log.opening import open_tail
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
-from aclog.log.recovery import (
-    RecoveryReport,
-    batch_starting_at,
-    check_nothing_missing,
-    cut_tail,
-    last_epoch,
-    recover_tail,
-)
+from aclog.log.recovery import RecoveryReport, batch_starting_at, last_epoch
 from aclog.log.recovery_point import RecoveryPointFile
-from aclog.log.segment import list_segments, segment_file_name
+from aclog.log.retention import delete_below, truncate_segments
+from aclog.log.segment import list_segments
 
 DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
 logger = logging.getLogger(__name__)
@@ -69,8 +64,7 @@ class SegmentedLog:
         self.fsync = fsync
         self.clock = clock
         self.shared = shared
-        self._fd = -1
-        self._index_fd = -1
+        self._active: ActiveSegment
         self._lock: WriterLock | None = None
         self._shared_lock: SharedWriterLock | None = None
         self._point: RecoveryPointFile | None = None
@@ -117,55 +111,26 @@ class SegmentedLog:
         if (
             segments
             and segments[-1][0] == self._bases[-1]
-            and segments[-1][1].stat().st_size == self._active_size
+            and segments[-1][1].stat().st_size == self._active.size
         ):
             return
-        self._close_active()
+        self._active.close()
         self.recovery = self._open_tail()
 
     # -- opening -----------------------------------------------------------------------------
 
     def _open_tail(self) -> RecoveryReport | None:
-        point = self._points().read()
-        segments = list_segments(self.directory)
-        if not segments:
-            check_nothing_missing(self.directory, point)
-            self._bases = [0]
-            self._create_segment(0)
-            self.end_offset, self.latest_epoch = 0, -1
-            return None
-        self._bases = [base for base, _ in segments]
-        tail = recover_tail(self.directory, segments, point, fsync=self.fsync)
-        if tail.report is not None:
-            logger.warning("%s", tail.report)
-        self.end_offset, self.latest_epoch = tail.end_offset, tail.latest_epoch
-        self._open_active(tail.path, tail.index, tail.size)
-        if self.fsync and self.end_offset > point.offset:
-            # Whole batches a crashed writer wrote but never fsynced are kept (as Kafka keeps
-            # them); once fsynced here, the recovery point covers them.
-            os.fsync(self._fd)
-            self._points().write(self.end_offset, self.latest_epoch)
-        return tail.report
+        opened = open_tail(self.directory, self._points(), fsync=self.fsync)
+        if opened.report is not None:
+            logger.warning("%s", opened.report)
+        self._bases, self._active = opened.bases, opened.active
+        self.end_offset, self.latest_epoch = opened.end_offset, opened.latest_epoch
+        return opened.report
 
     def _points(self) -> RecoveryPointFile:
         if self._point is None:
             raise LogError(f"the log in {self.directory} is closed")
         return self._point
-
-    def _open_active(self, path: Path, index: OffsetIndex, size: int) -> None:
-        self._active_path = path
-        self._index = index
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        self._index_fd = open_private(index_path(path), os.O_WRONLY | os.O_APPEND)
-        self._active_size = size
-
-    def _create_segment(self, base: int) -> None:
-        path = self.directory / segment_file_name(base)
-        os.close(open_private(path, os.O_WRONLY | os.O_EXCL))
-        write_private(index_path(path), b"")
-        if self.fsync:  # a new file survives a crash only once its directory entry does
-            fsync_directory(self.directory)
-        self._open_active(path, OffsetIndex(base), 0)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -219,55 +184,26 @@ class SegmentedLog:
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
         # the group's first batches durable even if the rest of it then failed.
         self._maybe_roll(sum(len(batch) for _, batch in built))
-        start = self._active_size
-        if (
-            len(built) == 1
-        ):  # a lone batch keeps the one-batch write path (fault injection hooks it)
+        start = self._active.size
+        # A lone batch keeps the one-batch write path (fault injection hooks it).
+        if len(built) == 1:
             self._write_batch(built[0][1], built[0][0])
         else:
-            self._write_batches(built)
+            self._active.write(built)
         if self.fsync if fsync is None else fsync:
-            self._sync_or_cut(start)
+            self._active.sync_or_cut(start)
             # Before anyone is told it committed: from here on, damage to it is corruption.
             self._points().write(results[-1].last_offset + 1, results[-1].epoch)
         self.end_offset = results[-1].last_offset + 1
         self.latest_epoch = results[-1].epoch
         return results
 
-    def _sync_or_cut(self, start: int) -> None:
-        """fsync the active segment; if that fails, cut the group just written (from byte
-        ``start``) before raising. Its writer is told it failed, so it must never reappear:
-        left in place, it would be replayed after a restart, and the next append would follow
-        it with a batch of the same offsets (a corrupt log)."""
-        try:
-            os.fsync(self._fd)
-        except OSError:
-            os.ftruncate(self._fd, start)
-            self._active_size = start
-            raise
-
     def _write_batch(self, batch: bytearray, base: int) -> None:
         """Write one batch starting at offset ``base`` to the active segment."""
-        self._write_batches([(base, batch)])
-
-    def _write_batches(self, built: Sequence[tuple[int, bytearray]]) -> None:
-        """Write (base offset, batch bytes) pairs to the active segment in one write."""
-        start = self._active_size
-        data = built[0][1] if len(built) == 1 else bytearray().join(b for _, b in built)
-        written = os.write(self._fd, data)
-        if written != len(data):
-            # A short write leaves torn batches; cut them now rather than at the next open.
-            os.ftruncate(self._fd, start)
-            raise LogError(f"short write to {self._active_path} ({written} of {len(data)})")
-        self._active_size += written
-        position = start
-        for base, batch in built:
-            if self._index.due(position):
-                os.write(self._index_fd, self._index.add(base, position))
-            position += len(batch)
+        self._active.write([(base, batch)])
 
     def _maybe_roll(self, incoming: int) -> None:
-        if self._active_size and self._active_size + incoming > self.segment_bytes:
+        if self._active.size and self._active.size + incoming > self.segment_bytes:
             self._roll()
 
     def roll(self) -> None:
@@ -277,14 +213,14 @@ class SegmentedLog:
             self._roll()
 
     def _roll(self) -> None:
-        if self._active_size == 0:
+        if self._active.size == 0:
             return
         if self.fsync:
-            os.fsync(self._fd)
+            os.fsync(self._active.fd)
             self._points().sync()
-        self._close_active()
+        self._active.close()
         self._bases.append(self.end_offset)
-        self._create_segment(self.end_offset)
+        self._active = ActiveSegment.create(self.directory, self.end_offset, fsync=self.fsync)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -320,16 +256,8 @@ class SegmentedLog:
         if offset < self._points().read().offset:  # lowered before the bytes go
             epoch = last_epoch(self.directory, max(offset - 1, 0), offset) if offset else -1
             self._points().write(offset, epoch, durable=True)
-        self._close_active()
-        for base in [b for b in self._bases if b > offset or (b == offset and b != target[0])]:
-            self._remove_segment(base)
-        self._bases = [b for b in self._bases if b <= target[0]]
-        path = self.directory / segment_file_name(self._bases[-1])
-        cut_tail(path, target[1], path.stat().st_size, "truncate_to")
-        index = OffsetIndex.load(path, self._bases[-1])
-        index.truncate_after(target[1])
-        index.write(path)
-        self._open_active(path, index, target[1])
+        self._active.close()
+        self._bases, self._active = truncate_segments(self.directory, self._bases, offset, target)
         self.end_offset = offset
         self.latest_epoch = last_epoch(self.directory, max(self.end_offset - 1, 0))
 
@@ -340,45 +268,29 @@ class SegmentedLog:
         """
         self._check_open()
         with self._mutation():
-            return self._delete_below(offset)
-
-    def _delete_below(self, offset: int) -> list[Path]:
-        deleted = []
-        while len(self._bases) > 1 and self._bases[1] <= offset:
-            if len(self._bases) == 2 and self._active_size == 0:
-                break  # keep the newest batch: its epoch fences stale writers after a reopen
-            deleted.append(self._remove_segment(self._bases.pop(0)))
-        if deleted and self.fsync:
-            fsync_directory(self.directory)
-        return deleted
-
-    def _remove_segment(self, base: int) -> Path:
-        path = self.directory / segment_file_name(base)
-        index_path(path).unlink(missing_ok=True)
-        path.unlink()
-        return path
+            return delete_below(
+                self.directory,
+                self._bases,
+                offset,
+                active_empty=self._active.size == 0,
+                fsync=self.fsync,
+            )
 
     # -- closing -----------------------------------------------------------------------------
 
-    def _close_active(self) -> None:
-        for fd in (self._fd, self._index_fd):
-            if fd >= 0:
-                os.close(fd)
-        self._fd = self._index_fd = -1
-
     def _check_open(self) -> None:
-        if self._fd < 0:
+        if self._active.fd < 0:
             raise LogError(f"the log in {self.directory} is closed")
 
     def close(self) -> None:
         """Flush, close the files and release the writer lock (idempotent)."""
-        if self._fd >= 0 and self.fsync:
-            os.fsync(self._fd)
+        if self._active.fd >= 0 and self.fsync:
+            os.fsync(self._active.fd)
             if self._point is not None and self._shared_lock is None:
                 # Exclusive: everything up to the end is fsynced now. (Shared writers moved
                 # the point with each append; another may have appended since.)
                 self._point.write(self.end_offset, self.latest_epoch, durable=True)
-        self._close_active()
+        self._active.close()
         if self._point is not None:
             self._point.close()
             self._point = None

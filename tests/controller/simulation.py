@@ -158,7 +158,7 @@ class Sim:
                 return
             if kind == "torn":
                 cut = sim.rng.randrange(1, len(batch))
-                log_module.os.write(log._fd, bytes(batch[:cut]))
+                log_module.os.write(log._active.fd, bytes(batch[:cut]))
                 raise SimulatedCrash("crashed mid-append")
             real(batch, base)
             raise SimulatedCrash("crashed after the write, before the acknowledgement")
@@ -185,7 +185,7 @@ class Sim:
         if kind < 0.5:
             bindings = [self._binding() for _ in range(self.rng.randint(1, 3))]
             log = node.controller.log
-            size_before, segment = log._active_size, log._active_path
+            size_before, segment = log._active.size, log._active.path
             results = node.create_acls(bindings, caller)
             for binding, result in zip(bindings, results, strict=True):
                 if result.error.is_success:

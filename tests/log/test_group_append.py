@@ -39,7 +39,7 @@ def test_a_group_is_one_write_and_one_fsync_of_separate_batches(
         log.append([b"first"], 1, timestamp_ms=99)
         writes, fsyncs = _counting(monkeypatch, "write"), _counting(monkeypatch, "fsync")
         results = log.append_batches(GROUP, expected_end_offset=1)
-        assert writes.count(log._fd) == 1 and fsyncs == [log._fd]
+        assert writes.count(log._active.fd) == 1 and fsyncs == [log._active.fd]
         monkeypatch.undo()
         assert [(r.base_offset, r.last_offset, r.epoch, r.timestamp_ms) for r in results] == [
             (1, 2, 2, 100),
