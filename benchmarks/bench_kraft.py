@@ -14,7 +14,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from aclog.kraft.writer import LogBuilder, encode_record, write_checkpoint
+from aclog.kraft.encoding import encode_record
+from aclog.kraft.writer import LogBuilder, write_checkpoint
 from aclog.records import AccessControlEntryRecord, Record, RemoveAccessControlEntryRecord
 from aclog.replay.rebuild import Rebuilt, rebuild_image
 from benchmarks.bench_log import acl_records

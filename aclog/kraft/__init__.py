@@ -4,12 +4,14 @@ Segments (``.log``) and snapshots (``.checkpoint``) are Kafka v2 record batches 
 metadata records. The ACL and SCRAM records (api keys 18, 19, 11, 22) and NoOpRecord (20) become
 aclog's record dataclasses, leader-change control records become :class:`LeaderChangeRecord`,
 and every other record type is skipped by its frame and counted. Read-only and safe on a live
-directory. :mod:`aclog.kraft.writer` writes the format, for fixtures (tests, benchmarks,
-trying the tools without a Kafka cluster). Sits beside ``aclog.image`` and ``aclog.snapshot``:
+directory. :mod:`aclog.kraft.writer` writes the format (record values:
+:mod:`aclog.kraft.encoding`), for fixtures (tests, benchmarks, trying the tools without a Kafka
+cluster). Sits beside ``aclog.image`` and ``aclog.snapshot``:
 it imports only ``aclog.records`` and ``aclog.log``.
 """
 
 from aclog.kraft.appended import Appended
+from aclog.kraft.batch import KraftBatch, KraftRecord
 from aclog.kraft.checkpoint import (
     CHECKPOINT_SUFFIX,
     CheckpointFile,
@@ -27,13 +29,7 @@ from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, 
 from aclog.kraft.follow import KraftFollow
 from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
 from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
-from aclog.kraft.reader import (
-    KraftBatch,
-    KraftRecord,
-    read_kraft,
-    read_kraft_segment,
-    tail_note,
-)
+from aclog.kraft.reader import read_kraft, read_kraft_segment, tail_note
 from aclog.kraft.replay import (
     KraftReplaySource,
     is_kraft_path,
@@ -42,7 +38,8 @@ from aclog.kraft.replay import (
     kraft_replay_source,
 )
 from aclog.kraft.schemas import control_name, record_name
-from aclog.kraft.tail import KraftRolledError, KraftTail, KraftTruncatedError
+from aclog.kraft.tail import KraftTail
+from aclog.kraft.tail_errors import KraftRolledError, KraftTruncatedError
 from aclog.kraft.tail_report import check_newest_tail, once_each, tail_warner
 
 __all__ = [

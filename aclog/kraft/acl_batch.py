@@ -1,5 +1,5 @@
 """Decodes a KRaft data batch of ACL records (grants and removals) straight from its bytes, with
-numpy passes over the whole batch: the fast path of :func:`aclog.kraft.reader.decode_batch` for
+numpy passes over the whole batch: the fast path of :func:`aclog.kraft.batch.decode_batch` for
 the batches a snapshot, and a log of ACL changes, are made of.
 
 A ``.checkpoint`` restates every ACL as its own record in batches of thousands, so reading one

@@ -24,15 +24,15 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from aclog.kraft.codec import SNAPSHOT_FOOTER, SNAPSHOT_HEADER, snapshot_header_timestamp
-from aclog.kraft.errors import KraftCorruptError, KraftError
-from aclog.kraft.reader import (
+from aclog.kraft.batch import (
     KraftBatch,
     control_records,
     decode_batch,
     kraft_records,
     snapshot_data_records,
 )
+from aclog.kraft.codec import SNAPSHOT_FOOTER, SNAPSHOT_HEADER, snapshot_header_timestamp
+from aclog.kraft.errors import KraftCorruptError, KraftError
 from aclog.log.segment import RawBatch, SegmentScan
 from aclog.records import Record
 

@@ -55,6 +55,7 @@ from pathlib import Path
 from threading import Event
 
 from aclog.kraft.appended import Appended
+from aclog.kraft.batch import KraftBatch
 from aclog.kraft.checkpoint import (
     checkpoint_timestamp,
     list_checkpoints,
@@ -77,9 +78,9 @@ from aclog.kraft.position import (
     import_context,
     position_of,
 )
-from aclog.kraft.reader import KraftBatch
 from aclog.kraft.replay import kraft_replay_batches
-from aclog.kraft.tail import REIMPORT, KraftRolledError, KraftTail
+from aclog.kraft.tail import KraftTail
+from aclog.kraft.tail_errors import REIMPORT, KraftRolledError
 from aclog.log import SegmentedLog, list_segments
 from aclog.log.appends import MAX_BATCH_RECORDS
 from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode, encode_many

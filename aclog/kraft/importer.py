@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aclog.kraft.batch import KraftBatch
 from aclog.kraft.checkpoint import CheckpointInfo, checkpoint_batch
 from aclog.kraft.position import BatchPosition, Position, SnapshotPosition, import_context
-from aclog.kraft.reader import KraftBatch
 from aclog.kraft.replay import kraft_replay_batches
 from aclog.kraft.schemas import control_name, record_name
 from aclog.log import AppendResult, SegmentedLog, list_segments

@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
+from aclog.kraft.batch import KraftBatch, KraftRecord
 from aclog.kraft.checkpoint import (
     CHECKPOINT_SUFFIX,
     CheckpointFile,
@@ -33,7 +34,7 @@ from aclog.kraft.checkpoint import (
     snapshot_as_batch,
 )
 from aclog.kraft.errors import KraftError, KraftLayoutError
-from aclog.kraft.reader import KraftBatch, KraftRecord, read_kraft
+from aclog.kraft.reader import read_kraft
 from aclog.kraft.tail_report import tail_warner
 from aclog.log.segment import list_segments
 from aclog.records import Record

@@ -21,7 +21,8 @@ What a poll decides about the bytes it finds:
   they were read), or a hole between segments: :class:`KraftRolledError`.
 
 Batches a poll yields are whole and CRC-checked; an error stops the poll after the last good
-batch, and the cursor stays after it. Not thread-safe: one tail per thread. Cost per poll: a
+batch, and the cursor stays after it (the errors and their messages:
+:mod:`aclog.kraft.tail_errors`). Not thread-safe: one tail per thread. Cost per poll: a
 directory listing, a stat, one 61-byte header read, and O(new bytes).
 """
 
@@ -33,25 +34,19 @@ from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 
-from aclog.kraft.errors import KraftCorruptError, KraftError
-from aclog.kraft.reader import KraftBatch, decode_batch
+from aclog.kraft.batch import KraftBatch, decode_batch
+from aclog.kraft.errors import KraftCorruptError
+from aclog.kraft.tail_errors import (
+    REIMPORT,
+    KraftRolledError,
+    KraftTruncatedError,
+    damage,
+    diverged,
+    hole_message,
+    rolled_message,
+)
 from aclog.log.batch import HEADER_SIZE, MAGIC, parse_header
 from aclog.log.segment import CRC_MISMATCH, RawBatch, ScanProblem, SegmentScan, list_segments
-
-REIMPORT = (
-    "import the directory again into a new data directory (aclog import --from-kraft DIR "
-    "--data-dir NEW --follow starts from its newest snapshot)"
-)
-
-
-class KraftTruncatedError(KraftError):
-    """The KRaft log lost batches the tail had already read (a segment shrank, or a new leader
-    replaced them): what was imported from them may not have been committed."""
-
-
-class KraftRolledError(KraftError):
-    """The next offset the tail needs is no longer in any segment (deleted after a snapshot
-    before it was read), or the segments have a hole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +88,7 @@ class KraftTail:
         segments = list_segments(directory)
         if not segments or segments[0][0] > next_offset:
             start = segments[0][0] if segments else None
-            raise KraftRolledError(_rolled_message(directory, next_offset, start))
+            raise KraftRolledError(rolled_message(directory, next_offset, start))
         base, path = [(b, p) for b, p in segments if b <= next_offset][-1]
         tail = cls(directory, path, base, 0, base, skip_below=next_offset)
         if after is not None:
@@ -139,10 +134,10 @@ class KraftTail:
                 self._judge_end(problem)
                 return
             if problem is not None:
-                raise _damage(self.segment, problem, "at the end of a segment that is not the last")
+                raise damage(self.segment, problem, "at the end of a segment that is not the last")
             base, path = newer[0]
             if base != self.next_offset:
-                raise KraftRolledError(_hole_message(self.directory, self.next_offset, base))
+                raise KraftRolledError(hole_message(self.directory, self.next_offset, base))
             self.segment, self.segment_base, self.position, self.last = path, base, 0, None
 
     def _check_gone_segment(self, newer: list[tuple[int, Path]]) -> None:
@@ -157,9 +152,7 @@ class KraftTail:
                 f"to {self.next_offset - 1} were imported from it: the KRaft log was truncated, "
                 f"so changes imported from it may never have been committed; {REIMPORT}"
             )
-        raise KraftRolledError(
-            _rolled_message(self.directory, self.next_offset, None, self.segment)
-        )
+        raise KraftRolledError(rolled_message(self.directory, self.next_offset, None, self.segment))
 
     def _read_segment(
         self, newer: list[tuple[int, Path]]
@@ -209,7 +202,7 @@ class KraftTail:
         if seen != (last.base_offset, last.last_offset, last.crc):
             epoch = None if header is None else header.epoch
             raise KraftTruncatedError(
-                _diverged(self.directory, (last.base_offset, last.last_offset, last.epoch), epoch)
+                diverged(self.directory, (last.base_offset, last.last_offset, last.epoch), epoch)
             )
 
     def _judge_end(self, problem: ScanProblem | None) -> None:
@@ -223,7 +216,7 @@ class KraftTail:
             self.suspect = None  # nothing wrong, or a write in progress
             return
         if self.suspect == problem.position:
-            raise _damage(self.segment, problem, "a complete batch, still bad at the next poll")
+            raise damage(self.segment, problem, "a complete batch, still bad at the next poll")
         self.suspect = problem.position
 
     def _complete_at(self, position: int) -> bool:
@@ -253,7 +246,7 @@ def _check_still_there(
     for raw in scan:
         header = raw.header
         if (header.base_offset, header.last_offset, header.epoch) != after:
-            raise KraftTruncatedError(_diverged(directory, after, header.epoch))
+            raise KraftTruncatedError(diverged(directory, after, header.epoch))
         return
     problem = scan.problem
     # A batch imported whole cannot be a write in progress: bad bytes there are damage.
@@ -265,52 +258,4 @@ def _check_still_there(
             "before: the bytes changed on disk since. Check the broker's disk and logs; once "
             f"Kafka has repaired the log, restart the follow, or {REIMPORT}",
         )
-    raise KraftTruncatedError(_diverged(directory, after, None))
-
-
-def _damage(path: Path, problem: ScanProblem, what: str) -> KraftCorruptError:
-    return KraftCorruptError(
-        path,
-        problem.position,
-        f"{problem.reason} ({what}); nothing after offset {problem.offset - 1} was imported. "
-        "Check the broker's disk and logs; once Kafka has repaired the log, restart the follow "
-        f"(it resumes after the last good batch), or {REIMPORT}",
-    )
-
-
-def _rolled_message(
-    directory: Path, needed: int, start: int | None, missing: Path | None = None
-) -> str:
-    where = (
-        f"segment {missing.name} was deleted before it was read to its end"
-        if missing is not None
-        else f"the log now starts at offset {start}"
-        if start is not None
-        else "it holds no segments"
-    )
-    return (
-        f"the KRaft log in {directory} was rolled past offset {needed}, the next one to import: "
-        f"{where} (Kafka deletes segments below a new snapshot), so the changes from offset "
-        f"{needed} on cannot be read one by one. Either restart the follow with --reconcile "
-        "(their net effect is recorded as one batch from the newest snapshot), or "
-        f"{REIMPORT}; and keep segments longer (metadata.log.segment.ms, "
-        "metadata.max.retention.ms) or follow more often"
-    )
-
-
-def _hole_message(directory: Path, needed: int, base: int) -> str:
-    return (
-        f"the KRaft log in {directory} has a hole: the next segment starts at offset {base}, "
-        f"but offset {needed} comes next; {REIMPORT}"
-    )
-
-
-def _diverged(directory: Path, after: tuple[int, int, int] | None, epoch: int | None) -> str:
-    assert after is not None
-    base, last, was = after
-    now = "is gone" if epoch is None else f"now has epoch {epoch} or other offsets"
-    return (
-        f"the KRaft batch {base}..{last} (epoch {was}) last imported from {directory} {now}: "
-        "the log was truncated (a new leader replaced uncommitted batches), so changes imported "
-        f"from it may never have been committed; {REIMPORT}"
-    )
+    raise KraftTruncatedError(diverged(directory, after, None))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from aclog.kraft.writer import NO_TAGS, compact_string, frame
+from aclog.kraft.encoding import NO_TAGS, compact_string, frame
 
 
 def other_record(api_key: int, body: bytes = b"\x00", version: int = 0) -> bytes:

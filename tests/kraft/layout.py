@@ -7,7 +7,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aclog.kraft.writer import LogBuilder, data_batch, encode_record, write_checkpoint
+from aclog.kraft.encoding import encode_record
+from aclog.kraft.writer import LogBuilder, data_batch, write_checkpoint
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

@@ -11,13 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from aclog.kraft.codec import LEADER_CHANGE
-from aclog.kraft.writer import (
-    control_batch,
-    data_batch,
-    encode_record,
-    leader_change_value,
-    write_checkpoint,
-)
+from aclog.kraft.encoding import encode_record, leader_change_value
+from aclog.kraft.writer import control_batch, data_batch, write_checkpoint
 from aclog.records import (
     AccessControlEntryRecord,
     LeaderChangeRecord,

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from aclog.kraft import KraftFormatError, read_kraft
 from aclog.kraft.acl_batch import MIN_RECORDS, decode_acl_batch
 from aclog.kraft.columns import decode_metadata_values
-from aclog.kraft.writer import LogBuilder, data_batch, encode_record, frame
+from aclog.kraft.encoding import encode_record, frame
+from aclog.kraft.writer import LogBuilder, data_batch
 from aclog.log.batch import HEADER_SIZE, record_values
 from aclog.records import (
     AccessControlEntryRecord,

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from aclog.kraft import KraftFormatError, decode_metadata_value
-from aclog.kraft.writer import compact_string, encode_record, frame
+from aclog.kraft.encoding import compact_string, encode_record, frame
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from aclog.kraft import KraftFormatError, decode_metadata_value
 from aclog.kraft.columns import decode_metadata_values
-from aclog.kraft.writer import compact_bytes, compact_string, frame
+from aclog.kraft.encoding import compact_bytes, compact_string, frame
 from aclog.records import AccessControlEntryRecord, RemoveAccessControlEntryRecord
 from aclog.varint import uvarint
 from tests.kraft.fakes import other_record

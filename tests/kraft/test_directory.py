@@ -27,7 +27,8 @@ from aclog.kraft import (
     read_kraft,
     read_kraft_segment,
 )
-from aclog.kraft.writer import data_batch, encode_record, write_checkpoint
+from aclog.kraft.encoding import encode_record
+from aclog.kraft.writer import data_batch, write_checkpoint
 from aclog.records import LeaderChangeRecord, Record
 from tests.kraft.layout import ACL_B, ACL_C, ACL_D, BOB, T0, Layout, build_layout
 

@@ -15,7 +15,8 @@ import aclog.tools.kraft_import  # noqa: F401  (registers the command until main
 from aclog.image.metadata import MetadataDelta, MetadataImage
 from aclog.image.provenance import MetadataProvenance
 from aclog.kraft import BatchPosition, SnapshotPosition, kraft_records_for_replay, position_of
-from aclog.kraft.writer import LogBuilder, encode_record, frame, write_checkpoint
+from aclog.kraft.encoding import encode_record, frame
+from aclog.kraft.writer import LogBuilder, write_checkpoint
 from aclog.records import NoOpRecord, RequestContextRecord
 from aclog.replay.kraft_stream import kraft_decoded_batches, kraft_replay_decoded
 from aclog.replay.rebuild import rebuild_image

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance, ReplayError
-from aclog.kraft.writer import LogBuilder, encode_record, write_checkpoint
+from aclog.kraft.encoding import encode_record
+from aclog.kraft.writer import LogBuilder, write_checkpoint
 from aclog.records import Record, RemoveAccessControlEntryRecord
 from aclog.replay import DecodedBatch, rebuild_image
 from tests.kraft.layout import (

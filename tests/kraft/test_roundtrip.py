@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aclog.kraft import decode_metadata_value, read_checkpoint_info, read_kraft
-from aclog.kraft.writer import LogBuilder, encode_record, write_checkpoint
+from aclog.kraft.encoding import encode_record
+from aclog.kraft.writer import LogBuilder, write_checkpoint
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

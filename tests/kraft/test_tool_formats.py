@@ -44,7 +44,8 @@ def test_dump_reads_a_checkpoint(layout: Layout) -> None:
 
 
 def test_dump_reports_a_newer_record_version(layout: Layout) -> None:
-    from aclog.kraft.writer import LogBuilder, encode_record, frame
+    from aclog.kraft.encoding import encode_record, frame
+    from aclog.kraft.writer import LogBuilder
 
     log = LogBuilder(layout.directory.parent / "bad")
     log.data([frame(18, 1) + encode_record(ACL_C)[3:]], epoch=1, timestamp_ms=1)
@@ -108,7 +109,8 @@ def test_replay_explain_diff_verify(layout: Layout) -> None:
 def test_verify_finds_a_snapshot_that_disagrees_with_the_log(
     layout: Layout, restated: str, finding: str
 ) -> None:
-    from aclog.kraft.writer import encode_record, write_checkpoint
+    from aclog.kraft.encoding import encode_record
+    from aclog.kraft.writer import write_checkpoint
     from tests.kraft.layout import ACL_A, ACL_B
 
     assert layout.checkpoint is not None

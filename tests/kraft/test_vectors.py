@@ -11,8 +11,9 @@ import pytest
 
 from aclog.kraft import KraftFormatError, decode_metadata_value, read_kraft
 from aclog.kraft.codec import read_frame
+from aclog.kraft.encoding import encode_record, frame
 from aclog.kraft.schemas import STRUCTS
-from aclog.kraft.writer import data_batch, encode_record, frame
+from aclog.kraft.writer import data_batch
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
