@@ -323,8 +323,8 @@ def _state_mismatches(out: Path, rebuilt: Rebuilt, head: WrittenState, quick: bo
     document (from the written files) when quick, else the ACL ids, the credentials and the
     offset."""
     if quick:
-        from aclog.pipeline.state import Survey
         from aclog.pipeline.state_answer import arrow_state_dict
+        from aclog.pipeline.survey import Survey
 
         survey = Survey(0, head.offset, head.epoch, head.timestamp)
         document = arrow_state_dict(

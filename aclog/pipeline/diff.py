@@ -27,7 +27,8 @@ from aclog.pipeline.schema import (
     SCRAM_TYPE,
     SOURCE_LOG,
 )
-from aclog.pipeline.state import MECHANISM_ORDER, State, acl_json, state
+from aclog.pipeline.state import State, state
+from aclog.pipeline.state_json import MECHANISM_ORDER, acl_json
 from aclog.replay.diff import Point
 
 _EVENT = ("offset", "timestamp_ms", "author_principal", "author_address", "author_client_id",

@@ -43,8 +43,9 @@ from aclog.kraft.checkpoint import parse_checkpoint_name, read_checkpoint_info
 from aclog.log.segment import list_segments
 from aclog.pipeline.columns import ColumnChunk, Run
 from aclog.pipeline.errors import PipelineError
+from aclog.pipeline.pieces import LogPiece, SnapshotPiece
 from aclog.pipeline.schema import RECORD_SCHEMA, SOURCE_LOG, SOURCE_SNAPSHOT
-from aclog.pipeline.source import DEFAULT_BATCH_ROWS, LogPiece, SnapshotPiece, arrow_schema
+from aclog.pipeline.source import DEFAULT_BATCH_ROWS, arrow_schema
 from aclog.records import Record
 from aclog.records.codec import record_to_fields
 from aclog.records.columnar import columns_from_fields

@@ -25,8 +25,9 @@ from pyspark.sql.types import StructType
 from aclog.log.segment import list_segments
 from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.kraft_load import kraft_records_as_of, kraft_records_for_history
+from aclog.pipeline.pieces import absolute_snapshots
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
-from aclog.pipeline.source import FORMAT_NAME, absolute_snapshots
+from aclog.pipeline.source import FORMAT_NAME
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.snapshot import (
     SnapshotError,

@@ -33,8 +33,9 @@ from pyspark.sql.datasource import InputPartition
 from aclog.kraft import check_newest_tail
 from aclog.pipeline.errors import PipelineError
 from aclog.pipeline.kraft_source import KraftReader
+from aclog.pipeline.pieces import absolute_snapshots
 from aclog.pipeline.schema import RECORD_SCHEMA
-from aclog.pipeline.source import AclogReader, absolute_snapshots
+from aclog.pipeline.source import AclogReader
 from aclog.records.warning import OnWarning, ignore_warning
 
 

@@ -1,8 +1,9 @@
 """``spark.read.format("aclog").load(DIR)``: the records of a data directory as a DataFrame.
 
-A PySpark 4 Python data source. Planning (:meth:`AclogReader.partitions`) lists the segments and
-makes one partition per segment, splitting a large segment at its sparse-index entries into
-pieces of about ``split_bytes``, and one partition per snapshot when ``snapshots`` asks for them.
+A PySpark 4 Python data source. Planning (:meth:`AclogReader.partitions`,
+:mod:`aclog.pipeline.pieces`) lists the segments and makes one partition per segment, splitting
+a large segment at its sparse-index entries into pieces of about ``split_bytes``, and one
+partition per snapshot when ``snapshots`` asks for them.
 Each task decodes its piece with the columnar decoder (:func:`aclog.records.columnar.
 decode_columns`: numpy passes over the batches' values, no record objects), names the columns
 with :class:`~aclog.pipeline.columns.ColumnChunk` and yields Arrow record batches of
@@ -33,7 +34,6 @@ The planner and the reader run in Python workers, so ``aclog`` must be importabl
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,15 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from aclog.log import read_batches
-from aclog.log.index import OffsetIndex
-from aclog.log.segment import list_segments
 from aclog.pipeline.columns import ColumnChunk, Run
+from aclog.pipeline.pieces import (
+    DEFAULT_SPLIT_BYTES,
+    LogPiece,
+    SnapshotPiece,
+    absolute_snapshots,
+    plan_pieces,
+    snapshot_paths,
+)
 from aclog.pipeline.schema import (
     ARROW_SCHEMA,
     COLUMN_NAMES,
@@ -57,37 +63,12 @@ from aclog.records.codec import DecodedKind, record_to_fields
 from aclog.records.columnar import columns_from_fields, decode_columns
 from aclog.records.schemas import CURRENT_VERSIONS
 from aclog.records.types import RECORD_TYPES
-from aclog.snapshot import SnapshotInfo, list_snapshots, read_snapshot
+from aclog.snapshot import SnapshotInfo, read_snapshot
 
 FORMAT_NAME = "aclog"
-DEFAULT_SPLIT_BYTES = 16 << 20
 DEFAULT_BATCH_ROWS = 65536
 
 Row = tuple[Any, ...]
-
-
-@dataclass
-class LogPiece(InputPartition):
-    """The log batches whose base offset is in ``[low, high)`` (``high`` None: to the end);
-    records below ``from_offset`` are skipped."""
-
-    directory: str
-    low: int
-    high: int | None
-    from_offset: int
-
-    def __post_init__(self) -> None:
-        InputPartition.__init__(self, (self.directory, self.low, self.high))
-
-
-@dataclass
-class SnapshotPiece(InputPartition):
-    """Every record of one snapshot file."""
-
-    path: str
-
-    def __post_init__(self) -> None:
-        InputPartition.__init__(self, self.path)
 
 
 def log_chunks(piece: LogPiece, batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator[ColumnChunk]:
@@ -199,64 +180,6 @@ def _flag(options: dict[str, str], name: str, default: bool) -> bool:
     if value is None:
         return default
     return value.strip().lower() in ("true", "1", "yes")
-
-
-def plan_pieces(
-    directory: Path,
-    *,
-    from_offset: int = 0,
-    split_bytes: int = DEFAULT_SPLIT_BYTES,
-    min_partitions: int = 1,
-) -> list[LogPiece]:
-    """The log pieces of ``directory``: one per segment, large segments split at index entries
-    so that no piece is much over ``split_bytes`` and there are about ``min_partitions``."""
-    segments = list_segments(directory)
-    sizes = [path.stat().st_size for _, path in segments]
-    target = max(1, min(split_bytes, sum(sizes) // max(min_partitions, 1) or 1))
-    pieces: list[LogPiece] = []
-    for i, (base, path) in enumerate(segments):
-        high = segments[i + 1][0] if i + 1 < len(segments) else None
-        if high is not None and high <= from_offset:
-            continue
-        bounds = [base, *_split_offsets(path, base, sizes[i], target)]
-        ends: list[int | None] = [*bounds[1:], high]
-        for low, end in zip(bounds, ends, strict=True):
-            if end is not None and end <= from_offset:
-                continue
-            pieces.append(LogPiece(str(directory), low, end, from_offset))
-    return pieces
-
-
-def _split_offsets(path: Path, base: int, size: int, target: int) -> list[int]:
-    """Offsets of index entries about ``target`` bytes apart (batch starts, per the index)."""
-    if size <= target:
-        return []
-    index = OffsetIndex.load(path, base)
-    splits: list[int] = []
-    next_cut = target
-    for offset, position in zip(index.offsets, index.positions, strict=True):
-        if position >= next_cut and size - position >= target // 4 and offset > base:
-            splits.append(offset)
-            next_cut = position + target
-    return splits
-
-
-def snapshot_paths(directory: Path, choice: str) -> list[str]:
-    """The snapshot files the ``snapshots`` option names."""
-    choice = choice.strip()
-    if choice in ("", "none"):
-        return []
-    if choice == "all":
-        return [str(s.path) for s in list_snapshots(directory)]
-    return [part.strip() for part in choice.split(",") if part.strip()]
-
-
-def absolute_snapshots(choice: str) -> str:
-    """The ``snapshots`` option with every listed path made absolute against this process's
-    working directory: the driver resolves paths, because executors run in their own."""
-    if choice.strip() == "all":
-        return "all"
-    return ",".join(str(Path(p).resolve()) for p in snapshot_paths(Path(), choice)) or "none"
 
 
 def arrow_schema(schema: StructType) -> pa.Schema:

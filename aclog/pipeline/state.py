@@ -11,20 +11,19 @@ than the type's name), so the job reads just :data:`STATE_INPUT_COLUMNS`.
 :func:`cut` keeps whole batches only, stopping at the first batch past the point exactly as replay
 stops (so a batch with an earlier timestamp after a later one is not taken).
 
-Every function is DataFrame -> DataFrame and lazy, except :func:`survey` (one job: the
-provenance and the removals that choose the join, which :func:`state` runs) and
-:func:`state_dict`, which collects (small results).
+Every function is DataFrame -> DataFrame and lazy, except :func:`state`, which runs one job
+(:func:`~aclog.pipeline.survey.survey`: the provenance and the removals that choose the join);
+:meth:`State.to_dict` collects (:func:`~aclog.pipeline.state_json.state_dict`).
 Thread-safe (no shared state).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from aclog.pipeline.schema import (
@@ -35,13 +34,12 @@ from aclog.pipeline.schema import (
     SCRAM_CODE,
     SOURCE_LOG,
 )
+from aclog.pipeline.state_json import state_dict
+from aclog.pipeline.survey import Survey, survey
 
 _ORDER = ("offset", "position")
 ACL_COLUMNS = ("acl_id", *ACL_FIELDS)
 """The columns of an ACL in ``aclog``'s JSON shape, in order."""
-
-MECHANISM_ORDER = {"UNKNOWN": 0, "SCRAM-SHA-256": 1, "SCRAM-SHA-512": 2}
-"""Mechanism names by code: the order ``aclog replay`` lists a user's credentials in."""
 
 
 def cut(
@@ -143,58 +141,6 @@ def user_state(records: DataFrame) -> DataFrame:
     )
 
 
-PROVENANCE_SCHEMA = "offset long, epoch int, timestamp long"
-
-
-@dataclass(frozen=True)
-class Survey:
-    """What :func:`state` needs to know before it plans: how many ACL removals the records
-    hold, and their provenance as ``aclog replay``'s header: the ``offset``, ``epoch`` and
-    ``timestamp`` (ms) of the last record, all -1 when there is none."""
-
-    removals: int
-    offset: int = -1
-    epoch: int = -1
-    timestamp: int = -1
-
-    def provenance(self, spark: SparkSession) -> DataFrame:
-        """The provenance as a one-row DataFrame of :data:`PROVENANCE_SCHEMA`."""
-        return spark.createDataFrame([(self.offset, self.epoch, self.timestamp)], PROVENANCE_SCHEMA)
-
-
-def survey(records: DataFrame) -> Survey:
-    """The :class:`Survey` of ``records``, from one Spark job that reads the rows' offsets,
-    epochs, times and type codes only."""
-    # Rows share an offset only within one snapshot, and then their epoch and time too: so the
-    # newest offset's values need no struct of (offset, position, ...), whose ordering Spark
-    # evaluates field by field for every row.
-    offset = F.col("offset")
-    removal = F.when(F.col("type_code") == REMOVE_ACL_CODE, F.lit(1))
-    found = records.agg(
-        F.max(offset).alias("offset"),
-        F.max_by("epoch", offset).alias("epoch"),
-        F.max_by("timestamp_ms", offset).alias("timestamp"),
-        F.count(removal).alias("removals"),
-    ).first()
-    assert found is not None  # an aggregate without grouping has one row
-    if found["offset"] is None:
-        return Survey(found["removals"])
-    return Survey(found["removals"], found["offset"], found["epoch"], found["timestamp"])
-
-
-def mechanism_code(column: Column) -> Column:
-    """A mechanism name's code, for ordering credentials as ``aclog replay`` does."""
-    expression = F.lit(99)
-    for name, code in reversed(list(MECHANISM_ORDER.items())):
-        expression = F.when(column == name, F.lit(code)).otherwise(expression)
-    return expression
-
-
-def acl_json(row: dict[str, Any]) -> dict[str, Any]:
-    """An ACL row as ``aclog``'s ACL JSON: ``{"id", "resource_type", ..., "permission_type"}``."""
-    return {"id": row["acl_id"], **{name: row[name] for name in ACL_FIELDS}}
-
-
 @dataclass(frozen=True)
 class State:
     """A state: ACLs and users as lazy DataFrames over one (maybe persisted) cut of the records,
@@ -207,7 +153,8 @@ class State:
 
     @property
     def provenance(self) -> DataFrame:
-        """The provenance as a one-row DataFrame of :data:`PROVENANCE_SCHEMA`."""
+        """The provenance as a one-row DataFrame of
+        :data:`~aclog.pipeline.survey.PROVENANCE_SCHEMA`."""
         return self.survey.provenance(self.records.sparkSession)
 
     def unpersist(self) -> None:
@@ -215,7 +162,8 @@ class State:
         self.records.unpersist()
 
     def to_dict(self) -> dict[str, Any]:
-        """Collect as ``aclog replay --json`` prints it (see :func:`state_dict`)."""
+        """Collect as ``aclog replay --json`` prints it
+        (:func:`~aclog.pipeline.state_json.state_dict`)."""
         return state_dict(self.acls, self.users, self.provenance)
 
 
@@ -227,7 +175,8 @@ def state(
     persist: bool = True,
     broadcast_limit: int = BROADCAST_REMOVALS,
 ) -> State:
-    """The state as of the point: :func:`cut`, then :func:`survey`, :func:`acl_state` and
+    """The state as of the point: :func:`cut`, then :func:`~aclog.pipeline.survey.survey`,
+    :func:`acl_state` and
     :func:`user_state` over it. ``persist`` caches the cut records (memory, spilling to disk),
     so the three results decode the log once instead of three times (turn it off over records
     that are cheap to read again, such as Parquet). Runs one job now, :func:`survey`, which
@@ -272,48 +221,3 @@ def state_input_columns(
     if at_offset is None and at_time_ms is None:
         return _KEPT_COLUMNS
     return STATE_INPUT_COLUMNS
-
-
-def state_dict(acls: DataFrame, users: DataFrame, position: DataFrame) -> dict[str, Any]:
-    """Collect a state as ``aclog replay --json`` prints it: ``{"offset", "epoch",
-    "timestamp", "acls", "users"}``, ACLs in commit order, users by name. One Spark action."""
-    acl_rows = acls.select(
-        F.lit(0).alias("part"),
-        F.col("created_offset").alias("k1"),
-        F.col("created_position").alias("k2"),
-        F.to_json(F.struct(F.col("acl_id").alias("id"), *ACL_FIELDS)).alias("text"),
-        F.lit(None).cast("string").alias("name"),
-        F.lit(None).cast("int").alias("n"),
-    )
-    credential_rows = users.select(
-        F.lit(1).alias("part"),
-        mechanism_code(F.col("mechanism")).cast("long").alias("k1"),
-        F.lit(0).cast("long").alias("k2"),
-        F.col("mechanism").alias("text"),
-        F.col("user").alias("name"),
-        F.col("iterations").alias("n"),
-    )
-    head_rows = position.select(
-        F.lit(2).alias("part"),
-        F.col("offset").alias("k1"),
-        F.col("timestamp").alias("k2"),
-        F.lit(None).cast("string").alias("text"),
-        F.lit(None).cast("string").alias("name"),
-        F.col("epoch").alias("n"),
-    )
-    rows = acl_rows.unionByName(credential_rows).unionByName(head_rows).collect()
-    acl_list = sorted((r for r in rows if r["part"] == 0), key=lambda r: (r["k1"], r["k2"]))
-    credentials = sorted((r for r in rows if r["part"] == 1), key=lambda r: (r["name"], r["k1"]))
-    head = next((r for r in rows if r["part"] == 2), None)
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for row in credentials:
-        grouped.setdefault(row["name"], []).append(
-            {"mechanism": row["text"], "iterations": row["n"]}
-        )
-    return {
-        "offset": head["k1"] if head else -1,
-        "epoch": head["n"] if head else -1,
-        "timestamp": head["k2"] if head else -1,
-        "acls": [json.loads(row["text"]) for row in acl_list],
-        "users": [{"name": name, "credentials": creds} for name, creds in grouped.items()],
-    }

@@ -4,8 +4,8 @@ as ``aclog replay --json`` prints it, by the task-side job
 (:func:`~aclog.pipeline.state.state`) when there are too many removals to broadcast.
 
 :func:`arrow_state_dict` builds the JSON document from Arrow tables on the driver, in
-:func:`~aclog.pipeline.state.state_dict`'s order and shape (ACLs in commit order, users by name,
-credentials by mechanism), so both jobs print the same bytes as ``aclog replay --json``.
+:func:`~aclog.pipeline.state_json.state_dict`'s order and shape (ACLs in commit order, users by
+name, credentials by mechanism), so both jobs print the same bytes as ``aclog replay --json``.
 
 Thread-safe (each call its own output). Cost: the jobs; the JSON document is built from the
 ACLs collected to (or read back on) the driver.
@@ -26,9 +26,10 @@ from pyspark.sql import SparkSession
 
 from aclog.pipeline.load import records_as_of
 from aclog.pipeline.schema import ACL_FIELDS
-from aclog.pipeline.state import State, Survey, state, state_input_columns
+from aclog.pipeline.state import State, state, state_input_columns
 from aclog.pipeline.state_files import STATE_PARTS, WrittenState, write_state
 from aclog.pipeline.state_tasks import task_state
+from aclog.pipeline.survey import Survey
 from aclog.records.warning import OnWarning, ignore_warning
 
 

@@ -5,7 +5,7 @@ Each task decodes one piece (a segment piece or a snapshot, as the ``aclog`` sou
 and returns :class:`PieceFacts`: its ACL removals (id words and offsets), its SCRAM records (few),
 its last row (the provenance candidate) and, for a cut, the base offset of its first batch past
 the point, read no further. :func:`combine` applies the rules of
-:func:`~aclog.pipeline.state.cut`, :func:`~aclog.pipeline.state.survey` and
+:func:`~aclog.pipeline.state.cut`, :func:`~aclog.pipeline.survey.survey` and
 :func:`~aclog.pipeline.state.user_state` to them: the stop is the first batch past the point in
 the whole input (whole batches; a later batch with an earlier time is not taken), removals and
 credentials count below it, the provenance is the newest row below it, and a credential is
@@ -26,10 +26,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import InputPartition
 
+from aclog.pipeline.pieces import LogPiece, SnapshotPiece
 from aclog.pipeline.removed_ids import RemovedIds, id_words, no_words
 from aclog.pipeline.schema import ARROW_SCHEMA, REMOVE_ACL_CODE, REMOVE_SCRAM_CODE, SCRAM_CODE
-from aclog.pipeline.source import AclogReader, LogPiece, SnapshotPiece, log_chunks, snapshot_chunks
-from aclog.pipeline.state import MECHANISM_ORDER, Survey
+from aclog.pipeline.source import AclogReader, log_chunks, snapshot_chunks
+from aclog.pipeline.state_json import MECHANISM_ORDER
+from aclog.pipeline.survey import Survey
 
 _CREDENTIAL_COLUMNS = (
     "offset",

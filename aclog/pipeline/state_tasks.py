@@ -47,9 +47,10 @@ from aclog.pipeline.load import starting_snapshot
 from aclog.pipeline.removed_ids import RemovedIds, id_words
 from aclog.pipeline.schema import ACL_CODE, ACL_FIELDS, ARROW_SCHEMA, RECORD_SCHEMA
 from aclog.pipeline.source import AclogReader
-from aclog.pipeline.state import BROADCAST_REMOVALS, Survey
+from aclog.pipeline.state import BROADCAST_REMOVALS
 from aclog.pipeline.state_facts import FACT_SCHEMA, Found, PieceFacts, Point, combine, piece_facts
 from aclog.pipeline.state_files import STATE_PARTS, WrittenState
+from aclog.pipeline.survey import Survey
 from aclog.records.warning import OnWarning, ignore_warning
 
 _RENAMED = {

@@ -12,7 +12,8 @@ from pyspark.sql import SparkSession
 
 from aclog.log import SegmentedLog, read_batches
 from aclog.pipeline.load import read_records, records_as_of
-from aclog.pipeline.state import STATE_INPUT_COLUMNS, Survey, state, survey
+from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
+from aclog.pipeline.survey import Survey, survey
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

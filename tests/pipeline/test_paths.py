@@ -10,7 +10,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from aclog.pipeline.load import read_parquet_records, read_records, records_as_of
-from aclog.pipeline.source import AclogReader, LogPiece, SnapshotPiece, absolute_snapshots
+from aclog.pipeline.pieces import LogPiece, SnapshotPiece, absolute_snapshots
+from aclog.pipeline.source import AclogReader
 from aclog.pipeline.state import state
 from aclog.pipeline.state_files import write_state
 from aclog.replay.rebuild import rebuild_image

@@ -9,8 +9,9 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from aclog.pipeline.load import read_records
+from aclog.pipeline.pieces import plan_pieces
 from aclog.pipeline.schema import COLUMN_NAMES, RECORD_SCHEMA
-from aclog.pipeline.source import plan_pieces, read_log_rows, read_snapshot_rows
+from aclog.pipeline.source import read_log_rows, read_snapshot_rows
 from aclog.replay.stream import read_decoded
 from aclog.snapshot import list_snapshots, read_snapshot
 from tests.pipeline.conftest import Logs
