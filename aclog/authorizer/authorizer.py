@@ -34,7 +34,7 @@ from aclog.authorizer.request_checks import (
     check_resource_type,
 )
 from aclog.authorizer.results import Decision, Explanation
-from aclog.authorizer.rules import REQUEST_MASKS
+from aclog.authorizer.rules import MASKS
 from aclog.authorizer.stored_ids import StoredIds, by_id_of
 from aclog.image.acls import AclsImage
 from aclog.records.enums import AclOperation, ResourceType
@@ -182,7 +182,7 @@ class Authorizer:
         docstring). Every call runs this method, so the usual request (a known operation and type,
         not a super user, once ready) takes one test; the rest goes to :meth:`_authorize_checked`.
         """
-        masks = REQUEST_MASKS.get(operation)
+        masks = _REQUEST_MASKS.get(operation)
         if (
             masks is None
             or resource_type == _ANY_TYPE
@@ -231,15 +231,8 @@ class Authorizer:
         if principal in self._super_users:
             return Explanation(Decision.ALLOWED, f"{principal} is a super user")
         check_ready(self._ready)
-        return explanation(
-            self._index,
-            principal,
-            canonical_host(host),
-            operation,
-            resource_type,
-            name,
-            self._allow_everyone,
-        )
+        index, canonical, everyone = self._index, canonical_host(host), self._allow_everyone
+        return explanation(index, principal, canonical, operation, resource_type, name, everyone)
 
     def authorized_operations(
         self, principal: str, host: str, resource_type: ResourceType, name: str
@@ -293,4 +286,8 @@ class Authorizer:
 
 _ALLOWED = Decision.ALLOWED
 _DENIED = Decision.DENIED
+_REQUEST_MASKS: dict[AclOperation, tuple[int, int]] = {
+    op: masks for op, masks in MASKS.items() if op != AclOperation.ANY
+}
+""":data:`MASKS` without ANY, so that the fast path's one probe also rejects ANY."""
 _ANY_TYPE = ResourceType.ANY

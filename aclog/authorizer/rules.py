@@ -73,10 +73,6 @@ MASKS: dict[AclOperation, tuple[int, int]] = {
 }
 """For a requested operation, (the bits that deny it, the bits that allow it). Read-only: a plain
 dict because the hot path probes it."""
-REQUEST_MASKS: dict[AclOperation, tuple[int, int]] = {
-    op: masks for op, masks in MASKS.items() if op != AclOperation.ANY
-}
-""":data:`MASKS` without ANY, so that the authorizer's fast path's one probe also rejects ANY."""
 
 
 ON_RESOURCE = ALLOW_BIT[AclOperation.ANY]
