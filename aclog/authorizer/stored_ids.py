@@ -46,7 +46,7 @@ class StoredIds:
         self, adds: list[AccessControlEntryRecord], removes: list[uuid.UUID]
     ) -> list[AccessControlEntryRecord]:
         """The stored records a batch removes, once the batch is checked (see
-        :func:`checked_removes` and :func:`check_adds`). Changes nothing."""
+        :func:`checked_removes` and :func:`check_adds`). Changes no stored id."""
         by_id = self.view()
         removed = checked_removes(by_id, removes)
         check_adds(by_id, adds, removes)
