@@ -110,6 +110,21 @@ class AclIndex:
                 found.extend(acl for acl in rules.acls if acl_filter.matches(acl))
         return found
 
+    def filtered(self, acl_filter: AclFilter) -> list[AccessControlEntryRecord]:
+        """The ACLs ``acl_filter`` matches (Kafka filter semantics, plus GLOB), in Kafka's sort
+        order (``reference/kafka-acl-spec.md`` §2; see :mod:`aclog.acl.ordering`).
+
+        A MATCH filter with a name is answered like ``authorize`` (a few probes); a name with a
+        specific pattern type is one lookup, plus O(k log k) to sort k results. A filter without
+        a name walks :meth:`listing`, which is already in Kafka's order (sorted once per index).
+        """
+        if acl_filter.resource_name is None:
+            if acl_filter.matches_everything:
+                return list(self.listing())
+            matches = acl_filter.matches
+            return [acl for acl in self.listing() if matches(acl)]
+        return kafka_order(self.select(acl_filter))
+
     def _names_for(self, resource_type: ResourceType) -> list[NameIndex]:
         if resource_type == ResourceType.ANY:
             return list(self.by_type.values())

@@ -24,25 +24,20 @@ import aclog.authorizer.decide as core
 from aclog.acl.filters import AclFilter
 from aclog.acl.matchers import CANONICAL, canonical_host
 from aclog.acl.operations import granted_operations, supported_operations
-from aclog.acl.ordering import kafka_order
 from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.by_type import find_allowed_name
-from aclog.authorizer.results import (
-    AuthorizerNotReadyError,
-    Decision,
-    Explanation,
-    describe_acl,
+from aclog.authorizer.explain import explanation
+from aclog.authorizer.request_checks import (
+    check_by_type_request,
+    check_ready,
+    check_request,
+    check_resource_type,
 )
+from aclog.authorizer.results import Decision, Explanation
 from aclog.authorizer.rules import MASKS
-from aclog.authorizer.stored_ids import (
-    ById,
-    by_id_from,
-    by_id_of,
-    check_adds,
-    checked_removes,
-)
+from aclog.authorizer.stored_ids import StoredIds, by_id_of
 from aclog.image.acls import AclsImage
-from aclog.records.enums import AclOperation, AclPermissionType, ResourceType
+from aclog.records.enums import AclOperation, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
 
@@ -61,7 +56,7 @@ class Authorizer:
     :meth:`authorize` answers, :meth:`explain` says why (``+ELLIPSIS``: the ACL's id text):
 
     >>> import uuid
-    >>> from aclog.records import PatternType
+    >>> from aclog.records import AclPermissionType, PatternType
     >>> authorizer = Authorizer()
     >>> authorizer.load([AccessControlEntryRecord(
     ...     uuid.UUID(int=1), ResourceType.TOPIC, "orders.", PatternType.PREFIXED,
@@ -91,8 +86,7 @@ class Authorizer:
         self._super_users = frozenset(super_users)
         self._allow_everyone = allow_everyone_if_no_acl_found
         self._index = AclIndex.EMPTY
-        self._by_id: ById | None = {}  # the writer's own view; None: make it from the source
-        self._by_id_source: Mapping[uuid.UUID, AccessControlEntryRecord] | None = None
+        self._ids = StoredIds({})  # the writer's own view of the stored ids
         self._ready = False
 
     # -- configuration and state ------------------------------------------------------------
@@ -128,15 +122,14 @@ class Authorizer:
         of which the cyclic garbage collector takes about 40% unless the program pauses it
         (:func:`~aclog.records.collector.gc_paused`, as a broker's loader does when it
         starts). From an image (whose ids are distinct), the writer's view of the ids is
-        made from it by the first change instead (:meth:`_writer_view`): the authorizer is
+        made from it by the first change instead (:class:`StoredIds`): the authorizer is
         ready that much sooner, and the first change pays O(ACLs) once.
 
         Raises ``ValueError`` (and changes nothing) for a repeated id or an invalid GLOB."""
         records = acls if isinstance(acls, list | tuple) else list(acls)
-        source = acls.acls if isinstance(acls, AclsImage) else None
-        by_id = None if source is not None else by_id_of(records)
+        ids = StoredIds(acls if isinstance(acls, AclsImage) else by_id_of(records))
         self._index = AclIndex.build(records)
-        self._by_id, self._by_id_source = by_id, source
+        self._ids = ids
         self._ready = True
 
     def complete_initial_load(self) -> None:
@@ -162,30 +155,15 @@ class Authorizer:
         changed pattern).
         """
         adds, removes = list(adds), list(removes)
-        by_id = self._writer_view()
-        removed = checked_removes(by_id, removes)
-        check_adds(by_id, adds, removes)
+        ids = self._ids
+        removed = ids.checked(adds, removes)
         self._index = self._index.changed(adds=adds, removes=removed)
-        for acl in removed:
-            del by_id[acl.id.int]
-        for acl in adds:
-            by_id[acl.id.int] = acl
+        ids.record(adds, removed)
 
     def apply_changes(self, changes: Mapping[uuid.UUID, AccessControlEntryRecord | None]) -> None:
         """Apply an image delta's ordered changes (a record adds or replaces its id, ``None``
         removes it) as one atomic batch."""
-        by_id = self._writer_view()
-        removes = [acl_id for acl_id, acl in changes.items() if acl is None or acl_id.int in by_id]
-        adds = [acl for acl in changes.values() if acl is not None]
-        self.apply(adds, removes)
-
-    def _writer_view(self) -> ById:
-        """The stored ACLs by ``UUID.int``, made from the loaded image on first use (only the
-        writer thread calls this). O(1), or O(ACLs) once after a load from an image."""
-        if self._by_id is None:
-            assert self._by_id_source is not None
-            self._by_id, self._by_id_source = by_id_from(self._by_id_source), None
-        return self._by_id
+        self.apply(*self._ids.batch(changes))
 
     # -- queries (thread-safe) --------------------------------------------------------------
 
@@ -231,18 +209,13 @@ class Authorizer:
         name: str,
     ) -> Decision:
         """:meth:`authorize` with every check, in order: ANY arguments, super users, readiness."""
-        _check_request(operation, resource_type)
+        check_request(operation, resource_type)
         if principal in self._super_users:
             return _ALLOWED
-        self._check_ready()
+        check_ready(self._ready)
         canonical = canonical_host(host)
         outcome = core.decide(self._index, principal, canonical, operation, resource_type, name)
-        return self._decision(outcome)
-
-    def _decision(self, outcome: int) -> Decision:
-        if outcome == core.ALLOWED or (outcome == core.NO_ACL and self._allow_everyone):
-            return Decision.ALLOWED
-        return Decision.DENIED
+        return core.decision_of(outcome, self._allow_everyone)
 
     def explain(
         self,
@@ -254,39 +227,23 @@ class Authorizer:
     ) -> Explanation:
         """Like :meth:`authorize`, with the reason, the deciding ACL and every matching ACL
         (most specific first). O(len(name)) + candidate GLOBs + sorting the matches."""
-        _check_request(operation, resource_type)
+        check_request(operation, resource_type)
         if principal in self._super_users:
             return Explanation(Decision.ALLOWED, f"{principal} is a super user")
-        self._check_ready()
-        ranked, on_resource = core.matching(
-            self._index, principal, canonical_host(host), operation, resource_type, name
-        )
-        acls = [acl for _, acl in ranked]
-        deny = next((acl for acl in acls if acl.permission_type == AclPermissionType.DENY), None)
-        if deny is not None:
-            return Explanation(Decision.DENIED, f"denied by {describe_acl(deny)}", deny, acls)
-        if acls:
-            return Explanation(
-                Decision.ALLOWED, f"allowed by {describe_acl(acls[0])}", acls[0], acls
-            )
-        if not on_resource:
-            setting = "true" if self._allow_everyone else "false"
-            decision = Decision.ALLOWED if self._allow_everyone else Decision.DENIED
-            reason = f"no ACL on the resource; allow.everyone.if.no.acl.found={setting}"
-            return Explanation(decision, reason)
-        reason = "ACLs exist on the resource but none allows this principal/host/operation"
-        return Explanation(Decision.DENIED, reason)
+        check_ready(self._ready)
+        index, canonical, everyone = self._index, canonical_host(host), self._allow_everyone
+        return explanation(index, principal, canonical, operation, resource_type, name, everyone)
 
     def authorized_operations(
         self, principal: str, host: str, resource_type: ResourceType, name: str
     ) -> frozenset[AclOperation]:
         """KIP-430: the supported operations of the resource type that :meth:`authorize` would
         allow, found in one walk. See :func:`operations_bitfield` for the wire field."""
-        _check_resource_type(resource_type)
+        check_resource_type(resource_type)
         supported = supported_operations(resource_type)
         if principal in self._super_users:
             return supported
-        self._check_ready()
+        check_ready(self._ready)
         allowed, denied, on_resource = core.operations(
             self._index, principal, canonical_host(host), resource_type, name
         )
@@ -308,46 +265,23 @@ class Authorizer:
     ) -> str | None:
         """The name behind :meth:`authorize_by_resource_type`: a resource name of the type that
         :meth:`authorize` allows, or ``None``. ``ValueError`` for ANY or UNKNOWN arguments."""
-        if resource_type in _NOT_A_TYPE or operation in _NOT_AN_OPERATION:
-            raise ValueError(
-                f"authorize_by_resource_type needs a known resource type and operation, "
-                f"not {resource_type.name} and {operation.name}"
-            )
+        check_by_type_request(operation, resource_type)
         index = self._index
         canonical = canonical_host(host)
 
         def allows(name: str) -> bool:
             if principal in self._super_users:
                 return True
-            self._check_ready()
+            check_ready(self._ready)
             outcome = core.decide(index, principal, canonical, operation, resource_type, name)
-            return self._decision(outcome) == Decision.ALLOWED
+            return core.decision_of(outcome, self._allow_everyone) == Decision.ALLOWED
 
         return find_allowed_name(index, principal, canonical, operation, resource_type, allows)
 
     def acls(self, acl_filter: AclFilter) -> list[AccessControlEntryRecord]:
         """The stored ACLs ``acl_filter`` matches (Kafka filter semantics, plus GLOB), in Kafka's
-        sort order (``reference/kafka-acl-spec.md`` §2; see :mod:`aclog.acl.ordering`).
-
-        A MATCH filter with a name is answered like ``authorize`` (a few probes); a name with a
-        specific pattern type is one lookup, plus O(k log k) to sort k results. A filter without
-        a name walks the index's listing, which is already in Kafka's order (sorted once per
-        published index, see :meth:`AclIndex.listing`).
-        """
-        index = self._index
-        if acl_filter.resource_name is None:
-            if acl_filter.matches_everything:
-                return list(index.listing())
-            matches = acl_filter.matches
-            return [acl for acl in index.listing() if matches(acl)]
-        return kafka_order(index.select(acl_filter))
-
-    def _check_ready(self) -> None:
-        if not self._ready:
-            raise AuthorizerNotReadyError(
-                "the authorizer has not finished loading the ACLs; only super users are "
-                "authorized until the initial load completes"
-            )
+        sort order: :meth:`AclIndex.filtered` of the current index (see there for the cost)."""
+        return self._index.filtered(acl_filter)
 
 
 _ALLOWED = Decision.ALLOWED
@@ -357,16 +291,3 @@ _REQUEST_MASKS: dict[AclOperation, tuple[int, int]] = {
 }
 """:data:`MASKS` without ANY, so that the fast path's one probe also rejects ANY."""
 _ANY_TYPE = ResourceType.ANY
-_NOT_A_TYPE = (ResourceType.ANY, ResourceType.UNKNOWN)
-_NOT_AN_OPERATION = (AclOperation.ANY, AclOperation.UNKNOWN)
-
-
-def _check_resource_type(resource_type: ResourceType) -> None:
-    if resource_type == ResourceType.ANY:
-        raise ValueError("a resource to authorize needs a resource type; ANY is only for filters")
-
-
-def _check_request(operation: AclOperation, resource_type: ResourceType) -> None:
-    _check_resource_type(resource_type)
-    if operation == AclOperation.ANY:
-        raise ValueError("a request needs an operation; ANY is only for filters")

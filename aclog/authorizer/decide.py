@@ -23,6 +23,7 @@ from aclog.acl.glob import compile_glob
 from aclog.acl.operations import ALLOW_OPS, DENY_OPS
 from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.memo import first_sight, host_bits, learn
+from aclog.authorizer.results import Decision
 from aclog.authorizer.rules import MASKS, operations_of, rules_bits
 from aclog.authorizer.rules import candidates as covering
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
@@ -57,6 +58,14 @@ def decide(
     if bits & allow:
         return ALLOWED
     return NO_MATCH if bits else NO_ACL
+
+
+def decision_of(outcome: int, allow_everyone: bool) -> Decision:
+    """The :class:`Decision` for an outcome of :func:`decide`: ALLOWED for a matching ALLOW,
+    and for a resource without ACLs when ``allow_everyone``; else DENIED."""
+    if outcome == ALLOWED or (outcome == NO_ACL and allow_everyone):
+        return Decision.ALLOWED
+    return Decision.DENIED
 
 
 def request_bits(

@@ -36,7 +36,8 @@ the entry.
 
 from __future__ import annotations
 
-from aclog.authorizer.names import NameIndex, PrefixSlot, Seen
+from aclog.authorizer.glob_slots import PrefixSlot
+from aclog.authorizer.names import NameIndex, Seen
 from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules, extra_bits
 
 MEMO_LIMIT = 1 << 16

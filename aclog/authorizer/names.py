@@ -43,6 +43,17 @@ from typing import TypeVar
 
 from aclog.acl.glob import Glob, compile_glob
 from aclog.acl.matchers import WILDCARD_RESOURCE
+from aclog.authorizer.glob_slots import (
+    GlobChange,
+    Globs,
+    PrefixSlot,
+    Slot,
+    filed_globs,
+    glob_key,
+    matching_globs,
+    merged_globs,
+    slot_parts,
+)
 from aclog.authorizer.grouped import build_rules, edited
 from aclog.authorizer.rules import Extra, Rules
 from aclog.authorizer.shards import ShardedMap
@@ -54,14 +65,10 @@ PREFIXED = PatternType.PREFIXED
 GLOB = PatternType.GLOB
 
 _ACLS = attrgetter("acls")
-GlobRules = tuple[Glob, Rules]
-Globs = tuple[GlobRules, ...]
 T = TypeVar("T")
 Grouped = Mapping[PatternType, Mapping[str, T]]
 """Something per pattern, by pattern type then pattern text."""
 Records = Sequence[AccessControlEntryRecord]
-GlobChange = tuple[Glob, Rules | None]
-"""A GLOB pattern's new rules (``None``: it has no ACL left), with the compiled pattern."""
 
 
 class Seen(dict[str, int]):
@@ -73,38 +80,6 @@ class Seen(dict[str, int]):
 
     rules: tuple[Rules, ...]
     extras: tuple[Extra, ...]
-
-
-class PrefixSlot:
-    """Represents what hangs on one prefix that GLOBs start with: its PREFIXED ACLs (if any) and
-    those GLOBs. A prefix without GLOBs holds its :class:`Rules` directly, one object fewer to
-    read on the hot path."""
-
-    __slots__ = ("globs", "prefixed")
-
-    def __init__(self, prefixed: Rules | None, globs: Globs) -> None:
-        self.prefixed = prefixed
-        self.globs = globs
-
-
-Slot = Rules | PrefixSlot
-"""What ``NameIndex.prefixes`` holds for a prefix."""
-
-
-def slot_parts(slot: Slot) -> tuple[Rules | None, Globs | None]:
-    """The PREFIXED rules and the GLOBs of a prefix's slot."""
-    if type(slot) is PrefixSlot:
-        return slot.prefixed, slot.globs
-    return slot, None  # type: ignore[return-value]
-
-
-def glob_key(glob: Glob) -> tuple[str, str]:
-    """Where a GLOB is filed: ``("prefix", p)``, ``("suffix", s)`` or ``("rest", "")``."""
-    if glob.literal_prefix:
-        return "prefix", glob.literal_prefix
-    if glob.literal_suffix:
-        return "suffix", glob.literal_suffix
-    return "rest", ""
 
 
 class NameIndex:
@@ -173,7 +148,7 @@ class NameIndex:
                 prefixed, globs = slot_parts(slot)
                 if prefixed is not None:
                     yield PREFIXED, n - size, prefixed
-                yield from _matching(globs or (), name)
+                yield from matching_globs(globs or (), name)
         if self.unprefixed:
             yield from self.glob_suffix_and_rest(name)
 
@@ -186,8 +161,8 @@ class NameIndex:
                 break
             if name[n - size] not in starts:
                 continue
-            yield from _matching(self.suffixes.get(name[n - size :]) or (), name)
-        yield from _matching(self.rest, name)
+            yield from matching_globs(self.suffixes.get(name[n - size :]) or (), name)
+        yield from matching_globs(self.rest, name)
 
     def containers(self) -> Iterator[tuple[PatternType, Rules]]:
         """Every pattern's rules with its pattern type. O(patterns)."""
@@ -294,24 +269,15 @@ class NameIndex:
         return changed
 
     def _apply_globs(self, changed: Mapping[str, Rules | None]) -> None:
-        slots: dict[str, dict[str, GlobChange]] = {}
-        suffixes: dict[str, dict[str, GlobChange]] = {}
-        rest: dict[str, GlobChange] = {}
-        for pattern, new in changed.items():
-            glob = compile_glob(pattern)
-            where, key = glob_key(glob)
-            if where == "prefix":
-                slots.setdefault(key, {})[pattern] = (glob, new)
-            elif where == "suffix":
-                suffixes.setdefault(key, {})[pattern] = (glob, new)
-            else:
-                rest[pattern] = (glob, new)
+        slots, suffixes, rest = filed_globs(changed)
         if slots:
             self._apply_slots({}, slots)
         if suffixes:
             self.suffixes = self.suffixes.owned(self.owner)
-            self.suffixes.update({k: _merged(self.suffixes.get(k), c) for k, c in suffixes.items()})
-        self.rest = _merged(self.rest, rest) or ()
+            self.suffixes.update(
+                {k: merged_globs(self.suffixes.get(k), c) for k, c in suffixes.items()}
+            )
+        self.rest = merged_globs(self.rest, rest) or ()
         self.unprefixed = bool(self.suffixes.size or self.rest)
 
     def _apply_slots(
@@ -324,22 +290,7 @@ class NameIndex:
             old = self.prefixes.get(key) if self.prefixes.size else None
             old_prefixed, old_globs = (None, None) if old is None else slot_parts(old)
             new = prefixed.get(key, old_prefixed)
-            merged = _merged(old_globs, globs.get(key, {}))
+            merged = merged_globs(old_globs, globs.get(key, {}))
             updates[key] = new if merged is None else PrefixSlot(new, merged)
         self.prefixes = self.prefixes.owned(self.owner)
         self.prefixes.update(updates)
-
-
-def _matching(globs: Globs, name: str) -> Iterator[tuple[PatternType, int, Rules]]:
-    for glob, found in globs:
-        if glob.matches(name):
-            yield GLOB, len(name) - glob.literal_count, found
-
-
-def _merged(old: Globs | None, changes: Mapping[str, GlobChange]) -> Globs | None:
-    """``old`` with the GLOB patterns of ``changes`` replaced (``None`` rules: removed)."""
-    if not changes:
-        return old
-    kept = [(glob, found) for glob, found in old or () if glob.pattern not in changes]
-    kept += [(glob, found) for glob, found in changes.values() if found is not None]
-    return tuple(kept) or None

@@ -1,9 +1,12 @@
-"""The writer's side of the authorizer: checking a batch against the stored ids.
+"""The writer's side of the authorizer: its view of the stored ids, and checking a batch
+against it.
 
 The writer keeps its own view of the stored ACLs, keyed by ``UUID.int`` (hashing a ``UUID`` is a
-Python-level call; its ``int`` hashes in C).
+Python-level call; its ``int`` hashes in C): :class:`StoredIds`, built when the authorizer loads
+records, or made from the loaded image by the first change.
 
-Not thread-safe: only the one writer thread calls these. Costs are O(batch).
+Not thread-safe: only the one writer thread calls these. Costs are O(batch), plus O(ACLs) once
+for the first change after a load from an image.
 """
 
 from __future__ import annotations
@@ -12,9 +15,62 @@ import uuid
 from collections.abc import Iterable, Mapping
 
 from aclog.authorizer.results import UnknownAclError
+from aclog.image.acls import AclsImage
 from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 
 ById = dict[int, AccessControlEntryRecord]
+
+
+class StoredIds:
+    """Represents the writer's view of the stored ACLs by ``UUID.int``: the view itself, or the
+    image it is made from on first use (so a load from an image, whose ids are distinct, is ready
+    sooner, and the first change pays O(ACLs) once).
+
+    Not thread-safe: only the writer thread uses it. Every method is O(batch), plus that one
+    O(ACLs) build.
+    """
+
+    __slots__ = ("_held",)
+
+    def __init__(self, held: ById | AclsImage) -> None:
+        self._held = held
+
+    def view(self) -> ById:
+        """The stored ACLs by ``UUID.int``; the writer changes it through :meth:`record`."""
+        held = self._held
+        if isinstance(held, AclsImage):
+            held = self._held = by_id_from(held.acls)
+        return held
+
+    def checked(
+        self, adds: list[AccessControlEntryRecord], removes: list[uuid.UUID]
+    ) -> list[AccessControlEntryRecord]:
+        """The stored records a batch removes, once the batch is checked (see
+        :func:`checked_removes` and :func:`check_adds`). Changes no stored id."""
+        by_id = self.view()
+        removed = checked_removes(by_id, removes)
+        check_adds(by_id, adds, removes)
+        return removed
+
+    def record(
+        self, adds: list[AccessControlEntryRecord], removed: list[AccessControlEntryRecord]
+    ) -> None:
+        """Take a checked batch into the view: ``removed`` go, then ``adds`` come."""
+        by_id = self.view()
+        for acl in removed:
+            del by_id[acl.id.int]
+        for acl in adds:
+            by_id[acl.id.int] = acl
+
+    def batch(
+        self, changes: Mapping[uuid.UUID, AccessControlEntryRecord | None]
+    ) -> tuple[list[AccessControlEntryRecord], list[uuid.UUID]]:
+        """An image delta's ordered changes (a record adds or replaces its id, ``None`` removes
+        it) as a batch: (adds, removes)."""
+        by_id = self.view()
+        removes = [acl_id for acl_id, acl in changes.items() if acl is None or acl_id.int in by_id]
+        adds = [acl for acl in changes.values() if acl is not None]
+        return adds, removes
 
 
 def by_id_of(acls: list[AccessControlEntryRecord] | tuple[AccessControlEntryRecord, ...]) -> ById:

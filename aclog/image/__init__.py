@@ -7,7 +7,8 @@ Imports :mod:`aclog.acl` and :mod:`aclog.records` (and the standard library).
 from aclog.image.acl_batches import AclBatchReplayer
 from aclog.image.acls import AclChanges, AclsDelta, AclsImage
 from aclog.image.errors import ReplayError
-from aclog.image.metadata import MetadataDelta, MetadataImage, apply_records, image_records
+from aclog.image.metadata import MetadataImage, image_records
+from aclog.image.metadata_delta import MetadataDelta, apply_records
 from aclog.image.provenance import MetadataProvenance
 from aclog.image.render import acl_to_dict, user_to_dict
 from aclog.image.scram import (

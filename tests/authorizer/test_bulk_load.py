@@ -6,14 +6,16 @@ load from a list."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import ItemsView, Iterator, ValuesView
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aclog.authorizer import Authorizer, UnknownAclError
+from aclog.authorizer import AclFilter, Authorizer, Decision, UnknownAclError
 from aclog.authorizer.invariants import check_index
 from aclog.image import AclsImage
+from aclog.image.layered import LayeredMap
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 from tests.authorizer.strategies import (
@@ -130,6 +132,49 @@ def test_changing_an_authorizer_loaded_from_an_image_leaves_the_image_alone() ->
     authorizer.add(make_acl("audit"))
     assert list(image) == [kept, gone]  # a load reads the image, never writes it
     assert len(authorizer) == 2
+
+
+class CountedWalks(LayeredMap[uuid.UUID, AccessControlEntryRecord]):
+    """An image's real mapping of ACLs by id that counts the walks over it (keys, items or
+    values): the writer's view of the ids is made by one such walk."""
+
+    __slots__ = ("walks",)
+
+    def __init__(self, acls: list[AccessControlEntryRecord]) -> None:
+        super().__init__({acl.id: acl for acl in acls})
+        self.walks = 0
+
+    def __iter__(self) -> Iterator[uuid.UUID]:
+        self.walks += 1
+        return super().__iter__()
+
+    def items(self) -> ItemsView[uuid.UUID, AccessControlEntryRecord]:
+        self.walks += 1
+        return super().items()
+
+    def values(self) -> ValuesView[AccessControlEntryRecord]:
+        self.walks += 1
+        return super().values()
+
+
+def test_a_load_from_an_image_leaves_the_view_of_the_ids_to_the_first_change_once() -> None:
+    acls = [make_acl("orders"), make_acl("payments", PatternType.PREFIXED), make_acl("audit")]
+    stored = CountedWalks(acls)
+    authorizer = Authorizer()
+    authorizer.load(AclsImage(stored))
+    assert authorizer.is_ready
+    request = ("User:alice", "10.0.0.1", AclOperation.READ, ResourceType.TOPIC, "orders")
+    assert authorizer.authorize(*request) == Decision.ALLOWED
+    assert len(authorizer.acls(AclFilter())) == 3
+    assert stored.walks == 1  # the index read the records; nothing made the view of the ids
+    authorizer.remove(acls[0].id)
+    assert stored.walks == 2  # the first change made it
+    authorizer.add(acls[0])
+    authorizer.apply_changes({acls[1].id: None, acls[2].id: acls[2]})
+    with pytest.raises(UnknownAclError):
+        authorizer.remove(acls[1].id)
+    assert stored.walks == 2  # and only once
+    assert sorted(acl.resource_name for acl in authorizer.index) == ["audit", "orders"]
 
 
 def test_a_list_that_repeats_an_id_is_still_refused_whole() -> None:

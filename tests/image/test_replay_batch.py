@@ -19,7 +19,7 @@ from aclog.image import (
     apply_records,
 )
 from aclog.image.errors import ReplayError
-from aclog.image.metadata import BULK_MIN
+from aclog.image.metadata_delta import BULK_MIN
 from aclog.records import encode
 from aclog.records.column_records import decode_batch_records
 from aclog.records.enums import (

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from aclog.image.metadata import MetadataDelta, MetadataImage
+from aclog.image.metadata import MetadataImage
+from aclog.image.metadata_delta import MetadataDelta
 from aclog.image.provenance import MetadataProvenance
 from aclog.kraft import (
     KraftCorruptError,

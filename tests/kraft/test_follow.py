@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import aclog.kraft.importer
-from aclog.image.metadata import MetadataDelta, MetadataImage
+from aclog.image.metadata import MetadataImage
+from aclog.image.metadata_delta import MetadataDelta
 from aclog.image.provenance import MetadataProvenance
 from aclog.kraft import (
     BatchPosition,

@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 import aclog.tools.kraft_import  # noqa: F401  (registers the command until main.py does)
-from aclog.image.metadata import MetadataDelta, MetadataImage
+from aclog.image.metadata import MetadataImage
+from aclog.image.metadata_delta import MetadataDelta
 from aclog.image.provenance import MetadataProvenance
 from aclog.kraft import BatchPosition, SnapshotPosition, kraft_records_for_replay, position_of
 from aclog.kraft.encoding import encode_record, frame
