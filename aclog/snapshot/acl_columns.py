@@ -35,6 +35,7 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, cast
 
@@ -94,16 +95,6 @@ def _u32_bytes(values: Sequence[int]) -> bytes:
     return packed.tobytes()
 
 
-def _u32_list(data: bytes, count: int, field: str) -> list[int]:
-    if len(data) != 4 * count:
-        raise ValueError(f"column {field} holds {len(data)} bytes, not 4 per value ({count})")
-    values = array(_U32)
-    values.frombytes(data)
-    if _SWAP:
-        values.byteswap()
-    return values.tolist()
-
-
 def encode_chunk(acls: Sequence[AccessControlEntryRecord]) -> dict[str, Any]:
     """The Avro field values of one chunk holding ``acls`` (at most :data:`CHUNK_ACLS`)."""
     table: dict[str, int] = {}
@@ -153,22 +144,57 @@ def _id_bytes(data: bytes, count: int) -> list[bytes]:
     return found
 
 
-def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
-    """The ACL records of one chunk's field values, equal to what their per-record encoding
-    decodes to (unknown codes become the enums' ``UNKNOWN``). ``ValueError`` or ``IndexError``
-    for columns that do not fit together."""
+@dataclass(frozen=True, slots=True)
+class ChunkArrays:
+    """One chunk's columns, checked to fit together, as numpy arrays: the ids as 16 bytes each
+    back to back (``ids``), each code field's ``uint8`` codes and each string field's ``uint32``
+    indexes into ``strings`` (every index below ``len(strings)``), by field name."""
+
+    count: int
+    ids: bytes
+    codes: dict[str, Any]
+    strings: list[str]
+    indexes: dict[str, Any]
+
+
+def chunk_arrays(fields: dict[str, Any]) -> ChunkArrays:
+    """The columns of one chunk's field values; ``ValueError`` for columns that do not fit
+    together (a length, a count, an index past the strings). Cost: a few C-level calls per
+    column, none per ACL."""
     count: int = fields["count"]
-    strings = _strings(fields).__getitem__
+    strings = _strings(fields)
+    ids: bytes = fields["id"]
     # The id column's length checks the count before anything is allocated for it.
-    ids = _id_bytes(fields["id"], count)
-    codes: dict[str, list[Any]] = {}
+    if len(ids) != _ID_BYTES * count:
+        raise ValueError(f"column id holds {len(ids)} bytes, not 16 per ACL ({count})")
+    codes: dict[str, Any] = {}
     for name in _CODE_FIELDS:
         column: bytes = fields[name]
         if len(column) != count:
             raise ValueError(f"column {name} holds {len(column)} codes for {count} ACLs")
-        codes[name] = code_members(np.frombuffer(column, dtype=np.uint8), name)
+        codes[name] = np.frombuffer(column, dtype=np.uint8)
+    indexes: dict[str, Any] = {}
+    for name in _STRING_FIELDS:
+        data: bytes = fields[name]
+        if len(data) != 4 * count:
+            raise ValueError(f"column {name} holds {len(data)} bytes, not 4 per value ({count})")
+        values = np.frombuffer(data, dtype="<u4")
+        if count and int(values.max()) >= len(strings):
+            raise ValueError(f"column {name} indexes past the chunk's {len(strings)} strings")
+        indexes[name] = values
+    return ChunkArrays(count, ids, codes, strings, indexes)
+
+
+def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
+    """The ACL records of one chunk's field values, equal to what their per-record encoding
+    decodes to (unknown codes become the enums' ``UNKNOWN``). ``ValueError`` for columns that
+    do not fit together."""
+    chunk = chunk_arrays(fields)
+    ids = _id_bytes(chunk.ids, chunk.count)
+    codes = {name: code_members(values, name) for name, values in chunk.codes.items()}
+    strings = chunk.strings.__getitem__
     names, principals, hosts = (
-        list(map(strings, _u32_list(fields[name], count, name))) for name in _STRING_FIELDS
+        list(map(strings, chunk.indexes[name].tolist())) for name in _STRING_FIELDS
     )
     records = acls_from_columns(
         ids,
