@@ -1,0 +1,67 @@
+"""The strings of ACL tables as small integer codes: one append-only pool shared by a table and
+every table derived from it.
+
+An :class:`~aclog.image.acl_table.AclTable` stores an ACL's resource name, principal and host
+as ``int32`` codes into a :class:`StringPool`, so that a binding is seven small integers
+(packed into two words, :mod:`aclog.image.acl_table_keys`) and the same principal or host
+is one string object however many ACLs name it.
+
+Thread-safe: :meth:`StringPool.codes` takes a lock around the whole interning of a batch's
+strings, so two threads deriving tables from one pool never hand out one code twice. Readers
+take no lock: a table holds only codes that were handed out before it existed, the list is only
+appended to (an item never changes once there), and ``dict.get`` and ``list[i]`` are atomic
+under the GIL. A string no table holds any more keeps its code (the pool never forgets; a table
+built afresh, as at a snapshot load, starts a new pool). Cost: one dict lookup per DISTINCT
+string of a batch, none per ACL.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+
+
+class StringPool:
+    """Represents the strings of some ACL tables, each under the code of its place in
+    :attr:`strings`."""
+
+    __slots__ = ("_codes", "_lock", "strings")
+
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        """The strings by code. Append-only; read it, never change it."""
+        self._codes: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    def code_of(self, text: str) -> int | None:
+        """The code of ``text`` if the pool holds it. Adds nothing (a read never writes)."""
+        return self._codes.get(text)
+
+    def codes(self, distinct: Sequence[str]) -> Any:
+        """The ``int32`` code of each string of ``distinct`` (meant to hold each string once;
+        one held twice gets one code), in order, adding the strings the pool lacks."""
+        with self._lock:
+            known, strings = self._codes, self.strings
+            found = list(map(known.get, distinct))
+            if None in found:
+                for at, text in enumerate(distinct):
+                    if found[at] is None:
+                        code = known.get(text)
+                        if code is None:
+                            code = known[text] = len(strings)
+                            strings.append(text)
+                        found[at] = code
+        return np.array(found, dtype=np.int32)
+
+    def known_codes(self, distinct: Sequence[str]) -> Any:
+        """The ``int64`` code of each string of ``distinct``, ``-1`` for one the pool lacks.
+        Adds nothing."""
+        found = list(map(self._codes.get, distinct, repeat(-1)))
+        return np.array(found, dtype=np.int64)
