@@ -119,8 +119,10 @@ def main() -> None:
                 start = time.perf_counter()
                 fn()
                 best[name] = min(best[name], time.perf_counter() - start)
-    print(f"{acls} snapshot ACLs + {tail} tail records ({fastavro_count} in the floor); "
-          f"final table {len(final)} ACLs in {len(final._rows.segments)} segments")
+    print(
+        f"{acls} snapshot ACLs + {tail} tail records ({fastavro_count} in the floor); "
+        f"final table {len(final)} ACLs in {len(final._rows.segments)} segments"
+    )
     for name, seconds in best.items():
         print(f"{seconds:8.3f} s  {name}")
 

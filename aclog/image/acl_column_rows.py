@@ -96,17 +96,15 @@ def of_chunk(chunk: ChunkArrays) -> AclColumnRows:
 def of_kinds(kinds: Sequence[KindColumns]) -> AclColumnRows:
     """The ACL additions of a decoded batch's kinds, in row order (other kinds are skipped)."""
     parts = [k for k in kinds if k.record_type == RecordType.ACCESS_CONTROL_ENTRY]
+    if not parts:
+        return of_records([])
     if len(parts) == 1:
         return _of_columns(parts[0].columns)
-    rows = np.concatenate([k.rows for k in parts]) if parts else np.empty(0, np.int64)
-    order = np.argsort(rows, kind="stable")
-    tables = [
-        pa.Table.from_pydict({f: k.columns[f] for f in (*ACL_KEY_FIELDS, "id")}) for k in parts
-    ]
-    joined = pa.concat_tables(tables).take(pa.array(order)) if parts else None
-    if joined is None:
-        return of_records([])
-    return _of_columns({name: joined[name].combine_chunks() for name in joined.column_names})
+    # Several versions in one batch: their rows interleave; one gather puts them in order.
+    order = pa.array(np.argsort(np.concatenate([k.rows for k in parts]), kind="stable"))
+    fields = (*ACL_KEY_FIELDS, "id")
+    joined = pa.concat_tables([pa.table({f: k.columns[f] for f in fields}) for k in parts])
+    return _of_columns({f: joined[f].take(order).combine_chunks() for f in fields})
 
 
 def removal_words(kinds: Sequence[KindColumns]) -> Words:

@@ -33,7 +33,7 @@ from aclog.image.acl_column_rows import AclColumnRows, id_bytes, of_chunk, of_re
 from aclog.image.acl_pool import StringPool
 from aclog.image.acl_segment import Rows, Segment, interned
 from aclog.image.acl_table_apply import applied_rows
-from aclog.image.acl_table_keys import Words, binding_words, duplicated, normal_code
+from aclog.image.acl_table_keys import Words, binding_words, duplicated, is_member
 from aclog.image.acl_table_view import AclTableView
 from aclog.records.build import acls_from_columns
 from aclog.records.column_records import code_members
@@ -129,11 +129,13 @@ class AclTable:
         is ``key`` (enum fields as members or codes), if any. O(log ACLs); adds nothing."""
         rt, name, pt, principal, host, op, perm = key
         strings = [self.pool.code_of(text) for text in (name, principal, host)]
-        if None in strings:
-            return None  # a string no stored ACL has
-        normal = [normal_code(at, int(code)) for at, code in enumerate((rt, pt, op, perm))]
-        codes = tuple(np.array([code], dtype=np.uint8) for code in normal)
-        words = binding_words(codes, tuple(np.array([s], dtype=np.int64) for s in strings))  # type: ignore[arg-type]
+        codes = [int(code) for code in (rt, pt, op, perm)]
+        if None in strings or not all(map(is_member, range(4), codes)):
+            return None  # a string no stored ACL has, or a code no record holds
+        words = binding_words(
+            tuple(np.array([code], dtype=np.uint8) for code in codes),  # type: ignore[arg-type]
+            tuple(np.array([code], dtype=np.int64) for code in strings),  # type: ignore[arg-type]
+        )
         hits = self._rows.located(words, binding=True)
         if not hits:
             return None

@@ -66,9 +66,10 @@ def binding_words(codes: tuple[Any, Any, Any, Any], strings: tuple[Any, Any, Any
     return (name << _U64(32)) | principal, (host << _U64(32)) | low
 
 
-def normal_code(field: int, code: int) -> int:
-    """:func:`binding_words`' code of the ``field``-th code field for ``code``."""
-    return int(_NORMAL[field][code]) if 0 <= code < 256 else 0
+def is_member(field: int, code: int) -> bool:
+    """True when ``code`` is a member of the ``field``-th code field's enum (the only codes a
+    record, and so a binding key, holds)."""
+    return 0 <= code < 256 and int(_NORMAL[field][code]) == code
 
 
 @dataclass(frozen=True, slots=True)

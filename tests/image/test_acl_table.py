@@ -12,6 +12,7 @@ from typing import Any
 from unittest.mock import patch
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,7 +30,7 @@ from aclog.image.acls import AclsDelta, AclsImage
 from aclog.image.errors import ReplayError
 from aclog.records import encode
 from aclog.records.column_records import decode_records
-from aclog.records.columnar import decode_kinds
+from aclog.records.columnar import KindColumns, decode_kinds
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import (
     AccessControlEntryRecord,
@@ -311,3 +312,37 @@ def test_fingerprints_shared_by_different_ids_and_bindings_change_no_answer() ->
         test_a_table_declines_or_applies_exactly_as_one_by_one_replay()
         test_what_a_controller_writes_is_never_declined()
         test_an_id_or_a_binding_stated_twice_builds_no_table()
+
+
+def _split(kind: KindColumns) -> list[KindColumns]:
+    """``kind`` as two kinds with interleaved rows, as a batch written at two versions is."""
+    halves = []
+    for start in (0, 1):
+        picked = pa.array(np.arange(start, len(kind.rows), 2))
+        columns = {name: column.take(picked) for name, column in kind.columns.items()}
+        halves.append(KindColumns(kind.record_type, kind.version, kind.rows[start::2], columns))
+    return halves
+
+
+def test_additions_and_removals_of_several_kinds_come_in_row_order() -> None:
+    batch: list[Record] = []
+    for n in range(1, 8):
+        batch += [_acl(n + 10, f"x{n}"), RemoveAccessControlEntryRecord(uuid.UUID(int=n))]
+    kinds = [part for kind in decode_kinds([encode(r) for r in batch]) for part in _split(kind)]
+    additions, removals = of_kinds(kinds), removal_words(kinds)
+    assert [int(w) for w in removals[1]] == list(range(1, 8))
+    table = AclTable.build([additions])
+    assert table is not None
+    assert table.records() == [r for r in batch if isinstance(r, AccessControlEntryRecord)]
+
+
+def test_a_key_with_a_code_no_record_holds_finds_nothing_as_in_the_image() -> None:
+    record = _decoded([_acl(1, "a", rt=99)])[0]
+    image = _replayed(AclsImage.EMPTY, [record])
+    table = AclTable.from_records([record])  # type: ignore[list-item]
+    assert image is not None and table is not None
+    key = record.key  # type: ignore[attr-defined]
+    assert table.id_of_key(key) == image.id_of_key(key) == uuid.UUID(int=1)
+    unknown = (99, *key[1:])
+    assert table.id_of_key(unknown) is None and image.id_of_key(unknown) is None  # type: ignore[arg-type]
+    assert table.id_of_key((key[0], "b", *key[2:])) is None  # type: ignore[arg-type]
