@@ -17,7 +17,14 @@ import numpy as np
 
 from aclog.image.acl_column_rows import AclColumnRows
 from aclog.image.acl_pool import StringPool
-from aclog.image.acl_table_keys import SortedKeys, Words, binding_words, fingerprints, matches
+from aclog.image.acl_table_keys import (
+    SortedKeys,
+    Words,
+    binding_words,
+    fingerprints,
+    in_order,
+    matches,
+)
 
 Codes = tuple[Any, Any, Any, Any]
 Names = tuple[Any, Any, Any]
@@ -52,40 +59,74 @@ class Segment:
             SortedKeys.of(fingerprints(bindings)),
         )
 
-    def taken(self, rows: Any) -> Segment:
-        """The segment of the rows ``rows`` (increasing), in that order."""
-        return Segment.of(_take(self.ids, rows), _take(self.codes, rows), _take(self.names, rows))
 
-
-def interned(rows: AclColumnRows, pool: StringPool) -> Names:
-    """The pool codes of each string field of ``rows`` (strings new to the pool added)."""
-    names = [pool.codes(distinct)[index] for distinct, index in rows.strings]
+def interned(rows: AclColumnRows, pool: StringPool, known: list[Any] | None = None) -> Names:
+    """The pool codes of each string field of ``rows`` (strings new to the pool added).
+    ``known``: :meth:`StringPool.known_codes` of each field's distinct strings, if taken.
+    Fields that share one list of distinct strings (a snapshot chunk's) look it up once."""
+    done: dict[int, Any] = {}
+    names = []
+    for at, (distinct, index) in enumerate(rows.strings):
+        codes = done.get(id(distinct))
+        if codes is None:
+            codes = done[id(distinct)] = pool.codes(distinct, None if known is None else known[at])
+        names.append(codes[index])
     return names[0], names[1], names[2]
 
 
 def concatenated(segments: list[Segment], keep: list[Any]) -> Segment:
     """One segment of the rows of ``segments`` that ``keep`` (a mask each, or ``None``: all)
-    keeps, in order."""
-    parts = [
-        (s.ids, s.codes, s.names)
-        if mask is None
-        else (_take(s.ids, mask), _take(s.codes, mask), _take(s.names, mask))
-        for s, mask in zip(segments, keep, strict=True)
+    keeps, in order. Its sorted keys are the parts' merged (a stable sort of sorted runs is
+    one merge pass), not sorted afresh."""
+    taken = [
+        s if mask is None else _rows_of(s, mask) for s, mask in zip(segments, keep, strict=True)
     ]
-    ids, codes, names = (
-        tuple(np.concatenate(columns) for columns in zip(*[p[i] for p in parts], strict=True))
-        for i in range(3)
+    ids, codes, names, bindings = (
+        tuple(np.concatenate(columns) for columns in zip(*group, strict=True))
+        for group in zip(*[(s.ids, s.codes, s.names, s.bindings) for s in taken], strict=True)
     )
-    return Segment.of(ids, codes, names)  # type: ignore[arg-type]
+    starts = np.cumsum([0, *(len(s) for s in taken)])[:-1]
+    id_keys = _merged([(k.id_keys, start) for k, start in zip(taken, starts, strict=True)])
+    binding_keys = _merged(
+        [(k.binding_keys, start) for k, start in zip(taken, starts, strict=True)]
+    )
+    return Segment(ids, codes, names, bindings, id_keys, binding_keys)  # type: ignore[arg-type]
 
 
-def found(segment: Segment, words: Words, prints: Any, *, binding: bool) -> tuple[Any, Any]:
+def _rows_of(segment: Segment, mask: Any) -> Segment:
+    """The rows of ``segment`` that ``mask`` keeps, with its sorted keys filtered, not
+    sorted again."""
+    renumbered = np.cumsum(mask) - 1
+    sorted_keys = []
+    for keys in (segment.id_keys, segment.binding_keys):
+        alive = mask[keys.rows]
+        sorted_keys.append(SortedKeys(keys.keys[alive], renumbered[keys.rows[alive]]))
+    return Segment(
+        _take(segment.ids, mask),
+        _take(segment.codes, mask),
+        _take(segment.names, mask),
+        _take(segment.bindings, mask),
+        sorted_keys[0],
+        sorted_keys[1],
+    )
+
+
+def _merged(runs: list[tuple[SortedKeys, int]]) -> SortedKeys:
+    keys = np.concatenate([run.keys for run, _ in runs])
+    rows = np.concatenate([run.rows + start for run, start in runs])
+    order = np.argsort(keys, kind="stable")
+    return SortedKeys(keys[order], rows[order])
+
+
+def found(
+    segment: Segment, words: Words, queries: tuple[Any, Any], *, binding: bool
+) -> tuple[Any, Any]:
     """(query index, row) of each row of ``segment`` whose id (or binding) equals a query's
-    ``words`` (``prints`` their fingerprints)."""
+    ``words`` (``queries``: their fingerprints :func:`in_order`)."""
     keys, stored = (
         (segment.binding_keys, segment.bindings) if binding else (segment.id_keys, segment.ids)
     )
-    queries, rows = matches(keys, prints)
+    queries, rows = matches(keys, queries)
     same = (stored[0][rows] == words[0][queries]) & (stored[1][rows] == words[1][queries])
     return queries[same], rows[same]
 
@@ -106,13 +147,13 @@ class Rows:
     def located(self, words: Words, *, binding: bool) -> list[tuple[int, Any, Any]]:
         """(segment, query indexes, rows) of the live rows whose id (or binding) equals a
         query's ``words``, each segment that has some."""
-        prints = fingerprints(words)
+        queries = in_order(fingerprints(words))
         hits = []
         for at, (segment, mask) in enumerate(zip(self.segments, self.live, strict=True)):
-            queries, rows = found(segment, words, prints, binding=binding)
+            asked, rows = found(segment, words, queries, binding=binding)
             if mask is not None and len(rows):
                 alive = mask[rows]
-                queries, rows = queries[alive], rows[alive]
+                asked, rows = asked[alive], rows[alive]
             if len(rows):
-                hits.append((at, queries, rows))
+                hits.append((at, asked, rows))
         return hits

@@ -51,26 +51,28 @@ def applied_rows(
         mask[hit] = False
         counts[at] -= len(hit)
         removed += len(hit)
-    if removed != len(removals[0]) or _binding_stored(rows, pool, additions):
+    known = [pool.known_codes(distinct) for distinct, _ in additions.strings]
+    if removed != len(removals[0]) or _binding_stored(rows, known, additions):
         return None
-    names = interned(additions, pool)
+    names = interned(additions, pool, known)
     if added:
         segment = Segment.of(additions.ids, additions.codes, names)
         return settled((*rows.segments, segment), (*live, None), (*counts, added))
     return settled(rows.segments, tuple(live), tuple(counts))
 
 
-def _binding_stored(rows: Rows, pool: StringPool, additions: AclColumnRows) -> bool:
-    """True when two additions are one binding, or one is a binding ``rows`` hold live."""
+def _binding_stored(rows: Rows, known: list[Any], additions: AclColumnRows) -> bool:
+    """True when two additions are one binding, or one is a binding ``rows`` hold live
+    (``known``: the pool codes of each string field's distinct strings, -1 for new ones)."""
     local = binding_words(additions.codes, tuple(index for _, index in additions.strings))
     if duplicated(local, SortedKeys.of(fingerprints(local))):
         return True
-    known = [pool.known_codes(distinct)[index] for distinct, index in additions.strings]
-    stored = np.flatnonzero((known[0] >= 0) & (known[1] >= 0) & (known[2] >= 0))
+    per_row = [codes[index] for codes, (_, index) in zip(known, additions.strings, strict=True)]
+    stored = np.flatnonzero((per_row[0] >= 0) & (per_row[1] >= 0) & (per_row[2] >= 0))
     if not len(stored):
         return False  # a string new to the pool: no stored binding has it
     codes = tuple(column[stored] for column in additions.codes)
-    words = binding_words(codes, tuple(column[stored] for column in known))
+    words = binding_words(codes, tuple(column[stored] for column in per_row))
     return bool(rows.located(words, binding=True))
 
 

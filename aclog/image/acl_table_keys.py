@@ -32,6 +32,7 @@ Words = tuple[Any, Any]
 _U64 = np.uint64
 _M1, _M2 = _U64(0xBF58476D1CE4E5B9), _U64(0x94D049BB133111EB)
 _GOLDEN = _U64(0x9E3779B97F4A7C15)
+_NO_ROWS = np.empty(0, dtype=np.intp)
 
 
 def _normal_table(codes: dict[int, Any]) -> Any:
@@ -86,20 +87,33 @@ class SortedKeys:
         return cls(prints[order], order)
 
 
-def matches(sorted_keys: SortedKeys, prints: Any) -> tuple[Any, Any]:
-    """(query index, row) of every row whose fingerprint equals a query's ``prints``; the
-    caller compares the words. Cost: two binary searches per query, plus one entry per
-    fingerprint shared by several rows."""
+def in_order(prints: Any) -> tuple[Any, Any]:
+    """(``prints`` sorted, the query index of each): what :func:`matches` takes, made once
+    for all the segments a lookup searches."""
+    order = np.argsort(prints)
+    return prints[order], order
+
+
+def matches(sorted_keys: SortedKeys, queries: tuple[Any, Any]) -> tuple[Any, Any]:
+    """(query index, row) of every row whose fingerprint equals a query's (``queries`` from
+    :func:`in_order`); the caller compares the words. Cost: one binary search per query, in
+    sorted order (the searches walk the keys forwards, cache-friendly), plus one entry per
+    fingerprint that several rows share."""
     keys = sorted_keys.keys
-    left = np.searchsorted(keys, prints, side="left")
-    right = np.searchsorted(keys, prints, side="right")
-    counts = right - left
-    if not len(counts) or int(counts.max()) <= 1:
-        hit = np.flatnonzero(counts)
-        return hit, sorted_keys.rows[left[hit]]
-    queries = np.repeat(np.arange(len(prints)), counts)
+    ordered, order = queries
+    if not len(keys) or not len(ordered):
+        return _NO_ROWS, _NO_ROWS
+    left = np.searchsorted(keys, ordered)
+    last = len(keys) - 1
+    hit = keys[np.minimum(left, last)] == ordered
+    # A fingerprint several rows share: the next key equals it too.
+    shared = hit & (left < last) & (keys[np.minimum(left + 1, last)] == ordered)
+    if not shared.any():
+        found = np.flatnonzero(hit)
+        return order[found], sorted_keys.rows[left[found]]
+    counts = np.where(hit, np.searchsorted(keys, ordered, side="right") - left, 0)
     starts = np.repeat(left - (np.cumsum(counts) - counts), counts)
-    return queries, sorted_keys.rows[starts + np.arange(len(queries))]
+    return np.repeat(order, counts), sorted_keys.rows[starts + np.arange(int(counts.sum()))]
 
 
 def duplicated(words: Words, sorted_keys: SortedKeys) -> bool:
