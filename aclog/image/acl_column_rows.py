@@ -44,7 +44,9 @@ Strings = tuple[Sequence[str], Any]
 class AclColumnRows:
     """Some ACLs in order: their ``ids`` (hi, lo words), ``codes`` (one ``uint8`` array per
     :data:`CODE_FIELDS` entry) and ``strings`` (one :data:`Strings` per :data:`STRING_FIELDS`
-    entry)."""
+    entry). Each list of distinct strings holds a string once (every builder here makes them
+    so but :func:`of_chunk`, whose rows only :meth:`~aclog.image.acl_table.AclTable.build`
+    takes, which codes strings through the pool): a batch's bindings are told apart by it."""
 
     ids: Words
     codes: tuple[Any, Any, Any, Any]

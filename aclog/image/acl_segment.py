@@ -22,7 +22,6 @@ from aclog.image.acl_table_keys import (
     Words,
     binding_words,
     fingerprints,
-    in_order,
     matches,
 )
 
@@ -118,17 +117,15 @@ def _merged(runs: list[tuple[SortedKeys, int]]) -> SortedKeys:
     return SortedKeys(keys[order], rows[order])
 
 
-def found(
-    segment: Segment, words: Words, queries: tuple[Any, Any], *, binding: bool
-) -> tuple[Any, Any]:
+def found(segment: Segment, words: Words, queries: SortedKeys, *, binding: bool) -> tuple[Any, Any]:
     """(query index, row) of each row of ``segment`` whose id (or binding) equals a query's
-    ``words`` (``queries``: their fingerprints :func:`in_order`)."""
+    ``words`` (``queries``: their sorted fingerprints)."""
     keys, stored = (
         (segment.binding_keys, segment.bindings) if binding else (segment.id_keys, segment.ids)
     )
-    queries, rows = matches(keys, queries)
-    same = (stored[0][rows] == words[0][queries]) & (stored[1][rows] == words[1][queries])
-    return queries[same], rows[same]
+    asked, rows = matches(keys, queries)
+    same = (stored[0][rows] == words[0][asked]) & (stored[1][rows] == words[1][asked])
+    return asked[same], rows[same]
 
 
 def _take(columns: tuple[Any, ...], rows: Any) -> Any:
@@ -144,10 +141,14 @@ class Rows:
     live: tuple[Any, ...]
     counts: tuple[int, ...]
 
-    def located(self, words: Words, *, binding: bool) -> list[tuple[int, Any, Any]]:
+    def located(
+        self, words: Words, *, binding: bool, queries: SortedKeys | None = None
+    ) -> list[tuple[int, Any, Any]]:
         """(segment, query indexes, rows) of the live rows whose id (or binding) equals a
-        query's ``words``, each segment that has some."""
-        queries = in_order(fingerprints(words))
+        query's ``words``, each segment that has some (``queries``: the words' sorted
+        fingerprints, if the caller has them)."""
+        if queries is None:
+            queries = SortedKeys.of(fingerprints(words))
         hits = []
         for at, (segment, mask) in enumerate(zip(self.segments, self.live, strict=True)):
             asked, rows = found(segment, words, queries, binding=binding)

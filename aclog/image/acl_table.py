@@ -41,7 +41,8 @@ from aclog.records.types import AccessControlEntryRecord, AclKey
 from aclog.snapshot.acl_columns import ChunkArrays
 
 _CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
-_NONE = np.empty(0, dtype=np.uint64)
+_BLOCK = 4096
+"""Rows per block when many records are built."""
 
 
 class AclTable:
@@ -145,11 +146,13 @@ class AclTable:
 
     def records(self) -> list[AccessControlEntryRecord]:
         """Every ACL's record, in image order (new objects each call). Cost: one record and
-        one UUID per ACL, built a field at a time by ``acls_from_columns``."""
+        one UUID per ACL, built a field at a time by ``acls_from_columns``, a block of rows
+        at a time (the block's lists stay in the CPU's caches)."""
         parts = []
         for segment, mask in zip(self._rows.segments, self._rows.live, strict=True):
             rows = np.arange(len(segment)) if mask is None else np.flatnonzero(mask)
-            parts.append(self._records_of(segment, rows))
+            for start in range(0, len(rows), _BLOCK):
+                parts.append(self._records_of(segment, rows[start : start + _BLOCK]))
         return list(chain.from_iterable(parts))
 
     def __iter__(self) -> Iterator[AccessControlEntryRecord]:

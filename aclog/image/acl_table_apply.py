@@ -27,6 +27,7 @@ from aclog.image.acl_pool import StringPool
 from aclog.image.acl_segment import Rows, Segment, concatenated, interned
 from aclog.image.acl_table_keys import SortedKeys, Words, binding_words, duplicated, fingerprints
 
+_PROVISIONAL = 1 << 31
 MERGE_RATIO = 2
 """The newest segment is merged into the one before it once that one holds at most this many
 times its live rows: segments grow geometrically, so a table has O(log) of them."""
@@ -36,14 +37,14 @@ def applied_rows(
     rows: Rows, pool: StringPool, additions: AclColumnRows, removals: Words
 ) -> Rows | None:
     """``rows`` with the batch applied, or ``None`` (declined; see the module)."""
-    ids = tuple(np.concatenate(pair) for pair in zip(additions.ids, removals, strict=True))
-    if duplicated(ids, SortedKeys.of(fingerprints(ids))):  # type: ignore[arg-type]
+    ids: Words = tuple(np.concatenate(pair) for pair in zip(additions.ids, removals, strict=True))  # type: ignore[assignment]
+    id_keys = SortedKeys.of(fingerprints(ids))
+    if duplicated(ids, id_keys):
         return None
     added = len(additions)
-    live = list(rows.live)
-    counts = list(rows.counts)
+    live, counts = list(rows.live), list(rows.counts)
     removed = 0
-    for at, queries, hit in rows.located(ids, binding=False):  # type: ignore[arg-type]
+    for at, queries, hit in rows.located(ids, binding=False, queries=id_keys):
         if int(queries.min()) < added:
             return None  # an addition's id is stored
         old = live[at]  # each segment comes once: copied once, the table's own mask untouched
@@ -51,29 +52,42 @@ def applied_rows(
         mask[hit] = False
         counts[at] -= len(hit)
         removed += len(hit)
+    if removed != len(removals[0]):
+        return None  # a removal's id is not stored
     known = [pool.known_codes(distinct) for distinct, _ in additions.strings]
-    if removed != len(removals[0]) or _binding_stored(rows, known, additions):
-        return None
+    bindings = binding_words(additions.codes, _provisional(additions, known))
+    binding_keys = SortedKeys.of(fingerprints(bindings))
+    if duplicated(bindings, binding_keys) or rows.located(
+        bindings, binding=True, queries=binding_keys
+    ):
+        return None  # two additions are one binding, or one is stored
+    if not added:
+        return settled(rows.segments, tuple(live), tuple(counts))
     names = interned(additions, pool, known)
-    if added:
-        segment = Segment.of(additions.ids, additions.codes, names)
-        return settled((*rows.segments, segment), (*live, None), (*counts, added))
-    return settled(rows.segments, tuple(live), tuple(counts))
+    if any(bool((codes < 0).any()) for codes in known):  # new strings: the words change
+        bindings = binding_words(additions.codes, names)
+        binding_keys = SortedKeys.of(fingerprints(bindings))
+    head = id_keys.rows < added  # the additions' ids, sorted already
+    segment = Segment(
+        additions.ids,
+        additions.codes,
+        names,
+        bindings,
+        SortedKeys(id_keys.keys[head], id_keys.rows[head]),
+        binding_keys,
+    )
+    return settled((*rows.segments, segment), (*live, None), (*counts, added))
 
 
-def _binding_stored(rows: Rows, known: list[Any], additions: AclColumnRows) -> bool:
-    """True when two additions are one binding, or one is a binding ``rows`` hold live
-    (``known``: the pool codes of each string field's distinct strings, -1 for new ones)."""
-    local = binding_words(additions.codes, tuple(index for _, index in additions.strings))
-    if duplicated(local, SortedKeys.of(fingerprints(local))):
-        return True
-    per_row = [codes[index] for codes, (_, index) in zip(known, additions.strings, strict=True)]
-    stored = np.flatnonzero((per_row[0] >= 0) & (per_row[1] >= 0) & (per_row[2] >= 0))
-    if not len(stored):
-        return False  # a string new to the pool: no stored binding has it
-    codes = tuple(column[stored] for column in additions.codes)
-    words = binding_words(codes, tuple(column[stored] for column in per_row))
-    return bool(rows.located(words, binding=True))
+def _provisional(additions: AclColumnRows, known: list[Any]) -> tuple[Any, Any, Any]:
+    """Each addition's string codes: the pool's where it has the string, else ``2^31`` plus
+    the string's index among the batch's (above every pool code, so such a binding equals no
+    stored one, and equals another addition's exactly when their strings are equal)."""
+    names = [
+        np.where(codes >= 0, codes, _PROVISIONAL + np.arange(len(codes)))[index]
+        for codes, (_, index) in zip(known, additions.strings, strict=True)
+    ]
+    return names[0], names[1], names[2]
 
 
 def settled(segments: tuple[Segment, ...], live: tuple[Any, ...], counts: tuple[int, ...]) -> Rows:

@@ -87,20 +87,13 @@ class SortedKeys:
         return cls(prints[order], order)
 
 
-def in_order(prints: Any) -> tuple[Any, Any]:
-    """(``prints`` sorted, the query index of each): what :func:`matches` takes, made once
-    for all the segments a lookup searches."""
-    order = np.argsort(prints)
-    return prints[order], order
-
-
-def matches(sorted_keys: SortedKeys, queries: tuple[Any, Any]) -> tuple[Any, Any]:
-    """(query index, row) of every row whose fingerprint equals a query's (``queries`` from
-    :func:`in_order`); the caller compares the words. Cost: one binary search per query, in
-    sorted order (the searches walk the keys forwards, cache-friendly), plus one entry per
-    fingerprint that several rows share."""
+def matches(sorted_keys: SortedKeys, queries: SortedKeys) -> tuple[Any, Any]:
+    """(query index, row) of every row whose fingerprint equals a query's (``queries``: the
+    queries' fingerprints sorted, their rows the query indexes); the caller compares the
+    words. Cost: one binary search per query, in sorted order (the searches walk the keys
+    forwards, cache-friendly), plus one entry per fingerprint that several rows share."""
     keys = sorted_keys.keys
-    ordered, order = queries
+    ordered, order = queries.keys, queries.rows
     if not len(keys) or not len(ordered):
         return _NO_ROWS, _NO_ROWS
     left = np.searchsorted(keys, ordered)
