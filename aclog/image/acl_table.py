@@ -174,9 +174,9 @@ class AclTable:
         return self._rows.located(words, binding=False)
 
     def _records_of(self, segment: Segment, rows: Any) -> list[AccessControlEntryRecord]:
-        strings = self.pool.strings.__getitem__
+        strings = self.pool.array()
         codes = [code_members(c[rows], f) for c, f in zip(segment.codes, _CODE_FIELDS, strict=True)]
-        name, principal, host = (list(map(strings, c[rows].tolist())) for c in segment.names)
+        name, principal, host = (strings[c[rows]].tolist() for c in segment.names)
         ids = id_bytes((segment.ids[0][rows], segment.ids[1][rows]))
         built = acls_from_columns(
             ids, codes[0], name, codes[1], principal, host, codes[2], codes[3], converted=True
