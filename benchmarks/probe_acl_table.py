@@ -121,7 +121,7 @@ def main() -> None:
                 best[name] = min(best[name], time.perf_counter() - start)
     print(
         f"{acls} snapshot ACLs + {tail} tail records ({fastavro_count} in the floor); "
-        f"final table {len(final)} ACLs in {len(final._rows.segments)} segments"
+        f"final table {len(final)} ACLs in {final.segments} segments"
     )
     for name, seconds in best.items():
         print(f"{seconds:8.3f} s  {name}")

@@ -14,10 +14,26 @@ Built from records (:meth:`AclTable.from_records`), snapshot format 2's chunks
 (:meth:`AclTable.build`, e.g. a decoded batch's); changed only by :meth:`AclTable.applied`,
 which applies a whole batch as one-by-one replay would, or declines.
 
-Immutable; thread-safe: many threads may read a table and derive tables from it (the pool
-locks its own appends; a derived table shares the base's arrays and never writes them).
-Cost: about 60 bytes per ACL plus each distinct string once; a lookup is a few binary
-searches per segment; :meth:`AclTable.records` builds every record (about 0.4 us each).
+Immutable; thread-safe: many threads may read a table, and any thread may derive tables
+from it (a derived table shares the base's arrays and never writes them; the pool locks its
+own appends, and a reader only ever looks up codes handed out before its table existed).
+Cost: about 80 bytes per ACL (ids, codes, binding words, two sorted fingerprint indexes) plus
+a byte per row of a segment that lost rows, and each distinct string once; a lookup is one
+binary search per segment (a table has O(log) segments); :meth:`AclTable.records` builds
+every record, about what decoding them from a snapshot costs.
+
+>>> import uuid
+>>> from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
+>>> acl = AccessControlEntryRecord(uuid.UUID(int=7), ResourceType.TOPIC, "orders",
+...     PatternType.LITERAL, "User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW)
+>>> table = AclTable.from_records([acl])
+>>> len(table), uuid.UUID(int=7) in table, table.id_of_key(acl.key) == acl.id
+(1, True, True)
+>>> from aclog.image.acl_column_rows import of_records, words_of_id_bytes
+>>> table.applied(of_records([]), words_of_id_bytes(uuid.UUID(int=7).bytes)).records()
+[]
+>>> table.applied(of_records([acl]), words_of_id_bytes(b"")) is None  # its id is stored
+True
 """
 
 from __future__ import annotations
@@ -113,6 +129,11 @@ class AclTable:
 
     def __len__(self) -> int:
         return sum(self._rows.counts)
+
+    @property
+    def segments(self) -> int:
+        """How many runs of rows the table is held in (for measurements and tests)."""
+        return len(self._rows.segments)
 
     def __contains__(self, acl_id: object) -> bool:
         return isinstance(acl_id, uuid.UUID) and bool(self._located(acl_id))

@@ -346,3 +346,18 @@ def test_a_key_with_a_code_no_record_holds_finds_nothing_as_in_the_image() -> No
     unknown = (99, *key[1:])
     assert table.id_of_key(unknown) is None and image.id_of_key(unknown) is None  # type: ignore[arg-type]
     assert table.id_of_key((key[0], "b", *key[2:])) is None  # type: ignore[arg-type]
+
+
+def test_a_long_run_of_batches_is_held_in_few_segments() -> None:
+    # A lookup searches every segment: small ones are merged as they pile up (O(log) remain).
+    table = AclTable.from_records([_acl(n, f"base{n}") for n in range(1, 1001)])
+    expected = [f"base{n}" for n in range(1, 1001)]
+    for batch in range(200):
+        adds = [_acl(10_000 + batch * 10 + i, f"b{batch}.{i}") for i in range(10)]
+        removal = words_of_id_bytes(uuid.UUID(int=batch + 1).bytes)
+        assert table is not None
+        table = table.applied(of_records(adds), removal)
+        expected = expected[1:] + [a.resource_name for a in adds]
+        assert table is not None and table.segments <= 10
+    assert table is not None
+    assert [r.resource_name for r in table.records()] == expected
