@@ -75,7 +75,7 @@ def main() -> None:
     snapshot = next(p for p in directory.iterdir() if p.name.endswith(".snapshot.avro"))
     fields = _chunk_fields(snapshot)
     base = call_paused(rebuild_image, directory, at_offset=acls - 1).image
-    built = call_paused(lambda: AclTable.from_chunks(map(chunk_arrays, fields)))
+    built = call_paused(lambda: AclTable.from_chunks(chunk_arrays(f, split=False) for f in fields))
     assert built is not None
     final = call_paused(_tail_table, directory, acls, built)
     replayed = call_paused(replay_tail, directory, base, acls)[0]
@@ -94,7 +94,7 @@ def main() -> None:
     rows: dict[str, Callable[[], object]] = {
         "(a0) snapshot file -> chunk fields (fastavro reader)": lambda: _chunk_fields(snapshot),
         "(a) chunk fields -> AclTable (chunk_arrays + from_chunks)": lambda: AclTable.from_chunks(
-            map(chunk_arrays, fields)
+            chunk_arrays(f, split=False) for f in fields
         ),
         "today: read_snapshot().read_all() (file -> records)": read_all,
         "today: restate + apply (records -> AclsImage, both dicts)": restated,

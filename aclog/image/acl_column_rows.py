@@ -8,8 +8,8 @@ the distinct strings and an index into them per ACL, so a table's pool looks eac
 string up once (:meth:`~aclog.image.acl_pool.StringPool.codes`), never each ACL's.
 
 - :func:`of_records`: the reference path (one Python step per ACL);
-- :func:`of_chunk`: snapshot format 2's chunk columns (:func:`~aclog.snapshot.acl_columns.
-  chunk_arrays`), no Python step per ACL;
+- :func:`of_chunks`: snapshot format 2's chunk columns (:func:`~aclog.snapshot.acl_columns.
+  chunk_arrays`), no Python step per ACL nor per string but the distinct ones;
 - :func:`of_kinds` and :func:`removal_words`: a decoded batch's Arrow columns
   (:func:`~aclog.records.columnar.decode_kinds`), additions in row order.
 
@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from aclog.image.acl_table_keys import Words
 from aclog.records.column_layout import KindColumns
 from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType
-from aclog.snapshot.acl_columns import ChunkArrays
+from aclog.snapshot.acl_columns import ChunkArrays, chunk_strings
 
 CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
 STRING_FIELDS = ("resource_name", "principal", "host")
@@ -45,8 +45,7 @@ class AclColumnRows:
     """Some ACLs in order: their ``ids`` (hi, lo words), ``codes`` (one ``uint8`` array per
     :data:`CODE_FIELDS` entry) and ``strings`` (one :data:`Strings` per :data:`STRING_FIELDS`
     entry). Each list of distinct strings holds a string once (every builder here makes them
-    so but :func:`of_chunk`, whose rows only :meth:`~aclog.image.acl_table.AclTable.build`
-    takes, which codes strings through the pool): a batch's bindings are told apart by it."""
+    so): a batch's bindings are told apart by it."""
 
     ids: Words
     codes: tuple[Any, Any, Any, Any]
@@ -88,11 +87,30 @@ def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
     return AclColumnRows(ids, codes, strings)  # type: ignore[arg-type]
 
 
-def of_chunk(chunk: ChunkArrays) -> AclColumnRows:
-    """The columns of one snapshot chunk."""
-    codes = tuple(chunk.codes[f] for f in CODE_FIELDS)
-    strings = tuple((chunk.strings, chunk.indexes[f]) for f in STRING_FIELDS)
-    return AclColumnRows(words_of_id_bytes(chunk.ids), codes, strings)  # type: ignore[arg-type]
+def of_chunks(chunks: Sequence[ChunkArrays]) -> AclColumnRows:
+    """The columns of snapshot chunks, in order: every chunk's strings split and made
+    distinct by Arrow in C (:func:`~aclog.snapshot.acl_columns.chunk_strings`), so a Python
+    string exists only per distinct string, and the three string fields share one list."""
+    if not chunks:
+        return of_records([])
+    encoded = pc.dictionary_encode(chunk_strings(chunks))
+    distinct: list[str] = encoded.dictionary.to_pylist()
+    positions = encoded.indices.to_numpy(zero_copy_only=False)
+    starts = np.cumsum([0, *(c.string_count for c in chunks)])[:-1]
+    ids = words_of_id_bytes(b"".join([c.ids for c in chunks]))
+    codes = tuple(np.concatenate([c.codes[f] for c in chunks]) for f in CODE_FIELDS)
+    strings = tuple(
+        (
+            distinct,
+            positions[
+                np.concatenate(
+                    [c.indexes[f].astype(np.int64) + s for c, s in zip(chunks, starts, strict=True)]
+                )
+            ],
+        )
+        for f in STRING_FIELDS
+    )
+    return AclColumnRows(ids, codes, strings)  # type: ignore[arg-type]
 
 
 def of_kinds(kinds: Sequence[KindColumns]) -> AclColumnRows:

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from aclog.image.acl_column_rows import AclColumnRows, id_bytes, of_chunk, of_records
+from aclog.image.acl_column_rows import AclColumnRows, id_bytes, of_chunks, of_records
 from aclog.image.acl_pool import StringPool
 from aclog.image.acl_segment import Rows, Segment, interned
 from aclog.image.acl_table_apply import applied_rows
@@ -115,8 +115,9 @@ class AclTable:
     def from_chunks(
         cls, chunks: Iterable[ChunkArrays], pool: StringPool | None = None
     ) -> AclTable | None:
-        """:meth:`build` of snapshot format 2's chunks, in order (no Python step per ACL)."""
-        return cls.build(map(of_chunk, chunks), pool)
+        """:meth:`build` of snapshot format 2's chunks, in order (no Python step per ACL),
+        split or not (``chunk_arrays(fields, split=False)`` saves splitting them twice)."""
+        return cls.build([of_chunks(list(chunks))], pool)
 
     def applied(self, additions: AclColumnRows, removal_ids: Words) -> AclTable | None:
         """This table with a batch's ACL ``additions`` and removals (the ids' words) applied

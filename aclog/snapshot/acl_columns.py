@@ -40,6 +40,8 @@ from operator import attrgetter
 from typing import Any, cast
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 # The one definition of building ACL records from columns of field values (slot setters, enum
 # tables; an unknown code becomes the enum's UNKNOWN), shared with the log's batch decoder.
@@ -147,22 +149,30 @@ def _id_bytes(data: bytes, count: int) -> list[bytes]:
 @dataclass(frozen=True, slots=True)
 class ChunkArrays:
     """One chunk's columns, checked to fit together, as numpy arrays: the ids as 16 bytes each
-    back to back (``ids``), each code field's ``uint8`` codes and each string field's ``uint32``
-    indexes into ``strings`` (every index below ``len(strings)``), by field name."""
+    back to back (``ids``), each code field's ``uint8`` codes, the ``string_count`` strings
+    (``text``, joined by ``separator``; split into ``strings`` unless asked not to), and each
+    string field's ``uint32`` indexes into them (every index below ``string_count``), by
+    field name."""
 
     count: int
     ids: bytes
     codes: dict[str, Any]
     strings: list[str]
     indexes: dict[str, Any]
+    text: bytes
+    separator: str
+    string_count: int
 
 
-def chunk_arrays(fields: dict[str, Any]) -> ChunkArrays:
+def chunk_arrays(fields: dict[str, Any], *, split: bool = True) -> ChunkArrays:
     """The columns of one chunk's field values; ``ValueError`` for columns that do not fit
-    together (a length, a count, an index past the strings). Cost: a few C-level calls per
-    column, none per ACL."""
+    together (a length, a count, an index past the strings). ``split=False`` leaves the
+    strings joined (``strings`` empty) for a reader that splits many chunks' at once
+    (:func:`chunk_strings`), which then checks them. Cost: a few C-level calls per column,
+    none per ACL."""
     count: int = fields["count"]
-    strings = _strings(fields)
+    expected: int = fields["string_count"]
+    strings = _strings(fields) if split else []
     ids: bytes = fields["id"]
     # The id column's length checks the count before anything is allocated for it.
     if len(ids) != _ID_BYTES * count:
@@ -179,10 +189,40 @@ def chunk_arrays(fields: dict[str, Any]) -> ChunkArrays:
         if len(data) != 4 * count:
             raise ValueError(f"column {name} holds {len(data)} bytes, not 4 per value ({count})")
         values = np.frombuffer(data, dtype="<u4")
-        if count and int(values.max()) >= len(strings):
-            raise ValueError(f"column {name} indexes past the chunk's {len(strings)} strings")
+        if count and int(values.max()) >= expected:
+            raise ValueError(f"column {name} indexes past the chunk's {expected} strings")
         indexes[name] = values
-    return ChunkArrays(count, ids, codes, strings, indexes)
+    separator: str = fields["separator"]
+    return ChunkArrays(count, ids, codes, strings, indexes, fields["strings"], separator, expected)
+
+
+def chunk_strings(chunks: Sequence[ChunkArrays]) -> pa.Array:
+    """The strings of every chunk of ``chunks``, in order, as one Arrow string array, split
+    in C (no Python string per item); ``ValueError`` as :func:`chunk_arrays` gives for a
+    chunk whose strings do not match its header."""
+    filled = [c for c in chunks if c.string_count]  # no strings: its text is not read
+    for chunk in filled:
+        if len(chunk.separator) != 1:
+            raise ValueError(f"the chunk's separator is {chunk.separator!r}, not one character")
+    if not filled:
+        return pa.array([], pa.string())
+    try:
+        texts = pa.array([c.text for c in filled], pa.binary()).cast(pa.string())
+    except pa.ArrowInvalid as err:
+        raise ValueError(f"a chunk's strings are not UTF-8: {err}") from None
+    separators = {c.separator for c in filled}
+    if len(separators) == 1:
+        lists = pc.split_pattern(texts, separators.pop())
+    else:
+        lists = pa.concat_arrays(
+            [pc.split_pattern(texts.slice(i, 1), c.separator) for i, c in enumerate(filled)]
+        )
+    found = pc.list_value_length(lists).to_numpy()
+    expected = np.array([c.string_count for c in filled])
+    if (found != expected).any():
+        at = int(np.flatnonzero(found != expected)[0])
+        raise ValueError(f"the chunk holds {found[at]} strings, its header says {expected[at]}")
+    return lists.flatten()
 
 
 def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
