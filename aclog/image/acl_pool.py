@@ -56,34 +56,26 @@ class StringPool:
         """The code of ``text`` if the pool holds it. Adds nothing (a read never writes)."""
         return self._codes.get(text)
 
-    def codes(self, distinct: Sequence[str], known: Any = None) -> Any:
+    def codes(self, distinct: Sequence[str]) -> Any:
         """The ``int32`` code of each string of ``distinct`` (a string held twice gets one
-        code), in order, adding the strings the pool lacks. ``known``: what
-        :meth:`known_codes` gave for ``distinct`` a moment ago (only its ``-1`` are looked
-        up again). Cost: about two dict operations per new string, one per known, in C."""
+        code), in order, adding the strings the pool lacks. Cost: one dict lookup per string
+        and one insert per new one, in C."""
         with self._lock:
             codes, strings = self._codes, self.strings
-            if known is None:
-                known = self.known_codes(distinct)
-                missing = np.flatnonzero(known < 0)
-                fresh = list(map(distinct.__getitem__, missing.tolist()))
-            else:  # looked up before the lock: another thread may have added some since
-                missing = np.flatnonzero(known < 0)
-                fresh = [s for s in map(distinct.__getitem__, missing.tolist()) if s not in codes]
+            found = self.known_codes(distinct)
+            missing = np.flatnonzero(found < 0)
             if not len(missing):
-                return known.astype(np.int32)
+                return found.astype(np.int32)
+            fresh = list(map(distinct.__getitem__, missing.tolist()))
             unique = list(dict.fromkeys(fresh))
             start = len(strings)
             # The list first: a code a reader finds in the dict always has its string.
             strings.extend(unique)
             codes.update(zip(unique, range(start, start + len(unique)), strict=True))
-            found = known.copy()
-            if len(unique) == len(missing):  # each missing string new and once: in order
+            if len(unique) == len(fresh):  # each new string once: codes in order
                 found[missing] = np.arange(start, start + len(unique))
             else:
-                found[missing] = list(
-                    map(codes.__getitem__, map(distinct.__getitem__, missing.tolist()))
-                )
+                found[missing] = list(map(codes.__getitem__, fresh))
         return found.astype(np.int32)
 
     def known_codes(self, distinct: Sequence[str]) -> Any:

@@ -59,16 +59,15 @@ class Segment:
         )
 
 
-def interned(rows: AclColumnRows, pool: StringPool, known: list[Any] | None = None) -> Names:
+def interned(rows: AclColumnRows, pool: StringPool) -> Names:
     """The pool codes of each string field of ``rows`` (strings new to the pool added).
-    ``known``: :meth:`StringPool.known_codes` of each field's distinct strings, if taken.
-    Fields that share one list of distinct strings (a snapshot chunk's) look it up once."""
+    Fields that share one list of distinct strings (snapshot chunks') look it up once."""
     done: dict[int, Any] = {}
     names = []
-    for at, (distinct, index) in enumerate(rows.strings):
+    for distinct, index in rows.strings:
         codes = done.get(id(distinct))
         if codes is None:
-            codes = done[id(distinct)] = pool.codes(distinct, None if known is None else known[at])
+            codes = done[id(distinct)] = pool.codes(distinct)
         names.append(codes[index])
     return names[0], names[1], names[2]
 

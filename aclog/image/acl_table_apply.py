@@ -4,7 +4,8 @@
 accelerator (:mod:`aclog.image.acl_batches`) declines, so that whatever it does apply is
 exactly what :class:`~aclog.image.acls.AclsDelta` gives replaying the batch one record at a
 time, in the same order: removed rows gone, additions appended in row order. It declines (returns
-``None``, nothing changed, nothing added to the pool) when an id is named twice in the batch,
+``None``; no table changed, though the batch's strings may have joined the pool) when an id is
+named twice in the batch,
 an addition's id or binding is stored (a binding stored in a row the batch removes too: removed
 then added applies one by one but added then removed does not, so the order decides and the
 one-by-one replay must), a removal's id is not stored, or two additions are one binding. Then the
@@ -27,7 +28,6 @@ from aclog.image.acl_pool import StringPool
 from aclog.image.acl_segment import Rows, Segment, concatenated, interned
 from aclog.image.acl_table_keys import SortedKeys, Words, binding_words, duplicated, fingerprints
 
-_PROVISIONAL = 1 << 31
 MERGE_RATIO = 2
 """The newest segment is merged into the one before it once that one holds at most this many
 times its live rows: segments grow geometrically, so a table has O(log) of them."""
@@ -54,8 +54,10 @@ def applied_rows(
         removed += len(hit)
     if removed != len(removals[0]):
         return None  # a removal's id is not stored
-    known = [pool.known_codes(distinct) for distinct, _ in additions.strings]
-    bindings = binding_words(additions.codes, _provisional(additions, known))
+    # The strings join the pool before the checks: a declined batch may leave some there,
+    # unused by any table (the one-by-one replay that follows mostly adds them anyway).
+    names = interned(additions, pool)
+    bindings = binding_words(additions.codes, names)
     binding_keys = SortedKeys.of(fingerprints(bindings))
     if duplicated(bindings, binding_keys) or rows.located(
         bindings, binding=True, queries=binding_keys
@@ -63,10 +65,6 @@ def applied_rows(
         return None  # two additions are one binding, or one is stored
     if not added:
         return settled(rows.segments, tuple(live), tuple(counts))
-    names = interned(additions, pool, known)
-    if any(bool((codes < 0).any()) for codes in known):  # new strings: the words change
-        bindings = binding_words(additions.codes, names)
-        binding_keys = SortedKeys.of(fingerprints(bindings))
     head = id_keys.rows < added  # the additions' ids, sorted already
     segment = Segment(
         additions.ids,
@@ -77,17 +75,6 @@ def applied_rows(
         binding_keys,
     )
     return settled((*rows.segments, segment), (*live, None), (*counts, added))
-
-
-def _provisional(additions: AclColumnRows, known: list[Any]) -> tuple[Any, Any, Any]:
-    """Each addition's string codes: the pool's where it has the string, else ``2^31`` plus
-    the string's index among the batch's (above every pool code, so such a binding equals no
-    stored one, and equals another addition's exactly when their strings are equal)."""
-    names = [
-        np.where(codes >= 0, codes, _PROVISIONAL + np.arange(len(codes)))[index]
-        for codes, (_, index) in zip(known, additions.strings, strict=True)
-    ]
-    return names[0], names[1], names[2]
 
 
 def settled(segments: tuple[Segment, ...], live: tuple[Any, ...], counts: tuple[int, ...]) -> Rows:
