@@ -9,10 +9,11 @@ is one string object however many ACLs name it.
 Thread-safe: :meth:`StringPool.codes` takes a lock around the whole interning of a batch's
 strings, so two threads deriving tables from one pool never hand out one code twice. Readers
 take no lock: a table holds only codes that were handed out before it existed, the list is only
-appended to (an item never changes once there), and ``dict.get`` and ``list[i]`` are atomic
-under the GIL. A string no table holds any more keeps its code (the pool never forgets; a table
-built afresh, as at a snapshot load, starts a new pool). Cost: one dict lookup per DISTINCT
-string of a batch, none per ACL.
+appended to (an item never changes once there, and it is there before the dict hands out its
+code), and ``dict.get`` and ``list[i]`` are atomic under the GIL. A string no table holds any
+more keeps its code: the pool never forgets (a table built afresh, as at a snapshot load,
+starts a new pool; a long-lived one grows by the strings of every ACL ever added). Cost: one
+dict lookup per DISTINCT string of a batch, none per ACL.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ behaves as the dict of the same ACLs."""
 from __future__ import annotations
 
 import random
+import threading
 import uuid
 from typing import Any
 from unittest.mock import patch
@@ -364,3 +365,40 @@ def test_a_long_run_of_batches_is_held_in_few_segments() -> None:
         assert table is not None and table.segments <= 10
     assert table is not None
     assert [r.resource_name for r in table.records()] == expected
+
+
+def test_threads_deriving_tables_from_one_pool_get_what_each_would_alone() -> None:
+    # Each thread derives its own chain of tables from one base, all over one pool, with
+    # strings shared between threads (so they race to add them), while reading as they go.
+    base = AclTable.from_records([_acl(n, f"base{n}") for n in range(1, 51)])
+    assert base is not None
+    results: dict[int, list[Any]] = {}
+
+    def work(worker: int) -> None:
+        rng = random.Random(worker)
+        table, expected = base, base.records()
+        for step in range(40):
+            adds = [
+                _acl(1000 * (worker + 1) * 100 + step * 10 + i, f"shared{rng.randrange(30)}.{i}")
+                for i in range(5)
+            ]
+            gone = expected[rng.randrange(len(expected))].id
+            applied = table.applied(of_records(adds), words_of_id_bytes(gone.bytes))
+            if applied is None:  # the same binding drawn twice: one-by-one territory
+                continue
+            expected = [r for r in expected if r.id != gone] + adds
+            assert applied.records() == expected
+            assert all(applied.id_of_key(a.key) == a.id for a in adds)
+            table = applied
+        results[worker] = table.records()
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(results) == [0, 1, 2, 3]
+    assert base.records() == [_acl(n, f"base{n}") for n in range(1, 51)]
+    pool = base.pool
+    assert len(set(pool.strings)) == len(pool.strings)  # no string coded twice
+    assert all(pool.code_of(text) == code for code, text in enumerate(pool.strings))
