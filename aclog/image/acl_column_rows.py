@@ -82,7 +82,7 @@ def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
     ids = words_of_id_bytes(b"".join([r.id.bytes for r in records]))
     columns = list(zip(*[r.key for r in records], strict=True)) or [()] * 7
     by_field = dict(zip(ACL_KEY_FIELDS, columns, strict=True))
-    codes = tuple(np.array(by_field[f], dtype=np.uint8) for f in CODE_FIELDS)
+    codes = tuple(_byte_codes(np.array(by_field[f], dtype=np.int64)) for f in CODE_FIELDS)
     strings = tuple(_distinct(by_field[f]) for f in STRING_FIELDS)
     return AclColumnRows(ids, codes, strings)  # type: ignore[arg-type]
 
@@ -146,8 +146,12 @@ def _of_columns(columns: dict[str, pa.Array]) -> AclColumnRows:
 
 
 def _codes(column: pa.Array) -> Any:
-    """A code column as ``uint8`` codes; a code past a byte (no enum has one) becomes 0."""
-    values = column.to_numpy(zero_copy_only=False)
+    """A code column as ``uint8`` codes (see :func:`_byte_codes`)."""
+    return _byte_codes(column.to_numpy(zero_copy_only=False))
+
+
+def _byte_codes(values: Any) -> Any:
+    """Integer codes as ``uint8``; a code past a byte (no enum has one) becomes 0."""
     return np.where((values >= 0) & (values < 256), values, 0).astype(np.uint8)
 
 

@@ -402,3 +402,13 @@ def test_threads_deriving_tables_from_one_pool_get_what_each_would_alone() -> No
     pool = base.pool
     assert len(set(pool.strings)) == len(pool.strings)  # no string coded twice
     assert all(pool.code_of(text) == code for code, text in enumerate(pool.strings))
+
+
+def test_a_code_past_a_byte_is_unknown_as_in_the_records() -> None:
+    written = _acl(1, "a", rt=300, op=-1)
+    (record,) = _decoded([written])
+    for table in (
+        AclTable.from_records([written]),
+        AclTable.build([of_kinds(decode_kinds([encode(written)]))]),
+    ):
+        assert table is not None and table.records() == [record]
