@@ -35,10 +35,13 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, cast
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 # The one definition of building ACL records from columns of field values (slot setters, enum
 # tables; an unknown code becomes the enum's UNKNOWN), shared with the log's batch decoder.
@@ -94,16 +97,6 @@ def _u32_bytes(values: Sequence[int]) -> bytes:
     return packed.tobytes()
 
 
-def _u32_list(data: bytes, count: int, field: str) -> list[int]:
-    if len(data) != 4 * count:
-        raise ValueError(f"column {field} holds {len(data)} bytes, not 4 per value ({count})")
-    values = array(_U32)
-    values.frombytes(data)
-    if _SWAP:
-        values.byteswap()
-    return values.tolist()
-
-
 def encode_chunk(acls: Sequence[AccessControlEntryRecord]) -> dict[str, Any]:
     """The Avro field values of one chunk holding ``acls`` (at most :data:`CHUNK_ACLS`)."""
     table: dict[str, int] = {}
@@ -153,22 +146,95 @@ def _id_bytes(data: bytes, count: int) -> list[bytes]:
     return found
 
 
-def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
-    """The ACL records of one chunk's field values, equal to what their per-record encoding
-    decodes to (unknown codes become the enums' ``UNKNOWN``). ``ValueError`` or ``IndexError``
-    for columns that do not fit together."""
+@dataclass(frozen=True, slots=True)
+class ChunkArrays:
+    """One chunk's columns, checked to fit together, as numpy arrays: the ids as 16 bytes each
+    back to back (``ids``), each code field's ``uint8`` codes, the ``string_count`` strings
+    (``text``, joined by ``separator``; split into ``strings`` unless asked not to), and each
+    string field's ``uint32`` indexes into them (every index below ``string_count``), by
+    field name."""
+
+    count: int
+    ids: bytes
+    codes: dict[str, Any]
+    strings: list[str]
+    indexes: dict[str, Any]
+    text: bytes
+    separator: str
+    string_count: int
+
+
+def chunk_arrays(fields: dict[str, Any], *, split: bool = True) -> ChunkArrays:
+    """The columns of one chunk's field values; ``ValueError`` for columns that do not fit
+    together (a length, a count, an index past the strings). ``split=False`` leaves the
+    strings joined (``strings`` empty) for a reader that splits many chunks' at once
+    (:func:`chunk_strings`), which then checks them. Cost: a few C-level calls per column,
+    none per ACL."""
     count: int = fields["count"]
-    strings = _strings(fields).__getitem__
+    expected: int = fields["string_count"]
+    strings = _strings(fields) if split else []
+    ids: bytes = fields["id"]
     # The id column's length checks the count before anything is allocated for it.
-    ids = _id_bytes(fields["id"], count)
-    codes: dict[str, list[Any]] = {}
+    if len(ids) != _ID_BYTES * count:
+        raise ValueError(f"column id holds {len(ids)} bytes, not 16 per ACL ({count})")
+    codes: dict[str, Any] = {}
     for name in _CODE_FIELDS:
         column: bytes = fields[name]
         if len(column) != count:
             raise ValueError(f"column {name} holds {len(column)} codes for {count} ACLs")
-        codes[name] = code_members(np.frombuffer(column, dtype=np.uint8), name)
+        codes[name] = np.frombuffer(column, dtype=np.uint8)
+    indexes: dict[str, Any] = {}
+    for name in _STRING_FIELDS:
+        data: bytes = fields[name]
+        if len(data) != 4 * count:
+            raise ValueError(f"column {name} holds {len(data)} bytes, not 4 per value ({count})")
+        values = np.frombuffer(data, dtype="<u4")
+        if count and int(values.max()) >= expected:
+            raise ValueError(f"column {name} indexes past the chunk's {expected} strings")
+        indexes[name] = values
+    separator: str = fields["separator"]
+    return ChunkArrays(count, ids, codes, strings, indexes, fields["strings"], separator, expected)
+
+
+def chunk_strings(chunks: Sequence[ChunkArrays]) -> pa.Array:
+    """The strings of every chunk of ``chunks``, in order, as one Arrow string array, split
+    in C (no Python string per item); ``ValueError`` as :func:`chunk_arrays` gives for a
+    chunk whose strings do not match its header."""
+    filled = [c for c in chunks if c.string_count]  # no strings: its text is not read
+    for chunk in filled:
+        if len(chunk.separator) != 1:
+            raise ValueError(f"the chunk's separator is {chunk.separator!r}, not one character")
+    if not filled:
+        return pa.array([], pa.string())
+    try:
+        texts = pa.array([c.text for c in filled], pa.binary()).cast(pa.string())
+    except pa.ArrowInvalid as err:
+        raise ValueError(f"a chunk's strings are not UTF-8: {err}") from None
+    separators = {c.separator for c in filled}
+    if len(separators) == 1:
+        lists = pc.split_pattern(texts, separators.pop())
+    else:
+        lists = pa.concat_arrays(
+            [pc.split_pattern(texts.slice(i, 1), c.separator) for i, c in enumerate(filled)]
+        )
+    found = pc.list_value_length(lists).to_numpy()
+    expected = np.array([c.string_count for c in filled])
+    if (found != expected).any():
+        at = int(np.flatnonzero(found != expected)[0])
+        raise ValueError(f"the chunk holds {found[at]} strings, its header says {expected[at]}")
+    return lists.flatten()
+
+
+def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
+    """The ACL records of one chunk's field values, equal to what their per-record encoding
+    decodes to (unknown codes become the enums' ``UNKNOWN``). ``ValueError`` for columns that
+    do not fit together."""
+    chunk = chunk_arrays(fields)
+    ids = _id_bytes(chunk.ids, chunk.count)
+    codes = {name: code_members(values, name) for name, values in chunk.codes.items()}
+    strings = chunk.strings.__getitem__
     names, principals, hosts = (
-        list(map(strings, _u32_list(fields[name], count, name))) for name in _STRING_FIELDS
+        list(map(strings, chunk.indexes[name].tolist())) for name in _STRING_FIELDS
     )
     records = acls_from_columns(
         ids,

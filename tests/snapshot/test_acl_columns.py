@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from aclog.records import AccessControlEntryRecord, RecordType
 from aclog.records.codec import record_from_fields, record_to_fields
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
-from aclog.snapshot.acl_columns import ACL_COLUMNS_SCHEMA, decode_chunk, encode_chunk
+from aclog.snapshot.acl_columns import (
+    ACL_COLUMNS_SCHEMA,
+    chunk_arrays,
+    chunk_strings,
+    decode_chunk,
+    encode_chunk,
+)
 from tests.snapshot.helpers import acl, acl_records
 
 
@@ -76,22 +82,36 @@ def _broken(change: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-@pytest.mark.parametrize(
-    ("change", "error"),
-    [
-        ({"count": 6}, "column id holds 80 bytes"),
-        ({"id": b"\x00" * 79}, "column id holds 79 bytes"),
-        ({"operation": b"\x03" * 4}, "column operation holds 4 codes"),
-        ({"principal": b"\x00" * 19}, "column principal holds 19 bytes"),
-        ({"string_count": 12}, "holds 11 strings, its header says 12"),
-        ({"strings": b"x"}, "holds 1 strings, its header says 11"),
-        ({"separator": ""}, "separator is '', not one character"),
-        ({"host": b"\xff\x00\x00\x00" * 5}, "list index out of range"),
-    ],
-)
+_BROKEN: list[tuple[dict[str, Any], str]] = [
+    ({"count": 6}, "column id holds 80 bytes"),
+    ({"id": b"\x00" * 79}, "column id holds 79 bytes"),
+    ({"operation": b"\x03" * 4}, "column operation holds 4 codes"),
+    ({"principal": b"\x00" * 19}, "column principal holds 19 bytes"),
+    ({"string_count": 12}, "holds 11 strings, its header says 12"),
+    ({"strings": b"x"}, "holds 1 strings, its header says 11"),
+    ({"separator": ""}, "separator is '', not one character"),
+    ({"host": b"\xff\x00\x00\x00" * 5}, "column host indexes past the chunk's 11 strings"),
+]
+"""Changes that break a chunk, and the error each gives."""
+
+
+@pytest.mark.parametrize(("change", "error"), _BROKEN)
 def test_columns_that_do_not_fit_together_are_refused(change: dict[str, Any], error: str) -> None:
-    with pytest.raises((ValueError, IndexError), match=error):
+    with pytest.raises(ValueError, match=error):
         decode_chunk(_broken(change))
+
+
+@pytest.mark.parametrize(("change", "error"), _BROKEN)
+def test_chunks_split_together_refuse_the_same_columns(change: dict[str, Any], error: str) -> None:
+    # The ACL table's path: the strings of many chunks split at once, by Arrow.
+    with pytest.raises(ValueError, match=error):
+        chunk_strings([chunk_arrays(_broken(fields), split=False) for fields in ({}, change)])
+
+
+def test_chunks_split_together_give_the_strings_split_alone() -> None:
+    chunks = [encode_chunk([acl(n) for n in range(5)]), encode_chunk([]), encode_chunk([acl(9)])]
+    together = chunk_strings([chunk_arrays(c, split=False) for c in chunks]).to_pylist()
+    assert together == [s for c in chunks for s in chunk_arrays(c).strings]
 
 
 def test_strings_holding_the_separator_get_another_one() -> None:
@@ -110,3 +130,5 @@ def test_invalid_utf8_is_refused() -> None:
     fields["strings"] = b"\xff" + fields["strings"][1:]
     with pytest.raises(UnicodeDecodeError):
         decode_chunk(fields)
+    with pytest.raises(ValueError, match="a chunk's strings are not UTF-8"):
+        chunk_strings([chunk_arrays(fields, split=False)])

@@ -1,0 +1,170 @@
+"""ACLs as columns before they join a table: from records, a snapshot chunk or a decoded batch.
+
+:class:`AclColumnRows` is what :class:`~aclog.image.acl_table.AclTable` is built from and what
+a batch adds to it: ids as two ``uint64`` words, the four code fields as ``uint8`` codes as
+written (a code without an enum member stays itself; one past a byte, which no enum has,
+becomes 0, ``UNKNOWN``, as every reader of records sees it anyway), and each string field as
+the distinct strings and an index into them per ACL, so a table's pool looks each distinct
+string up once (:meth:`~aclog.image.acl_pool.StringPool.codes`), never each ACL's.
+
+- :func:`of_records`: the reference path (one Python step per ACL);
+- :func:`of_chunks`: snapshot format 2's chunk columns (:func:`~aclog.snapshot.acl_columns.
+  chunk_arrays`), no Python step per ACL nor per string but the distinct ones;
+- :func:`of_kinds` and :func:`removal_words`: a decoded batch's Arrow columns
+  (:func:`~aclog.records.columnar.decode_kinds`), additions in row order.
+
+Immutable by convention (nobody changes the arrays); thread-safe. Cost: O(ACLs) numpy passes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from aclog.image.acl_table_keys import Words
+from aclog.records.column_layout import KindColumns
+from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType
+from aclog.snapshot.acl_columns import ChunkArrays, chunk_strings
+
+CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
+STRING_FIELDS = ("resource_name", "principal", "host")
+_SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
+
+Strings = tuple[Sequence[str], Any]
+"""One string field: its distinct strings and each ACL's index into them (integer array)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AclColumnRows:
+    """Some ACLs in order: their ``ids`` (hi, lo words), ``codes`` (one ``uint8`` array per
+    :data:`CODE_FIELDS` entry) and ``strings`` (one :data:`Strings` per :data:`STRING_FIELDS`
+    entry). Each list of distinct strings holds a string once (every builder here makes them
+    so): a batch's bindings are told apart by it."""
+
+    ids: Words
+    codes: tuple[Any, Any, Any, Any]
+    strings: tuple[Strings, Strings, Strings]
+
+    def __len__(self) -> int:
+        return len(self.ids[0])
+
+
+def words_of_id_bytes(data: bytes | memoryview) -> Words:
+    """The (hi, lo) words of ids given as 16 big-endian bytes each, back to back."""
+    halves = np.frombuffer(data, dtype=">u8").reshape(-1, 2)
+    return halves[:, 0].astype(np.uint64), halves[:, 1].astype(np.uint64)
+
+
+def id_bytes(ids: Words) -> list[bytes]:
+    """The 16 bytes of each id of ``ids``, as ``acls_from_columns`` takes them."""
+    halves = np.empty((len(ids[0]), 2), dtype=">u8")
+    halves[:, 0], halves[:, 1] = ids
+    found: list[bytes] = _SIXTEEN_BYTES.findall(halves.tobytes())
+    return found
+
+
+def _distinct(values: Sequence[str]) -> Strings:
+    table: dict[str, int] = {}
+    add = table.setdefault
+    # setdefault's default is evaluated first: a new string gets the next index.
+    index = np.array([add(s, len(table)) for s in values], dtype=np.int64)
+    return list(table), index
+
+
+def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
+    """The columns of ``records`` (enum members become their codes)."""
+    ids = words_of_id_bytes(b"".join([r.id.bytes for r in records]))
+    columns = list(zip(*[r.key for r in records], strict=True)) or [()] * 7
+    by_field = dict(zip(ACL_KEY_FIELDS, columns, strict=True))
+    codes = tuple(_byte_codes(np.array(by_field[f], dtype=np.int64)) for f in CODE_FIELDS)
+    strings = tuple(_distinct(by_field[f]) for f in STRING_FIELDS)
+    return AclColumnRows(ids, codes, strings)  # type: ignore[arg-type]
+
+
+def of_chunks(chunks: Sequence[ChunkArrays]) -> AclColumnRows:
+    """The columns of snapshot chunks, in order: every chunk's strings split and made
+    distinct by Arrow in C (:func:`~aclog.snapshot.acl_columns.chunk_strings`), so a Python
+    string exists only per distinct string, and the three string fields share one list."""
+    if not chunks:
+        return of_records([])
+    encoded = pc.dictionary_encode(chunk_strings(chunks))
+    distinct: list[str] = encoded.dictionary.to_pylist()
+    positions = encoded.indices.to_numpy(zero_copy_only=False)
+    starts = np.cumsum([0, *(c.string_count for c in chunks)])[:-1]
+    ids = words_of_id_bytes(b"".join([c.ids for c in chunks]))
+    codes = tuple(np.concatenate([c.codes[f] for c in chunks]) for f in CODE_FIELDS)
+    strings = tuple(
+        (
+            distinct,
+            positions[
+                np.concatenate(
+                    [c.indexes[f].astype(np.int64) + s for c, s in zip(chunks, starts, strict=True)]
+                )
+            ],
+        )
+        for f in STRING_FIELDS
+    )
+    return AclColumnRows(ids, codes, strings)  # type: ignore[arg-type]
+
+
+def of_kinds(kinds: Sequence[KindColumns]) -> AclColumnRows:
+    """The ACL additions of a decoded batch's kinds, in row order (other kinds are skipped)."""
+    parts = [k for k in kinds if k.record_type == RecordType.ACCESS_CONTROL_ENTRY]
+    if not parts:
+        return of_records([])
+    if len(parts) == 1:
+        return _of_columns(parts[0].columns)
+    # Several versions in one batch: their rows interleave; one gather puts them in order.
+    order = pa.array(np.argsort(np.concatenate([k.rows for k in parts]), kind="stable"))
+    fields = (*ACL_KEY_FIELDS, "id")
+    joined = pa.concat_tables([pa.table({f: k.columns[f] for f in fields}) for k in parts])
+    return _of_columns({f: joined[f].take(order).combine_chunks() for f in fields})
+
+
+def removal_words(kinds: Sequence[KindColumns]) -> Words:
+    """The (hi, lo) words of the ACL removals of a decoded batch's kinds, in row order."""
+    parts = [k for k in kinds if k.record_type == RecordType.REMOVE_ACCESS_CONTROL_ENTRY]
+    if not parts:
+        return np.empty(0, np.uint64), np.empty(0, np.uint64)
+    rows = np.concatenate([k.rows for k in parts])
+    order = np.argsort(rows, kind="stable")
+    words = [_fixed_words(k.columns["id"]) for k in parts]
+    hi, lo = (np.concatenate([w[half] for w in words]) for half in (0, 1))
+    return hi[order], lo[order]
+
+
+def _of_columns(columns: dict[str, pa.Array]) -> AclColumnRows:
+    codes = tuple(_codes(columns[f]) for f in CODE_FIELDS)
+    strings = tuple(_encoded(columns[f]) for f in STRING_FIELDS)
+    return AclColumnRows(_fixed_words(columns["id"]), codes, strings)  # type: ignore[arg-type]
+
+
+def _codes(column: pa.Array) -> Any:
+    """A code column as ``uint8`` codes (see :func:`_byte_codes`)."""
+    return _byte_codes(column.to_numpy(zero_copy_only=False))
+
+
+def _byte_codes(values: Any) -> Any:
+    """Integer codes as ``uint8``; a code past a byte (no enum has one) becomes 0."""
+    return np.where((values >= 0) & (values < 256), values, 0).astype(np.uint8)
+
+
+def _encoded(column: pa.Array) -> Strings:
+    """A string column's distinct strings and each row's index, by Arrow's hash table."""
+    encoded = pc.dictionary_encode(column)
+    strings: list[str] = encoded.dictionary.to_pylist()
+    return strings, encoded.indices.to_numpy(zero_copy_only=False)
+
+
+def _fixed_words(column: pa.Array) -> Words:
+    """The words of a ``fixed_size_binary[16]`` id column without nulls."""
+    if column.null_count:
+        raise ValueError("an ACL id column holds nulls")  # a decoder bug, never input
+    start = column.offset * 16
+    return words_of_id_bytes(memoryview(column.buffers()[1])[start : start + 16 * len(column)])

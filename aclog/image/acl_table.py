@@ -1,0 +1,206 @@
+"""The ACLs of an image held as columns: ids, codes and string codes in numpy arrays, record
+objects made only when a reader asks.
+
+An :class:`AclTable` holds the ACLs of an image in image order (commit order: the order
+:meth:`~aclog.image.acls.AclsDelta.apply` gives, base order kept and additions appended), as
+a few :class:`~aclog.image.acl_segment.Segment` runs and a mask per run of the rows still
+there. An id is two ``uint64`` words; a binding is seven small integers packed in two words
+(its strings as codes of a :class:`~aclog.image.acl_pool.StringPool` shared with every table
+derived from this one), so membership and uniqueness are sorted searches over exact words with
+no Python object or hash per ACL (:mod:`aclog.image.acl_table_keys`).
+
+Built from records (:meth:`AclTable.from_records`), snapshot format 2's chunks
+(:meth:`AclTable.from_chunks`) or any :class:`~aclog.image.acl_column_rows.AclColumnRows`
+(:meth:`AclTable.build`, e.g. a decoded batch's); changed only by :meth:`AclTable.applied`,
+which applies a whole batch as one-by-one replay would, or declines.
+
+Immutable; thread-safe: many threads may read a table, and any thread may derive tables
+from it (a derived table shares the base's arrays and never writes them; the pool locks its
+own appends, and a reader only ever looks up codes handed out before its table existed).
+Cost: about 80 bytes per ACL (ids, codes, binding words, two sorted fingerprint indexes) plus
+a byte per row of a segment that lost rows, and each distinct string once; a lookup is one
+binary search per segment (a table has O(log) segments); :meth:`AclTable.records` builds
+every record, about what decoding them from a snapshot costs.
+
+>>> import uuid
+>>> from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
+>>> acl = AccessControlEntryRecord(uuid.UUID(int=7), ResourceType.TOPIC, "orders",
+...     PatternType.LITERAL, "User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW)
+>>> table = AclTable.from_records([acl])
+>>> len(table), uuid.UUID(int=7) in table, table.id_of_key(acl.key) == acl.id
+(1, True, True)
+>>> from aclog.image.acl_column_rows import of_records, words_of_id_bytes
+>>> table.applied(of_records([]), words_of_id_bytes(uuid.UUID(int=7).bytes)).records()
+[]
+>>> table.applied(of_records([acl]), words_of_id_bytes(b"")) is None  # its id is stored
+True
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from aclog.image.acl_column_rows import AclColumnRows, id_bytes, of_chunks, of_records
+from aclog.image.acl_pool import StringPool
+from aclog.image.acl_segment import Rows, Segment, interned
+from aclog.image.acl_table_apply import applied_rows
+from aclog.image.acl_table_keys import Words, binding_words, duplicated, is_member
+from aclog.image.acl_table_view import AclTableView
+from aclog.records.build import acls_from_columns
+from aclog.records.column_records import code_members
+from aclog.records.types import AccessControlEntryRecord, AclKey
+from aclog.snapshot.acl_columns import ChunkArrays
+
+_CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
+_BLOCK = 4096
+"""Rows per block when many records are built."""
+
+
+class AclTable:
+    """Represents the ACLs of an image, in image order, as columns (see the module)."""
+
+    __slots__ = ("_rows", "pool")
+
+    def __init__(self, rows: Rows, pool: StringPool) -> None:
+        self._rows = rows
+        self.pool = pool
+        """The string pool this table's codes index (shared with tables derived from it)."""
+
+    # -- building ------------------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls, parts: Iterable[AclColumnRows], pool: StringPool | None = None
+    ) -> AclTable | None:
+        """The table of the ACLs of ``parts``, in order, over ``pool`` (a new one if ``None``);
+        ``None`` when an id or a binding is stated twice (a snapshot delta's replay then
+        raises the error naming it). Cost: O(ACLs) numpy passes and two argsorts."""
+        pool = StringPool() if pool is None else pool
+        ids: list[Words] = []
+        codes: list[Any] = []
+        names: list[Any] = []
+        for part in parts:
+            ids.append(part.ids)
+            codes.append(part.codes)
+            names.append(interned(part, pool))
+        if not ids:
+            return cls(Rows((), (), ()), pool)
+        columns = [
+            tuple(np.concatenate(c) for c in zip(*group, strict=True))
+            for group in (ids, codes, names)
+        ]
+        segment = Segment.of(*columns)  # type: ignore[arg-type]
+        if duplicated(segment.ids, segment.id_keys) or duplicated(
+            segment.bindings, segment.binding_keys
+        ):
+            return None
+        size = len(segment)
+        return cls(
+            Rows((segment,) if size else (), (None,) if size else (), (size,) if size else ()), pool
+        )
+
+    @classmethod
+    def from_records(
+        cls, records: Sequence[AccessControlEntryRecord], pool: StringPool | None = None
+    ) -> AclTable | None:
+        """:meth:`build` of ``records``: the reference path (one Python step per ACL)."""
+        return cls.build([of_records(records)], pool)
+
+    @classmethod
+    def from_chunks(
+        cls, chunks: Iterable[ChunkArrays], pool: StringPool | None = None
+    ) -> AclTable | None:
+        """:meth:`build` of snapshot format 2's chunks, in order (no Python step per ACL),
+        split or not (``chunk_arrays(fields, split=False)`` saves splitting them twice)."""
+        return cls.build([of_chunks(list(chunks))], pool)
+
+    def applied(self, additions: AclColumnRows, removal_ids: Words) -> AclTable | None:
+        """This table with a batch's ACL ``additions`` and removals (the ids' words) applied
+        as :class:`~aclog.image.acls.AclsDelta` replays them, or ``None`` (declined, nothing
+        changed): see :mod:`aclog.image.acl_table_apply`."""
+        rows = applied_rows(self._rows, self.pool, additions, removal_ids)
+        return None if rows is None else AclTable(rows, self.pool)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return sum(self._rows.counts)
+
+    @property
+    def segments(self) -> int:
+        """How many runs of rows the table is held in (for measurements and tests)."""
+        return len(self._rows.segments)
+
+    def __contains__(self, acl_id: object) -> bool:
+        return isinstance(acl_id, uuid.UUID) and bool(self._located(acl_id))
+
+    def get(self, acl_id: uuid.UUID) -> AccessControlEntryRecord | None:
+        """The record of the ACL stored under ``acl_id``, if any. O(log ACLs)."""
+        hits = self._located(acl_id)
+        if not hits:
+            return None
+        at, _, rows = hits[0]
+        return self._records_of(self._rows.segments[at], rows)[0]
+
+    def id_of_key(self, key: AclKey) -> uuid.UUID | None:
+        """The id of the stored ACL whose :attr:`~aclog.records.types.AccessControlEntryRecord.key`
+        is ``key`` (enum fields as members or codes), if any. O(log ACLs); adds nothing."""
+        rt, name, pt, principal, host, op, perm = key
+        strings = [self.pool.code_of(text) for text in (name, principal, host)]
+        codes = [int(code) for code in (rt, pt, op, perm)]
+        if None in strings or not all(map(is_member, range(4), codes)):
+            return None  # a string no stored ACL has, or a code no record holds
+        words = binding_words(
+            tuple(np.array([code], dtype=np.uint8) for code in codes),  # type: ignore[arg-type]
+            tuple(np.array([code], dtype=np.int64) for code in strings),  # type: ignore[arg-type]
+        )
+        hits = self._rows.located(words, binding=True)
+        if not hits:
+            return None
+        at, _, rows = hits[0]
+        hi, lo = (int(word[rows[0]]) for word in self._rows.segments[at].ids)
+        return uuid.UUID(int=hi << 64 | lo)
+
+    def records(self) -> list[AccessControlEntryRecord]:
+        """Every ACL's record, in image order (new objects each call). Cost: one record and
+        one UUID per ACL, built a field at a time by ``acls_from_columns``, a block of rows
+        at a time (the block's lists stay in the CPU's caches)."""
+        parts = []
+        for segment, mask in zip(self._rows.segments, self._rows.live, strict=True):
+            rows = np.arange(len(segment)) if mask is None else np.flatnonzero(mask)
+            for start in range(0, len(rows), _BLOCK):
+                parts.append(self._records_of(segment, rows[start : start + _BLOCK]))
+        return list(chain.from_iterable(parts))
+
+    def __iter__(self) -> Iterator[AccessControlEntryRecord]:
+        return iter(self.records())
+
+    @property
+    def acls(self) -> Mapping[uuid.UUID, AccessControlEntryRecord]:
+        """A read-only ``Mapping`` from id to record in image order, as ``AclsImage.acls``."""
+        return AclTableView(self)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _located(self, acl_id: uuid.UUID) -> list[tuple[int, Any, Any]]:
+        value = acl_id.int
+        words = (
+            np.array([value >> 64], dtype=np.uint64),
+            np.array([value & (1 << 64) - 1], dtype=np.uint64),
+        )
+        return self._rows.located(words, binding=False)
+
+    def _records_of(self, segment: Segment, rows: Any) -> list[AccessControlEntryRecord]:
+        strings = self.pool.array()
+        codes = [code_members(c[rows], f) for c, f in zip(segment.codes, _CODE_FIELDS, strict=True)]
+        name, principal, host = (strings[c[rows]].tolist() for c in segment.names)
+        ids = id_bytes((segment.ids[0][rows], segment.ids[1][rows]))
+        built = acls_from_columns(
+            ids, codes[0], name, codes[1], principal, host, codes[2], codes[3], converted=True
+        )
+        return built  # type: ignore[return-value]

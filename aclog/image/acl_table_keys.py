@@ -1,0 +1,122 @@
+"""ACL ids and bindings as pairs of 64-bit words, and their sorted lookups: how an
+:class:`~aclog.image.acl_table.AclTable` finds an id or a binding without a Python object
+or hash per ACL.
+
+- An id is its UUID's two halves (``hi``, ``lo``: most and least significant 64 bits).
+- A binding is seven small integers once its strings are pool codes
+  (:mod:`aclog.image.acl_pool`): ``name << 32 | principal`` and
+  ``host << 32 | rt << 24 | pt << 16 | op << 8 | perm``, the codes normalised as the record
+  builders map them (a code without an enum member is that enum's ``UNKNOWN``, 0): two ACLs
+  are the same binding exactly when their records are.
+- A pair's *fingerprint* mixes both words into one ``uint64``; a :class:`SortedKeys` holds
+  the fingerprints of some rows sorted, and a lookup (:func:`matches`) finds every row whose
+  fingerprint equals a query's, then keeps those whose two words equal the query's. Equal
+  fingerprints of different pairs are rare (2^-64 per pair) and handled, never assumed away.
+
+Thread-safe (pure functions over arrays they never change). Cost: a few numpy passes per key;
+a lookup is two binary searches per query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from aclog.records.build import ACL_CODE_TABLES
+
+Words = tuple[Any, Any]
+"""Two ``uint64`` arrays of equal length: the words of some ids or bindings."""
+
+_U64 = np.uint64
+_M1, _M2 = _U64(0xBF58476D1CE4E5B9), _U64(0x94D049BB133111EB)
+_GOLDEN = _U64(0x9E3779B97F4A7C15)
+_NO_ROWS = np.empty(0, dtype=np.intp)
+
+
+def _normal_table(codes: dict[int, Any]) -> Any:
+    """code -> the code of its enum member (0, ``UNKNOWN``, for a code without one)."""
+    return np.array([code if code in codes else 0 for code in range(256)], dtype=np.uint64)
+
+
+_NORMAL = tuple(_normal_table(table) for table, _ in ACL_CODE_TABLES)
+"""Per code field (resource type, pattern type, operation, permission)."""
+
+
+def _mix(x: Any) -> Any:
+    """SplitMix64's finaliser: every input bit moves every output bit."""
+    x = (x ^ (x >> _U64(30))) * _M1
+    x = (x ^ (x >> _U64(27))) * _M2
+    return x ^ (x >> _U64(31))
+
+
+def fingerprints(words: Words) -> Any:
+    """One ``uint64`` per pair of ``words``."""
+    hi, lo = words
+    return _mix(hi ^ _mix(lo + _GOLDEN))
+
+
+def binding_words(codes: tuple[Any, Any, Any, Any], strings: tuple[Any, Any, Any]) -> Words:
+    """The words of bindings given as their (resource type, pattern type, operation,
+    permission) codes (``uint8`` arrays, kept as written) and (name, principal, host) pool
+    codes (non-negative integer arrays)."""
+    rt, pt, op, perm = (table[values] for table, values in zip(_NORMAL, codes, strict=True))
+    name, principal, host = (values.astype(_U64) for values in strings)
+    low = (rt << _U64(24)) | (pt << _U64(16)) | (op << _U64(8)) | perm
+    return (name << _U64(32)) | principal, (host << _U64(32)) | low
+
+
+def is_member(field: int, code: int) -> bool:
+    """True when ``code`` is a member of the ``field``-th code field's enum (the only codes a
+    record, and so a binding key, holds)."""
+    return 0 <= code < 256 and int(_NORMAL[field][code]) == code
+
+
+@dataclass(frozen=True, slots=True)
+class SortedKeys:
+    """The fingerprints of some rows, sorted (``keys``), and the row of each (``rows``)."""
+
+    keys: Any
+    rows: Any
+
+    @classmethod
+    def of(cls, prints: Any) -> SortedKeys:
+        """The sorted keys of rows ``0..len(prints)-1``. Cost: one argsort."""
+        order = np.argsort(prints, kind="stable")
+        return cls(prints[order], order)
+
+
+def matches(sorted_keys: SortedKeys, queries: SortedKeys) -> tuple[Any, Any]:
+    """(query index, row) of every row whose fingerprint equals a query's (``queries``: the
+    queries' fingerprints sorted, their rows the query indexes); the caller compares the
+    words. Cost: one binary search per query, in sorted order (the searches walk the keys
+    forwards, cache-friendly), plus one entry per fingerprint that several rows share."""
+    keys = sorted_keys.keys
+    ordered, order = queries.keys, queries.rows
+    if not len(keys) or not len(ordered):
+        return _NO_ROWS, _NO_ROWS
+    left = np.searchsorted(keys, ordered)
+    last = len(keys) - 1
+    hit = keys[np.minimum(left, last)] == ordered
+    # A fingerprint several rows share: the next key equals it too.
+    shared = hit & (left < last) & (keys[np.minimum(left + 1, last)] == ordered)
+    if not shared.any():
+        found = np.flatnonzero(hit)
+        return order[found], sorted_keys.rows[left[found]]
+    counts = np.where(hit, np.searchsorted(keys, ordered, side="right") - left, 0)
+    starts = np.repeat(left - (np.cumsum(counts) - counts), counts)
+    return np.repeat(order, counts), sorted_keys.rows[starts + np.arange(int(counts.sum()))]
+
+
+def duplicated(words: Words, sorted_keys: SortedKeys) -> bool:
+    """True when two rows hold the same pair of ``words`` (``sorted_keys`` sorted from their
+    fingerprints). Cost: one pass over the sorted keys."""
+    keys = sorted_keys.keys
+    same = np.flatnonzero(keys[1:] == keys[:-1])
+    if not len(same):
+        return False
+    rows = np.unique(np.concatenate([sorted_keys.rows[same], sorted_keys.rows[same + 1]]))
+    hi, lo = words
+    pairs = list(zip(hi[rows].tolist(), lo[rows].tolist(), strict=True))
+    return len(set(pairs)) != len(pairs)
