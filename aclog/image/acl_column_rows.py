@@ -18,7 +18,6 @@ Immutable by convention (nobody changes the arrays); thread-safe. Cost: O(ACLs) 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,12 +28,12 @@ import pyarrow.compute as pc
 
 from aclog.image.acl_table_keys import Words
 from aclog.records.column_layout import KindColumns
+from aclog.records.id_bytes import id_column_bytes, split_ids
 from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType
 from aclog.snapshot.acl_columns import ChunkArrays, chunk_strings
 
 CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
 STRING_FIELDS = ("resource_name", "principal", "host")
-_SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
 
 Strings = tuple[Sequence[str], Any]
 """One string field: its distinct strings and each ACL's index into them (integer array)."""
@@ -65,8 +64,7 @@ def id_bytes(ids: Words) -> list[bytes]:
     """The 16 bytes of each id of ``ids``, as ``acls_from_columns`` takes them."""
     halves = np.empty((len(ids[0]), 2), dtype=">u8")
     halves[:, 0], halves[:, 1] = ids
-    found: list[bytes] = _SIXTEEN_BYTES.findall(halves.tobytes())
-    return found
+    return split_ids(halves.tobytes())
 
 
 def _distinct(values: Sequence[str]) -> Strings:
@@ -164,7 +162,4 @@ def _encoded(column: pa.Array) -> Strings:
 
 def _fixed_words(column: pa.Array) -> Words:
     """The words of a ``fixed_size_binary[16]`` id column without nulls."""
-    if column.null_count:
-        raise ValueError("an ACL id column holds nulls")  # a decoder bug, never input
-    start = column.offset * 16
-    return words_of_id_bytes(memoryview(column.buffers()[1])[start : start + 16 * len(column)])
+    return words_of_id_bytes(id_column_bytes(column))

@@ -21,7 +21,6 @@ filled by slot setters mapped over the column.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cache
 from itertools import chain, pairwise, repeat
@@ -40,13 +39,13 @@ from aclog.records.build import (
 from aclog.records.codec import DecodedKind
 from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kinds
 from aclog.records.decoded import AclRows, DecodedRecords, in_row_order
+from aclog.records.id_bytes import id_column_bytes, split_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
 from aclog.records.types import ACL_KEY_FIELDS, AclKey, Record, RecordType
 from aclog.records.vector import numpy_numbers
 
 _NUMBERS = (pa.int32(), pa.int64())
 _TYPES = {int(member): member for member in RecordType}
-_SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
 _ACL_COLUMNS = ACL_KEY_FIELDS
 """The columns of an ACL addition after its id, in :func:`acls_from_columns` order."""
 _ACL_TYPES = frozenset({RecordType.ACCESS_CONTROL_ENTRY, RecordType.REMOVE_ACCESS_CONTROL_ENTRY})
@@ -197,11 +196,5 @@ _MEMBERS = {
 
 
 def _id_bytes(column: pa.Array) -> list[bytes]:
-    """The 16 bytes of each id of a ``fixed_size_binary[16]`` column without nulls (the
-    decoder never gives one for a record that has the field), cut by one regex call."""
-    if column.null_count:
-        raise ValueError("an ACL id column holds nulls")  # a bug in the decoder, never input
-    start = column.offset * 16
-    data = memoryview(column.buffers()[1])[start : start + 16 * len(column)]
-    found: list[bytes] = _SIXTEEN_BYTES.findall(data)
-    return found
+    """One ``bytes`` per id of a ``fixed_size_binary[16]`` column."""
+    return split_ids(id_column_bytes(column))

@@ -31,7 +31,6 @@ few dict and attribute lookups to encode.
 
 from __future__ import annotations
 
-import re
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
@@ -47,6 +46,7 @@ import pyarrow.compute as pc
 # tables; an unknown code becomes the enum's UNKNOWN), shared with the log's batch decoder.
 from aclog.records.build import acls_from_columns
 from aclog.records.column_records import code_members
+from aclog.records.id_bytes import split_ids
 from aclog.records.types import AccessControlEntryRecord
 
 CHUNK_ACLS = 4096
@@ -54,7 +54,6 @@ CHUNK_ACLS = 4096
 writer holds little (a chunk is about 200 KB)."""
 FULL_NAME = "aclog.snapshot.AclColumns"
 _ID_BYTES = 16
-_SIXTEEN_BYTES = re.compile(b".{16}", re.DOTALL)
 _CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
 _STRING_FIELDS = ("resource_name", "principal", "host")
 # An unsigned 32-bit array typecode; its items are stored little-endian whatever the machine.
@@ -141,9 +140,7 @@ def _strings(fields: dict[str, Any]) -> list[str]:
 def _id_bytes(data: bytes, count: int) -> list[bytes]:
     if len(data) != _ID_BYTES * count:
         raise ValueError(f"column id holds {len(data)} bytes, not 16 per ACL ({count})")
-    # One regex call cuts the column into 16-byte pieces, twice as fast as slicing each.
-    found: list[bytes] = _SIXTEEN_BYTES.findall(data)
-    return found
+    return split_ids(data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,36 @@
+"""Ids as packed bytes: how a run of 16-byte UUIDs held back to back is cut into one ``bytes``
+per id, and where an Arrow id column keeps those bytes.
+
+Every columnar reader holds ids this way (the log's batch decoder, snapshot chunks, KRaft
+batches, the ACL table), and :func:`aclog.records.build.acls_from_columns` takes one ``bytes``
+per id, so the cut is defined once here: one regex call over the run, about twice as fast as
+slicing each id.
+
+Thread-safe (pure functions). Cost: O(ids) in C; no Python step per id.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+
+ID_BYTES = 16
+"""The bytes of one id (a UUID, most significant byte first)."""
+_ONE_ID = re.compile(b".{16}", re.DOTALL)
+
+
+def split_ids(data: bytes | memoryview) -> list[bytes]:
+    """The ids of ``data`` (a multiple of 16 bytes, back to back), one ``bytes`` each."""
+    found: list[bytes] = _ONE_ID.findall(data)
+    return found
+
+
+def id_column_bytes(column: pa.Array) -> memoryview:
+    """The bytes of a ``fixed_size_binary[16]`` Arrow column's ids, back to back, without a
+    copy. ``ValueError`` when it holds a null: a decoder never gives one for a record that has
+    the field, so that is a bug, not input."""
+    if column.null_count:
+        raise ValueError("an ACL id column holds nulls")
+    start = column.offset * ID_BYTES
+    return memoryview(column.buffers()[1])[start : start + ID_BYTES * len(column)]
