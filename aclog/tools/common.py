@@ -169,6 +169,18 @@ AtTime = Annotated[
 ]
 
 
+REPLAY_ERRORS: tuple[type[Exception], ...] = (
+    CorruptLogError,
+    RecordDecodeError,
+    ReplayError,
+    RebuildError,
+    OSError,
+)
+"""What rebuilding a state from a data directory can raise for the data rather than for a bug:
+every command that replays catches these and exits through
+:func:`~aclog.tools.exit_codes.fail_for` (a damaged log is 1, never an internal error)."""
+
+
 def load_state(
     data_dir: Path, at_offset: int | None, at_time: str | None, *, kraft: bool = False
 ) -> Rebuilt:
@@ -193,7 +205,7 @@ def load_state(
                 on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
                 kraft=kraft,
             )
-    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError) as error:
+    except REPLAY_ERRORS as error:
         fail_for(error, f"replay {data_dir}")
     last = rebuilt.image.provenance.last_offset
     show_point_note(data_dir, last, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft)

@@ -10,9 +10,10 @@ import typer
 from aclog.image import MetadataImage
 from aclog.log import estimated_end_offset
 from aclog.records import call_paused, gc_paused
-from aclog.replay import RebuildError, diff, verify_directory, verify_kraft_directory
+from aclog.replay import diff, verify_directory, verify_kraft_directory
 from aclog.snapshot import SnapshotError, SnapshotId, list_snapshots, verify_snapshot
 from aclog.tools.common import (
+    REPLAY_ERRORS,
     AtOffset,
     AtTime,
     DataDir,
@@ -127,7 +128,7 @@ def diff_command(
         result = call_paused(
             diff, data_dir, first, last, kraft=kraft, on_warning=print_warning
         ).to_dict()
-    except (RebuildError, SnapshotError, ValueError, OSError) as error:
+    except (*REPLAY_ERRORS, SnapshotError, ValueError) as error:
         fail_for(error, f"compare the points of {data_dir}")
     check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])
     for point, reached in ((first, result["from"]), (last, result["to"])):
