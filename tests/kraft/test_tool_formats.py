@@ -246,3 +246,18 @@ def test_export_reads_a_kraft_directory(layout: Layout) -> None:
         (e["resource_name"], e["principal"]) for e in exported["acls"]
     }
     assert [u["name"] for u in exported["users"]] == ["bob"]
+
+
+def test_acls_list_and_users_list_read_a_kraft_directory_as_replay_does(layout: Layout) -> None:
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in layout.directory.iterdir())
+    code, stdout, stderr = run("replay", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr
+    state = json.loads(stdout)
+    code, stdout, stderr = run("acls", "list", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr  # it was 'unknown frame version 0', read as aclog's own format
+    assert json.loads(stdout)["acls"] == state["acls"]
+    assert {a["resource_name"] for a in state["acls"]} == {ACL_C.resource_name, ACL_D.resource_name}
+    code, stdout, stderr = run("users", "list", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr
+    assert [u["name"] for u in json.loads(stdout)["users"]] == ["bob"]
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in layout.directory.iterdir()) == before
