@@ -128,7 +128,9 @@ def diff_command(
         result = call_paused(
             diff, data_dir, first, last, kraft=kraft, on_warning=print_warning
         ).to_dict()
-    except (*REPLAY_ERRORS, SnapshotError, ValueError) as error:
+    except REPLAY_ERRORS as error:
+        fail_for(error, f"compare the points of {data_dir}")
+    except (SnapshotError, ValueError) as error:
         fail_for(error, f"compare the points of {data_dir}")
     check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])
     for point, reached in ((first, result["from"]), (last, result["to"])):
