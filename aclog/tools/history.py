@@ -26,7 +26,7 @@ from aclog.tools.common import (
 )
 from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line, print_warning
 from aclog.tools.exit_codes import fail_for
-from aclog.tools.points import check_range, parse_range_end, show_point_note
+from aclog.tools.points import check_range, parse_range_end, point_note
 from aclog.tools.progress import offsets_bar, waiting
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
@@ -133,11 +133,18 @@ def diff_command(
     except (SnapshotError, ValueError) as error:
         fail_for(error, f"compare the points of {data_dir}")
     check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])
-    for point, reached in ((first, result["from"]), (last, result["to"])):
-        show_point_note(
-            data_dir, reached["last_offset"], at_offset=point.offset, at_time_ms=point.time_ms,
+    notes = [
+        point_note(
+            data_dir,
+            reached["last_offset"],
+            at_offset=point.offset,
+            at_time_ms=point.time_ms,
             kraft=kraft,
-        )  # fmt: skip
+        )
+        for point, reached in ((first, result["from"]), (last, result["to"]))
+    ]
+    for note in dict.fromkeys(note for note in notes if note is not None):  # once each
+        print_line(f"aclog: note: {note}", stderr=True)
     if json_output:
         print_json(result)
         return
