@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from aclog.image import MetadataImage
+from aclog.kraft import is_kraft_path
 from aclog.log import estimated_end_offset
 from aclog.records import call_paused, gc_paused
 from aclog.replay import diff, verify_directory, verify_kraft_directory
@@ -24,7 +25,16 @@ from aclog.tools.common import (
     open_controller,
     require_data_dir,
 )
-from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line, print_warning
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    app,
+    fail,
+    fail_os,
+    print_json,
+    print_line,
+    print_warning,
+)
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import check_range, parse_range_end, point_note
 from aclog.tools.progress import offsets_bar, waiting
@@ -216,6 +226,13 @@ def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
 
 def _snapshots(data_dir: Path) -> list[SnapshotId]:
     require_data_dir(data_dir)
+    if is_kraft_path(data_dir):  # listing none there would read as "no snapshot, all fine"
+        fail(
+            f"{data_dir} is a KRaft metadata directory: its snapshots are Kafka's .checkpoint "
+            f"files, not aclog snapshots; aclog verify --data-dir {data_dir} checks them, and "
+            "aclog dump FILE.checkpoint prints one",
+            EXIT_USAGE,
+        )
     try:
         return list_snapshots(data_dir)
     except OSError as error:

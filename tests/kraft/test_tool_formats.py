@@ -261,3 +261,12 @@ def test_acls_list_and_users_list_read_a_kraft_directory_as_replay_does(layout: 
     assert code == 0, stderr
     assert [u["name"] for u in json.loads(stdout)["users"]] == ["bob"]
     assert sorted((p.name, p.stat().st_mtime_ns) for p in layout.directory.iterdir()) == before
+
+
+@pytest.mark.parametrize("command", ["list", "verify"])
+def test_snapshot_list_and_verify_refuse_a_kraft_directory(layout: Layout, command: str) -> None:
+    # they found no aclog snapshot there and said so as if all were well ("every snapshot
+    # verifies") beside a .checkpoint they never looked at
+    code, stdout, stderr = run("snapshot", command, "--data-dir", str(layout.directory))
+    assert code == 2 and stdout == ""
+    assert "KRaft metadata directory" in stderr and "aclog verify --data-dir" in stderr
