@@ -62,7 +62,13 @@ def is_kraft(path: Path, source_format: str) -> bool:
     choice = source_format.strip().lower()
     if choice not in ("auto", "aclog", "kraft"):
         fail(f"unknown --format {source_format!r}; use aclog, kraft or auto", EXIT_USAGE)
-    return choice == "kraft" or (choice == "auto" and is_kraft_path(path))
+    return choice == "kraft" or (choice == "auto" and (is_kraft_path(path) or _kraft_segment(path)))
+
+
+def _kraft_segment(path: Path) -> bool:
+    """A ``.log`` segment file of a KRaft metadata directory, given alone (as kafka-dump-log
+    is given one): read as aclog's format, it failed with 'unknown frame version 0'."""
+    return path.suffix == ".log" and path.is_file() and is_kraft_path(path.parent)
 
 
 def local_caller(command: str) -> Caller:

@@ -37,6 +37,16 @@ def test_dump_reads_a_kraft_directory(layout: Layout, fmt: list[str]) -> None:
     assert [line["offset"] for line in lines] == [r[0] for r in layout.log_records]
 
 
+def test_dump_reads_one_segment_of_a_kraft_directory(layout: Layout) -> None:
+    # as kafka-dump-log is given one file; it was read as aclog's format ('unknown frame version')
+    segment = layout.segments[1]
+    code, stdout, stderr = run("dump", str(segment), "--json")
+    assert code == 0, stderr
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    expected = run("dump", str(segment), "--json", "--format", "kraft")[1]
+    assert lines == [json.loads(line) for line in expected.splitlines()] and lines
+
+
 def test_dump_reads_a_checkpoint(layout: Layout) -> None:
     code, stdout, _ = run("dump", str(layout.checkpoint))
     assert code == 0
