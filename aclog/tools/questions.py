@@ -61,6 +61,7 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
+    check_resource_name,
 )
 from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.questions_text import show_lint, show_reach, show_who_can
@@ -167,7 +168,9 @@ def one_resource(
             "--user or --delegation-token",
             EXIT_USAGE,
         )
-    return named[0]
+    resource_type, name = named[0]
+    option = f"--{resource_type.name.lower().replace('_', '-')}"
+    return resource_type, _usage(lambda: check_resource_name(name, option))
 
 
 def _resource_types(names: list[str] | None) -> list[ResourceType]:

@@ -268,3 +268,19 @@ def test_names_from_the_log_are_shown_escaped(tmp_path: Path) -> None:
         assert shown == "".join(f"{line}\n" for line in lines)  # only \n ends lines
         assert all(line.isprintable() for line in lines), lines
         assert not any(line.startswith("ALLOW User:mallory") for line in lines)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        ("explain", "--principal", "User:a", "--host", "10.0.0.1", "--operation", "Read"),
+        ("who-can", "--operation", "Read"),
+        ("timeline", "--principal", "User:a", "--operation", "Read"),
+    ],
+    ids=lambda q: q[0],
+)
+def test_a_question_about_an_empty_name_is_refused(data_dir: Path, question: tuple[str]) -> None:
+    # no ACL can name '' (acls add refuses it), so an answer ('nobody', DENIED) was about nothing
+    result = _run(*question, "--data-dir", str(data_dir), "--topic", "")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--topic: the resource name is empty" in result.stderr
