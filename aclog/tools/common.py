@@ -88,6 +88,17 @@ def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:
     fail(f"no {kind} directory at {data_dir}: it {what}", EXIT_USAGE)
 
 
+def refuse_kraft(data_dir: Path) -> None:
+    """Exit 2 when ``data_dir`` is a KRaft metadata directory: a writer opening it would append
+    to Kafka's own metadata log, and its recovery would cut a batch Kafka is still writing."""
+    if is_kraft_path(data_dir):
+        fail(
+            f"{data_dir} is a KRaft metadata directory: aclog never writes there; "
+            "copy it into a data directory with aclog import --from-kraft",
+            EXIT_USAGE,
+        )
+
+
 @contextmanager
 def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Controller]:
     """The controller of ``data_dir`` (a writer: it takes the lock), with clear exits for the
@@ -101,12 +112,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     created = _first_missing(data_dir) if create else None
     if created is None:
         require_data_dir(data_dir)
-        if is_kraft_path(data_dir):  # appending would corrupt Kafka's own metadata log
-            fail(
-                f"{data_dir} is a KRaft metadata directory: aclog never writes there; "
-                "copy it into a data directory with aclog import --from-kraft",
-                EXIT_USAGE,
-            )
+        refuse_kraft(data_dir)
     try:
         with _opening_errors(data_dir):
             controller = Controller.open(data_dir, authorizer=LocalOperator())

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -280,3 +282,30 @@ def test_snapshot_list_and_verify_refuse_a_kraft_directory(layout: Layout, comma
     code, stdout, stderr = run("snapshot", command, "--data-dir", str(layout.directory))
     assert code == 2 and stdout == ""
     assert "KRaft metadata directory" in stderr and "aclog verify --data-dir" in stderr
+
+
+def _contents(directory: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in directory.iterdir()}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--listen", "127.0.0.1:0"],
+        ["serve", "--listen", "127.0.0.1:0", "--controller", "--node-id", "1"],
+        ["acls", "add", "--allow-principal", "User:x", "--topic", "t"],
+        ["snapshot", "create"],
+    ],
+    ids=lambda a: " ".join(a[:3]),
+)
+def test_no_writer_opens_a_kraft_directory(layout: Layout, argv: list[str]) -> None:
+    """serve opened one as its data directory: its recovery cut the batch Kafka was writing at
+    the end of the active segment into a quarantine file, and it left a lock, an index and a
+    recovery point among Kafka's files, before failing on the first record."""
+    assert layout.torn_bytes  # the tail a running Kafka may still be writing
+    before = _contents(layout.directory)
+    command = [sys.executable, "-m", "aclog", *argv, "--data-dir", str(layout.directory)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "is a KRaft metadata directory: aclog never writes there" in done.stderr
+    assert _contents(layout.directory) == before
