@@ -65,17 +65,26 @@ class Finding:
 
 @dataclass(frozen=True)
 class LintReport:
-    """The findings about one state, most severe first, and how much was checked."""
+    """The findings about one state, most severe first, and how much was checked;
+    ``last_offset``: the offset the state is as of, when it came from a log (not in
+    :meth:`to_dict`: it tells a caller where the point asked for landed)."""
 
     findings: list[Finding] = field(default_factory=list)
     acls_checked: int = 0
     credentials_checked: int = 0
+    last_offset: int | None = None
 
     @classmethod
-    def of(cls, findings: Iterable[Finding], acls: int, credentials: int) -> LintReport:
+    def of(
+        cls,
+        findings: Iterable[Finding],
+        acls: int,
+        credentials: int,
+        last_offset: int | None = None,
+    ) -> LintReport:
         """A report with ``findings`` sorted most severe first (stable within a severity)."""
         ordered = sorted(findings, key=lambda f: -f.severity.rank)
-        return cls(ordered, acls, credentials)
+        return cls(ordered, acls, credentials, last_offset)
 
     def at_least(self, severity: Severity) -> list[Finding]:
         """The findings of ``severity`` or worse."""

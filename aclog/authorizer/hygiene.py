@@ -173,4 +173,5 @@ def lint_directory(
     findings = lint_acls(acls) + lint_credentials(
         ages, now_ms=now_ms, min_iterations=min_iterations, max_age_days=max_age_days
     )
-    return LintReport.of(findings, len(acls), len(ages))
+    last_offset = rebuilt.image.provenance.last_offset
+    return LintReport.of(findings, len(acls), len(ages), last_offset)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from aclog.acl import ApiError
+from aclog.kraft import is_kraft_path
 from aclog.records import AccessControlEntryRecord
 from aclog.tools.acl_options import filters_for_list
 from aclog.tools.acl_rows import acl_dict, describe, describe_filter
@@ -90,7 +91,8 @@ def list_acls(
                 for acl in acls:
                     found.setdefault(acl.binding, acl)
     else:
-        image = load_state(target, at_offset, at_time).image
+        # a KRaft __cluster_metadata-0 directory is read as replay reads it (never written)
+        image = load_state(target, at_offset, at_time, kraft=is_kraft_path(target)).image
         found = {acl.id: acl for acl in image.acls if any(f.matches(acl) for f in filters)}
     if json_output:
         print_json({"acls": [acl_dict(acl) for acl in found.values()]})

@@ -103,6 +103,8 @@ def remove(
         for result in results:
             for acl in result.acls:
                 print_line(f"{verb} {describe(acl)}")
+        if not any(result.acls for result in results):  # silence read as "done" on a typo
+            print_line(f"no ACL matches: {'nothing would be' if dry_run else 'nothing'} removed")
     report_failures(
         [
             (describe_filter(f), r.error)

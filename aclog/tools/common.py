@@ -62,7 +62,13 @@ def is_kraft(path: Path, source_format: str) -> bool:
     choice = source_format.strip().lower()
     if choice not in ("auto", "aclog", "kraft"):
         fail(f"unknown --format {source_format!r}; use aclog, kraft or auto", EXIT_USAGE)
-    return choice == "kraft" or (choice == "auto" and is_kraft_path(path))
+    return choice == "kraft" or (choice == "auto" and (is_kraft_path(path) or _kraft_segment(path)))
+
+
+def _kraft_segment(path: Path) -> bool:
+    """A ``.log`` segment file of a KRaft metadata directory, given alone (as kafka-dump-log
+    is given one): read as aclog's format, it failed with 'unknown frame version 0'."""
+    return path.suffix == ".log" and path.is_file() and is_kraft_path(path.parent)
 
 
 def local_caller(command: str) -> Caller:
@@ -82,6 +88,17 @@ def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:
     fail(f"no {kind} directory at {data_dir}: it {what}", EXIT_USAGE)
 
 
+def refuse_kraft(data_dir: Path) -> None:
+    """Exit 2 when ``data_dir`` is a KRaft metadata directory: a writer opening it would append
+    to Kafka's own metadata log, and its recovery would cut a batch Kafka is still writing."""
+    if is_kraft_path(data_dir):
+        fail(
+            f"{data_dir} is a KRaft metadata directory: aclog never writes there; "
+            "copy it into a data directory with aclog import --from-kraft",
+            EXIT_USAGE,
+        )
+
+
 @contextmanager
 def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Controller]:
     """The controller of ``data_dir`` (a writer: it takes the lock), with clear exits for the
@@ -95,12 +112,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     created = _first_missing(data_dir) if create else None
     if created is None:
         require_data_dir(data_dir)
-        if is_kraft_path(data_dir):  # appending would corrupt Kafka's own metadata log
-            fail(
-                f"{data_dir} is a KRaft metadata directory: aclog never writes there; "
-                "copy it into a data directory with aclog import --from-kraft",
-                EXIT_USAGE,
-            )
+        refuse_kraft(data_dir)
     try:
         with _opening_errors(data_dir):
             controller = Controller.open(data_dir, authorizer=LocalOperator())
@@ -169,6 +181,18 @@ AtTime = Annotated[
 ]
 
 
+REPLAY_ERRORS: tuple[type[Exception], ...] = (
+    CorruptLogError,
+    RecordDecodeError,
+    ReplayError,
+    RebuildError,
+    OSError,
+)
+"""What rebuilding a state from a data directory can raise for the data rather than for a bug:
+every command that replays catches these and exits through
+:func:`~aclog.tools.exit_codes.fail_for` (a damaged log is 1, never an internal error)."""
+
+
 def load_state(
     data_dir: Path, at_offset: int | None, at_time: str | None, *, kraft: bool = False
 ) -> Rebuilt:
@@ -193,7 +217,7 @@ def load_state(
                 on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
                 kraft=kraft,
             )
-    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError) as error:
+    except REPLAY_ERRORS as error:
         fail_for(error, f"replay {data_dir}")
     last = rebuilt.image.provenance.last_offset
     show_point_note(data_dir, last, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft)

@@ -29,6 +29,7 @@ from aclog.tools.options import (
     UserResourceName,
     check_host,
     check_principal,
+    check_resource_name,
     check_text,
     parse_operation,
 )
@@ -66,7 +67,7 @@ def _resource(
             "name exactly one resource: --topic, --group, --cluster, --transactional-id or --user"
         )
     resource_type, name = given[0]
-    check_text(name, f"--{resource_type.name.lower().replace('_', '-')}")
+    check_resource_name(name, f"--{resource_type.name.lower().replace('_', '-')}")
     return resource_type, name
 
 

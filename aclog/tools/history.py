@@ -8,11 +8,13 @@ from typing import Annotated, Any
 import typer
 
 from aclog.image import MetadataImage
+from aclog.kraft import is_kraft_path
 from aclog.log import estimated_end_offset
 from aclog.records import call_paused, gc_paused
-from aclog.replay import RebuildError, diff, verify_directory, verify_kraft_directory
+from aclog.replay import diff, verify_directory, verify_kraft_directory
 from aclog.snapshot import SnapshotError, SnapshotId, list_snapshots, verify_snapshot
 from aclog.tools.common import (
+    REPLAY_ERRORS,
     AtOffset,
     AtTime,
     DataDir,
@@ -23,9 +25,18 @@ from aclog.tools.common import (
     open_controller,
     require_data_dir,
 )
-from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line, print_warning
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    app,
+    fail,
+    fail_os,
+    print_json,
+    print_line,
+    print_warning,
+)
 from aclog.tools.exit_codes import fail_for
-from aclog.tools.points import check_range, parse_range_end, show_point_note
+from aclog.tools.points import check_range, parse_range_end, point_note
 from aclog.tools.progress import offsets_bar, waiting
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
@@ -127,14 +138,23 @@ def diff_command(
         result = call_paused(
             diff, data_dir, first, last, kraft=kraft, on_warning=print_warning
         ).to_dict()
-    except (RebuildError, SnapshotError, ValueError, OSError) as error:
+    except REPLAY_ERRORS as error:
+        fail_for(error, f"compare the points of {data_dir}")
+    except (SnapshotError, ValueError) as error:
         fail_for(error, f"compare the points of {data_dir}")
     check_range(first, last, result["from"]["last_offset"], result["to"]["last_offset"])
-    for point, reached in ((first, result["from"]), (last, result["to"])):
-        show_point_note(
-            data_dir, reached["last_offset"], at_offset=point.offset, at_time_ms=point.time_ms,
+    notes = [
+        point_note(
+            data_dir,
+            reached["last_offset"],
+            at_offset=point.offset,
+            at_time_ms=point.time_ms,
             kraft=kraft,
-        )  # fmt: skip
+        )
+        for point, reached in ((first, result["from"]), (last, result["to"]))
+    ]
+    for note in dict.fromkeys(note for note in notes if note is not None):  # once each
+        print_line(f"aclog: note: {note}", stderr=True)
     if json_output:
         print_json(result)
         return
@@ -206,6 +226,13 @@ def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
 
 def _snapshots(data_dir: Path) -> list[SnapshotId]:
     require_data_dir(data_dir)
+    if is_kraft_path(data_dir):  # listing none there would read as "no snapshot, all fine"
+        fail(
+            f"{data_dir} is a KRaft metadata directory: its snapshots are Kafka's .checkpoint "
+            f"files, not aclog snapshots; aclog verify --data-dir {data_dir} checks them, and "
+            "aclog dump FILE.checkpoint prints one",
+            EXIT_USAGE,
+        )
     try:
         return list_snapshots(data_dir)
     except OSError as error:

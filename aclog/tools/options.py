@@ -50,6 +50,14 @@ def check_text(value: str, option: str) -> str:
     return value
 
 
+def check_resource_name(name: str, option: str) -> str:
+    """``name``, if a question about it can have an answer: UTF-8 text, not empty (Kafka
+    refuses empty names, so no ACL names one and any answer would be about nothing)."""
+    if not check_text(name, option):
+        raise OptionError(f"{option}: the resource name is empty; Kafka refuses empty names")
+    return name
+
+
 def check_texts(values: Iterable[str], option: str) -> None:
     """:func:`check_text` for each of ``values``."""
     for value in values:

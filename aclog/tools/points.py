@@ -14,6 +14,7 @@ the log.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -91,8 +92,9 @@ def point_note(
     kraft: bool = False,
 ) -> str | None:
     """What a person should know about the state (as of ``last_offset``) that they asked for
-    at ``at_offset``/``at_time_ms``: the log starts after the time, the offset is past its end,
-    or the offset falls inside a batch (applied whole or not at all). ``None``: nothing."""
+    at ``at_offset``/``at_time_ms``: the log starts after the time, the time is in the future,
+    the offset is past its end, or the offset falls inside a batch (applied whole or not at
+    all). ``None``: nothing."""
     try:
         if last_offset < 0 and (at_offset is not None or at_time_ms is not None):
             first = next(_batch_bounds(directory, 0, kraft), None)
@@ -103,6 +105,11 @@ def point_note(
                     f"the log starts at {format_time(first[2])} (offset {first[0]}); "
                     "before that there is nothing, so the state is empty"
                 )
+        if at_time_ms is not None and at_time_ms > time.time() * 1000:  # a mistyped year?
+            return (
+                f"{format_time(at_time_ms)} is in the future: this is the latest state, "
+                f"as of offset {last_offset}"
+            )
         if at_offset is not None and last_offset < at_offset:
             return _offset_note(directory, last_offset, at_offset, kraft)
     except (LogError, KraftError, RecordDecodeError, OSError):

@@ -43,7 +43,7 @@ from aclog.tools.common import (
     SourceFormat,
     is_kraft,
     load_state,
-    parse_time,
+    require_data_dir,
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -61,7 +61,9 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
+    check_resource_name,
 )
+from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
 T = TypeVar("T")
@@ -166,7 +168,9 @@ def one_resource(
             "--user or --delegation-token",
             EXIT_USAGE,
         )
-    return named[0]
+    resource_type, name = named[0]
+    option = f"--{resource_type.name.lower().replace('_', '-')}"
+    return resource_type, _usage(lambda: check_resource_name(name, option))
 
 
 def _resource_types(names: list[str] | None) -> list[ResourceType]:
@@ -235,16 +239,14 @@ def lint_command(
     """Hygiene findings: redundant ACLs, ALLOWs a DENY overrides, risky grants, weak or stale
     SCRAM credentials; each with a kind, a severity and the ACLs or user concerned."""
     threshold = None if fail_on is None else _usage(lambda: Severity.parse(fail_on))
-    if not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    report = _lint(
-        data_dir,
-        at_offset,
-        None if at_time is None else parse_time(at_time),
-        is_kraft(data_dir, source_format),
-        min_iterations,
-        max_credential_age_days,
-    )
+    kraft = is_kraft(data_dir, source_format)
+    require_data_dir(data_dir, kraft=kraft)
+    at_offset, at_time_ms = parse_point(at_offset, at_time)
+    report = _lint(data_dir, at_offset, at_time_ms, kraft, min_iterations, max_credential_age_days)
+    if report.last_offset is not None:  # where the point landed, as replay and who-can say
+        show_point_note(
+            data_dir, report.last_offset, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft
+        )
     if json_output:
         print_json(report.to_dict())
     else:

@@ -57,7 +57,8 @@ def quickstart(
     server = _start_server(data_dir, listen)
     try:
         bootstrap = _wait_ready(server)
-        _say(json_output, f"1. aclog serve is listening on {bootstrap} (data in {data_dir})\n")
+        _say(json_output, f"1. aclog serve is listening on {bootstrap} (data in {data_dir})")
+        _say(json_output, "")
         created, failed = _admin_walkthrough(bootstrap)
         _say(json_output, f"2. kafka-python created {created} ACLs ({failed} failed)")
         _say(json_output, "   and the SCRAM-SHA-256 user 'ledger'")
@@ -79,9 +80,10 @@ def quickstart(
             _show_log_and_explanations(data_dir, explanations)
         if exit_after:
             return
+        _say(json_output, "")
         _say(
             json_output,
-            f"\nThe server keeps running: bootstrap_servers='{bootstrap}', principal "
+            f"The server keeps running: bootstrap_servers='{bootstrap}', principal "
             "User:ANONYMOUS (a super user in this walk-through). Ctrl-C stops it.",
         )
         server.wait()
@@ -97,9 +99,11 @@ def _say(json_output: bool, text: str) -> None:
 
 
 def _show_log_and_explanations(data_dir: Path, explanations: list[dict[str, Any]]) -> None:
-    print_line("\n3. the committed log (aclog dump):")
+    print_line("")
+    print_line("3. the committed log (aclog dump):")
     dump([data_dir], 0, None, None, False, False)
-    print_line("\n4. why (aclog explain):")
+    print_line("")
+    print_line("4. why (aclog explain):")
     for result in explanations:
         print_line(
             f"   {result['principal']} {result['operation']} {result['topic']}: "

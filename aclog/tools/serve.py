@@ -19,7 +19,7 @@ from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.common import DATA_DIR_ENV, JsonFlag
+from aclog.tools.common import DATA_DIR_ENV, JsonFlag, refuse_kraft
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
@@ -274,6 +274,7 @@ def serve(
         ),
         (controller, heartbeat_ms, election_timeout_ms),
     )
+    refuse_kraft(data_dir)  # serving opens a writer on it (--controller too)
     try:
         run_listener(
             config,

@@ -23,6 +23,7 @@ from aclog.controller import (
     upsertion_for_password,
 )
 from aclog.image import ScramDescribeResult, user_to_dict
+from aclog.kraft import is_kraft_path
 from aclog.records import ScramMechanism
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state, local_caller, report_failures
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
@@ -141,7 +142,8 @@ def _describe(
 ) -> tuple[ApiError, list[ScramDescribeResult]]:
     """DescribeUserScramCredentials on a cluster, or over a data directory's committed state."""
     if not isinstance(target, RemoteTarget):
-        return ApiError.NONE, load_state(target, None, None).image.scram.describe(users)
+        state = load_state(target, None, None, kraft=is_kraft_path(target))  # KRaft: read-only
+        return ApiError.NONE, state.image.scram.describe(users)
     with open_admin(target) as admin:
         return admin.describe_scram(users, local_caller("aclog users list"))
 

@@ -5,8 +5,10 @@ apply is one batch or nothing."""
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +22,7 @@ from aclog.desired import (
     Ownership,
     PasswordSource,
     apply_atomically,
+    export_dict,
     export_yaml,
     load_desired,
     plan,
@@ -235,3 +238,63 @@ def test_an_inventory_shows_who_loses_access() -> None:
     assert ("User:a", "READ", "ALLOWED", "DENIED") in {
         (c.principal, c.operation, c.before.name, c.after.name) for c in impact.changes
     }
+
+
+_ANY_NAME = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12).filter(
+    lambda name: name != "*"
+)
+
+
+@given(st.lists(st.tuples(_ANY_NAME, _ANY_NAME), max_size=8))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+def test_an_export_of_any_names_loads_back_to_the_same_acls(
+    tmp_path: Path, names: list[tuple[str, str]]
+) -> None:
+    """Kafka takes any text as a name: what loads back is what was exported (PyYAML's own
+    emitter wrote U+0085 raw, and 'User:\x85' loaded back as 'User: ')."""
+    acls = [
+        AclBinding(
+            ResourceType.TOPIC,
+            name,
+            PatternType.LITERAL,
+            f"User:{user}",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        )
+        for name, user in names
+    ]
+    current = CurrentState(CurrentState.from_described(acls, []).acls, {})
+    path = tmp_path / "exported.yaml"
+    path.write_text(export_yaml(current), encoding="utf-8")
+    assert set(load_desired(path).acls) == set(current.acls)
+
+
+def test_export_writes_a_large_state_faster_than_pure_python_yaml() -> None:
+    """Timed in turn with PyYAML's pure-Python emitter on the same document: the export of
+    200k ACLs spent 55 s there (the replay before it took 10)."""
+    acls = [
+        AclBinding(
+            ResourceType.TOPIC,
+            f"t{i:05d}.orders",
+            PatternType.LITERAL,
+            f"User:svc-{i % 300}",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        )
+        for i in range(10_000)
+    ]
+    current = CurrentState(CurrentState.from_described(acls, []).acls, {})
+    document = export_dict(current)
+    options = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
+    ours, floor = float("inf"), float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        text = export_yaml(current)
+        ours = min(ours, time.perf_counter() - start)
+        start = time.perf_counter()
+        python = yaml.dump(document, Dumper=yaml.SafeDumper, **options)
+        floor = min(floor, time.perf_counter() - start)
+    assert text.endswith(python)  # the same bytes for plain names
+    assert ours < floor / 2, (ours, floor)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,16 @@ def test_dump_reads_a_kraft_directory(layout: Layout, fmt: list[str]) -> None:
     expected = [e.to_dict() for e in entries_between(kraft_decoded_batches(layout.directory))]
     assert lines == expected
     assert [line["offset"] for line in lines] == [r[0] for r in layout.log_records]
+
+
+def test_dump_reads_one_segment_of_a_kraft_directory(layout: Layout) -> None:
+    # as kafka-dump-log is given one file; it was read as aclog's format ('unknown frame version')
+    segment = layout.segments[1]
+    code, stdout, stderr = run("dump", str(segment), "--json")
+    assert code == 0, stderr
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    expected = run("dump", str(segment), "--json", "--format", "kraft")[1]
+    assert lines == [json.loads(line) for line in expected.splitlines()] and lines
 
 
 def test_dump_reads_a_checkpoint(layout: Layout) -> None:
@@ -248,3 +260,54 @@ def test_export_reads_a_kraft_directory(layout: Layout) -> None:
         (e["resource_name"], e["principal"]) for e in exported["acls"]
     }
     assert [u["name"] for u in exported["users"]] == ["bob"]
+
+
+def test_acls_list_and_users_list_read_a_kraft_directory_as_replay_does(layout: Layout) -> None:
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in layout.directory.iterdir())
+    code, stdout, stderr = run("replay", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr
+    state = json.loads(stdout)
+    code, stdout, stderr = run("acls", "list", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr  # it was 'unknown frame version 0', read as aclog's own format
+    assert json.loads(stdout)["acls"] == state["acls"]
+    assert {a["resource_name"] for a in state["acls"]} == {ACL_C.resource_name, ACL_D.resource_name}
+    code, stdout, stderr = run("users", "list", "--data-dir", str(layout.directory), "--json")
+    assert code == 0, stderr
+    assert [u["name"] for u in json.loads(stdout)["users"]] == ["bob"]
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in layout.directory.iterdir()) == before
+
+
+@pytest.mark.parametrize("command", ["list", "verify"])
+def test_snapshot_list_and_verify_refuse_a_kraft_directory(layout: Layout, command: str) -> None:
+    # they found no aclog snapshot there and said so as if all were well ("every snapshot
+    # verifies") beside a .checkpoint they never looked at
+    code, stdout, stderr = run("snapshot", command, "--data-dir", str(layout.directory))
+    assert code == 2 and stdout == ""
+    assert "KRaft metadata directory" in stderr and "aclog verify --data-dir" in stderr
+
+
+def _contents(directory: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in directory.iterdir()}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--listen", "127.0.0.1:0"],
+        ["serve", "--listen", "127.0.0.1:0", "--controller", "--node-id", "1"],
+        ["acls", "add", "--allow-principal", "User:x", "--topic", "t"],
+        ["snapshot", "create"],
+    ],
+    ids=lambda a: " ".join(a[:3]),
+)
+def test_no_writer_opens_a_kraft_directory(layout: Layout, argv: list[str]) -> None:
+    """serve opened one as its data directory: its recovery cut the batch Kafka was writing at
+    the end of the active segment into a quarantine file, and it left a lock, an index and a
+    recovery point among Kafka's files, before failing on the first record."""
+    assert layout.torn_bytes  # the tail a running Kafka may still be writing
+    before = _contents(layout.directory)
+    command = [sys.executable, "-m", "aclog", *argv, "--data-dir", str(layout.directory)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "is a KRaft metadata directory: aclog never writes there" in done.stderr
+    assert _contents(layout.directory) == before

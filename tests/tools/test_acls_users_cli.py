@@ -184,6 +184,15 @@ def test_dry_run_and_remove(tmp_path: Path) -> None:
     assert [a.operation.name for a in replay_log(tmp_path).acls] == ["READ"]
 
 
+def test_remove_says_when_nothing_matches(tmp_path: Path) -> None:
+    # a typo in the topic removed nothing and printed nothing, as a success does
+    _run("acls", "add", "--data-dir", str(tmp_path), "--allow-principal", "User:a", "--topic", "t")
+    typo = ("acls", "remove", "--data-dir", str(tmp_path), "--topic", "tt")
+    assert _run(*typo, "--force").stdout == "no ACL matches: nothing removed\n"
+    assert _run(*typo, "--dry-run").stdout == "no ACL matches: nothing would be removed\n"
+    assert len(replay_log(tmp_path).acls) == 1
+
+
 def test_users_set_list_delete(tmp_path: Path) -> None:
     data = ("--data-dir", str(tmp_path))
     made = _run(

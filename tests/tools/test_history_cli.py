@@ -147,3 +147,9 @@ def test_snapshot_create_rows_writes_a_row_of_named_fields_per_record(tmp_path: 
     image = rebuild_image(tmp_path).image
     assert sorted(a["resource_name"] for a in acls) == sorted(a.resource_name for a in image.acls)
     assert rebuild_image(tmp_path).snapshot is not None  # and it loads as the newest snapshot
+
+
+def test_diff_of_an_empty_log_says_so_once(tmp_path: Path) -> None:
+    result = _run("diff", "--data-dir", str(tmp_path), "--from", "0", "--to", "5")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("aclog: note: the log is empty") == 1, result.stderr

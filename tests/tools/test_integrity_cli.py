@@ -52,6 +52,9 @@ def _flip(path: Path, position: int) -> None:
     path.write_bytes(bytes(data))
 
 
+_REQUEST = ["--principal", "User:bob", "--operation", "Read", "--topic", "orders"]
+
+
 def test_a_damaged_acknowledged_batch_fails_reads_verify_and_writes(two_batches: Path) -> None:
     segment = _segment(two_batches)
     _flip(segment, segment.stat().st_size - 5)  # inside the DENY's record
@@ -60,6 +63,14 @@ def test_a_damaged_acknowledged_batch_fails_reads_verify_and_writes(two_batches:
         ["verify", "--data-dir", str(two_batches)],
         ["dump", str(two_batches)],
         ["replay", "--data-dir", str(two_batches)],
+        # every command that replays says the same, none as an internal error
+        ["diff", "--data-dir", str(two_batches), "--from", "0", "--to", "99"],
+        ["explain", "--data-dir", str(two_batches), *_REQUEST, "--host", "10.0.0.1"],
+        ["who-can", "--data-dir", str(two_batches), "--operation", "Read", "--topic", "orders"],
+        ["reach", "--data-dir", str(two_batches), "--principal", "User:bob"],
+        ["timeline", "--data-dir", str(two_batches), *_REQUEST],
+        ["lint", "--data-dir", str(two_batches)],
+        ["export", "--data-dir", str(two_batches)],
     ):
         result = runner.invoke(app, argv)
         assert result.exit_code == 1, (argv, result.output)

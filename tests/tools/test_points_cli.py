@@ -128,3 +128,14 @@ def test_a_reversed_dump_range_is_refused(data_dir: Path) -> None:
     result = run_main("dump", str(data_dir), "--from-offset", "9", "--to-offset", "3")
     assert result.code == 2 and "--to-offset comes before --from-offset" in result.stderr
     assert tree_digest(data_dir) == before
+
+
+def test_a_time_in_the_future_says_the_state_is_the_latest(data_dir: Path) -> None:
+    # a mistyped year (2926 for 2026) answered with the latest state and no word of it
+    result = run_main("replay", "--data-dir", str(data_dir), "--at-time", "2926-01-01")
+    assert result.code == 0
+    assert (
+        "aclog: note: 2926-01-01T00:00:00.000Z is in the future: this is the latest state, "
+        "as of offset 17" in result.stderr
+    )
+    assert result.stdout == run_main("replay", "--data-dir", str(data_dir)).stdout

@@ -192,6 +192,21 @@ def test_lint_json_equals_the_library_and_fail_on_gates(data_dir: Path) -> None:
     assert _run("lint", "--data-dir", str(data_dir / "nope")).exit_code == 2
 
 
+def test_lint_takes_one_point_and_says_where_it_landed(data_dir: Path) -> None:
+    # as replay, who-can and reach: one point, and a note when it is not quite the point asked
+    args = ("lint", "--data-dir", str(data_dir))
+    both = _run(*args, "--at-offset", "3", "--at-time", "2026-01-01")
+    assert both.exit_code == 2 and "not both" in both.stderr
+    early = _ok(*args, "--at-time", "2000-01-01T00:00:00Z")
+    assert "aclog: note: the log starts at" in early.stderr
+    assert "0 ACLs and 0 SCRAM credentials checked" in early.stdout
+    late = _ok(*args, "--at-offset", "999999")
+    assert "aclog: note: offset 999999 is past the end of the log" in late.stderr
+    assert late.stdout == _ok(*args).stdout
+    missing = _run("lint", "--data-dir", str(data_dir / "nope"))
+    assert "it does not exist" in missing.stderr
+
+
 def test_lint_stale_credentials_by_now(data_dir: Path) -> None:
     args = ("lint", "--data-dir", str(data_dir), "--max-credential-age-days", "90", "--json")
     fresh = json.loads(_ok(*args).stdout)
@@ -253,3 +268,19 @@ def test_names_from_the_log_are_shown_escaped(tmp_path: Path) -> None:
         assert shown == "".join(f"{line}\n" for line in lines)  # only \n ends lines
         assert all(line.isprintable() for line in lines), lines
         assert not any(line.startswith("ALLOW User:mallory") for line in lines)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        ("explain", "--principal", "User:a", "--host", "10.0.0.1", "--operation", "Read"),
+        ("who-can", "--operation", "Read"),
+        ("timeline", "--principal", "User:a", "--operation", "Read"),
+    ],
+    ids=lambda q: q[0],
+)
+def test_a_question_about_an_empty_name_is_refused(data_dir: Path, question: tuple[str]) -> None:
+    # no ACL can name '' (acls add refuses it), so an answer ('nobody', DENIED) was about nothing
+    result = _run(*question, "--data-dir", str(data_dir), "--topic", "")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--topic: the resource name is empty" in result.stderr

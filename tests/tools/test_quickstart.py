@@ -31,6 +31,9 @@ def test_quickstart_walks_through_a_real_server(tmp_path: Path) -> None:
     assert "kafka-python created 2 ACLs (0 failed)" in done.stdout
     assert "by User:ANONYMOUS from 127.0.0.1 (aclog-quickstart, CreateAcls)" in done.stdout
     assert "payments.cards: DENIED" in done.stdout and "payments.eu: ALLOWED" in done.stdout
+    # the steps are separated by blank lines, not by an escaped "\n" shown as two characters
+    assert "\\n" not in done.stdout, done.stdout
+    assert "\n\n3. the committed log (aclog dump):\n" in done.stdout
     image = rebuild_image(data).image
     assert len(image.acls) == 2 and "ledger" in image.scram.users
 
