@@ -15,6 +15,8 @@ from aclog.log.index import estimated_end_offset
 from aclog.log.log import SegmentedLog
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
 from aclog.log.recovery import RecoveryReport
+from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE
+from aclog.log.recovery_point import holds_recovery_point
 from aclog.log.segment import list_segments, segment_base_offset
 from aclog.log.torn import TornTailError
 
@@ -27,11 +29,13 @@ __all__ = [
     "LogError",
     "LogLockedError",
     "LogRecord",
+    "RECOVERY_POINT_FILE",
     "RecoveryReport",
     "SegmentedLog",
     "StaleOffsetError",
     "TornTailError",
     "estimated_end_offset",
+    "holds_recovery_point",
     "list_segments",
     "read_batches",
     "read_records",

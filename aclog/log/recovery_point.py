@@ -74,6 +74,18 @@ def decode(data: bytes) -> RecoveryPoint:
         return RecoveryPoint(0, problem=f"{FILE_NAME} holds no numbers where they belong")
 
 
+def holds_recovery_point(directory: Path) -> bool:
+    """Whether ``directory`` holds aclog's recovery point file: every directory a writer has
+    opened does, so this is what makes a directory an aclog data directory. Kafka keeps a file
+    of the same name in each log directory (the parent of its partitions), so the file's
+    first bytes decide. Cost: one small read."""
+    try:
+        with (directory / FILE_NAME).open("rb") as file:
+            return file.read(len(_PREFIX)) == _PREFIX
+    except OSError:  # missing, a directory, unreadable: not one aclog can use
+        return False
+
+
 def read_recovery_point(directory: Path) -> RecoveryPoint:
     """The recovery point of the log in ``directory`` (offset 0 when there is none yet)."""
     try:

@@ -15,9 +15,10 @@ from aclog.acl import ApiError
 from aclog.controller import Caller, Controller, LocalOperator
 from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
-from aclog.log import CorruptLogError, LogError, estimated_end_offset
+from aclog.log import CorruptLogError, LogError, estimated_end_offset, holds_recovery_point
 from aclog.records import RecordDecodeError, gc_paused
 from aclog.replay import RebuildError, Rebuilt, rebuild_image
+from aclog.snapshot import SNAPSHOT_SUFFIX
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -69,6 +70,17 @@ def _kraft_segment(path: Path) -> bool:
     """A ``.log`` segment file of a KRaft metadata directory, given alone (as kafka-dump-log
     is given one): read as aclog's format, it failed with 'unknown frame version 0'."""
     return path.suffix == ".log" and path.is_file() and is_kraft_path(path.parent)
+
+
+def is_aclog_path(path: Path) -> bool:
+    """Whether ``path`` is an aclog data directory: it holds aclog's recovery point (every
+    directory a writer opened does) or aclog snapshots. The other direction is
+    :func:`aclog.kraft.is_kraft_path`. Cost: a directory listing and one small read."""
+    if not path.is_dir():
+        return False
+    if holds_recovery_point(path):
+        return True
+    return any(entry.name.endswith(SNAPSHOT_SUFFIX) for entry in path.iterdir())
 
 
 def local_caller(command: str) -> Caller:

@@ -33,8 +33,7 @@ from aclog.kraft import (
 )
 from aclog.log import LogError, estimated_end_offset
 from aclog.replay import RebuildError, kraft_reconcile
-from aclog.snapshot import SNAPSHOT_SUFFIX
-from aclog.tools.common import DATA_DIR_ENV
+from aclog.tools.common import DATA_DIR_ENV, is_aclog_path
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
@@ -59,9 +58,14 @@ def _check_source(source: Path) -> None:
                 EXIT_USAGE,
             )
         return
+    if is_aclog_path(source):
+        fail(
+            f"{source} is an aclog data directory, not a KRaft one: read it as it is "
+            f"(aclog replay --data-dir {source}), or give --from-kraft Kafka's metadata log "
+            "directory (<metadata.log.dir>/__cluster_metadata-0)",
+            EXIT_USAGE,
+        )
     names = [entry.name for entry in os.scandir(source)]
-    if any(name.endswith(SNAPSHOT_SUFFIX) for name in names):
-        fail(f"{source} looks like an aclog data directory, not a KRaft one", EXIT_USAGE)
     if not is_kraft_path(source) and not any(name.endswith(".log") for name in names):
         fail(
             f"no KRaft segments (.log) or snapshots (.checkpoint) in {source}; give the "

@@ -311,3 +311,32 @@ def test_no_writer_opens_a_kraft_directory(layout: Layout, argv: list[str]) -> N
     assert done.returncode == 2, done.stderr
     assert "is a KRaft metadata directory: aclog never writes there" in done.stderr
     assert _contents(layout.directory) == before
+
+
+def test_import_from_kraft_refuses_an_aclog_data_directory(tmp_path: Path) -> None:
+    # a data directory without snapshots was read as KRaft: 'KRaft record at offset 2 ...
+    # Buffer underrun', exit 1
+    data = tmp_path / "data"
+    code, _, stderr = run("acls", "add", "--data-dir", str(data), "--allow-principal",
+                          "User:alice", "--operation", "Read", "--topic", "t")  # fmt: skip
+    assert code == 0, stderr
+    target = tmp_path / "new"
+    code, stdout, stderr = run("import", "--from-kraft", str(data), "--data-dir", str(target))
+    assert code == 2, stderr
+    assert stdout == ""
+    assert f"{data} is an aclog data directory" in stderr and "aclog replay" in stderr
+    assert len(stderr.strip().splitlines()) == 1
+    assert not target.exists()
+
+
+def test_import_from_kraft_reads_kafkas_log_dir_file_of_the_same_name_as_kraft(
+    layout: Layout, tmp_path: Path
+) -> None:
+    # Kafka keeps a recovery-point-offset-checkpoint of its own in a log directory
+    from aclog.log import RECOVERY_POINT_FILE
+
+    (layout.directory / RECOVERY_POINT_FILE).write_text("0\n1\n__cluster_metadata 0 12\n")
+    target = tmp_path / "imported"
+    code, _, stderr = run("import", "--from-kraft", str(layout.directory), "--data-dir",
+                          str(target))  # fmt: skip
+    assert code == 0, stderr
