@@ -10,7 +10,7 @@ Kafka protocol to a :class:`Node`. Modules: :mod:`~aclog.node.node` (the node),
 """
 
 from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_cluster_id
-from aclog.node.endpoint import ConfigError, Endpoint, parse_endpoint
+from aclog.node.endpoint import ConfigError, Endpoint, check_listenable, parse_endpoint
 from aclog.node.login_secret import LoginSecretError
 from aclog.node.node import Node, NodeSettings
 from aclog.node.published import PublishedOffset
@@ -33,5 +33,6 @@ __all__ = [
     "default_cluster_id",
     "load_topics",
     "open_node_writer",
+    "check_listenable",
     "parse_endpoint",
 ]

@@ -6,6 +6,7 @@ Immutable; thread-safe.
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 
 DEFAULT_PORT = 9092
@@ -51,3 +52,20 @@ def parse_endpoint(text: str, *, default_port: int = DEFAULT_PORT) -> Endpoint:
     if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ConfigError(f"cannot read {text!r}: the port must be a number from 0 to 65535")
     return Endpoint(host, int(port_text))
+
+
+def check_listenable(endpoint: Endpoint) -> None:
+    """Raise :class:`ConfigError` when ``endpoint``'s host names no address this machine can
+    listen on (a typo, an unresolvable name), before anything is opened or created for a
+    listener that could not start. Cost: one name lookup (the resolver's, possibly DNS)."""
+    try:
+        socket.getaddrinfo(
+            endpoint.host or None, endpoint.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except (socket.gaierror, UnicodeError) as error:
+        reason = error.strerror if isinstance(error, socket.gaierror) else str(error)
+        raise ConfigError(
+            f"cannot listen on {endpoint}: the host {endpoint.host!r} does not resolve "
+            f"({reason}); give an IP address of this machine or a name it resolves, "
+            "e.g. 127.0.0.1:9092 or 0.0.0.0:9092"
+        ) from error

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import getpass
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -164,6 +164,35 @@ def _remove_created(created: Path | None) -> None:
     """Remove what this command created for a log it then did not write to."""
     if created is not None:
         shutil.rmtree(created, ignore_errors=True)
+
+
+@contextmanager
+def removed_on_failure(path: Path | None) -> Iterator[Callable[[], None]]:
+    """Run a command that may create ``path`` (and its missing parents): when it fails (an
+    exception, or an exit other than 0) before it calls the ``keep`` this yields, what it
+    created is removed again, so a failed command leaves nothing behind; a directory that
+    existed before is never removed. ``None``: no path, nothing to remove.
+
+    Not thread-safe (one command per process). Cost: a few ``stat`` calls."""
+    created = None if path is None else _first_missing(path)
+    kept = False
+
+    def keep() -> None:
+        nonlocal kept
+        kept = True
+
+    try:
+        yield keep
+    except BaseException as error:
+        if not kept and not _succeeded(error):
+            _remove_created(created)
+        raise
+
+
+def _succeeded(error: BaseException) -> bool:
+    """An exit with code 0 (typer's or ``sys.exit``'s) ends a command that succeeded."""
+    code = getattr(error, "exit_code", getattr(error, "code", None))
+    return isinstance(error, typer.Exit | SystemExit) and code in (0, None)
 
 
 def report_failures(failures: list[tuple[str, ApiError]]) -> None:

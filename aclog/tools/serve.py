@@ -19,7 +19,7 @@ from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.common import DATA_DIR_ENV, JsonFlag, refuse_kraft
+from aclog.tools.common import DATA_DIR_ENV, JsonFlag, refuse_kraft, removed_on_failure
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
@@ -275,13 +275,21 @@ def serve(
         (controller, heartbeat_ms, election_timeout_ms),
     )
     refuse_kraft(data_dir)  # serving opens a writer on it (--controller too)
-    try:
-        run_listener(
-            config,
-            on_ready=lambda info: _render_ready(info, config, json_output),
-            on_stopping=lambda reason: err.print(f"aclog: {reason}: stopping", markup=False),
-        )
-    except (ConfigError, TopicsFileError, LogError, RecordDecodeError, ReplayError,
-            LoginSecretError, OSError) as error:  # fmt: skip
-        fail_for(error, f"serve on {listen} from {data_dir}")
+    # A listener that never started leaves no data directory behind; once it has, clients
+    # may have written to it and it stays.
+    with removed_on_failure(data_dir) as keep:
+
+        def ready(info: ListenerInfo) -> None:
+            keep()
+            _render_ready(info, config, json_output)
+
+        try:
+            run_listener(
+                config,
+                on_ready=ready,
+                on_stopping=lambda reason: err.print(f"aclog: {reason}: stopping", markup=False),
+            )
+        except (ConfigError, TopicsFileError, LogError, RecordDecodeError, ReplayError,
+                LoginSecretError, OSError) as error:  # fmt: skip
+            fail_for(error, f"serve on {listen} from {data_dir}")
     err.print("aclog: stopped", markup=False)

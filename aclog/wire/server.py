@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.node import Node
-from aclog.node.endpoint import ConfigError, Endpoint
+from aclog.node.endpoint import ConfigError, Endpoint, check_listenable
 from aclog.records.collector import call_paused
 from aclog.wire.apis import APIS
 from aclog.wire.budget import Budget
@@ -200,10 +200,12 @@ def serve(
     """Run a listener for ``config`` until SIGINT or SIGTERM, then shut down gracefully.
 
     ``on_ready`` is called once the listener accepts connections; ``on_stopping`` with the
-    signal's name when shutdown begins. Raises :class:`ConfigError` (bad TLS files),
+    signal's name when shutdown begins. Raises :class:`ConfigError` (a listen host that does
+    not resolve, bad TLS files: both before the data directory is opened),
     :class:`~aclog.node.topics.TopicsFileError`, :class:`~aclog.log.LogLockedError` (another
     writer holds the data directory) and ``OSError`` (the address is in use, ...).
     """
+    check_listenable(config.listen)
     tls = tls_context(config)
     warm_up((api.request_class, api.response_class, api.versions) for api in APIS.values())
     # The process edge of a server: opening rebuilds the image (millions of objects), so the

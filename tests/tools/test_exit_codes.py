@@ -223,3 +223,35 @@ def test_markup_in_a_value_is_shown_literally(
     result = run_main(*(part.replace("{d}", str(data_dir)) for part in line))
     assert result.code == 2
     assert shown in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("listen", ["nonsense", "no-such-host.invalid:9092"])
+def test_serve_on_an_unresolvable_host_is_a_usage_error_and_creates_nothing(
+    tmp_path: Path, listen: str
+) -> None:
+    # it was exit 3 and left a data directory with a log, a lock and a login secret
+    data = tmp_path / "new" / "data"
+    result = run_main("serve", "--data-dir", str(data), "--listen", listen)
+    assert result.code == 2, result.stderr
+    line = result.stderr.strip()
+    assert "does not resolve" in line and "127.0.0.1:9092" in line and "\n" not in line
+    assert not (tmp_path / "new").exists()
+
+
+def test_serve_that_cannot_bind_removes_the_data_directory_it_created(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        data = tmp_path / "data"
+        result = run_main("serve", "--data-dir", str(data), "--listen", f"127.0.0.1:{port}")
+        assert result.code == 3, result.stderr
+        assert "in use" in result.stderr
+        assert not data.exists()
+        kept = tmp_path / "kept"
+        kept.mkdir()
+        (kept / "mine").write_text("x")
+        assert run_main("serve", "--data-dir", str(kept), "--listen", f"127.0.0.1:{port}").code
+        assert (kept / "mine").read_text() == "x"
