@@ -211,3 +211,21 @@ def test_a_failed_second_pass_leaves_no_half_state(
     with pytest.raises(Exception, match=r"candidates-00001\.arrow"):
         found.write(out)
     assert sorted(p.name for p in out.iterdir()) == []
+
+
+def test_a_failed_out_command_removes_the_directory_it_created_and_keeps_the_users(
+    spark: SparkSession, contract_logs: list[Path], tmp_path: Path
+) -> None:
+    # a failed 'pipeline state --out DIR' left an empty DIR behind
+    damaged = _damaged(contract_logs[2], tmp_path)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    for command in ("state", "records"):
+        created = tmp_path / f"new-{command}" / "out"
+        for out in (created, mine):
+            args = ["pipeline", command, "--data-dir", str(damaged), "--out", str(out)]
+            result = runner.invoke(app, args)
+            assert result.exit_code == 1, result.output
+            assert "the Spark job failed" in result.output
+        assert not created.parent.exists()
+        assert mine.is_dir()

@@ -116,7 +116,7 @@ def access_command(
         fail(str(error), EXIT_USAGE)
     at_time_ms = time_ms(at_time)
     kraft = check_source(data_dir, records, source_format)
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         pipeline = pipeline_modules()
 
         result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots, kraft)

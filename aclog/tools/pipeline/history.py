@@ -46,7 +46,7 @@ def history_command(
     """One row per ACL lifetime and per SCRAM credential lifetime: created, rotated, removed
     (a KRaft log records no authors: the by/from columns are empty)."""
     kraft = check_source(data_dir, records, source_format)
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         pipeline = pipeline_modules()
         if records is None and data_dir is not None:
             found = pipeline.records_for_history(

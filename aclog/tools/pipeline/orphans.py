@@ -49,7 +49,7 @@ def orphans_command(
     inventory = read_resources(resources) if resources is not None else None
     at_time_ms = time_ms(at_time)
     kraft = check_source(data_dir, records, source_format)
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         pipeline = pipeline_modules()
 
         result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots, kraft)

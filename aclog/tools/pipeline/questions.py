@@ -143,7 +143,7 @@ def who_can_command(
     inventory, ops = _inventory(resources, topic, group), parse_operations(operation)
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
     kraft = check_source(data_dir, None, source_format)
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         found = jobs()
         state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
         acls = found.collect_acls(state.acls)
@@ -191,7 +191,7 @@ def reach_command(
     names = read_resources(inventory) if inventory is not None else None
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
     kraft = check_source(data_dir, None, source_format)
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         found = jobs()
         state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
         acls = found.collect_acls(state.acls)
@@ -247,7 +247,7 @@ def timeline_command(
     last = Point() if end is None else parse_range_end(end, "--to")
     kraft = check_source(data_dir, None, source_format)
     assert data_dir is not None  # check_source exits otherwise
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         found = jobs()
         from aclog.authorizer import Question  # noqa: PLC0415
 

@@ -41,7 +41,7 @@ def records_command(
     """Every record with offset, epoch, time, author, type and fields (no salts or keys); a
     KRaft log's records have no author, and each of its other records is one UNKNOWN row."""
     kraft = check_source(data_dir, None, source_format)
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         pipeline = pipeline_modules()
         count = pipeline.records_files.write_records(
             spark, data_dir, out_path, snapshots=snapshots, kraft=kraft, on_warning=print_warning

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from aclog.tools.common import removed_on_failure
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail
 from aclog.tools.progress import waiting
 
@@ -50,11 +52,24 @@ def short_error(error: BaseException) -> str:
 
 @contextmanager
 def spark_for(
-    master: str | None, conf: list[str] | None = None, driver_host: str | None = None
+    master: str | None,
+    conf: list[str] | None = None,
+    driver_host: str | None = None,
+    *,
+    out: Path | None = None,
 ) -> Iterator[SparkSession]:
     """The session for one command (``--master``, ``--conf`` pairs, ``--driver-host``), with
     Spark and pipeline errors turned into exits; a bad setting is a usage error before Spark
-    starts."""
+    starts. ``out``: the command's ``--out``; a command that fails removes what it created
+    there (:func:`~aclog.tools.common.removed_on_failure`)."""
+    with removed_on_failure(out), _session(master, conf, driver_host) as spark:
+        yield spark
+
+
+@contextmanager
+def _session(
+    master: str | None, conf: list[str] | None, driver_host: str | None
+) -> Iterator[SparkSession]:
     pipeline = pipeline_modules()
     settings = pipeline.settings
     try:

@@ -38,7 +38,7 @@ def state_command(
     at_time_ms = time_ms(at_time)
     kraft = check_source(data_dir, records, source_format)
     collect = json_output or out_path is None
-    with spark_for(master, conf, driver_host) as spark:
+    with spark_for(master, conf, driver_host, out=out_path) as spark:
         pipeline = pipeline_modules()
         point = (at_offset, at_time_ms)
         if data_dir is not None and records is None and not kraft:
