@@ -19,8 +19,7 @@ def show_timeline(result: Timeline) -> None:
     resource = describe_pattern(result.resource_type, PatternType.LITERAL, result.resource_name)
     where = "each host" if result.host is None else f"host {result.host}"
     print_line(
-        f"{result.principal} {result.operation.name} on {resource} from {where}, offsets "
-        f"{result.start.last_offset + 1}..{result.end.last_offset}:"
+        f"{result.principal} {result.operation.name} on {resource} from {where}, {_span(result)}:"
     )
     print_line("  at the start:")
     _answers(result.initial)
@@ -31,6 +30,14 @@ def show_timeline(result: Timeline) -> None:
     if result.flips:
         print_line("  at the end:")
         _answers(result.final)
+
+
+def _span(result: Timeline) -> str:
+    """The offsets walked; an empty log says so (as a note on an empty log does) rather than
+    ``offsets 0..-1``."""
+    if result.end.last_offset < 0:
+        return "the log is empty"
+    return f"offsets {result.start.last_offset + 1}..{result.end.last_offset}"
 
 
 def _flip(flip: Flip) -> None:

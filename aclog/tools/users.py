@@ -191,6 +191,7 @@ def list_users(
                 f"{c.mechanism.mechanism_name} ({c.iterations} iterations)" for c in d.credentials
             )
             print_line(f"{d.user}: {mechanisms}")
+        print_line(f"{len(found)} SCRAM users")  # as 'acls list' ends: an empty log says so
     failures: list[tuple[str, ApiError]] = [] if error.is_success else [("users", error)]
     failures += [(f"user {d.user}", d.error) for d in described if not d.error.is_success]
     report_failures(failures)

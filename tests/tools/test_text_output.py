@@ -137,8 +137,16 @@ def test_diff_and_users_list(data_dir: Path) -> None:
     assert lines[1].startswith(f"  added   ALLOW {visible(PRINCIPAL)} READ on TOPIC:LITERAL:")
     assert f"by {visible('User:admin' + chr(27) + '[8m')} from 10.0.0.1" in lines[1]
     assert _lines("users", "list", "--data-dir", str(data_dir)) == [
-        f"{visible(USER)}: SCRAM-SHA-256 (8192 iterations)"
+        f"{visible(USER)}: SCRAM-SHA-256 (8192 iterations)",
+        "1 SCRAM users",
     ]
+
+
+def test_lists_of_an_empty_log_say_so(tmp_path: Path) -> None:
+    # 'users list' printed nothing on an empty log (while 'acls list' printed '0 ACLs')
+    Controller.open(tmp_path, authorizer=LocalOperator()).close()
+    assert _lines("acls", "list", "--data-dir", str(tmp_path)) == ["0 ACLs"]
+    assert _lines("users", "list", "--data-dir", str(tmp_path)) == ["0 SCRAM users"]
 
 
 def test_error_messages_are_not_rich_markup(tmp_path: Path) -> None:

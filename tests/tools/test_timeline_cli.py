@@ -140,3 +140,12 @@ def test_a_kraft_metadata_log(tmp_path: Path) -> None:
                 "--at-offset", str(flip["offset"]),
             )  # fmt: skip
             assert explained["decision"] == flip["after"][-1]["decision"]
+
+
+def test_an_empty_log_says_it_is_empty(tmp_path: Path) -> None:
+    # it printed 'offsets 0..-1'
+    question = ("--principal", "User:alice", "--operation", "Read", "--topic", "t")
+    result = _ok("timeline", "--data-dir", str(tmp_path), *question)
+    lines = result.stdout.splitlines()
+    assert lines[0] == "User:alice READ on topic 't' from each host, the log is empty:"
+    assert "-1" not in result.stdout and "no change in between" in result.stdout
