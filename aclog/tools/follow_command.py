@@ -66,10 +66,21 @@ def follow_command(
             print_line(f"aclog: following {target.bootstrap} every {seconds:g} s", stderr=True)
             recorded = loop.run()
         end = controller.log.end_offset
+    # A directory this command created and then recorded nothing in is removed on the way
+    # out (open_controller): it has no end to report.
+    kept = data_dir.is_dir()
     if json_output:
-        print_json({"source": target.bootstrap, "polls_recorded": recorded, "log_end": end})
-    else:
+        print_json(
+            {
+                "source": target.bootstrap,
+                "polls_recorded": recorded,
+                "log_end": end if kept else None,
+            }
+        )
+    elif kept:
         print_line(f"stopped: {recorded} polls recorded changes; log end {end}")
+    else:
+        print_line(f"stopped: nothing was recorded, so {data_dir} was not created")
 
 
 class stopping_on_signals:

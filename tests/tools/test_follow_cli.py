@@ -168,3 +168,6 @@ def test_an_unreachable_cluster_is_retried_and_sigterm_stops(tmp_path: Path) -> 
     assert code == 0, follower.stderr()
     assert summary["polls_recorded"] == 0
     assert "retrying in" in follower.stderr()
+    # the directory it created for nothing is gone; it reported 'log end 1' of it
+    assert not (tmp_path / "fol").exists()
+    assert summary["log_end"] is None
