@@ -8,6 +8,7 @@ input that is not UTF-8 is usage, with where it is; rich markup in a value is sh
 from __future__ import annotations
 
 import builtins
+import contextlib
 import errno
 import io
 import json
@@ -255,3 +256,28 @@ def test_serve_that_cannot_bind_removes_the_data_directory_it_created(tmp_path: 
         (kept / "mine").write_text("x")
         assert run_main("serve", "--data-dir", str(kept), "--listen", f"127.0.0.1:{port}").code
         assert (kept / "mine").read_text() == "x"
+
+
+def test_removed_on_failure_removes_only_what_a_failed_command_created(tmp_path: Path) -> None:
+    import typer
+
+    from aclog.tools.common import removed_on_failure
+
+    def run(path: Path, error: BaseException | None, *, keep: bool = False) -> None:
+        with contextlib.suppress(type(error) if error else ()), removed_on_failure(path) as k:
+            path.mkdir(parents=True, exist_ok=True)
+            (path / "file").write_text("x")
+            if keep:
+                k()
+            if error is not None:
+                raise error
+
+    for error in (RuntimeError("boom"), typer.Exit(1), KeyboardInterrupt()):
+        run(tmp_path / "a" / "b", error)
+        assert not (tmp_path / "a").exists()
+    run(tmp_path / "ok", typer.Exit(0))  # an exit 0 is a success
+    run(tmp_path / "kept", RuntimeError("late"), keep=True)
+    run(tmp_path / "fine", None)
+    assert all((tmp_path / name / "file").exists() for name in ("ok", "kept", "fine"))
+    run(tmp_path / "fine", RuntimeError("theirs"))  # existed before: never removed
+    assert (tmp_path / "fine" / "file").exists()
