@@ -57,6 +57,7 @@ from aclog.records.types import AccessControlEntryRecord, AclKey
 from aclog.snapshot.acl_columns import ChunkArrays
 
 _CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
+_U32, _U32_MASK = np.uint64(32), np.uint64(0xFFFFFFFF)
 _BLOCK = 4096
 """Rows per block when many records are built."""
 
@@ -176,6 +177,18 @@ class AclTable:
             for start in range(0, len(rows), _BLOCK):
                 parts.append(self._records_of(segment, rows[start : start + _BLOCK]))
         return list(chain.from_iterable(parts))
+
+    def pattern_keys(self) -> Any:
+        """One ``uint64`` per ACL, in image order (as :meth:`records`): its resource pattern
+        as ``resource type << 56 | pattern type << 48 | name code``, the codes normalised as
+        the records map them, so two ACLs share a key exactly when their records share the
+        resource type, pattern type and resource name. Cost: O(ACLs) numpy passes."""
+        parts = []
+        for segment, mask in zip(self._rows.segments, self._rows.live, strict=True):
+            name, low = segment.bindings[0] >> _U32, segment.bindings[1] & _U32_MASK
+            keys = ((low >> np.uint64(16)) << np.uint64(48)) | name
+            parts.append(keys if mask is None else keys[mask])
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
 
     def __iter__(self) -> Iterator[AccessControlEntryRecord]:
         return iter(self.records())
