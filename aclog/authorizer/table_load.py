@@ -8,7 +8,8 @@ are sorted once, stably, so each pattern's ACLs are one run in image order; each
 the pattern's tuple of records, and the patterns are filed by
 :meth:`~aclog.authorizer.acl_index.AclIndex.build_grouped`, the reference's own filing (its
 bulk path: one fill per map for LITERAL and PREFIXED, the GLOB path as for any batch). The
-patterns are handed over in the order the reference fills each map with them (where its first ACL is in image order), so even the iteration orders agree.
+patterns are handed over in the order the reference fills each map with them (where their
+first ACL is in image order), so even the iteration orders agree.
 
 >>> import uuid
 >>> from aclog.image.acl_table import AclTable
@@ -63,9 +64,7 @@ def index_from_table(table: AclTable) -> AclIndex:
     # which the reference's grouping meets them, and so fills each map.
     pairs = ordered_keys[starts] >> _PAIR_SHIFT
     by_pair = np.argsort((pairs << _PAIR_SHIFT) | order[starts].astype(np.uint64), kind="stable")
-    records = table.records()
-    ordered: list[AccessControlEntryRecord] = list(map(records.__getitem__, order.tolist()))
-    del records
+    ordered = table.records_at(order)
     starts, ends = starts[by_pair], ends[by_pair]
     names = table.pool.array()[(ordered_keys[starts] & _NAME_MASK).astype(np.intp)].tolist()
     return AclIndex.build_grouped(_grouped(ordered, (starts, ends), names, pairs[by_pair]))

@@ -37,6 +37,7 @@ PERMISSIONS = (AclPermissionType.ALLOW, AclPermissionType.DENY) * 3 + (
     AclPermissionType.UNKNOWN,
     AclPermissionType.ANY,
 )
+ALLOW = AclPermissionType.ALLOW
 OPERATIONS = operations | st.sampled_from((AclOperation.UNKNOWN, AclOperation.ANY))
 BAD_GLOBS = ("", "a\\", "\\", "*" * 1001)
 """GLOB patterns the index refuses (no controller commits one; a damaged log might hold one)."""
@@ -63,9 +64,10 @@ def acl_sets(draw: st.DrawFn) -> list[AccessControlEntryRecord]:
     if draw(st.integers(0, 4)) == 0:
         for _ in range(draw(st.integers(1, 2))):
             bad = draw(st.sampled_from(BAD_GLOBS))
-            kind = PatternType.GLOB if bad or draw(st.booleans()) else draw(st.sampled_from(UNSTORED))
-            where = draw(st.integers(0, len(rows)))
-            rows.insert(where, (ResourceType.TOPIC, bad, kind, "User:x", "*", 2, 3))
+            glob = bad or draw(st.booleans())
+            kind = PatternType.GLOB if glob else draw(st.sampled_from(UNSTORED))
+            row = (ResourceType.TOPIC, bad, kind, "User:x", "*", AclOperation.READ, ALLOW)
+            rows.insert(draw(st.integers(0, len(rows))), row)
     rows = list(dict.fromkeys(rows))
     ids = draw(st.permutations(range(1, len(rows) + 1)))  # ids not in image order
     return [AccessControlEntryRecord(uuid.UUID(int=i), *f) for i, f in zip(ids, rows, strict=True)]
