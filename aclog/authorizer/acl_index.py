@@ -12,12 +12,12 @@ touched shards), never O(total ACLs); :meth:`AclIndex.build` is O(ACLs).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from aclog.acl.filters import AclFilter
 from aclog.acl.glob import GlobSyntaxError, compile_glob
 from aclog.acl.ordering import kafka_order
-from aclog.authorizer.names import NameIndex
+from aclog.authorizer.names import Grouped, NameIndex, Records
 from aclog.authorizer.rules import Rules
 from aclog.records.enums import PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
@@ -53,7 +53,20 @@ class AclIndex:
         in. Raises ``KeyError`` for a removal that is not stored and ``ValueError`` for an ACL
         that cannot be indexed (an invalid GLOB pattern); this index is unchanged either way."""
         removed = _group(removes)
-        added = _group(adds)
+        return self._regrouped(_group(adds), removed)
+
+    @classmethod
+    def build_grouped(cls, grouped: Mapping[ResourceType, Grouped[Records]]) -> AclIndex:
+        """:meth:`build` of ACLs already grouped by resource type, pattern type and pattern
+        (each pattern's ACLs in their order, every map in order of first appearance): for a
+        caller that grouped them its own way (:mod:`aclog.authorizer.table_load`)."""
+        return cls.EMPTY._regrouped(grouped, {})
+
+    def _regrouped(
+        self,
+        added: Mapping[ResourceType, Grouped[Records]],
+        removed: Mapping[ResourceType, Grouped[Records]],
+    ) -> AclIndex:
         token = object()
         by_type = self.by_type.copy()
         size = self._size
