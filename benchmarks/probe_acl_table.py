@@ -62,7 +62,9 @@ def _tail_columns(directory: Path, first: int) -> int:
     return count
 
 
-def main() -> None:
+def probe_data() -> tuple[Path, int, int, Path]:
+    """The probes' command line (``DIR [--quick]``): the data directory, made once if missing,
+    its snapshot ACLs and tail records, and its snapshot file."""
     parser = argparse.ArgumentParser()
     parser.add_argument("directory", type=Path)
     parser.add_argument("--quick", action="store_true")
@@ -73,6 +75,11 @@ def main() -> None:
         directory.mkdir(parents=True)
         _make(directory, acls, tail)
     snapshot = next(p for p in directory.iterdir() if p.name.endswith(".snapshot.avro"))
+    return directory, acls, tail, snapshot
+
+
+def main() -> None:
+    directory, acls, tail, snapshot = probe_data()
     fields = _chunk_fields(snapshot)
     base = call_paused(rebuild_image, directory, at_offset=acls - 1).image
     built = call_paused(lambda: AclTable.from_chunks(chunk_arrays(f, split=False) for f in fields))

@@ -12,7 +12,6 @@ line per row.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import time
 from collections.abc import Callable
@@ -25,8 +24,8 @@ from aclog.broker import AuthorizerPublisher, MetadataLoader
 from aclog.image.acl_table import AclTable
 from aclog.records.collector import call_paused, gc_paused
 from aclog.snapshot.acl_columns import chunk_arrays
-from benchmarks.bench_coldstart import _fastavro_decode, _make
-from benchmarks.probe_acl_table import _chunk_fields, _tail_table
+from benchmarks.bench_coldstart import _fastavro_decode
+from benchmarks.probe_acl_table import _chunk_fields, _tail_table, probe_data
 
 ROUNDS = 3
 
@@ -67,16 +66,7 @@ def _best(rows: dict[str, Callable[[], object]]) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("directory", type=Path)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    directory: Path = args.directory
-    acls, tail = (50_000, 12_500) if args.quick else (1_000_000, 250_000)
-    if not directory.exists():
-        directory.mkdir(parents=True)
-        _make(directory, acls, tail)
-    snapshot = next(p for p in directory.iterdir() if p.name.endswith(".snapshot.avro"))
+    directory, acls, tail, snapshot = probe_data()
     final = call_paused(_wired_table, directory, snapshot, acls)
     records = call_paused(final.records)
     mine, reference = call_paused(index_from_table, final), call_paused(AclIndex.build, records)
