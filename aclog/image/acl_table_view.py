@@ -14,12 +14,22 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from aclog.records.types import AccessControlEntryRecord
 
-if TYPE_CHECKING:
-    from aclog.image.acl_table import AclTable
+
+class StoredAcls(Protocol):
+    """What the view reads of a table (an :class:`~aclog.image.acl_table.AclTable`): the view
+    needs only these, so the table's module imports the view and not the other way round."""
+
+    def get(self, acl_id: uuid.UUID) -> AccessControlEntryRecord | None: ...
+
+    def __contains__(self, acl_id: object) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+    def records(self) -> list[AccessControlEntryRecord]: ...
 
 
 class AclTableView(Mapping[uuid.UUID, AccessControlEntryRecord]):
@@ -27,7 +37,7 @@ class AclTableView(Mapping[uuid.UUID, AccessControlEntryRecord]):
 
     __slots__ = ("_table",)
 
-    def __init__(self, table: AclTable) -> None:
+    def __init__(self, table: StoredAcls) -> None:
         self._table = table
 
     def __getitem__(self, acl_id: uuid.UUID) -> AccessControlEntryRecord:
