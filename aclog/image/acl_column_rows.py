@@ -28,8 +28,8 @@ import pyarrow.compute as pc
 
 from aclog.image.acl_table_keys import Words
 from aclog.records.column_layout import KindColumns
-from aclog.records.id_bytes import id_column_bytes, split_ids
-from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType
+from aclog.records.id_bytes import id_column_bytes, id_words, split_ids
+from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType, acl_keys
 from aclog.snapshot.acl_columns import ChunkArrays, chunk_strings
 
 CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
@@ -56,7 +56,7 @@ class AclColumnRows:
 
 def words_of_id_bytes(data: bytes | memoryview) -> Words:
     """The (hi, lo) words of ids given as 16 big-endian bytes each, back to back."""
-    halves = np.frombuffer(data, dtype=">u8").reshape(-1, 2)
+    halves = id_words(data)
     return halves[:, 0].astype(np.uint64), halves[:, 1].astype(np.uint64)
 
 
@@ -78,7 +78,7 @@ def _distinct(values: Sequence[str]) -> Strings:
 def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
     """The columns of ``records`` (enum members become their codes)."""
     ids = words_of_id_bytes(b"".join([r.id.bytes for r in records]))
-    columns = list(zip(*[r.key for r in records], strict=True)) or [()] * 7
+    columns = list(zip(*acl_keys(records), strict=True)) or [()] * 7
     by_field = dict(zip(ACL_KEY_FIELDS, columns, strict=True))
     codes = tuple(_byte_codes(np.array(by_field[f], dtype=np.int64)) for f in CODE_FIELDS)
     strings = tuple(_distinct(by_field[f]) for f in STRING_FIELDS)

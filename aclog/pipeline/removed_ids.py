@@ -20,18 +20,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-_WORDS = np.dtype(">u8")
+from aclog.records import id_bytes
 
 
 def id_words(ids: pa.Array) -> Any:
     """The ``(n, 2)`` uint64 words of ``n`` 16-byte ids (a ``fixed_size_binary(16)`` array, no
     nulls), first word the id's first eight bytes."""
-    count = len(ids)
-    if count == 0:
+    if len(ids) == 0:
         return no_words()
-    raw = np.frombuffer(ids.buffers()[1], dtype=np.uint8)
-    raw = raw[ids.offset * 16 : (ids.offset + count) * 16]
-    return raw.view(_WORDS).reshape(count, 2).astype(np.uint64)
+    return id_bytes.id_words(id_bytes.id_column_bytes(ids)).astype(np.uint64)
 
 
 def no_words() -> Any:

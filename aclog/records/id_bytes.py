@@ -1,5 +1,5 @@
 """Ids as packed bytes: how a run of 16-byte UUIDs held back to back is cut into one ``bytes``
-per id, and where an Arrow id column keeps those bytes.
+per id or read as two 64-bit words each, and where an Arrow id column keeps those bytes.
 
 Every columnar reader holds ids this way (the log's batch decoder, snapshot chunks, KRaft
 batches, the ACL table), and :func:`aclog.records.build.acls_from_columns` takes one ``bytes``
@@ -12,7 +12,9 @@ Thread-safe (pure functions). Cost: O(ids) in C; no Python step per id.
 from __future__ import annotations
 
 import re
+from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 ID_BYTES = 16
@@ -24,6 +26,13 @@ def split_ids(data: bytes | memoryview) -> list[bytes]:
     """The ids of ``data`` (a multiple of 16 bytes, back to back), one ``bytes`` each."""
     found: list[bytes] = _ONE_ID.findall(data)
     return found
+
+
+def id_words(data: bytes | memoryview) -> Any:
+    """Each id of ``data`` (16 bytes each, back to back) as two unsigned 64-bit words: an
+    ``(n, 2)`` big-endian view of ``data``, no copy, first word the id's first eight bytes.
+    ``astype(np.uint64)`` makes native words to sort or compare."""
+    return np.frombuffer(data, dtype=">u8").reshape(-1, 2)
 
 
 def id_column_bytes(column: pa.Array) -> memoryview:

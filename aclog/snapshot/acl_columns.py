@@ -46,14 +46,13 @@ import pyarrow.compute as pc
 # tables; an unknown code becomes the enum's UNKNOWN), shared with the log's batch decoder.
 from aclog.records.build import acls_from_columns
 from aclog.records.column_records import code_members
-from aclog.records.id_bytes import split_ids
+from aclog.records.id_bytes import ID_BYTES, split_ids
 from aclog.records.types import AccessControlEntryRecord
 
 CHUNK_ACLS = 4096
 """ACLs per column chunk: big enough that a chunk's fixed costs vanish, small enough that the
 writer holds little (a chunk is about 200 KB)."""
 FULL_NAME = "aclog.snapshot.AclColumns"
-_ID_BYTES = 16
 _CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
 _STRING_FIELDS = ("resource_name", "principal", "host")
 # An unsigned 32-bit array typecode; its items are stored little-endian whatever the machine.
@@ -138,7 +137,7 @@ def _strings(fields: dict[str, Any]) -> list[str]:
 
 
 def _id_bytes(data: bytes, count: int) -> list[bytes]:
-    if len(data) != _ID_BYTES * count:
+    if len(data) != ID_BYTES * count:
         raise ValueError(f"column id holds {len(data)} bytes, not 16 per ACL ({count})")
     return split_ids(data)
 
@@ -172,7 +171,7 @@ def chunk_arrays(fields: dict[str, Any], *, split: bool = True) -> ChunkArrays:
     strings = _strings(fields) if split else []
     ids: bytes = fields["id"]
     # The id column's length checks the count before anything is allocated for it.
-    if len(ids) != _ID_BYTES * count:
+    if len(ids) != ID_BYTES * count:
         raise ValueError(f"column id holds {len(ids)} bytes, not 16 per ACL ({count})")
     codes: dict[str, Any] = {}
     for name in _CODE_FIELDS:
