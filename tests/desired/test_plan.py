@@ -5,7 +5,6 @@ apply is one batch or nothing."""
 from __future__ import annotations
 
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -28,6 +27,7 @@ from aclog.desired import (
     plan,
     plan_from_dict,
 )
+from aclog.desired import export as export_module
 from aclog.desired.atomic import NOT_APPLIED
 from aclog.desired.planning import Plan
 from aclog.image import MetadataImage
@@ -270,9 +270,10 @@ def test_an_export_of_any_names_loads_back_to_the_same_acls(
     assert set(load_desired(path).acls) == set(current.acls)
 
 
-def test_export_writes_a_large_state_faster_than_pure_python_yaml() -> None:
-    """Timed in turn with PyYAML's pure-Python emitter on the same document: the export of
-    200k ACLs spent 55 s there (the replay before it took 10)."""
+def test_export_uses_libyaml_and_writes_what_pure_python_yaml_writes() -> None:
+    """The export emits through libyaml where PyYAML has it (the pure-Python emitter spent 55 s
+    of a 200k-ACL export whose replay took 10; that speed is a benchmark's to show, not a timed
+    test's), and for plain names its bytes are the pure-Python emitter's."""
     acls = [
         AclBinding(
             ResourceType.TOPIC,
@@ -283,18 +284,11 @@ def test_export_writes_a_large_state_faster_than_pure_python_yaml() -> None:
             AclOperation.READ,
             AclPermissionType.ALLOW,
         )
-        for i in range(10_000)
+        for i in range(1_000)
     ]
     current = CurrentState(CurrentState.from_described(acls, []).acls, {})
-    document = export_dict(current)
     options = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
-    ours, floor = float("inf"), float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        text = export_yaml(current)
-        ours = min(ours, time.perf_counter() - start)
-        start = time.perf_counter()
-        python = yaml.dump(document, Dumper=yaml.SafeDumper, **options)
-        floor = min(floor, time.perf_counter() - start)
-    assert text.endswith(python)  # the same bytes for plain names
-    assert ours < floor / 2, (ours, floor)
+    python = yaml.dump(export_dict(current), Dumper=yaml.SafeDumper, **options)
+    assert export_yaml(current).endswith(python)
+    if yaml.__with_libyaml__:
+        assert export_module._DUMPER is yaml.CSafeDumper
