@@ -20,6 +20,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import ClassVar, cast
 
+from aclog.image.acl_table import AclTable
 from aclog.image.errors import ReplayError
 from aclog.image.layered import LayeredMap, missing_from
 from aclog.image.render import acl_to_dict
@@ -45,18 +46,27 @@ class AclsImage:
 
     Immutable; thread-safe. ``acls`` is a read-only view. ``index`` is the binding index of
     exactly these ACLs when whoever made the image had it (a delta carries its base's forward);
-    otherwise :attr:`bindings` builds it on first use, O(n) once per image. Two images are equal
-    when they hold the same ACLs under the same ids.
+    otherwise :attr:`bindings` builds it on first use, O(n) once per image. ``table``, when
+    set, holds the ACLs as columns (:class:`~aclog.image.acl_table.AclTable`, see
+    :meth:`of_table`) and ``acls`` is its view, whose records are made when read. Two images
+    are equal when they hold the same ACLs under the same ids.
     """
 
     acls: Mapping[uuid.UUID, AccessControlEntryRecord] = field(default_factory=dict)
     index: BindingIndex | None = field(default=None, compare=False, repr=False)
+    table: AclTable | None = field(default=None, compare=False, repr=False)
 
     EMPTY: ClassVar[AclsImage]
 
     def __post_init__(self) -> None:
-        if not isinstance(self.acls, LayeredMap):
+        if self.table is None and not isinstance(self.acls, LayeredMap):
             object.__setattr__(self, "acls", LayeredMap(self.acls))
+
+    @classmethod
+    def of_table(cls, table: AclTable) -> AclsImage:
+        """The image of the ACLs ``table`` holds, in its order; ``acls`` is the table's
+        read-only view. O(1)."""
+        return cls(table.acls, None, table)
 
     def __len__(self) -> int:
         return len(self.acls)
