@@ -1,10 +1,12 @@
 """Point-in-time images as Avro object container files: naming, writer, reader, policy.
 
 A snapshot holds the records that rebuild an image (one per ACL and per SCRAM credential) as
-of a log offset; the caller turns them into an image and replays the log after that offset.
+of a log offset; the caller turns them into an image (or, from :class:`SnapshotContents`, the
+ACLs into a table straight from their column chunks) and replays the log after that offset.
 Imports only :mod:`aclog.records`, fastavro, crc32c and the standard library.
 """
 
+from aclog.snapshot.contents import SnapshotContents
 from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
 from aclog.snapshot.header import SnapshotInfo
 from aclog.snapshot.naming import (
@@ -18,7 +20,12 @@ from aclog.snapshot.naming import (
 from aclog.snapshot.policy import RetentionPolicy, SnapshotPolicy, deletable_segments
 from aclog.snapshot.reader import SnapshotReader, read_snapshot, verify_snapshot
 from aclog.snapshot.schema import SNAPSHOT_RECORD_TYPES
-from aclog.snapshot.selection import Candidate, choose_for_point, newest_valid_snapshot
+from aclog.snapshot.selection import (
+    Candidate,
+    choose_for_point,
+    newest_valid_contents,
+    newest_valid_snapshot,
+)
 from aclog.snapshot.writer import write_snapshot
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "Candidate",
     "NoUsableSnapshotError",
     "RetentionPolicy",
+    "SnapshotContents",
     "SnapshotCorruptError",
     "SnapshotError",
     "SnapshotId",
@@ -36,6 +44,7 @@ __all__ = [
     "choose_for_point",
     "deletable_segments",
     "list_snapshots",
+    "newest_valid_contents",
     "newest_valid_snapshot",
     "parse_snapshot_name",
     "read_snapshot",

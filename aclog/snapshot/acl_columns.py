@@ -196,10 +196,10 @@ def chunk_strings(chunks: Sequence[ChunkArrays]) -> pa.Array:
     """The strings of every chunk of ``chunks``, in order, as one Arrow string array, split
     in C (no Python string per item); ``ValueError`` as :func:`chunk_arrays` gives for a
     chunk whose strings do not match its header."""
-    filled = [c for c in chunks if c.string_count]  # no strings: its text is not read
-    for chunk in filled:
+    for chunk in chunks:  # every chunk's, as splitting each alone checks it
         if len(chunk.separator) != 1:
             raise ValueError(f"the chunk's separator is {chunk.separator!r}, not one character")
+    filled = [c for c in chunks if c.string_count]  # no strings: its text is not read
     if not filled:
         return pa.array([], pa.string())
     try:

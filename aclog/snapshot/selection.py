@@ -1,5 +1,6 @@
 """Choosing the snapshot to load for a point in the log: the one definition of that rule, for
-aclog's snapshots (:func:`newest_valid_snapshot`) and KRaft's checkpoints
+aclog's snapshots (:func:`newest_valid_snapshot`, and :func:`newest_valid_contents` for the ACL
+table) and KRaft's checkpoints
 (:mod:`aclog.kraft.replay`) alike (:func:`choose_for_point`).
 
 The rule: snapshots are tried newest first, among those at or below the target offset and taken
@@ -25,10 +26,11 @@ from typing import Protocol, TypeVar
 
 from aclog.records.types import Record
 from aclog.records.warning import OnWarning
+from aclog.snapshot.contents import SnapshotContents
 from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
 from aclog.snapshot.header import SnapshotInfo
 from aclog.snapshot.naming import SnapshotId, list_snapshots
-from aclog.snapshot.reader import read_snapshot
+from aclog.snapshot.reader import SnapshotReader, read_snapshot
 
 
 class Candidate(Protocol):
@@ -96,6 +98,42 @@ def newest_valid_snapshot(
     one message per skipped corrupt snapshot. ``log_start_offset`` is the first offset the log
     still holds; :class:`NoUsableSnapshotError` when it is above 0 and no snapshot serves.
     """
+    return _newest(
+        directory, SnapshotReader.read_all, at_or_below, at_time_ms, on_warning, log_start_offset
+    )
+
+
+def newest_valid_contents(
+    directory: Path | str,
+    *,
+    at_or_below: int | None = None,
+    at_time_ms: int | None = None,
+    on_warning: OnWarning,
+    log_start_offset: int = 0,
+) -> tuple[SnapshotInfo, SnapshotContents] | None:
+    """:func:`newest_valid_snapshot` (the same choice, warnings and errors), with the chosen
+    snapshot's ACL chunks left as columns (:meth:`SnapshotReader.read_columns`) for
+    ``AclTable.from_chunks``; a snapshot whose chunks do not decode is skipped as any
+    corrupt one is."""
+    return _newest(
+        directory,
+        SnapshotReader.read_columns,
+        at_or_below,
+        at_time_ms,
+        on_warning,
+        log_start_offset,
+    )
+
+
+def _newest(
+    directory: Path | str,
+    read: Callable[[SnapshotReader], T],
+    at_or_below: int | None,
+    at_time_ms: int | None,
+    on_warning: OnWarning,
+    log_start_offset: int,
+) -> tuple[SnapshotInfo, T] | None:
+    """The one selection of both: what ``read`` makes of the chosen, verified snapshot."""
     skipped: list[tuple[SnapshotId, str]] = []
 
     def skip(snapshot: SnapshotId, error: Exception) -> None:
@@ -106,9 +144,13 @@ def newest_valid_snapshot(
         else:
             skipped.append((snapshot, str(error)))
 
+    def read_whole(snapshot: SnapshotId) -> tuple[SnapshotInfo, T]:
+        reader = read_snapshot(snapshot.path)
+        return reader.info, read(reader)
+
     found = choose_for_point(
         list_snapshots(directory),
-        _read_whole,
+        read_whole,
         unusable=(SnapshotError,),
         on_skip=skip,
         at_offset=at_or_below,
@@ -117,18 +159,13 @@ def newest_valid_snapshot(
         log_start_offset=log_start_offset,
     )
     if found is not None:
-        snapshot, (info, records) = found
+        snapshot, (info, contents) = found
         _warn(skipped, f"snapshot {snapshot.path.name}", on_warning)
-        return info, records
+        return info, contents
     if log_start_offset > 0:
         raise NoUsableSnapshotError(_no_usable_message(directory, skipped, log_start_offset))
     _warn(skipped, "the full log", on_warning)
     return None
-
-
-def _read_whole(snapshot: SnapshotId) -> tuple[SnapshotInfo, list[Record]]:
-    reader = read_snapshot(snapshot.path)
-    return reader.info, reader.read_all()
 
 
 def _taken_at(snapshot: SnapshotId) -> int:
