@@ -156,3 +156,12 @@ class Rows:
             if len(rows):
                 hits.append((at, asked, rows))
         return hits
+
+
+def renumbered(segment: Segment, codes: Any) -> Segment:
+    """``segment`` with each string code ``c`` replaced by ``codes[c]``: its bindings and their
+    sorted keys made anew (a binding's words hold its codes); its ids keep theirs."""
+    names = tuple(codes[column] for column in segment.names)
+    bindings = binding_words(segment.codes, names)
+    binding_keys = SortedKeys.of(fingerprints(bindings))
+    return Segment(segment.ids, segment.codes, names, bindings, segment.id_keys, binding_keys)
