@@ -161,7 +161,7 @@ def _found(runs: tuple[_Run, ...], texts: pa.Array, hashes: Any) -> Any:
     found = np.full(len(texts), -1, dtype=np.int64)
     if not runs or not len(texts):
         return found
-    queries = SortedKeys.of(hashes)
+    queries = SortedKeys(hashes, np.arange(len(hashes)))  # unsorted: no sort to pay for
     for run in runs:
         asked, codes = matches(run.keys, queries)
         if not len(asked):

@@ -76,9 +76,10 @@ class SortedKeys:
     """The fingerprints of some rows, sorted (``keys``), and the row of each (``rows``).
 
     A lookup among many keys first reads a directory of where each run of keys sharing their
-    top bits starts (about two keys per run), so that it searches a run of a few keys rather
-    than the whole array: two or three memory reads a query instead of twenty. The directory
-    is made on the first lookup (one counting pass); two threads may both make it, equally."""
+    top bits starts (about one key per run), so that it steps through a run of a few keys
+    rather than searching the whole array: two or three memory reads a query, not twenty.
+    The directory is made on the first lookup (one counting pass); two threads may both make
+    it, equally."""
 
     __slots__ = ("_directory", "keys", "rows")
 
@@ -93,8 +94,8 @@ class SortedKeys:
         return cls(prints[order], order)
 
     def lower_bounds(self, ordered: Any) -> Any:
-        """Where each of the sorted fingerprints ``ordered`` would go in :attr:`keys` (as
-        ``np.searchsorted``)."""
+        """Where each of the fingerprints ``ordered`` would go in :attr:`keys` (as
+        ``np.searchsorted``; sorted, they are read in order, a little faster)."""
         if len(self.keys) < _DIRECT or len(ordered) < _FEW:
             return np.searchsorted(self.keys, ordered)
         directory = self._directory
@@ -102,17 +103,14 @@ class SortedKeys:
             directory = self._directory = _directory_of(self.keys)
         starts, shift = directory
         run = (ordered >> shift).astype(np.intp)
-        at, stop = starts[run].astype(np.intp), starts[run + 1].astype(np.intp)
-        active = np.flatnonzero(at < stop)
+        at, stop = starts[run].astype(np.intp), starts[run + 1]
+        long = np.flatnonzero(stop - at > _STEPS)
+        last = len(self.keys) - 1
         for _ in range(_STEPS):  # step through each query's run while its keys are smaller
-            if not active.size:
-                return at
-            smaller = self.keys[at[active]] < ordered[active]
-            active = active[smaller]
-            at[active] += 1
-            active = active[at[active] < stop[active]]
-        # Runs this long are rare (or the keys are not spread): search the rest at once.
-        at[active] = np.searchsorted(self.keys, ordered[active])
+            at += (at < stop) & (self.keys[np.minimum(at, last)] < ordered)
+        # Longer runs are rare (or the keys are not spread): search those queries instead.
+        if long.size:
+            at[long] = np.searchsorted(self.keys, ordered[long])
         return at
 
 
@@ -120,14 +118,15 @@ _DIRECT = 1 << 12
 """Below this many keys (or for few queries) a plain binary search is as fast."""
 _FEW = 64
 """Fewer queries than this are searched for (a directory is made for many)."""
-_STEPS = 8
-"""Steps through a run before the queries still in one are searched for instead."""
+_STEPS = 3
+"""Steps through a run; the queries of longer runs are searched for instead."""
 
 
 def _directory_of(keys: Any) -> tuple[Any, Any]:
     """The start of each run of ``keys`` (sorted) sharing their top bits (``int32``, one
-    past the last run: the end) and the shift that gives a key's run."""
-    bits = max(1, len(keys).bit_length() - 1)
+    past the last run: the end) and the shift that gives a key's run: about one run per
+    key, so that a run holds at most three keys but for one query in a thousand or so."""
+    bits = len(keys).bit_length()
     shift = _U64(64 - bits)
     counts = np.bincount((keys >> shift).astype(np.intp), minlength=1 << bits)
     starts = np.zeros(len(counts) + 1, dtype=np.int32)
@@ -146,9 +145,10 @@ def merged_keys(runs: list[tuple[SortedKeys, int]]) -> SortedKeys:
 
 def matches(sorted_keys: SortedKeys, queries: SortedKeys) -> tuple[Any, Any]:
     """(query index, row) of every row whose fingerprint equals a query's (``queries``: the
-    queries' fingerprints sorted, their rows the query indexes); the caller compares the
-    words. Cost: a few memory reads per query (:meth:`SortedKeys.lower_bounds`), plus one
-    entry per fingerprint that several rows share."""
+    queries' fingerprints, their rows the query indexes; sorted they are read in order, a
+    little faster, in any order the answer is the same); the caller compares the words.
+    Cost: a few memory reads per query (:meth:`SortedKeys.lower_bounds`), plus one entry per
+    fingerprint that several rows share."""
     keys = sorted_keys.keys
     ordered, order = queries.keys, queries.rows
     if not len(keys) or not len(ordered):
