@@ -80,7 +80,9 @@ def utf8_of(texts: Sequence[str]) -> pa.Array:
     array, viewed, with no copy)."""
     if isinstance(texts, ArrowStrings):
         arrow = texts.arrow
-        return arrow.view(pa.binary()) if arrow.type == pa.string() else arrow
+        if arrow.type == pa.string():
+            return arrow.view(pa.binary())
+        return arrow if arrow.type == pa.binary() else arrow.cast(pa.binary())
     encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
     np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])

@@ -6,9 +6,12 @@ from one, so a long-lived controller or broker that adds and removes ACLs with e
 :func:`kept` decides, after each applied batch, whether the table takes a pool of only the
 strings its live rows use: when the pool holds more than twice as many strings as the
 table uses plus :data:`FLOOR`. Counting what the table uses is O(ACLs), so it is done only
-once the pool has grown past the point where it could pay off (:class:`Recount`); the
-compaction itself is O(ACLs) numpy passes and one sort of the bindings' keys, and leaves the
-pool at most half full, so it is amortised over as many new strings as the table uses.
+once the pool has grown past the point where it could pay off, and then no sooner than half
+as many new strings as the table used again (:func:`recount_after`): while the pool grows,
+it never holds more than about 2.5 times the strings the table used at the last count plus
+1.5 :data:`FLOOR` and a batch's. The compaction itself is O(ACLs) numpy passes and one sort
+of the bindings' keys, and leaves the pool with only used strings, so it is amortised over
+as many new strings as the table uses.
 Codes are renumbered in their old order, so every order the codes give (a pattern key's name
 code, :meth:`~aclog.image.acl_table.AclTable.pattern_keys`) is kept.
 

@@ -23,6 +23,7 @@ from aclog.image.acl_pool import StringPool
 from aclog.image.acl_string_hashes import ArrowStrings, string_hashes, utf8_of
 from aclog.image.acl_table import AclTable
 from aclog.image.acl_table_keys import SortedKeys
+from aclog.image.acls import AclsDelta, AclsImage
 from aclog.records import encode
 from aclog.records.columnar import decode_kinds
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
@@ -123,16 +124,25 @@ def _fresh_batch(rng: random.Random, serial: Any, live: list[Any], size: int) ->
     return batch
 
 
+def _replayed(image: AclsImage, batch: list[Record]) -> AclsImage:
+    """The reference: ``batch`` replayed on ``image`` one record at a time."""
+    delta = AclsDelta(image)
+    for offset, record in enumerate(batch):
+        delta.replay(record, offset)  # type: ignore[arg-type]
+    return delta.apply()
+
+
 def _apply(table: AclTable, batch: list[Record]) -> AclTable | None:
     kinds = decode_kinds([encode(r) for r in batch])
     return table.applied(of_kinds(kinds), removal_words(kinds))
 
 
+@patch.object(acl_table_compact, "FLOOR", 512)  # small, so that it compacts many times
 def test_ever_new_names_keep_the_pool_bounded_and_the_records_right() -> None:
-    rng, serial = random.Random(24), iter(range(1, 10**9))
+    rng, serial = random.Random(24), iter(range(1000, 10**9))
     live: list[Any] = [_acl(n, f"base-{n}") for n in range(1, 201)]
-    serial = iter(range(1000, 10**9))
     table = AclTable.from_records(live)
+    image = _replayed(AclsImage.EMPTY, live)
     assert table is not None
     pools = {id(table.pool)}
     for step in range(400):
@@ -146,12 +156,14 @@ def test_ever_new_names_keep_the_pool_bounded_and_the_records_right() -> None:
         table = applied
         live += [r for r in batch if isinstance(r, AccessControlEntryRecord)]
         pools.add(id(table.pool))
+        image = _replayed(image, batch)
         used = {s for r in live for s in (r.resource_name, r.principal, r.host)}
-        assert len(table.pool) <= 2 * len(used) + acl_table_compact.FLOOR + 3 * 62
+        floor = acl_table_compact.FLOOR
+        assert len(table.pool) <= 2.5 * len(used) + 1.5 * floor + 3 * len(batch)
         if step % 50 == 1:
-            assert table.records() == live
-    assert len(pools) > 1  # it compacted on the way
-    assert table.records() == live
+            assert table.records() == live == list(image.acls.values())
+    assert len(pools) > 4  # it compacted on the way, many times
+    assert table.records() == live == list(image.acls.values())
     assert all(table.id_of_key(r.key) == r.id and table.get(r.id) == r for r in live)
 
 
