@@ -251,3 +251,24 @@ def test_readers_of_an_older_table_see_their_own_values_during_compactions() -> 
     # The pool only grew (other tables' strings), and the table kept its own.
     assert base.pool is pool and pool.strings[: len(strings)] == strings
     assert base.records() == expected
+
+
+def test_tables_that_compact_at_every_chance_still_replay_exactly() -> None:
+    # With no floor and a count after every batch, a table compacts whenever its pool holds
+    # over twice what it uses: the replay properties run through many compactions (counted
+    # through the real method).
+    from tests.image import test_acl_table as replay
+
+    def every_batch(pool_size: int, used: int) -> int:
+        return 0
+
+    real = StringPool.subset
+    with (
+        patch.object(acl_table_compact, "FLOOR", 0),
+        patch("aclog.image.acl_table_compact.recount_after", every_batch),
+        patch("aclog.image.acl_table.recount_after", every_batch),
+        patch.object(StringPool, "subset", autospec=True, side_effect=real) as subset,
+    ):
+        replay.test_a_table_declines_or_applies_exactly_as_one_by_one_replay()
+        replay.test_what_a_controller_writes_is_never_declined()
+    assert subset.call_count > 10
