@@ -112,11 +112,14 @@ def test_the_directory_lookup_finds_what_a_binary_search_finds(data: Any) -> Non
     assert keys.lower_bounds(queries).tolist() == np.searchsorted(keys.keys, queries).tolist()
 
 
-def _fresh_batch(rng: random.Random, serial: Any, live: list[Any], size: int) -> list[Record]:
-    """``size`` records: additions with names never seen before, and removals of live ACLs."""
+def _fresh_batch(
+    rng: random.Random, serial: Any, live: list[Any], size: int, removing: float = 0.5
+) -> list[Record]:
+    """``size`` records: additions with names never seen before, and removals of live ACLs
+    (each record one with chance ``removing``)."""
     batch: list[Record] = []
     for _ in range(size):
-        if live and rng.random() < 0.5:
+        if live and rng.random() < removing:
             batch.append(RemoveAccessControlEntryRecord(live.pop(rng.randrange(len(live))).id))
         else:
             n = next(serial)
@@ -253,22 +256,50 @@ def test_readers_of_an_older_table_see_their_own_values_during_compactions() -> 
     assert base.records() == expected
 
 
-def test_tables_that_compact_at_every_chance_still_replay_exactly() -> None:
-    # With no floor and a count after every batch, a table compacts whenever its pool holds
-    # over twice what it uses: the replay properties run through many compactions (counted
-    # through the real method).
-    from tests.image import test_acl_table as replay
+def _every_batch(pool_size: int, used: int) -> int:
+    return 0
 
-    def every_batch(pool_size: int, used: int) -> int:
-        return 0
 
-    real = StringPool.subset
+def _compacting_at_every_chance() -> Any:
+    """No floor and a count after every batch: a table compacts whenever its pool holds over
+    twice what it uses."""
+    return patch.multiple(
+        "aclog.image.acl_table_compact", FLOOR=0, recount_after=_every_batch
+    ), patch("aclog.image.acl_table.recount_after", _every_batch)
+
+
+def test_tables_that_compact_at_every_chance_answer_as_one_by_one_replay() -> None:
+    rng, serial = random.Random(11), iter(range(1000, 10**9))
+    live: list[Any] = [_acl(n, f"base-{n}", f"User:{n % 9}") for n in range(1, 101)]
+    real, policy, table_policy = StringPool.subset, *_compacting_at_every_chance()
     with (
-        patch.object(acl_table_compact, "FLOOR", 0),
-        patch("aclog.image.acl_table_compact.recount_after", every_batch),
-        patch("aclog.image.acl_table.recount_after", every_batch),
+        policy,
+        table_policy,
         patch.object(StringPool, "subset", autospec=True, side_effect=real) as subset,
     ):
+        table, image = AclTable.from_records(live), _replayed(AclsImage.EMPTY, live)
+        for step in range(120):
+            assert table is not None
+            if step % 7 == 3:  # a batch one-by-one replay refuses: declined, nothing changed
+                n = next(serial)
+                assert _apply(table, [_acl(n, f"x{n}"), _acl(n + 1, f"x{n}")]) is None
+                continue
+            removing = 0.7 if len(live) > 60 else 0.3  # much churn, a steady size
+            batch = _fresh_batch(rng, serial, live, rng.randrange(1, 25), removing)
+            table, image = _apply(table, batch), _replayed(image, batch)
+            live += [r for r in batch if isinstance(r, AccessControlEntryRecord)]
+            assert table is not None and table.records() == list(image.acls.values())
+            for record in image.acls.values():
+                assert table.id_of_key(record.key) == record.id and table.get(record.id) == record
+            removed = [r.id for r in batch if isinstance(r, RemoveAccessControlEntryRecord)]
+            assert not any(acl_id in table for acl_id in removed)
+    assert subset.call_count > 5
+
+
+def test_the_replay_properties_hold_through_compactions_at_every_chance() -> None:
+    from tests.image import test_acl_table as replay
+
+    policy, table_policy = _compacting_at_every_chance()
+    with policy, table_policy:
         replay.test_a_table_declines_or_applies_exactly_as_one_by_one_replay()
         replay.test_what_a_controller_writes_is_never_declined()
-    assert subset.call_count > 10
