@@ -18,10 +18,12 @@ Immutable; thread-safe: many threads may read a table, and any thread may derive
 from it (a derived table shares the base's arrays and never writes them; the pool locks its
 own appends, and a reader only ever looks up codes handed out before its table existed; a
 derived table that takes a smaller pool leaves the base's pool and arrays as they were).
-Cost: about 80 bytes per ACL (ids, codes, binding words, two sorted fingerprint indexes) plus
-a byte per row of a segment that lost rows, and each distinct string once (the pool holds
-at most about twice the strings the table uses, :mod:`aclog.image.acl_table_compact`); a
-lookup is a few memory reads per segment (a table has O(log) segments);
+Cost: about 90 bytes per ACL (ids, codes, binding words, two sorted fingerprint indexes and,
+once searched in bulk, their directories) plus a byte per row of a segment that lost rows,
+and each distinct string once (the pool holds at most about two and a half times the strings
+the table uses, :mod:`aclog.image.acl_table_compact`); a lookup is a binary search per
+segment, a few memory reads per query when many are asked at once (a table has O(log)
+segments);
 :meth:`AclTable.records` builds every record, about what decoding them from a snapshot costs.
 
 >>> import uuid
