@@ -98,6 +98,13 @@ def test_hashes_are_of_the_bytes_however_the_strings_are_held() -> None:
     assert hashes == string_hashes(utf8_of(_arrow(texts))).tolist()
     assert hashes[1] == hashes[-1] and len(set(hashes[:-1])) == len(texts) - 1
     assert string_hashes(utf8_of(texts).slice(3)).tolist() == hashes[3:]
+    # More bytes than one block of the passes: each string's hash as if hashed alone.
+    rng = random.Random(3)
+    long = [
+        "".join(rng.choice("abc") for _ in range(rng.randrange(9000, 11000))) for _ in range(500)
+    ]
+    together = string_hashes(utf8_of(long)).tolist()
+    assert all(together[i] == string_hashes(utf8_of([long[i]]))[0] for i in (0, 250, 499))
 
 
 @settings(max_examples=60, deadline=None)
