@@ -149,6 +149,10 @@ def main() -> None:
     )
     for name, seconds in best.items():
         print(f"{seconds:8.3f} s  {name}")
+    floor = best["floor: fastavro decode of the tail's bodies"]
+    for name in ("(b) tail read + decode + AclTable.applied, 25 batches", "today: replay_tail"):
+        key = next(row for row in best if row.startswith(name))
+        print(f"{floor / best[key]:8.2f} x  floor time / time of: {key} (target >= 1.5)")
 
 
 if __name__ == "__main__":

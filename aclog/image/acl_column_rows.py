@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from aclog.image.acl_string_hashes import ArrowStrings
 from aclog.image.acl_table_keys import Words
 from aclog.records.column_layout import KindColumns
 from aclog.records.id_bytes import id_column_bytes, id_words, split_ids
@@ -92,7 +93,7 @@ def of_chunks(chunks: Sequence[ChunkArrays]) -> AclColumnRows:
     if not chunks:
         return of_records([])
     encoded = pc.dictionary_encode(chunk_strings(chunks))
-    distinct: list[str] = encoded.dictionary.to_pylist()
+    distinct = ArrowStrings(encoded.dictionary)
     positions = encoded.indices.to_numpy(zero_copy_only=False)
     starts = np.cumsum([0, *(c.string_count for c in chunks)])[:-1]
     ids = words_of_id_bytes(b"".join([c.ids for c in chunks]))
@@ -154,10 +155,10 @@ def _byte_codes(values: Any) -> Any:
 
 
 def _encoded(column: pa.Array) -> Strings:
-    """A string column's distinct strings and each row's index, by Arrow's hash table."""
+    """A string column's distinct strings (left in Arrow: the pool reads their bytes) and
+    each row's index, by Arrow's hash table."""
     encoded = pc.dictionary_encode(column)
-    strings: list[str] = encoded.dictionary.to_pylist()
-    return strings, encoded.indices.to_numpy(zero_copy_only=False)
+    return ArrowStrings(encoded.dictionary), encoded.indices.to_numpy(zero_copy_only=False)
 
 
 def _fixed_words(column: pa.Array) -> Words:

@@ -14,15 +14,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from aclog.image.acl_column_rows import AclColumnRows
 from aclog.image.acl_pool import StringPool
+from aclog.image.acl_string_hashes import ArrowStrings
 from aclog.image.acl_table_keys import (
     SortedKeys,
     Words,
     binding_words,
     fingerprints,
     matches,
+    merged_keys,
 )
 
 Codes = tuple[Any, Any, Any, Any]
@@ -61,14 +64,17 @@ class Segment:
 
 def interned(rows: AclColumnRows, pool: StringPool) -> Names:
     """The pool codes of each string field of ``rows`` (strings new to the pool added).
-    Fields that share one list of distinct strings (snapshot chunks') look it up once."""
-    done: dict[int, Any] = {}
-    names = []
-    for distinct, index in rows.strings:
-        codes = done.get(id(distinct))
-        if codes is None:
-            codes = done[id(distinct)] = pool.codes(distinct)
-        names.append(codes[index])
+    Fields that share one list of distinct strings (snapshot chunks') look it up once;
+    fields held in Arrow (a decoded batch's) are looked up together, in one call."""
+    lists = list({id(distinct): distinct for distinct, _ in rows.strings}.values())
+    if len(lists) > 1 and all(isinstance(d, ArrowStrings) for d in lists):
+        joined = ArrowStrings(pa.concat_arrays([d.arrow for d in lists]))  # type: ignore[attr-defined]
+        cuts = np.cumsum([0, *map(len, lists)])
+        every = pool.codes(joined)
+        coded = {id(d): every[cuts[i] : cuts[i + 1]] for i, d in enumerate(lists)}
+    else:
+        coded = {id(d): pool.codes(d) for d in lists}
+    names = [coded[id(distinct)][index] for distinct, index in rows.strings]
     return names[0], names[1], names[2]
 
 
@@ -84,8 +90,8 @@ def concatenated(segments: list[Segment], keep: list[Any]) -> Segment:
         for group in zip(*[(s.ids, s.codes, s.names, s.bindings) for s in taken], strict=True)
     )
     starts = np.cumsum([0, *(len(s) for s in taken)])[:-1]
-    id_keys = _merged([(k.id_keys, start) for k, start in zip(taken, starts, strict=True)])
-    binding_keys = _merged(
+    id_keys = merged_keys([(k.id_keys, start) for k, start in zip(taken, starts, strict=True)])
+    binding_keys = merged_keys(
         [(k.binding_keys, start) for k, start in zip(taken, starts, strict=True)]
     )
     return Segment(ids, codes, names, bindings, id_keys, binding_keys)  # type: ignore[arg-type]
@@ -107,13 +113,6 @@ def _rows_of(segment: Segment, mask: Any) -> Segment:
         sorted_keys[0],
         sorted_keys[1],
     )
-
-
-def _merged(runs: list[tuple[SortedKeys, int]]) -> SortedKeys:
-    keys = np.concatenate([run.keys for run, _ in runs])
-    rows = np.concatenate([run.rows + start for run, start in runs])
-    order = np.argsort(keys, kind="stable")
-    return SortedKeys(keys[order], rows[order])
 
 
 def found(segment: Segment, words: Words, queries: SortedKeys, *, binding: bool) -> tuple[Any, Any]:
@@ -157,3 +156,12 @@ class Rows:
             if len(rows):
                 hits.append((at, asked, rows))
         return hits
+
+
+def renumbered(segment: Segment, codes: Any) -> Segment:
+    """``segment`` with each string code ``c`` replaced by ``codes[c]``: its bindings and their
+    sorted keys made anew (a binding's words hold its codes); its ids keep theirs."""
+    names = tuple(codes[column] for column in segment.names)
+    bindings = binding_words(segment.codes, names)
+    binding_keys = SortedKeys.of(fingerprints(bindings))
+    return Segment(segment.ids, segment.codes, names, bindings, segment.id_keys, binding_keys)

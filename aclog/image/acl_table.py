@@ -16,11 +16,15 @@ which applies a whole batch as one-by-one replay would, or declines.
 
 Immutable; thread-safe: many threads may read a table, and any thread may derive tables
 from it (a derived table shares the base's arrays and never writes them; the pool locks its
-own appends, and a reader only ever looks up codes handed out before its table existed).
-Cost: about 80 bytes per ACL (ids, codes, binding words, two sorted fingerprint indexes) plus
-a byte per row of a segment that lost rows, and each distinct string once; a lookup is one
-binary search per segment (a table has O(log) segments); :meth:`AclTable.records` builds
-every record, about what decoding them from a snapshot costs.
+own appends, and a reader only ever looks up codes handed out before its table existed; a
+derived table that takes a smaller pool leaves the base's pool and arrays as they were).
+Cost: about 90 bytes per ACL (ids, codes, binding words, two sorted fingerprint indexes and,
+once searched in bulk, their directories) plus a byte per row of a segment that lost rows,
+and each distinct string once (the pool holds at most about two and a half times the strings
+the table uses, :mod:`aclog.image.acl_table_compact`); a lookup is a binary search per
+segment, a few memory reads per query when many are asked at once (a table has O(log)
+segments);
+:meth:`AclTable.records` builds every record, about what decoding them from a snapshot costs.
 
 >>> import uuid
 >>> from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
@@ -49,6 +53,7 @@ from aclog.image.acl_column_rows import AclColumnRows, id_bytes, of_chunks, of_r
 from aclog.image.acl_pool import StringPool
 from aclog.image.acl_segment import Rows, Segment, interned
 from aclog.image.acl_table_apply import applied_rows
+from aclog.image.acl_table_compact import kept, recount_after
 from aclog.image.acl_table_keys import Words, binding_words, duplicated, is_member
 from aclog.image.acl_table_view import AclTableView
 from aclog.records.build import acls_from_columns
@@ -65,12 +70,14 @@ _BLOCK = 4096
 class AclTable:
     """Represents the ACLs of an image, in image order, as columns (see the module)."""
 
-    __slots__ = ("_rows", "pool")
+    __slots__ = ("_recount_at", "_rows", "pool")
 
-    def __init__(self, rows: Rows, pool: StringPool) -> None:
+    def __init__(self, rows: Rows, pool: StringPool, recount_at: int | None = None) -> None:
         self._rows = rows
         self.pool = pool
-        """The string pool this table's codes index (shared with tables derived from it)."""
+        """The string pool this table's codes index (shared with tables derived from it,
+        until one of them takes a smaller one: :mod:`aclog.image.acl_table_compact`)."""
+        self._recount_at = recount_after(len(pool), len(pool)) if recount_at is None else recount_at
 
     # -- building ------------------------------------------------------------------------------
 
@@ -123,9 +130,13 @@ class AclTable:
     def applied(self, additions: AclColumnRows, removal_ids: Words) -> AclTable | None:
         """This table with a batch's ACL ``additions`` and removals (the ids' words) applied
         as :class:`~aclog.image.acls.AclsDelta` replays them, or ``None`` (declined, nothing
-        changed): see :mod:`aclog.image.acl_table_apply`."""
+        changed): see :mod:`aclog.image.acl_table_apply`. The table returned may hold its
+        strings in a new, smaller pool (:mod:`aclog.image.acl_table_compact`): now and then,
+        O(ACLs) once, when the pool holds well over twice the strings it uses."""
         rows = applied_rows(self._rows, self.pool, additions, removal_ids)
-        return None if rows is None else AclTable(rows, self.pool)
+        if rows is None:
+            return None
+        return AclTable(*kept(rows, self.pool, self._recount_at))
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -12,9 +12,9 @@ or two additions are one binding. The caller then replays the batch one record a
 which raises the error naming the offset.
 
 Thread-safe (reads the rows it is given, returns new ones; the pool locks its own writes).
-Cost: O(batch log ACLs) lookups, a copy of the removal mask of each segment a removal touches
-(one byte per row), and the sorting of the additions; a merge of the newest segments now and
-then (see :func:`settled`), amortised O(log) per addition.
+Cost: a few memory reads per ACL of the batch per segment, a copy of the removal mask of
+each segment a removal touches (one byte per row), and the sorting of the additions; a merge
+of the newest segments now and then (see :func:`settled`), amortised O(log) per addition.
 """
 
 from __future__ import annotations
