@@ -8,7 +8,9 @@ goes through these instead:
 
 - :func:`stored_records`: the records of some ids, one vectorised search on a table;
 - :func:`acls_by_id`: the ACLs as a mapping that is cheap to probe many times (the dict
-  itself, or a table's records read once into one).
+  itself, or a table's records read once into one);
+- :func:`only_in`: the ACLs of one image whose ids another lacks, by comparing the tables'
+  id columns when both are tables (records made only for those).
 
 >>> import uuid
 >>> from aclog.image.acl_table import AclTable
@@ -20,6 +22,8 @@ goes through these instead:
 True
 >>> acls_by_id(image) == {acl.id: acl}
 True
+>>> only_in(image, AclsImage.EMPTY) == [acl], only_in(image, image)
+(True, [])
 
 Pure; thread-safe (images are immutable). Cost: see each function.
 """
@@ -28,6 +32,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from aclog.image.acls import AclsImage
 from aclog.records.types import AccessControlEntryRecord
@@ -52,3 +58,15 @@ def acls_by_id(image: AclsImage) -> Mapping[uuid.UUID, AccessControlEntryRecord]
     if image.table is None:
         return image.acls
     return {acl.id: acl for acl in image.table.records()}
+
+
+def only_in(image: AclsImage, other: AclsImage) -> list[AccessControlEntryRecord]:
+    """The ACLs of ``image`` whose ids ``other`` does not store, in ``image``'s order. Cost
+    with two tables: a search of ``other``'s id column for each id of ``image``'s
+    (:meth:`~aclog.image.acl_table.AclTable.contains_words`) and a record per ACL found;
+    otherwise a probe of ``other`` per ACL of ``image`` (each read once)."""
+    mine, theirs = image.table, other.table
+    if mine is not None and theirs is not None:
+        return mine.records_at(np.flatnonzero(~theirs.contains_words(mine.ids())))
+    stored = acls_by_id(other)
+    return [acl for acl in image.acls.values() if acl.id not in stored]
