@@ -24,7 +24,8 @@ from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 
 ById = dict[int, AccessControlEntryRecord]
 Found = dict[int, AccessControlEntryRecord]
-"""The stored records among some asked ids, by ``UUID.int`` (an id not stored is absent)."""
+"""Stored records by ``UUID.int``: at least those among some asked ids (an asked id not
+stored is absent)."""
 
 
 class StoredIds:
@@ -71,7 +72,10 @@ class StoredIds:
     ) -> list[AccessControlEntryRecord]:
         """The stored records a batch removes, once the batch is checked (see
         :func:`checked_removes` and :func:`check_adds`). Changes no stored id."""
-        stored = self.found([*removes, *(acl.id for acl in adds)])
+        # With no base the view itself answers (no copy: the hot path after a load of records).
+        stored = (
+            self._added if self._base is None else self.found([*removes, *(a.id for a in adds)])
+        )
         removed = checked_removes(stored, removes)
         check_adds(stored, adds, removes)
         return removed
@@ -95,7 +99,11 @@ class StoredIds:
     ) -> tuple[list[AccessControlEntryRecord], list[uuid.UUID]]:
         """An image delta's ordered changes (a record adds or replaces its id, ``None`` removes
         it) as a batch: (adds, removes)."""
-        stored = self.found([acl_id for acl_id, acl in changes.items() if acl is not None])
+        stored = (
+            self._added
+            if self._base is None
+            else self.found([acl_id for acl_id, acl in changes.items() if acl is not None])
+        )
         removes = [acl_id for acl_id, acl in changes.items() if acl is None or acl_id.int in stored]
         adds = [acl for acl in changes.values() if acl is not None]
         return adds, removes
