@@ -36,6 +36,7 @@ from aclog.authorizer.request_checks import (
 from aclog.authorizer.results import Decision, Explanation
 from aclog.authorizer.rules import MASKS
 from aclog.authorizer.stored_ids import StoredIds, by_id_of
+from aclog.authorizer.table_load import index_from_table
 from aclog.image.acls import AclsImage
 from aclog.records.enums import AclOperation, ResourceType
 from aclog.records.types import AccessControlEntryRecord
@@ -121,14 +122,23 @@ class Authorizer:
         only reads) and mark the authorizer ready. O(ACLs), about 2 µs per ACL at a million,
         of which the cyclic garbage collector takes about 40% unless the program pauses it
         (:func:`~aclog.records.collector.gc_paused`, as a broker's loader does when it
-        starts). From an image (whose ids are distinct), the writer's view of the ids is
-        made from it by the first change instead (:class:`StoredIds`): the authorizer is
-        ready that much sooner, and the first change pays O(ACLs) once.
+        starts). From an image (whose ids are distinct) the writer's view of the ids is the
+        image itself plus the changes since (:class:`StoredIds`), so neither the load nor the
+        first change builds it; from an image held as a table
+        (:attr:`AclsImage.table <aclog.image.acls.AclsImage.table>`) the index is grouped
+        from its columns (:func:`~aclog.authorizer.table_load.index_from_table`), about
+        half the cost of the record-by-record build.
 
         Raises ``ValueError`` (and changes nothing) for a repeated id or an invalid GLOB."""
-        records = acls if isinstance(acls, list | tuple) else list(acls)
-        ids = StoredIds(acls if isinstance(acls, AclsImage) else by_id_of(records))
-        self._index = AclIndex.build(records)
+        if isinstance(acls, AclsImage):
+            table = acls.table
+            index = AclIndex.build(list(acls)) if table is None else index_from_table(table)
+            ids = StoredIds(acls)
+        else:
+            records = acls if isinstance(acls, list | tuple) else list(acls)
+            ids = StoredIds(by_id_of(records))
+            index = AclIndex.build(records)
+        self._index = index
         self._ids = ids
         self._ready = True
 

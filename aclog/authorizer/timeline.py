@@ -36,6 +36,8 @@ from aclog.authorizer.timeline_result import (
     Timeline,
     state_key,
 )
+from aclog.image import MetadataImage
+from aclog.image.acl_reads import stored_records
 from aclog.kraft import once_each, read_kraft, tail_warner
 from aclog.records import AccessControlEntryRecord, AclOperation, PatternType, ResourceType
 from aclog.records.warning import OnWarning, ignore_warning
@@ -125,7 +127,7 @@ def timelines(
     )
     image = rebuilt.image
     authorizer = Authorizer(super_users, allow_everyone_if_no_acl_found)
-    authorizer.load(list(image.acls))
+    authorizer.load(image.acls)
     initial = [_ask(authorizer, q) for q in questions]
     current = list(initial)
     flips: list[list[Flip]] = [[] for _ in questions]
@@ -134,7 +136,7 @@ def timelines(
         replayed = replay_batches(image, [batch], start=next_offset)
         acls_delta = None if replayed.delta is None else replayed.delta.acls_delta
         if acls_delta is not None and acls_delta.changes:
-            before = image.acls.acls
+            before = _replaced(image, acls_delta.changes)
             authorizer.apply_changes(acls_delta.changes)
             for i, q in enumerate(questions):
                 changed = _changes_on(before, acls_delta.changes, q.resource_type, q.name)
@@ -193,14 +195,28 @@ def _applies(acl: AccessControlEntryRecord, resource_type: ResourceType, name: s
     )
 
 
+def _replaced(
+    image: MetadataImage, changes: Mapping[uuid.UUID, AccessControlEntryRecord | None]
+) -> dict[uuid.UUID, AccessControlEntryRecord]:
+    """The ACLs of ``image`` that ``changes`` remove or replace, by id: looked up once per
+    batch (one search on a table-backed image), not once per question."""
+    acl_ids = list(changes)
+    return {
+        acl_id: old
+        for acl_id, old in zip(acl_ids, stored_records(image.acls, acl_ids), strict=True)
+        if old is not None
+    }
+
+
 def _changes_on(
     before: Mapping[uuid.UUID, AccessControlEntryRecord],
     changes: Mapping[uuid.UUID, AccessControlEntryRecord | None],
     resource_type: ResourceType,
     name: str,
 ) -> tuple[AclChange, ...]:
-    """The ACLs on the resource that ``changes`` (a delta's, over the ACLs ``before``) removed
-    and added, in commit order; a record replacing its id removes the old ACL first."""
+    """The ACLs on the resource that ``changes`` (a delta's, over ``before``: the stored ACLs
+    they name) removed and added, in commit order; a record replacing its id removes the old
+    ACL first."""
     found: list[AclChange] = []
     for acl_id, new in changes.items():
         old = before.get(acl_id)

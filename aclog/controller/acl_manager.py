@@ -82,12 +82,15 @@ class AclControlManager:
         """
         results: list[AclDeleteResult] = []
         removed: dict[uuid.UUID, RemoveAccessControlEntryRecord] = {}
+        stored: list[AccessControlEntryRecord] | None = None
         for acl_filter in filters:
             error = filter_error(acl_filter)
             if error is not None:
                 results.append(AclDeleteResult(error))
                 continue
-            matched = tuple(acl for acl in image if acl_filter.matches(acl))
+            if stored is None:  # once: a table-backed image makes its records at each pass
+                stored = list(image)
+            matched = tuple(acl for acl in stored if acl_filter.matches(acl))
             for acl in matched:
                 if acl.id not in removed:
                     removed[acl.id] = RemoveAccessControlEntryRecord(acl.id)

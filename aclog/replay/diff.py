@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aclog.image import MetadataImage
+from aclog.image.acl_reads import only_in
 from aclog.kraft import once_each
 from aclog.records import (
     AccessControlEntryRecord,
@@ -141,16 +142,15 @@ def _change(kind: str, subject: dict[str, Any], entry: Entry | None) -> Change:
 def _acl_changes(
     before: MetadataImage, after: MetadataImage, events: dict[uuid.UUID, Entry]
 ) -> list[Change]:
-    old, new = before.acls.acls, after.acls.acls
+    # ACLs are told apart by id here, so two tables compare their id columns and make
+    # records for the differences only.
     changes = [
-        _change("added", record_to_dict(acl), events.get(i))
-        for i, acl in new.items()
-        if i not in old
+        _change("added", record_to_dict(acl), events.get(acl.id))
+        for acl in only_in(after.acls, before.acls)
     ]
     changes += [
-        _change("removed", record_to_dict(acl), events.get(i))
-        for i, acl in old.items()
-        if i not in new
+        _change("removed", record_to_dict(acl), events.get(acl.id))
+        for acl in only_in(before.acls, after.acls)
     ]
     return sorted(changes, key=lambda c: (c.offset is None, c.offset))
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aclog.image import MetadataImage
+from aclog.image.acl_reads import acls_by_id
 from aclog.records import (
     Record,
     RemoveAccessControlEntryRecord,
@@ -33,7 +34,8 @@ def reconcile_records(held: MetadataImage, wanted: MetadataImage) -> list[Record
     >>> reconcile_records(MetadataImage.EMPTY, MetadataImage.EMPTY)
     []
     """
-    have, want = held.acls.acls, wanted.acls.acls
+    # Each image's records read once (a table's view makes a record at each lookup).
+    have, want = acls_by_id(held.acls), acls_by_id(wanted.acls)
     records: list[Record] = [
         RemoveAccessControlEntryRecord(acl_id)
         for acl_id in sorted(have)

@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 
 import aclog.authorizer.decide as core
 from aclog.acl.matchers import canonical_host
+from aclog.authorizer import Authorizer
 from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.invariants import check_index
 from aclog.authorizer.table_load import index_from_table
+from aclog.image import AclsImage
 from aclog.image.acl_column_rows import of_records, words_of_id_bytes
 from aclog.image.acl_table import AclTable
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
@@ -23,6 +25,7 @@ from aclog.records.types import AccessControlEntryRecord
 from tests.authorizer.strategies import (
     ACL_HOSTS,
     ACL_PRINCIPALS,
+    SUPER,
     aimed_requests,
     filters,
     glob_patterns,
@@ -174,3 +177,56 @@ def test_an_invalid_glob_is_the_references_error() -> None:
     with pytest.raises(ValueError) as reference:
         AclIndex.build(acls)
     assert str(mine.value) == str(reference.value)
+
+
+def loaded_or_error(acls: Any) -> Authorizer | str:
+    """An authorizer that loaded ``acls``, or its load's ``ValueError`` message (then the
+    authorizer is checked to be unchanged: not ready, empty)."""
+    authorizer = Authorizer(super_users={SUPER})
+    try:
+        authorizer.load(acls)
+    except ValueError as error:
+        assert not authorizer.is_ready and len(authorizer) == 0
+        return f"ValueError: {error}"
+    return authorizer
+
+
+@PROPERTY
+@given(acl_sets(), st.data())
+def test_an_authorizer_loaded_from_a_table_image_answers_as_one_loaded_from_records(
+    acls, data
+) -> None:
+    """``Authorizer.load`` of a table-backed image groups the index from the table's columns;
+    every query answers as after a load of the records, and a changed table (several
+    segments, masked rows) too; an ACL the index refuses is the same ``ValueError``."""
+    split = data.draw(st.integers(0, len(acls)))
+    gone = data.draw(st.lists(st.sampled_from(acls[:split]), unique=True)) if split else []
+    table = table_of(acls[:split]).applied(
+        of_records(acls[split:]), words_of_id_bytes(b"".join(acl.id.bytes for acl in gone))
+    )
+    assert table is not None
+    kept = table.records()
+    mine, reference = loaded_or_error(AclsImage.of_table(table)), loaded_or_error(kept)
+    if isinstance(reference, str):
+        assert mine == reference  # the same error, naming the same ACL
+        return
+    assert isinstance(mine, Authorizer), mine
+    check_index(mine.index)
+    assert mine.index.listing() == reference.index.listing()
+    for request in data.draw(st.lists(aimed_requests(kept), max_size=12)):
+        principal, host, operation, resource_type, name = request
+        if operation != AclOperation.ANY and resource_type != ResourceType.ANY:
+            assert mine.explain(*request) == reference.explain(*request), request
+            assert mine.authorize(*request) == reference.authorize(*request), request
+        if resource_type not in (ResourceType.ANY, ResourceType.UNKNOWN):
+            ops = (principal, host, resource_type, name)
+            assert mine.authorized_operations(*ops) == reference.authorized_operations(*ops)
+    for acl_filter in data.draw(st.lists(filters, max_size=5)):
+        assert mine.acls(acl_filter) == reference.acls(acl_filter), acl_filter
+
+
+def test_a_table_image_with_an_invalid_glob_is_refused_as_its_records_are() -> None:
+    acls = [make_acl("orders"), make_acl("a\\", PatternType.GLOB)]
+    mine = loaded_or_error(AclsImage.of_table(table_of(acls)))
+    assert isinstance(mine, str) and mine == loaded_or_error(acls)
+    assert "a\\" in mine

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +22,12 @@ from aclog.authorizer.timeline import Question, timeline, timelines
 from aclog.authorizer.timeline_result import ADDED, REMOVED, Timeline, state_key
 from aclog.records import AclOperation, PatternType, ResourceType
 from aclog.replay import Point, read_decoded, rebuild_image
+from aclog.replay.batches import replay_batches
+from tests.image.tabled import tabling
 from tests.pipeline.logs import REQUEST_HOSTS, REQUEST_NAMES, REQUEST_PRINCIPALS, write_log
+
+timeline_module = importlib.import_module("aclog.authorizer.timeline")  # the package's
+# ``timeline`` attribute is the function of that name
 
 OPERATIONS = [AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.ALTER]
 
@@ -185,3 +192,30 @@ def test_many_questions_in_one_walk_equal_one_each(tmp_path: Path) -> None:
         )  # fmt: skip
         assert found == alone
     assert any(found.flips for found in together)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), steps=st.integers(10, 40))
+def test_timelines_over_table_backed_images_equal_those_over_dict_backed_ones(
+    seed: int, steps: int
+) -> None:
+    """Every image the walk reads held by a table (as replay will make them), from a start
+    in the middle of the log (so the authorizer loads a table and the batches remove and
+    replace ACLs of it): the same timelines, flips and changed ACLs."""
+    questions = [
+        Question(p, o, t, n)
+        for p in REQUEST_PRINCIPALS
+        for o in OPERATIONS[:2]
+        for t in (ResourceType.TOPIC, ResourceType.GROUP)
+        for n in REQUEST_NAMES
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        write_log(directory, seed=seed, steps=steps, snapshot_at=(steps // 3,))
+        batches = list(read_decoded(directory))
+        start = Point(offset=batches[len(batches) // 2].last_offset)
+        expected = timelines(directory, questions, start=start)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(timeline_module, "rebuild_image", tabling(rebuild_image))
+            patch.setattr(timeline_module, "replay_batches", tabling(replay_batches))
+            assert timelines(directory, questions, start=start) == expected
