@@ -7,22 +7,30 @@ must apply a DENY and a later ALLOW in the order they were made.
 
 Replay is strict (``reference/style-anchors.md`` §5.3 rule 4): adding an id or an ACL that is
 already present, or removing an id that is not, raises :class:`ReplayError` naming the offset.
-Whole batches can go in faster through :mod:`aclog.image.acl_batches`, which applies exactly as
-this one-by-one replay would, or declines.
+Whole batches go in faster onto a table (:mod:`aclog.image.acl_table_replay`), which applies
+exactly as this one-by-one replay would, or declines.
+
+Every image replay makes holds its ACLs in an :class:`~aclog.image.acl_table.AclTable`
+(:meth:`AclsImage.of_table`): :meth:`AclsDelta.apply` over a table-backed or empty image
+gives the next table. An image built by hand from a mapping keeps it (as a
+:class:`~aclog.image.layered.LayeredMap`), and so do the images a delta applies onto it.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
+import numpy as np
+
+from aclog.image.acl_column_rows import of_records, words_of_id_bytes
 from aclog.image.acl_table import AclTable
 from aclog.image.errors import ReplayError
-from aclog.image.layered import LayeredMap, missing_from
+from aclog.image.layered import LayeredMap
 from aclog.image.render import acl_to_dict
 from aclog.records.types import (
     AccessControlEntryRecord,
@@ -86,12 +94,30 @@ class AclsImage:
         return self.index if self.index is not None else self.__dict__.get("bindings")
 
     def id_of(self, binding: AclBinding) -> uuid.UUID | None:
-        """The id of the stored ACL identical to ``binding`` (all seven fields), if any. O(1)."""
-        return self.bindings.get(binding.key)
+        """The id of the stored ACL identical to ``binding`` (all seven fields), if any.
+        O(1) over a mapping, O(log ACLs) over a table; a read (adds nothing)."""
+        return self.id_of_key(binding.key)
 
     def id_of_key(self, key: AclKey) -> uuid.UUID | None:
         """Like :meth:`id_of`, for an :attr:`AccessControlEntryRecord.key`."""
+        if self.table is not None:
+            return self.table.id_of_key(key)
         return self.bindings.get(key)
+
+    def ids_of(self, bindings: Sequence[AclBinding]) -> list[uuid.UUID | None]:
+        """:meth:`id_of` of each of ``bindings``, in order: over a table, one vectorised
+        lookup for all of them (a request of many bindings pays numpy's calls once)."""
+        keys = [binding.key for binding in bindings]
+        if self.table is not None:
+            return self.table.ids_of_keys(keys)
+        return list(map(self.bindings.get, keys))
+
+    def held(self, ids: Sequence[uuid.UUID]) -> list[bool]:
+        """Whether each of ``ids`` is stored, in order (over a table: one vectorised lookup)."""
+        if self.table is not None:
+            held: list[bool] = self.table.stored(_words_of(ids)).tolist()
+            return held
+        return [acl_id in self.acls for acl_id in ids]
 
     def to_dict(self) -> list[dict[str, str]]:
         """Every ACL as :func:`aclog.image.render.acl_to_dict`, in commit order."""
@@ -201,58 +227,72 @@ class AclsDelta:
         """The image with every change applied; base order kept, additions appended. Changes
         nothing but a snapshot delta's state (it finishes the snapshot first).
 
-        Cost: O(changes) plus the base map's overlay (see :class:`LayeredMap`), not O(ACLs).
+        Over a table-backed or empty image the next image is table-backed (see
+        :meth:`_next_table`); over a mapping, the base map's overlay is updated (see
+        :class:`LayeredMap`). Cost: O(changes), not O(ACLs), but for a snapshot delta over
+        a non-empty image.
         """
         if self._snapshot:
             self.finish_snapshot()
         if not self._changes:
             return self._image
         base = self._image.acls
-        if base:
-            acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], base)
-            if self._touched is None:
-                applied = acls.updated(self._changes.items())
-            else:
-                applied = acls.merged(self._changes, self._touched.keys())
+        if self._image.table is not None or not base:
+            return AclsImage.of_table(self._next_table())
+        acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], base)
+        if self._touched is None:
+            applied = acls.updated(self._changes.items())
         else:
-            # A first image (a snapshot's, a log's from the start): nothing to replace, and no
-            # removal either (one of an id added here deletes the change). dict(dict) copies
-            # the stored hashes instead of calling UUID.__hash__ per id.
-            first = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
-            applied = LayeredMap.adopt(first)
+            applied = acls.merged(self._changes, self._touched.keys())
         return AclsImage(applied, self._carried_index())
 
-    # -- for a batch replayer (aclog.image.acl_batches), which applies exactly as replay would --
-
-    def unchanged(self, ids: set[uuid.UUID]) -> set[uuid.UUID]:
-        """The ids of ``ids`` this delta has no change for. C speed, reusing the set's hashes."""
-        return missing_from(ids, self._changes) if self._changes else ids
-
-    def not_added(self, keys: set[AclKey]) -> set[AclKey]:
-        """The keys of ``keys`` this delta did not add (or added and removed again)."""
-        return missing_from(keys, self._added) if self._added else keys
-
-    def take(
-        self,
-        changes: dict[uuid.UUID, AccessControlEntryRecord | None],
-        added: dict[AclKey, uuid.UUID],
-        removed: dict[uuid.UUID, None],
+    def take_replayed(
+        self, records: Iterable[AccessControlEntryRecord | RemoveAccessControlEntryRecord]
     ) -> None:
-        """Record a batch whose replay one by one is known to succeed: its ``changes`` (ids new
-        to this delta), the bindings it ``added`` and the base ids it ``removed``. Takes the
-        dicts over when this delta has none yet (the caller must not change them again).
+        """Record ``records``, whose one-by-one :meth:`replay` into this delta is known to
+        succeed (a table applied them), exactly as that replay would, without looking
+        anything up in the image: an id this delta has no change for is stored (or, for an
+        addition, new); one it removed was a base id; one it added and still holds is a base
+        id when the delta removed it before (``_touched``). Not for a snapshot delta's
+        removals. Cost: a few dict operations per record (``UUID.__hash__`` runs in Python)."""
+        changes, added, touched = self._changes, self._added, self._touched
+        for record in records:
+            acl_id = record.id
+            if type(record) is AccessControlEntryRecord:
+                changes.pop(acl_id, None)
+                changes[acl_id] = record
+                added[acl_key(record)] = acl_id
+                continue
+            current = changes.pop(acl_id, _ABSENT)
+            if current is not _ABSENT and current is not None:
+                added.pop(acl_key(current), None)  # type: ignore[arg-type]
+                if touched is None or acl_id not in touched:
+                    continue  # added and removed within this delta: nothing changed
+            changes[acl_id] = None
+            if touched is not None:
+                touched[acl_id] = None
 
-        Cost: three ``dict.update`` that reuse the stored hashes; none into an empty delta."""
-        if self._changes:
-            self._changes.update(changes)
-        else:
-            self._changes = changes
-        if self._added:
-            self._added.update(added)
-        else:
-            self._added = added
-        if self._touched is not None:
-            self._touched.update(removed)  # in commit order, as apply() best walks them
+    def _next_table(self) -> AclTable:
+        """The table of the applied image: the base's rows less every changed id it stores,
+        then the changes' records in commit order, in two applies that cannot decline for
+        changes replay accepted (removals first, so a binding removed and added again is
+        stored nowhere when it is added); a table rebuilt from the records if one declines
+        anyway. O(changes log ACLs); the rebuild O(ACLs)."""
+        additions = [record for record in self._changes.values() if record is not None]
+        table = self._image.table
+        if table is None:  # an empty image
+            return _built(additions)
+        ids = list(self._changes) if self._touched is None else list(self._touched)
+        words = _words_of(ids)
+        if self._touched is None:  # a snapshot delta: the changed ids the base stores
+            stored = table.stored(words)
+            words = words[0][stored], words[1][stored]
+        removed = table.applied(of_records([]), words) if len(words[0]) else table
+        applied = None if removed is None else removed.applied(of_records(additions), _NO_IDS)
+        if applied is not None:
+            return applied
+        changed = self._changes
+        return _built([*(a for a in table.records() if a.id not in changed), *additions])
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -301,5 +341,21 @@ _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""
 
 
+def _words_of(ids: Sequence[uuid.UUID]) -> tuple[Any, Any]:
+    """The (hi, lo) words of ``ids``, as a table looks ids up."""
+    return words_of_id_bytes(b"".join([acl_id.bytes for acl_id in ids]))
+
+
 def _text(acl_id: uuid.UUID | None) -> str:
     return "?" if acl_id is None else kafka_uuid_text(acl_id)
+
+
+_NO_IDS = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint64))
+
+
+def _built(acls: list[AccessControlEntryRecord]) -> AclTable:
+    """The table of ``acls``, which replay accepted (so no id or binding is twice)."""
+    built = AclTable.from_records(acls)
+    if built is None:
+        raise AssertionError("replay accepted an ACL id or binding twice")
+    return built
