@@ -18,7 +18,7 @@ from itertools import count, repeat
 from operator import itemgetter
 from typing import Any
 
-from aclog.image.acl_column_rows import of_kinds, of_records, removal_words, words_of_id_bytes
+from aclog.image.acl_column_rows import of_kinds, removal_words
 from aclog.image.acl_table_replay import AclTableReplay
 from aclog.image.acls import AclsDelta
 from aclog.image.errors import ReplayError
@@ -119,7 +119,9 @@ class MetadataDelta:
 
         A batch of ACL records (beside request contexts, no-ops and leader changes, which
         cannot fail) goes onto the table in one go (:meth:`AclTableReplay.batch`); when that
-        declines, every record is replayed one by one, in order, which raises the first error.
+        declines, in the largest pieces the table takes (:meth:`AclTableReplay.replay_split`),
+        a single record it declines through the one-by-one reference, which raises the first
+        error. Other batches (a SCRAM record may fail) are replayed one record at a time.
         """
         if not isinstance(records, (list, tuple)):
             records = list(records)
@@ -132,34 +134,28 @@ class MetadataDelta:
         record is built unless the table declines the batch or the delta is read."""
         kinds, others = decoded.acl_kinds, decoded.others
         tables = self._table_replay() if kinds else None
-        if (
-            tables is None
-            or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE
-            or not tables.batch(of_kinds(kinds), removal_words(kinds), _acl_records_of(decoded))
-        ):
+        if tables is None or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE:
             self._replay_pairs(zip(count(first_offset), decoded.records))
             return
+        if not tables.batch(of_kinds(kinds), removal_words(kinds), _acl_records_of(decoded)):
+            tables.replay_split(_acl_pairs(decoded.records, first_offset))
         self._replay_pairs((first_offset + row, record) for row, record in others)
 
     def _replay_acl_batch(self, records: Sequence[Record], first_offset: int) -> bool:
+        """A batch of ACL records and records that cannot fail, onto the table (declined:
+        ``False``, nothing replayed)."""
         kinds = set(map(type, records))
         if not kinds <= _BATCHABLE or not kinds & _ACL_RECORDS:
             return False
         tables = self._table_replay()
         if tables is None:
             return False
-        acls: list[Any] = [r for r in records if type(r) in _ACL_RECORDS]
-        adds = [r for r in acls if type(r) is AccessControlEntryRecord]
-        removed = b"".join([r.id.bytes for r in acls if type(r) is not AccessControlEntryRecord])
-        if not tables.batch(of_records(adds), words_of_id_bytes(removed), lambda: acls):
-            return False
-        if len(acls) < len(records):  # a request context (or another record that cannot fail)
-            others = (
-                pair
-                for pair in zip(count(first_offset), records)
-                if type(pair[1]) not in _ACL_RECORDS
-            )
-            self._replay_pairs(others)
+        pairs = _acl_pairs(records, first_offset)
+        if not tables.batch_of_records([record for _, record in pairs]):
+            tables.replay_split(pairs)
+        if len(pairs) < len(records):  # a request context (or another record that cannot fail)
+            others = zip(count(first_offset), records)
+            self._replay_pairs(pair for pair in others if type(pair[1]) not in _ACL_RECORDS)
         return True
 
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:
@@ -244,6 +240,11 @@ _ACL_RECORDS = frozenset({AccessControlEntryRecord, RemoveAccessControlEntryReco
 _BATCHABLE = _ACL_RECORDS | {RequestContextRecord, NoOpRecord, LeaderChangeRecord}
 """Record classes a batch may hold and still replay in one go: ACL records, and records whose
 replay cannot fail (so the ACL records' checks decide alone whether the batch applies)."""
+
+
+def _acl_pairs(records: Sequence[Record], first_offset: int) -> list[tuple[int, Any]]:
+    """The ACL records of ``records`` with their offsets, in order."""
+    return [pair for pair in zip(count(first_offset), records) if type(pair[1]) in _ACL_RECORDS]
 
 
 def _acl_records_of(decoded: DecodedRecords) -> Callable[[], list[Any]]:

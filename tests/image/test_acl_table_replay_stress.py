@@ -15,9 +15,9 @@ the same ordered changes; ``replay_batches`` (the broker's entry point) gives th
 from __future__ import annotations
 
 import random
-from itertools import count, repeat
 import uuid
 from dataclasses import dataclass, field
+from itertools import count, repeat
 
 import pytest
 
@@ -163,7 +163,7 @@ def _reference_outcome(
     delta: AclsDelta, batch: list[Record], offset: int, step: int = 1
 ) -> str | None:
     try:
-        for at, record in zip(count(offset) if step else repeat(offset), batch):
+        for at, record in zip(count(offset) if step else repeat(offset), batch, strict=False):
             if isinstance(record, (AccessControlEntryRecord, RemoveAccessControlEntryRecord)):
                 delta.replay(record, at)
     except ReplayError as error:

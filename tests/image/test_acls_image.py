@@ -278,7 +278,7 @@ def test_a_commit_shares_the_stored_acls_with_the_image_before_it() -> None:
     assert image.id_of(acl(5, name="t5").binding) == uuid.UUID(int=5)
     after = replay_all(image, [acl(2000, name="new"), remove(7)], first_offset=1000)
     assert image.table is not None and after.table is not None
-    assert after.table._rows.segments[0] is image.table._rows.segments[0]  # noqa: SLF001
+    assert after.table._rows.segments[0] is image.table._rows.segments[0]
     assert len(after) == 1000 and uuid.UUID(int=7) not in after.acls
     assert after.id_of(acl(2000, name="new").binding) == uuid.UUID(int=2000)
     assert after.id_of(acl(7, name="t7").binding) is None
