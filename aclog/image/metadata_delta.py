@@ -137,9 +137,10 @@ class MetadataDelta:
         if tables is None or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE:
             self._replay_pairs(zip(count(first_offset), decoded.records))
             return
+        others_at = [(first_offset + row, record) for row, record in others]
         if not tables.batch(of_kinds(kinds), removal_words(kinds), _acl_records_of(decoded)):
-            tables.replay_split(_acl_pairs(decoded.records, first_offset))
-        self._replay_pairs((first_offset + row, record) for row, record in others)
+            self._replay_split(tables, _acl_pairs(decoded.records, first_offset), others_at)
+        self._replay_pairs(others_at)
 
     def _replay_acl_batch(self, records: Sequence[Record], first_offset: int) -> bool:
         """A batch of ACL records and records that cannot fail, onto the table (declined:
@@ -151,12 +152,27 @@ class MetadataDelta:
         if tables is None:
             return False
         pairs = _acl_pairs(records, first_offset)
-        if not tables.batch_of_records([record for _, record in pairs]):
-            tables.replay_split(pairs)
+        others: list[tuple[int, Record]] = []
         if len(pairs) < len(records):  # a request context (or another record that cannot fail)
-            others = zip(count(first_offset), records)
-            self._replay_pairs(pair for pair in others if type(pair[1]) not in _ACL_RECORDS)
+            at = zip(count(first_offset), records)
+            others = [pair for pair in at if type(pair[1]) not in _ACL_RECORDS]
+        if not tables.batch_of_records([record for _, record in pairs]):
+            self._replay_split(tables, pairs, others)
+        self._replay_pairs(others)
         return True
+
+    def _replay_split(
+        self, tables: AclTableReplay, pairs: list[tuple[int, Any]], others: list[tuple[int, Record]]
+    ) -> None:
+        """:meth:`AclTableReplay.replay_split` of a declined batch's ACL records; on an error,
+        the batch's other records before it are replayed first (they cannot fail), so the
+        delta is left as one-by-one replay leaves it (e.g. its latest request context)."""
+        try:
+            tables.replay_split(pairs)
+        except ReplayError as error:
+            failed_at = -1 if error.offset is None else error.offset
+            self._replay_pairs(pair for pair in others if pair[0] < failed_at)
+            raise
 
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:
         """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image.
