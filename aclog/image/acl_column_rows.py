@@ -30,6 +30,7 @@ from aclog.image.acl_table_keys import Words
 from aclog.records.column_layout import KindColumns
 from aclog.records.id_bytes import id_column_bytes, id_words, split_ids
 from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType, acl_keys
+from aclog.records.vector import numpy_numbers
 from aclog.snapshot.acl_columns import ChunkArrays, chunk_strings
 
 CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
@@ -145,7 +146,7 @@ def _of_columns(columns: dict[str, pa.Array]) -> AclColumnRows:
 
 def _codes(column: pa.Array) -> Any:
     """A code column as ``uint8`` codes (see :func:`_byte_codes`)."""
-    return _byte_codes(column.to_numpy(zero_copy_only=False))
+    return _byte_codes(numpy_numbers(column))  # to_numpy imports pandas on first use
 
 
 def _byte_codes(values: Any) -> Any:
@@ -157,7 +158,7 @@ def _encoded(column: pa.Array) -> Strings:
     """A string column's distinct strings and each row's index, by Arrow's hash table."""
     encoded = pc.dictionary_encode(column)
     strings: list[str] = encoded.dictionary.to_pylist()
-    return strings, encoded.indices.to_numpy(zero_copy_only=False)
+    return strings, numpy_numbers(encoded.indices)  # to_numpy imports pandas on first use
 
 
 def _fixed_words(column: pa.Array) -> Words:
