@@ -54,22 +54,22 @@ class AclTableReplay:
 
     @classmethod
     def over(cls, base: AclsImage) -> AclTableReplay | None:
-        """A replay onto ``base``'s table (a new, empty one for an empty image); ``None``
-        for an image held in a mapping (replayed one by one)."""
-        if base.table is not None:
-            return cls(base, base.table)
-        if base.acls:
+        """A replay onto ``base``'s table (a new, empty one for
+        :attr:`~aclog.image.acls.AclsImage.EMPTY`); ``None`` for an image held in a mapping
+        (replayed one by one)."""
+        if not base.replays_onto_a_table:
             return None
-        return cls(base, _empty())
+        return cls(base, _empty() if base.table is None else base.table)
 
     @classmethod
     def restated(
         cls, base: AclsImage, acls: list[AccessControlEntryRecord]
     ) -> AclTableReplay | None:
-        """The snapshot delta of an empty ``base`` whose ACLs are ``acls``, built in one go;
-        ``None`` when an id or a binding is twice (replayed one by one, it raises)."""
-        table = AclTable.from_records(acls)
-        if table is None or base.acls:
+        """The snapshot delta of ``base`` (only :attr:`~aclog.image.acls.AclsImage.EMPTY`)
+        whose ACLs are ``acls``, built in one go; ``None`` when an id or a binding is twice
+        (replayed one by one, it raises) or for another base."""
+        table = AclTable.from_records(acls) if base is AclsImage.EMPTY else None
+        if table is None:
             return None
         return cls(base, table, snapshot=True, done=lambda: acls)
 

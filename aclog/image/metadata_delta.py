@@ -150,7 +150,7 @@ class MetadataDelta:
             return False
         tables = self._table_replay()
         if tables is None:
-            return False
+            return self._replay_mapping_batch(records, first_offset)
         pairs = _acl_pairs(records, first_offset)
         others: list[tuple[int, Record]] = []
         if len(pairs) < len(records):  # a request context (or another record that cannot fail)
@@ -159,6 +159,18 @@ class MetadataDelta:
         if not tables.batch_of_records([record for _, record in pairs]):
             self._replay_split(tables, pairs, others)
         self._replay_pairs(others)
+        return True
+
+    def _replay_mapping_batch(self, records: Sequence[Record], first_offset: int) -> bool:
+        """A batch into the ACL delta over an image held in a mapping, in one checked go
+        (:meth:`AclsDelta.replay_batch`); ``False`` when it declines (nothing replayed)."""
+        pairs = _acl_pairs(records, first_offset)
+        if len(pairs) < BULK_MIN or self._tables is not None:
+            return False
+        if not self.get_or_create_acls_delta().replay_batch([r for _, r in pairs]):
+            return False
+        at = zip(count(first_offset), records)
+        self._replay_pairs(pair for pair in at if type(pair[1]) not in _ACL_RECORDS)
         return True
 
     def _replay_split(
@@ -252,6 +264,9 @@ _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
 }
 """Record class -> handler: the one place where replay decides what a record does."""
 
+BULK_MIN = 8
+"""Smaller batches into an image held in a mapping are replayed one by one (the batch
+check's setup would cost more)."""
 _ACL_RECORDS = frozenset({AccessControlEntryRecord, RemoveAccessControlEntryRecord})
 _BATCHABLE = _ACL_RECORDS | {RequestContextRecord, NoOpRecord, LeaderChangeRecord}
 """Record classes a batch may hold and still replay in one go: ACL records, and records whose
