@@ -25,12 +25,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
-import numpy as np
-
-from aclog.image.acl_column_rows import of_records, words_of_id_bytes
 from aclog.image.acl_table import AclTable
+from aclog.image.acl_table_next import next_table, words_of
 from aclog.image.errors import ReplayError
 from aclog.image.layered import LayeredMap
 from aclog.image.render import acl_to_dict
@@ -135,7 +133,7 @@ class AclsImage:
     def held(self, ids: Sequence[uuid.UUID]) -> list[bool]:
         """Whether each of ``ids`` is stored, in order (over a table: one vectorised lookup)."""
         if self.table is not None:
-            held: list[bool] = self.table.stored(_words_of(ids)).tolist()
+            held: list[bool] = self.table.stored(words_of(ids)).tolist()
             return held
         return [acl_id in self.acls for acl_id in ids]
 
@@ -247,10 +245,10 @@ class AclsDelta:
         """The image with every change applied; base order kept, additions appended. Changes
         nothing but a snapshot delta's state (it finishes the snapshot first).
 
-        Over a table-backed image (or :attr:`AclsImage.EMPTY`) the next image is table-backed (see
-        :meth:`_next_table`); over a mapping, the base map's overlay is updated (see
-        :class:`LayeredMap`). Cost: O(changes), not O(ACLs), but for a snapshot delta over
-        a non-empty image.
+        Over a table-backed image (or :attr:`AclsImage.EMPTY`) the next image is
+        table-backed (:func:`~aclog.image.acl_table_next.next_table`); over a mapping, the
+        base map's overlay is updated (see :class:`LayeredMap`). Cost: O(changes), not
+        O(ACLs), but for a snapshot delta over a non-empty image.
         """
         if self._snapshot:
             self.finish_snapshot()
@@ -258,7 +256,8 @@ class AclsDelta:
             return self._image
         base = self._image.acls
         if self._image.replays_onto_a_table:
-            return AclsImage.of_table(self._next_table())
+            touched = None if self._touched is None else list(self._touched)
+            return AclsImage.of_table(next_table(self._image.table, self._changes, touched))
         if base:
             acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], base)
             if self._touched is None:
@@ -325,28 +324,6 @@ class AclsDelta:
             if touched is not None:
                 touched[acl_id] = None
 
-    def _next_table(self) -> AclTable:
-        """The table of the applied image: the base's rows less every changed id it stores,
-        then the changes' records in commit order, in two applies that cannot decline for
-        changes replay accepted (removals first, so a binding removed and added again is
-        stored nowhere when it is added); a table rebuilt from the records if one declines
-        anyway. O(changes log ACLs); the rebuild O(ACLs)."""
-        additions = [record for record in self._changes.values() if record is not None]
-        table = self._image.table
-        if table is None:  # an empty image
-            return _built(additions)
-        ids = list(self._changes) if self._touched is None else list(self._touched)
-        words = _words_of(ids)
-        if self._touched is None:  # a snapshot delta: the changed ids the base stores
-            stored = table.stored(words)
-            words = words[0][stored], words[1][stored]
-        removed = table.applied(of_records([]), words) if len(words[0]) else table
-        applied = None if removed is None else removed.applied(of_records(additions), _NO_IDS)
-        if applied is not None:
-            return applied
-        changed = self._changes
-        return _built([*(a for a in table.records() if a.id not in changed), *additions])
-
     # -- helpers -------------------------------------------------------------------------------
 
     def _carried_index(self) -> BindingIndex | None:
@@ -394,21 +371,5 @@ _ABSENT = object()
 """Stands for "no change recorded" in lookups where ``None`` means a removal."""
 
 
-def _words_of(ids: Sequence[uuid.UUID]) -> tuple[Any, Any]:
-    """The (hi, lo) words of ``ids``, as a table looks ids up."""
-    return words_of_id_bytes(b"".join([acl_id.bytes for acl_id in ids]))
-
-
 def _text(acl_id: uuid.UUID | None) -> str:
     return "?" if acl_id is None else kafka_uuid_text(acl_id)
-
-
-_NO_IDS = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint64))
-
-
-def _built(acls: list[AccessControlEntryRecord]) -> AclTable:
-    """The table of ``acls``, which replay accepted (so no id or binding is twice)."""
-    built = AclTable.from_records(acls)
-    if built is None:
-        raise AssertionError("replay accepted an ACL id or binding twice")
-    return built
