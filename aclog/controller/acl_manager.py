@@ -52,16 +52,18 @@ class AclControlManager:
         errors = [creation_error(binding) for binding in acls]
         valid = [binding for binding, error in zip(acls, errors, strict=True) if error is None]
         # One vectorised lookup for the request (over a table, a lookup per binding would
-        # pay numpy's call overhead each time).
-        stored = dict(zip(valid, image.ids_of(valid), strict=True))
-        fresh = [binding for binding in dict.fromkeys(valid) if stored[binding] is None]
+        # pay numpy's call overhead each time); a binding hashes in Python, so few times.
+        found = image.ids_of(valid)
+        fresh = list(dict.fromkeys(b for b, i in zip(valid, found, strict=True) if i is None))
         created = dict(zip(fresh, self._new_ids(image, len(fresh)), strict=True))
-        results = [
-            AclCreateResult(error)
-            if error is not None
-            else AclCreateResult(ApiError.NONE, stored[binding] or created[binding])
-            for binding, error in zip(acls, errors, strict=True)
-        ]
+        ids = iter(found)
+        results: list[AclCreateResult] = []
+        for binding, error in zip(acls, errors, strict=True):
+            if error is not None:
+                results.append(AclCreateResult(error))
+                continue
+            acl_id = next(ids)
+            results.append(AclCreateResult(ApiError.NONE, acl_id or created[binding]))
         records = [binding.with_id(acl_id) for binding, acl_id in created.items()]
         if len(records) > MAX_RECORDS_PER_USER_OP:
             return ControllerResult((), [_over_cap_create(binding) for binding in acls])
