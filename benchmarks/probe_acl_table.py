@@ -19,10 +19,9 @@ from typing import Any
 
 import fastavro
 
-from aclog.image.acl_batches import restate
+from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.acl_column_rows import of_kinds, removal_words
 from aclog.image.acl_table import AclTable
-from aclog.image.acls import AclsDelta, AclsImage
 from aclog.log import read_batches
 from aclog.records.collector import call_paused, gc_paused
 from aclog.records.columnar import decode_kinds
@@ -94,9 +93,9 @@ def main() -> None:
         records[:] = read_snapshot(snapshot).read_all()  # type: ignore[arg-type]
 
     def restated() -> None:
-        delta = AclsDelta(AclsImage.EMPTY, snapshot=True)
-        assert restate(delta, records)
-        delta.apply()
+        delta = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
+        delta.replay_restated(records, acls - 1)
+        delta.apply(MetadataProvenance(acls - 1, 1, 1))
 
     def table() -> AclTable:
         made = AclTable.from_chunks(chunk_arrays(f, split=False) for f in fields)
@@ -113,7 +112,7 @@ def main() -> None:
         ),
         "(a) chunk fields -> AclTable (chunk_arrays + from_chunks)": (nothing, lambda _: table()),
         "today: read_snapshot().read_all() (file -> records)": (nothing, lambda _: read_all()),
-        "today: restate + apply (records -> AclsImage, both dicts)": (
+        "wired: replay_restated + apply (records -> table-backed AclsImage)": (
             nothing,
             lambda _: restated(),
         ),
@@ -125,7 +124,7 @@ def main() -> None:
             table,
             lambda start: _tail_table(directory, acls, start),
         ),
-        "today: replay_tail (read + decode + replay + apply)": (
+        "wired: replay_tail (read + decode + replay onto the table + apply)": (
             nothing,
             lambda _: replay_tail(directory, base, acls),
         ),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from itertools import compress
 
 from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
@@ -48,24 +49,22 @@ class AclControlManager:
         record. If more than 10,000 records would result, nothing is created: every creation that
         passed the pre-checks fails with UNKNOWN_SERVER_ERROR (§3 stage 7).
         """
+        errors = [creation_error(binding) for binding in acls]
+        valid = [binding for binding, error in zip(acls, errors, strict=True) if error is None]
+        # One vectorised lookup for the request (over a table, a lookup per binding would
+        # pay numpy's call overhead each time); a binding hashes in Python, so few times.
+        found = image.ids_of(valid)
+        fresh = list(dict.fromkeys(b for b, i in zip(valid, found, strict=True) if i is None))
+        created = dict(zip(fresh, self._new_ids(image, len(fresh)), strict=True))
+        ids = iter(found)
         results: list[AclCreateResult] = []
-        records: list[AccessControlEntryRecord] = []
-        created: dict[AclBinding, uuid.UUID] = {}
-        used: set[uuid.UUID] = set()
-        for binding in acls:
-            error = creation_error(binding)
+        for binding, error in zip(acls, errors, strict=True):
             if error is not None:
                 results.append(AclCreateResult(error))
                 continue
-            acl_id = image.id_of(binding)
-            if acl_id is None:
-                acl_id = created.get(binding)
-            if acl_id is None:
-                acl_id = self._new_id(image, used)
-                created[binding] = acl_id
-                used.add(acl_id)
-                records.append(binding.with_id(acl_id))
-            results.append(AclCreateResult(ApiError.NONE, acl_id))
+            acl_id = next(ids)
+            results.append(AclCreateResult(ApiError.NONE, acl_id or created[binding]))
+        records = [binding.with_id(acl_id) for binding, acl_id in created.items()]
         if len(records) > MAX_RECORDS_PER_USER_OP:
             return ControllerResult((), [_over_cap_create(binding) for binding in acls])
         return ControllerResult(tuple(records), results)
@@ -100,11 +99,26 @@ class AclControlManager:
         records: tuple[Record, ...] = tuple(removed.values())
         return ControllerResult(records, results)
 
-    def _new_id(self, image: AclsImage, used: set[uuid.UUID]) -> uuid.UUID:
-        while True:
-            candidate = self._id_factory()
-            if candidate not in image.acls and candidate not in used:
-                return candidate
+    def _new_ids(self, image: AclsImage, count: int) -> list[uuid.UUID]:
+        """``count`` distinct ids the image does not use: the factory's ids in order, each
+        one the image or an earlier one holds skipped. The first ``count`` are checked
+        against the image in one vectorised lookup; a skip (rare) draws more, one at a time."""
+        drawn = [self._id_factory() for _ in range(count)]
+        held = set(compress(drawn, image.held(drawn)))
+        ids: list[uuid.UUID] = []
+        used: set[uuid.UUID] = set()
+        pending = iter(drawn)
+        while len(ids) < count:
+            candidate = next(pending, None)
+            if candidate is None:
+                candidate = self._id_factory()
+                taken = candidate in image.acls
+            else:
+                taken = candidate in held
+            if not taken and candidate not in used:
+                ids.append(candidate)
+                used.add(candidate)
+        return ids
 
 
 def _over_cap_create(binding: AclBinding) -> AclCreateResult:

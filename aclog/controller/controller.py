@@ -42,7 +42,7 @@ from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.caller import Caller
 from aclog.controller.group import CommitQueue, GroupPlan, Ticket
-from aclog.controller.leadership import LeadershipMixin
+from aclog.controller.leadership import LeadershipMixin, held_in_a_mapping
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
@@ -117,7 +117,7 @@ class Controller(LeadershipMixin):
         self.fenced = False
         remove_stale_temp_files(log.directory)
         rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
-        self.image = rebuilt.image
+        self.image = held_in_a_mapping(rebuilt.image)
         self._snapshots = ControllerSnapshots(
             log, snapshot_policy, retention or RetentionPolicy(), clock
         )

@@ -4,7 +4,6 @@ replay records into them.
 Imports :mod:`aclog.acl` and :mod:`aclog.records` (and the standard library).
 """
 
-from aclog.image.acl_batches import AclBatchReplayer
 from aclog.image.acls import AclChanges, AclsDelta, AclsImage
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import MetadataImage, image_records
@@ -21,7 +20,6 @@ from aclog.image.scram import (
 )
 
 __all__ = [
-    "AclBatchReplayer",
     "AclChanges",
     "AclsDelta",
     "AclsImage",

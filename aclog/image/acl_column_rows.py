@@ -31,6 +31,7 @@ from aclog.image.acl_table_keys import Words
 from aclog.records.column_layout import KindColumns
 from aclog.records.id_bytes import id_column_bytes, id_words, split_ids
 from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType, acl_keys
+from aclog.records.vector import numpy_numbers
 from aclog.snapshot.acl_columns import ChunkArrays, chunk_strings
 
 CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
@@ -94,7 +95,7 @@ def of_chunks(chunks: Sequence[ChunkArrays]) -> AclColumnRows:
         return of_records([])
     encoded = pc.dictionary_encode(chunk_strings(chunks))
     distinct = ArrowStrings(encoded.dictionary)
-    positions = encoded.indices.to_numpy(zero_copy_only=False)
+    positions = numpy_numbers(encoded.indices)  # to_numpy imports pandas on first use
     starts = np.cumsum([0, *(c.string_count for c in chunks)])[:-1]
     ids = words_of_id_bytes(b"".join([c.ids for c in chunks]))
     codes = tuple(np.concatenate([c.codes[f] for c in chunks]) for f in CODE_FIELDS)
@@ -146,7 +147,7 @@ def _of_columns(columns: dict[str, pa.Array]) -> AclColumnRows:
 
 def _codes(column: pa.Array) -> Any:
     """A code column as ``uint8`` codes (see :func:`_byte_codes`)."""
-    return _byte_codes(column.to_numpy(zero_copy_only=False))
+    return _byte_codes(numpy_numbers(column))  # to_numpy imports pandas on first use
 
 
 def _byte_codes(values: Any) -> Any:
@@ -158,7 +159,9 @@ def _encoded(column: pa.Array) -> Strings:
     """A string column's distinct strings (left in Arrow: the pool reads their bytes) and
     each row's index, by Arrow's hash table."""
     encoded = pc.dictionary_encode(column)
-    return ArrowStrings(encoded.dictionary), encoded.indices.to_numpy(zero_copy_only=False)
+    return ArrowStrings(encoded.dictionary), numpy_numbers(
+        encoded.indices
+    )  # to_numpy imports pandas
 
 
 def _fixed_words(column: pa.Array) -> Words:

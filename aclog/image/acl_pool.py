@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 
 from aclog.image.acl_string_hashes import ArrowStrings, string_hashes, utf8_of
 from aclog.image.acl_table_keys import SortedKeys, matches, merged_keys
-from aclog.records.vector import arrow_numbers
+from aclog.records.vector import arrow_numbers, numpy_numbers
 
 MERGE_RATIO = 2
 """A newer run is merged into the one before it once that one holds at most this many times
@@ -107,7 +107,7 @@ class StringPool:
             if not len(missing):
                 return found.astype(np.int32)
             encoded = pc.dictionary_encode(texts.take(arrow_numbers(missing)))
-            which = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            which = numpy_numbers(encoded.indices).astype(np.int64)  # to_numpy imports pandas
             first = np.full(len(encoded.dictionary), len(which), dtype=np.int64)
             np.minimum.at(first, which, np.arange(len(which)))  # each new string's first place
             start = len(self.strings)
@@ -168,7 +168,7 @@ def _found(runs: tuple[_Run, ...], texts: pa.Array, hashes: Any) -> Any:
             continue
         stored = run.texts.take(arrow_numbers((codes - run.first).astype(np.int64)))
         same = pc.equal(stored, texts.take(arrow_numbers(asked.astype(np.int64))))
-        kept = same.to_numpy(zero_copy_only=False)
+        kept = numpy_numbers(pc.cast(same, pa.int32())).astype(bool)  # no pandas import
         found[asked[kept]] = codes[kept]
     return found
 

@@ -7,22 +7,30 @@ must apply a DENY and a later ALLOW in the order they were made.
 
 Replay is strict (``reference/style-anchors.md`` §5.3 rule 4): adding an id or an ACL that is
 already present, or removing an id that is not, raises :class:`ReplayError` naming the offset.
-Whole batches can go in faster through :mod:`aclog.image.acl_batches`, which applies exactly as
-this one-by-one replay would, or declines.
+Whole batches go in faster onto a table (:mod:`aclog.image.acl_table_replay`), which applies
+exactly as this one-by-one replay would, or declines.
+
+Every image replay makes from :attr:`AclsImage.EMPTY` holds its ACLs in an
+:class:`~aclog.image.acl_table.AclTable` (:meth:`AclsImage.of_table`): :meth:`AclsDelta.apply`
+over a table-backed image (or ``EMPTY``) gives the next table. An image made from a mapping
+keeps one (a :class:`~aclog.image.layered.LayeredMap`), and so do the images a delta applies
+onto it: the controller holds its image so (:meth:`AclsImage.in_a_mapping`), because a commit
+of a few ACLs costs a few dict operations there and a few numpy calls per run of a table.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 from typing import ClassVar, cast
 
 from aclog.image.acl_table import AclTable
+from aclog.image.acl_table_next import next_table, words_of
 from aclog.image.errors import ReplayError
-from aclog.image.layered import LayeredMap, missing_from
+from aclog.image.layered import LayeredMap
 from aclog.image.render import acl_to_dict
 from aclog.records.types import (
     AccessControlEntryRecord,
@@ -30,6 +38,7 @@ from aclog.records.types import (
     AclKey,
     RemoveAccessControlEntryRecord,
     acl_key,
+    acl_keys,
     kafka_uuid_text,
 )
 
@@ -44,12 +53,14 @@ BindingIndex = LayeredMap[AclKey, uuid.UUID]
 class AclsImage:
     """Represents the ACLs in the metadata image, by id, in commit order.
 
-    Immutable; thread-safe. ``acls`` is a read-only view. ``index`` is the binding index of
-    exactly these ACLs when whoever made the image had it (a delta carries its base's forward);
-    otherwise :attr:`bindings` builds it on first use, O(n) once per image. ``table``, when
-    set, holds the ACLs as columns (:class:`~aclog.image.acl_table.AclTable`, see
-    :meth:`of_table`) and ``acls`` is its view, whose records are made when read. Two images
-    are equal when they hold the same ACLs under the same ids.
+    Immutable; thread-safe. ``acls`` is a read-only view. ``table``, when set (every image
+    replay makes but the empty one), holds the ACLs as columns
+    (:class:`~aclog.image.acl_table.AclTable`, see :meth:`of_table`) and ``acls`` is its
+    view, whose records are made when read; lookups by binding search the table. An image
+    made from a mapping keeps it, with ``index``, the binding index of exactly these ACLs when
+    whoever made the image had it (a delta carries its base's forward); otherwise
+    :attr:`bindings` builds it on first use, O(n) once per image. Two images are equal when
+    they hold the same ACLs under the same ids.
     """
 
     acls: Mapping[uuid.UUID, AccessControlEntryRecord] = field(default_factory=dict)
@@ -67,6 +78,21 @@ class AclsImage:
         """The image of the ACLs ``table`` holds, in its order; ``acls`` is the table's
         read-only view. O(1)."""
         return cls(table.acls, None, table)
+
+    @property
+    def replays_onto_a_table(self) -> bool:
+        """True when replay onto this image makes table-backed images: it has a table, or
+        it is :attr:`EMPTY` (where replay starts; an empty image made from a mapping stays
+        in one)."""
+        return self.table is not None or self is AclsImage.EMPTY
+
+    def in_a_mapping(self) -> AclsImage:
+        """This image with its ACLs held in a mapping (never :attr:`EMPTY` itself): replay
+        onto it stays in one, each record a few dict operations (a controller's commits).
+        O(ACLs) for a table-backed image (every record built once); itself otherwise."""
+        if self.table is None and self is not AclsImage.EMPTY:
+            return self
+        return AclsImage({acl.id: acl for acl in self.acls.values()})
 
     def __len__(self) -> int:
         return len(self.acls)
@@ -86,12 +112,30 @@ class AclsImage:
         return self.index if self.index is not None else self.__dict__.get("bindings")
 
     def id_of(self, binding: AclBinding) -> uuid.UUID | None:
-        """The id of the stored ACL identical to ``binding`` (all seven fields), if any. O(1)."""
-        return self.bindings.get(binding.key)
+        """The id of the stored ACL identical to ``binding`` (all seven fields), if any.
+        O(1) over a mapping, O(log ACLs) over a table; a read (adds nothing)."""
+        return self.id_of_key(binding.key)
 
     def id_of_key(self, key: AclKey) -> uuid.UUID | None:
         """Like :meth:`id_of`, for an :attr:`AccessControlEntryRecord.key`."""
+        if self.table is not None:
+            return self.table.id_of_key(key)
         return self.bindings.get(key)
+
+    def ids_of(self, bindings: Sequence[AclBinding]) -> list[uuid.UUID | None]:
+        """:meth:`id_of` of each of ``bindings``, in order: over a table, one vectorised
+        lookup for all of them (a request of many bindings pays numpy's calls once)."""
+        keys = [binding.key for binding in bindings]
+        if self.table is not None:
+            return self.table.ids_of_keys(keys)
+        return list(map(self.bindings.get, keys))
+
+    def held(self, ids: Sequence[uuid.UUID]) -> list[bool]:
+        """Whether each of ``ids`` is stored, in order (over a table: one vectorised lookup)."""
+        if self.table is not None:
+            held: list[bool] = self.table.stored(words_of(ids)).tolist()
+            return held
+        return [acl_id in self.acls for acl_id in ids]
 
     def to_dict(self) -> list[dict[str, str]]:
         """Every ACL as :func:`aclog.image.render.acl_to_dict`, in commit order."""
@@ -201,13 +245,19 @@ class AclsDelta:
         """The image with every change applied; base order kept, additions appended. Changes
         nothing but a snapshot delta's state (it finishes the snapshot first).
 
-        Cost: O(changes) plus the base map's overlay (see :class:`LayeredMap`), not O(ACLs).
+        Over a table-backed image (or :attr:`AclsImage.EMPTY`) the next image is
+        table-backed (:func:`~aclog.image.acl_table_next.next_table`); over a mapping, the
+        base map's overlay is updated (see :class:`LayeredMap`). Cost: O(changes), not
+        O(ACLs), but for a snapshot delta over a non-empty image.
         """
         if self._snapshot:
             self.finish_snapshot()
         if not self._changes:
             return self._image
         base = self._image.acls
+        if self._image.replays_onto_a_table:
+            touched = None if self._touched is None else list(self._touched)
+            return AclsImage.of_table(next_table(self._image.table, self._changes, touched))
         if base:
             acls = cast(LayeredMap[uuid.UUID, AccessControlEntryRecord], base)
             if self._touched is None:
@@ -215,44 +265,64 @@ class AclsDelta:
             else:
                 applied = acls.merged(self._changes, self._touched.keys())
         else:
-            # A first image (a snapshot's, a log's from the start): nothing to replace, and no
-            # removal either (one of an id added here deletes the change). dict(dict) copies
-            # the stored hashes instead of calling UUID.__hash__ per id.
+            # A first image: nothing to replace, and no removal either (one of an id added
+            # here deletes the change). dict(dict) copies the stored hashes instead of
+            # calling UUID.__hash__ per id.
             first = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
             applied = LayeredMap.adopt(first)
         return AclsImage(applied, self._carried_index())
 
-    # -- for a batch replayer (aclog.image.acl_batches), which applies exactly as replay would --
+    def replay_batch(
+        self, records: Sequence[AccessControlEntryRecord | RemoveAccessControlEntryRecord]
+    ) -> bool:
+        """Every record of ``records`` in one go, over an image held in a mapping, exactly as
+        :meth:`replay` one by one would; ``False`` (nothing changed) unless that is certain:
+        it takes what a controller writes (ids distinct and new to this delta, additions'
+        ids and bindings stored nowhere, removals' ids stored in the base) and declines
+        the rest, which the caller replays one by one. Not into a snapshot delta.
+        Cost: each id and key hashed about once, the checks set differences in C."""
+        acls, bindings = self._image.acls, self._image.bindings
+        if self._touched is None or not isinstance(acls, LayeredMap):
+            return False
+        ids = [record.id for record in records]
+        fresh = set(ids)
+        adds = [r for r in records if type(r) is AccessControlEntryRecord]
+        removed = {r.id for r in records if type(r) is not AccessControlEntryRecord}
+        keys = set(acl_keys(adds))
+        if len(fresh) != len(ids) or len(keys) != len(adds) or not fresh.isdisjoint(self._changes):
+            return False  # an id or a binding twice, or an id this delta changed already
+        if acls.absent(fresh) != fresh - removed or not keys.isdisjoint(self._added):
+            return False  # an addition's id stored, a removal's not, or a binding added here
+        if len(bindings.absent(keys)) != len(keys):
+            return False  # a binding stored (even one this batch removes: one by one decides)
+        self.take_replayed(records)
+        return True
 
-    def unchanged(self, ids: set[uuid.UUID]) -> set[uuid.UUID]:
-        """The ids of ``ids`` this delta has no change for. C speed, reusing the set's hashes."""
-        return missing_from(ids, self._changes) if self._changes else ids
-
-    def not_added(self, keys: set[AclKey]) -> set[AclKey]:
-        """The keys of ``keys`` this delta did not add (or added and removed again)."""
-        return missing_from(keys, self._added) if self._added else keys
-
-    def take(
-        self,
-        changes: dict[uuid.UUID, AccessControlEntryRecord | None],
-        added: dict[AclKey, uuid.UUID],
-        removed: dict[uuid.UUID, None],
+    def take_replayed(
+        self, records: Iterable[AccessControlEntryRecord | RemoveAccessControlEntryRecord]
     ) -> None:
-        """Record a batch whose replay one by one is known to succeed: its ``changes`` (ids new
-        to this delta), the bindings it ``added`` and the base ids it ``removed``. Takes the
-        dicts over when this delta has none yet (the caller must not change them again).
-
-        Cost: three ``dict.update`` that reuse the stored hashes; none into an empty delta."""
-        if self._changes:
-            self._changes.update(changes)
-        else:
-            self._changes = changes
-        if self._added:
-            self._added.update(added)
-        else:
-            self._added = added
-        if self._touched is not None:
-            self._touched.update(removed)  # in commit order, as apply() best walks them
+        """Record ``records``, whose one-by-one :meth:`replay` into this delta is known to
+        succeed (a table applied them), exactly as that replay would, without looking
+        anything up in the image: an id this delta has no change for is stored (or, for an
+        addition, new); one it removed was a base id; one it added and still holds is a base
+        id when the delta removed it before (``_touched``). Not for a snapshot delta's
+        removals. Cost: a few dict operations per record (``UUID.__hash__`` runs in Python)."""
+        changes, added, touched = self._changes, self._added, self._touched
+        for record in records:
+            acl_id = record.id
+            if type(record) is AccessControlEntryRecord:
+                changes.pop(acl_id, None)
+                changes[acl_id] = record
+                added[acl_key(record)] = acl_id
+                continue
+            current = changes.pop(acl_id, _ABSENT)
+            if current is not _ABSENT and current is not None:
+                added.pop(acl_key(current), None)  # type: ignore[arg-type]
+                if touched is None or acl_id not in touched:
+                    continue  # added and removed within this delta: nothing changed
+            changes[acl_id] = None
+            if touched is not None:
+                touched[acl_id] = None
 
     # -- helpers -------------------------------------------------------------------------------
 

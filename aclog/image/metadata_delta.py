@@ -6,18 +6,21 @@ record type means adding one entry there. A record class that is not in the tabl
 randomness or any I/O; everything comes from the records and the offsets.
 
 Not thread-safe: a delta is owned by the task that replays. Replay costs O(records), whole ACL
-batches at C speed (:mod:`aclog.image.acl_batches`); :meth:`MetadataDelta.apply` costs about the
-size of the change.
+batches onto the image's table at numpy speed (:mod:`aclog.image.acl_table_replay`; a batch
+decoded from a segment builds no ACL record); :meth:`MetadataDelta.apply` costs about the size
+of the change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, count, repeat
-from operator import itemgetter, not_
+from itertools import count, repeat
+from operator import itemgetter
 from typing import Any
 
-from aclog.image.acl_batches import AclBatchReplayer, restate
+from aclog.image.acl_column_rows import of_kinds, removal_words
+from aclog.image.acl_table import AclTable
+from aclog.image.acl_table_replay import AclTableReplay
 from aclog.image.acls import AclsDelta
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import MetadataImage
@@ -47,8 +50,9 @@ class MetadataDelta:
         self._image = image
         self._snapshot = snapshot
         self._acls: AclsDelta | None = None
-        # While set, every ACL replay goes through it (see aclog.image.acl_batches).
-        self._batches: AclBatchReplayer | None = None
+        # While set, every ACL replay goes through it (see aclog.image.acl_table_replay);
+        # reading the ACL delta turns it into _acls.
+        self._tables: AclTableReplay | None = None
         self._scram: ScramDelta | None = None
         self._request_context: RequestContextRecord | None = None
 
@@ -59,15 +63,10 @@ class MetadataDelta:
 
     @property
     def acls_delta(self) -> AclsDelta | None:
-        """The ACL changes, or ``None`` if no ACL record was replayed."""
-        self._release_batches()
+        """The ACL changes, or ``None`` if no ACL record was replayed. Made on first read
+        from the batches replayed onto the table (O(changes)); a catch-up never pays it."""
+        self._release_tables()
         return self._acls
-
-    @property
-    def acl_batches(self) -> AclBatchReplayer | None:
-        """The batch replayer while it owns the ACL delta (reading :attr:`acls_delta` or
-        :meth:`get_or_create_acls_delta` takes the delta back from it)."""
-        return self._batches
 
     @property
     def scram_delta(self) -> ScramDelta | None:
@@ -81,7 +80,7 @@ class MetadataDelta:
 
     def get_or_create_acls_delta(self) -> AclsDelta:
         """The ACL delta, created on first use; the caller may replay into it."""
-        self._release_batches()
+        self._release_tables()
         return self._own_acls_delta()
 
     def _own_acls_delta(self) -> AclsDelta:
@@ -89,16 +88,18 @@ class MetadataDelta:
             self._acls = AclsDelta(self._image.acls, snapshot=self._snapshot)
         return self._acls
 
-    def _acl_batches(self) -> AclBatchReplayer:
-        if self._batches is None:
-            self._batches = AclBatchReplayer(self._own_acls_delta())
-        return self._batches
+    def _table_replay(self) -> AclTableReplay | None:
+        """The replay onto the table, made at the first ACL record unless an ACL delta
+        exists or the base image is held in a mapping (or this restates a non-empty one)."""
+        if self._tables is None and self._acls is None and not self._snapshot:
+            self._tables = AclTableReplay.over(self._image.acls)
+        return self._tables
 
-    def _release_batches(self) -> None:
-        """Hand the ACL delta back from the batch replayer, every batch recorded in it."""
-        if self._batches is not None:
-            self._batches.settle()
-            self._batches = None
+    def _release_tables(self) -> None:
+        """Turn the replay onto the table into the ACL delta (every record recorded in it)."""
+        if self._tables is not None:
+            self._acls = self._tables.delta()
+            self._tables = None
 
     def get_or_create_scram_delta(self) -> ScramDelta:
         """The SCRAM delta, created on first use."""
@@ -118,54 +119,102 @@ class MetadataDelta:
         after it, as :meth:`replay` would one by one (the loop of every log replay).
 
         A batch of ACL records (beside request contexts, no-ops and leader changes, which
-        cannot fail) goes to :meth:`AclBatchReplayer.replay_batch` in one go; when that
-        declines, every record is replayed one by one, in order, which raises the first error.
+        cannot fail) goes onto the table in one go (:meth:`AclTableReplay.batch`); when that
+        declines, in the largest pieces the table takes (:meth:`AclTableReplay.replay_split`),
+        a single record it declines through the one-by-one reference, which raises the first
+        error. Other batches (a SCRAM record may fail) are replayed one record at a time.
         """
         if not isinstance(records, (list, tuple)):
             records = list(records)
-        if len(records) < BULK_MIN or not self._replay_acl_batch(records, first_offset):
+        if not self._replay_acl_batch(records, first_offset):
             self._replay_pairs(zip(count(first_offset), records))
 
     def replay_decoded(self, decoded: DecodedRecords, first_offset: int) -> None:
-        """:meth:`replay_records` of ``decoded.records``, its ACL records taken a type at a
-        time as the columnar decoder gave them (:meth:`AclBatchReplayer.replay_rows`)."""
-        acls, others = decoded.acls, decoded.others
-        if (
-            decoded.count < BULK_MIN
-            or acls is None
-            or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE
-            or not self._acl_batches().replay_rows(acls)
-        ):
+        """:meth:`replay_records` of ``decoded.records``, its ACL records taken from the
+        columnar decoder's columns (:func:`~aclog.image.acl_column_rows.of_kinds`): no ACL
+        record is built unless the table declines the batch or the delta is read."""
+        kinds, others = decoded.acl_kinds, decoded.others
+        tables = self._table_replay() if kinds else None
+        if tables is None or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE:
             self._replay_pairs(zip(count(first_offset), decoded.records))
             return
-        self._replay_pairs((first_offset + row, record) for row, record in others)
+        others_at = [(first_offset + row, record) for row, record in others]
+        if not tables.batch(of_kinds(kinds), removal_words(kinds), _acl_records_of(decoded)):
+            self._replay_split(tables, _acl_pairs(decoded.records, first_offset), others_at)
+        self._replay_pairs(others_at)
 
     def _replay_acl_batch(self, records: Sequence[Record], first_offset: int) -> bool:
+        """A batch of ACL records and records that cannot fail, onto the table (declined:
+        ``False``, nothing replayed)."""
         kinds = set(map(type, records))
         if not kinds <= _BATCHABLE or not kinds & _ACL_RECORDS:
             return False
-        if kinds <= _ACL_RECORDS:
-            return self._acl_batches().replay_batch(records)  # type: ignore[arg-type]
-        # A request context (or another record that cannot fail) beside the ACLs: split in C.
-        is_acl = list(map(_ACL_RECORDS.__contains__, map(type, records)))
-        acls: list[Any] = list(compress(records, is_acl))
-        if not self._acl_batches().replay_batch(acls):
-            return False
-        self._replay_pairs(compress(zip(count(first_offset), records), map(not_, is_acl)))
+        tables = self._table_replay()
+        if tables is None:
+            return self._replay_mapping_batch(records, first_offset)
+        pairs = _acl_pairs(records, first_offset)
+        others: list[tuple[int, Record]] = []
+        if len(pairs) < len(records):  # a request context (or another record that cannot fail)
+            at = zip(count(first_offset), records)
+            others = [pair for pair in at if type(pair[1]) not in _ACL_RECORDS]
+        if not tables.batch_of_records([record for _, record in pairs]):
+            self._replay_split(tables, pairs, others)
+        self._replay_pairs(others)
         return True
+
+    def _replay_mapping_batch(self, records: Sequence[Record], first_offset: int) -> bool:
+        """A batch into the ACL delta over an image held in a mapping, in one checked go
+        (:meth:`AclsDelta.replay_batch`); ``False`` when it declines (nothing replayed)."""
+        pairs = _acl_pairs(records, first_offset)
+        if len(pairs) < BULK_MIN or self._tables is not None:
+            return False
+        if not self.get_or_create_acls_delta().replay_batch([r for _, r in pairs]):
+            return False
+        at = zip(count(first_offset), records)
+        self._replay_pairs(pair for pair in at if type(pair[1]) not in _ACL_RECORDS)
+        return True
+
+    def _replay_split(
+        self, tables: AclTableReplay, pairs: list[tuple[int, Any]], others: list[tuple[int, Record]]
+    ) -> None:
+        """:meth:`AclTableReplay.replay_split` of a declined batch's ACL records; on an error,
+        the batch's other records before it are replayed first (they cannot fail), so the
+        delta is left as one-by-one replay leaves it (e.g. its latest request context)."""
+        try:
+            tables.replay_split(pairs)
+        except ReplayError as error:
+            failed_at = -1 if error.offset is None else error.offset
+            self._replay_pairs(pair for pair in others if pair[0] < failed_at)
+            raise
 
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:
         """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image.
 
-        Into a snapshot delta, the ACLs go in one :func:`~aclog.image.acl_batches.restate` (they are
-        independent of the other types); if that refuses them, everything is replayed one by
-        one, in order, which raises what :meth:`replay` raises first.
+        Into a snapshot delta of an empty image, the ACLs become a table in one go
+        (:meth:`AclTableReplay.restated`; they are independent of the other types); if that
+        refuses them, everything is replayed one by one, in order, which raises what
+        :meth:`replay` raises first.
         """
         records = list(records)
         acls = [r for r in records if type(r) is AccessControlEntryRecord]
-        if acls and self._snapshot and restate(self.get_or_create_acls_delta(), acls):
-            records = [r for r in records if type(r) is not AccessControlEntryRecord]
+        fresh = self._snapshot and self._acls is None and self._tables is None
+        if acls and fresh:
+            self._tables = AclTableReplay.restated(self._image.acls, acls)
+            if self._tables is not None:
+                records = [r for r in records if type(r) is not AccessControlEntryRecord]
         self._replay_pairs(zip(repeat(offset), records))
+
+    def restate_table(self, table: AclTable, others: Iterable[Record], offset: int) -> None:
+        """:meth:`replay_restated` of a snapshot whose ACLs ``table`` holds (built in one go
+        from its columns, see :meth:`AclTable.build`) and whose other records are ``others``,
+        all standing at ``offset``, into a snapshot delta of the empty image; ``ValueError``
+        into another delta (the caller restates records then)."""
+        fresh = self._snapshot and self._acls is None and self._tables is None
+        tables = AclTableReplay.of_snapshot_table(self._image.acls, table) if fresh else None
+        if tables is None:
+            raise ValueError("a table restates only a fresh snapshot delta of the empty image")
+        self._tables = tables
+        self._replay_pairs(zip(repeat(offset), others))
 
     def _replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None:
         handlers = _HANDLERS
@@ -176,34 +225,32 @@ class MetadataDelta:
             handler(self, record, offset)
 
     def finish_snapshot(self) -> None:
-        """Everything in the base image that the snapshot did not restate becomes a removal."""
-        self.get_or_create_acls_delta().finish_snapshot()
+        """Everything in the base image that the snapshot did not restate becomes a removal
+        (nothing to do for a restate onto a table: its base image is empty)."""
+        if self._tables is None:
+            self.get_or_create_acls_delta().finish_snapshot()
         self.get_or_create_scram_delta().finish_snapshot()
 
     def apply(self, provenance: MetadataProvenance) -> MetadataImage:
         """The next image, at ``provenance``."""
         if self._snapshot:
             self.finish_snapshot()
-        if self._batches is not None:
-            acls = self._batches.apply()
+        if self._tables is not None:
+            acls = self._tables.image()
         else:
             acls = self._acls.apply() if self._acls is not None else self._image.acls
         scram = self._scram.apply() if self._scram is not None else self._image.scram
         return MetadataImage(provenance, acls, scram)
 
-    def _replay_acl(self, record: AccessControlEntryRecord, offset: int) -> None:
-        if self._batches is not None:
-            self._batches.replay(record, offset)
+    def _replay_acl(
+        self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
+    ) -> None:
+        tables = self._tables if self._tables is not None else self._table_replay()
+        if tables is not None:
+            tables.replay(record, offset)
         else:
             acls = self._acls if self._acls is not None else self._own_acls_delta()
-            acls.replay_add(record, offset)
-
-    def _replay_acl_removal(self, record: RemoveAccessControlEntryRecord, offset: int) -> None:
-        if self._batches is not None:
-            self._batches.replay(record, offset)
-        else:
-            acls = self._acls if self._acls is not None else self._own_acls_delta()
-            acls.replay_remove(record, offset)
+            acls.replay(record, offset)
 
     def _replay_scram(
         self, record: UserScramCredentialRecord | RemoveUserScramCredentialRecord, offset: int
@@ -221,7 +268,7 @@ class MetadataDelta:
 
 _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
     AccessControlEntryRecord: MetadataDelta._replay_acl,
-    RemoveAccessControlEntryRecord: MetadataDelta._replay_acl_removal,
+    RemoveAccessControlEntryRecord: MetadataDelta._replay_acl,
     UserScramCredentialRecord: MetadataDelta._replay_scram,
     RemoveUserScramCredentialRecord: MetadataDelta._replay_scram,
     RequestContextRecord: MetadataDelta._replay_request_context,
@@ -231,11 +278,22 @@ _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
 """Record class -> handler: the one place where replay decides what a record does."""
 
 BULK_MIN = 8
-"""Batches with fewer records are replayed one by one (the batch path's setup would cost more)."""
+"""Smaller batches into an image held in a mapping are replayed one by one (the batch
+check's setup would cost more)."""
 _ACL_RECORDS = frozenset({AccessControlEntryRecord, RemoveAccessControlEntryRecord})
 _BATCHABLE = _ACL_RECORDS | {RequestContextRecord, NoOpRecord, LeaderChangeRecord}
 """Record classes a batch may hold and still replay in one go: ACL records, and records whose
 replay cannot fail (so the ACL records' checks decide alone whether the batch applies)."""
+
+
+def _acl_pairs(records: Sequence[Record], first_offset: int) -> list[tuple[int, Any]]:
+    """The ACL records of ``records`` with their offsets, in order."""
+    return [pair for pair in zip(count(first_offset), records) if type(pair[1]) in _ACL_RECORDS]
+
+
+def _acl_records_of(decoded: DecodedRecords) -> Callable[[], list[Any]]:
+    """Gives the ACL records of ``decoded`` in row order (built when called)."""
+    return lambda: decoded.acls.in_order() if decoded.acls is not None else []
 
 
 def apply_records(

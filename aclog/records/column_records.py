@@ -84,12 +84,11 @@ def decode_batch_records(values: Sequence[bytes], offsets: Offsets = None) -> De
     if len(kinds) - len(acl_kinds) > 1:
         others.sort(key=itemgetter(0))  # several other kinds: their rows interleave
     kind_rows = [(_kind_of(k.record_type << 8 | k.version), k.rows) for k in kinds]
-    acls = _acl_rows(acl_kinds) if acl_kinds else None
-    return DecodedRecords(len(values), acls, others, kind_rows)
+    return DecodedRecords(len(values), acl_kinds, others, kind_rows, acl_rows)
 
 
-def _acl_rows(kinds: list[KindColumns]) -> AclRows:
-    """The ACL records of the kinds ``kinds``, each type's in row order."""
+def acl_rows(kinds: list[KindColumns]) -> AclRows:
+    """The ACL records of the ACL kinds ``kinds``, each type's in row order."""
     adds = [_additions(k) for k in kinds if k.record_type == RecordType.ACCESS_CONTROL_ENTRY]
     removes = [k for k in kinds if k.record_type == RecordType.REMOVE_ACCESS_CONTROL_ENTRY]
     add_rows = _joined_rows([rows for rows, *_ in adds])

@@ -3,28 +3,31 @@
 :class:`DecodedRecords` is what :func:`~aclog.records.column_records.decode_batch_records`
 builds from the columnar decoder's kinds. The ACL records, nearly every record of a log, are
 :class:`AclRows`: the additions' ids, records and binding keys and the removals' ids, each
-with their rows (their places in the batch), straight from the columns: the batch accelerator
-of replay takes them as they are. The other records (a request context, a no-op) are kept with
-their rows. :attr:`DecodedRecords.records` puts everything in row order, for readers that want
-the batch as written (``dump``, ``explain``, one-by-one replay).
+with their rows (their places in the batch), straight from the columns. They are built only
+when read (one-by-one replay, the delta's changes): replay onto a table takes the ACL kinds'
+columns (``acl_kinds``) and builds no record at all. The other records (a request context, a
+no-op) are kept with their rows. :attr:`DecodedRecords.records` puts everything in row order,
+for readers that want the batch as written (``dump``, ``explain``, one-by-one replay).
 
 Immutable by convention (the lists are never changed once built); thread-safe (two threads
-racing for :attr:`DecodedRecords.records` build equal lists). Cost: O(1) until ``records`` or
-:meth:`DecodedRecords.kinds` (one C-level gather over the batch).
+racing for :attr:`DecodedRecords.records` or ``acls`` build equal lists). Cost: O(1) until
+``acls`` (a record and a UUID per ACL), ``records`` or :meth:`DecodedRecords.kinds` (one
+C-level gather over the batch).
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from aclog.records.codec import DecodedKind
+from aclog.records.column_layout import KindColumns
 from aclog.records.types import (
     AccessControlEntryRecord,
     AclKey,
@@ -55,6 +58,10 @@ class AclRows:
         """How many ACL records there are."""
         return len(self.add_ids) + len(self.remove_ids)
 
+    def in_order(self) -> list[AccessControlEntryRecord | RemoveAccessControlEntryRecord]:
+        """The ACL records in row order. Cost: one gather."""
+        return in_row_order([self.add_rows, self.remove_rows], [self.adds, self.removes])
+
     def changes(self) -> dict[uuid.UUID, AccessControlEntryRecord | None]:
         """Each id's record (``None`` for a removal) in row order; fewer entries than
         :attr:`count` when an id appears twice. Cost: one id hash each, one gather."""
@@ -68,16 +75,31 @@ class AclRows:
         return dict(zip(ids, values, strict=True))
 
 
+class AclRowsBuilder(Protocol):
+    """Builds the :class:`AclRows` of a batch's ACL kinds (the record builders live above
+    this module: :func:`~aclog.records.column_records.acl_rows`)."""
+
+    def __call__(self, kinds: list[KindColumns]) -> AclRows: ...
+
+
 @dataclass(frozen=True)
 class DecodedRecords:
-    """The records of one batch of ``count`` records: its ACL records (``None``: none),
-    every other record with its row (``others``, in row order), and the rows of each
-    (type, version) it was written with (``kind_rows``)."""
+    """The records of one batch of ``count`` records: the columns of its ACL kinds
+    (``acl_kinds``, as the columnar decoder gave them; their records, :attr:`acls`, are built
+    on first read by ``build_acls``), every other record with its row (``others``, in row
+    order), and the rows of each (type, version) it was written with (``kind_rows``)."""
 
     count: int
-    acls: AclRows | None
+    acl_kinds: list[KindColumns]
     others: list[tuple[int, Record]]
     kind_rows: list[tuple[DecodedKind, Rows]]
+    build_acls: AclRowsBuilder = field(repr=False, compare=False)
+
+    @cached_property
+    def acls(self) -> AclRows | None:
+        """The ACL records (``None``: none), built once, on first read: replay onto a table
+        takes the columns and never builds them."""
+        return self.build_acls(self.acl_kinds) if self.acl_kinds else None
 
     @cached_property
     def records(self) -> list[Record]:
@@ -99,6 +121,11 @@ class DecodedRecords:
             return [self.kind_rows[0][0]] * self.count
         kinds = [[kind] * len(rows) for kind, rows in self.kind_rows]
         return in_row_order([rows for _, rows in self.kind_rows], kinds)
+
+    def leading_other(self) -> Record | None:
+        """The record at row 0 if it is no ACL record (a request context leads a batch so),
+        without building any ACL record."""
+        return self.others[0][1] if self.others and self.others[0][0] == 0 else None
 
     def first(self) -> Record | None:
         """The record at row 0, if the batch has any, without putting the rest in order."""

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
+from aclog.image.acl_column_rows import of_chunks, of_records
+from aclog.image.acl_table import AclTable
 from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source
 from aclog.log.segment import list_segments
 from aclog.records.types import Record
@@ -32,7 +34,13 @@ from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.batches import replay_batches
 from aclog.replay.kraft_batches import KraftTail
 from aclog.replay.stream import DecodedBatch, read_decoded
-from aclog.snapshot import NoUsableSnapshotError, SnapshotInfo, newest_valid_snapshot
+from aclog.snapshot import (
+    NoUsableSnapshotError,
+    SnapshotContents,
+    SnapshotInfo,
+    newest_valid_contents,
+    read_snapshot,
+)
 
 
 class RebuildError(Exception):
@@ -102,7 +110,7 @@ def _rebuild_from_log(
     found = None
     if use_snapshots:
         try:
-            found = newest_valid_snapshot(
+            found = newest_valid_contents(
                 directory,
                 at_or_below=at_offset,
                 at_time_ms=at_time_ms,
@@ -113,21 +121,35 @@ def _rebuild_from_log(
             raise RebuildError(str(error)) from None
     image, start = MetadataImage.EMPTY, 0
     if found is not None:
-        info, records = found
-        image = _restated(records, info.last_offset, info.epoch, info.timestamp_ms)
+        info, contents = found
+        image = _restated_contents(info, contents)
         start = info.last_offset + 1
     _check_log_reaches(directory, start)
     image, replayed = replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     return Rebuilt(image, found[0] if found else None, replayed)
 
 
-def _restated(
+def restated(
     records: list[Record], last_offset: int, epoch: int, timestamp_ms: int
 ) -> MetadataImage:
     """The image a snapshot's ``records`` restate, at its last covered offset."""
     delta = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
     delta.replay_restated(records, last_offset)
     return delta.apply(MetadataProvenance(last_offset, epoch, timestamp_ms))
+
+
+def _restated_contents(info: SnapshotInfo, contents: SnapshotContents) -> MetadataImage:
+    """The image a snapshot restates, its ACLs made a table straight from its columns (no
+    record per ACL). A snapshot that states an id or a binding twice is restated from its
+    records instead, which raises the error naming it."""
+    chunks = of_chunks(list(contents.chunks))
+    table = AclTable.build([chunks, of_records(list(contents.acl_rows))])
+    if table is None:
+        records = read_snapshot(info.path).read_all()
+        return restated(records, info.last_offset, info.epoch, info.timestamp_ms)
+    delta = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
+    delta.restate_table(table, contents.others, info.last_offset)
+    return delta.apply(MetadataProvenance(info.last_offset, info.epoch, info.timestamp_ms))
 
 
 def _check_log_reaches(directory: Path, start: int) -> None:
@@ -187,7 +209,7 @@ def _rebuild_from_kraft(
         )
         image, start, info = MetadataImage.EMPTY, 0, source.checkpoint
         if info is not None:
-            image = _restated(source.restated, info.last_offset, info.epoch, info.timestamp_ms)
+            image = restated(source.restated, info.last_offset, info.epoch, info.timestamp_ms)
             start = info.end_offset
         tail = KraftTail(source.batches, on_batch)
         replayed = replay_batches(image, tail, start=start)

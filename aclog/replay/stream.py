@@ -140,7 +140,7 @@ class DecodedBatch:
 def decode_batch(batch: LogBatch) -> DecodedBatch:
     """Decode every record of ``batch``; raises ``RecordDecodeError`` naming the offset."""
     decoded = decode_batch_records(batch.values, batch.base_offset)
-    first = decoded.first()
+    first = decoded.leading_other()  # builds no ACL record
     author = first if isinstance(first, RequestContextRecord) else None
     return DecodedBatch(
         batch.base_offset, batch.last_offset, batch.epoch, batch.timestamp_ms, author, decoded

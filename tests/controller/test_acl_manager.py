@@ -330,3 +330,34 @@ def test_delete_past_ten_thousand_fails_every_filter(big_image: AclsImage) -> No
     assert result.response == [AclDeleteResult(UNKNOWN_ERROR)] * 4
     everything = AclControlManager().delete_acls(big_image, [AclFilter()])
     assert everything == ControllerResult((), [AclDeleteResult(UNKNOWN_ERROR)])
+
+
+def test_a_request_decides_alike_over_a_table_and_over_a_mapping() -> None:
+    """The controller looks a request's bindings and new ids up in one vectorised call over a
+    table: the results, ids and records equal those over the same ACLs held in a mapping,
+    stored bindings, repeats, invalid bindings and id collisions included."""
+    stored = [b(resource_name=f"s{n}").with_id(uuid.UUID(int=100 + n)) for n in range(20)]
+    table = replay(AclsImage.EMPTY, stored)
+    mapping = table.in_a_mapping()
+    assert table.table is not None and mapping.table is None
+    request = [
+        b(resource_name="s3"),
+        b(resource_name="new"),
+        b(pattern_type=PatternType.MATCH),  # invalid: fails alone
+        b(resource_name="new"),
+        b(resource_name="s19", host="10.0.0.1"),  # not stored: another host
+        b(resource_name="other"),
+        b(resource_name="s7"),
+    ]
+    outcomes = []
+    for image in (table, mapping):
+        ids = iter([uuid.UUID(int=n) for n in (105, 1, 1, 119, 2, 3)])  # stored ids skipped
+        result = AclControlManager(lambda ids=ids: next(ids)).create_acls(image, request)
+        outcomes.append((result.response, result.records))
+    assert outcomes[0] == outcomes[1]
+    response, records = outcomes[0]
+    assert [r.acl_id for r in response] == [
+        uuid.UUID(int=103), uuid.UUID(int=1), None, uuid.UUID(int=1),
+        uuid.UUID(int=2), uuid.UUID(int=3), uuid.UUID(int=107),
+    ]  # fmt: skip
+    assert len(records) == 3

@@ -1,6 +1,7 @@
-"""Replaying a batch in one go (``MetadataDelta.replay_records``, or ``replay_decoded`` for a
-batch as the columnar decoder gives it) gives what replaying its records one by one gives: the
-same changes in the same order, the same next image and binding index, and the same first
+"""Replaying a batch in one go onto the image's table (``MetadataDelta.replay_records``, or
+``replay_decoded`` for a batch as the columnar decoder gives it) gives what replaying its
+records one by one into the reference gives (``AclsDelta`` over the same ACLs held in a dict):
+the same changes in the same order, the same next image and binding index, and the same first
 error, for valid and invalid histories alike."""
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.image import (
-    AclBatchReplayer,
-    AclsDelta,
+    AclsImage,
     MetadataDelta,
     MetadataImage,
     MetadataProvenance,
     apply_records,
 )
+from aclog.image.acl_column_rows import of_records, words_of_id_bytes
+from aclog.image.acl_table_replay import AclTableReplay
 from aclog.image.errors import ReplayError
-from aclog.image.metadata_delta import BULK_MIN
 from aclog.records import encode
 from aclog.records.column_records import decode_batch_records
 from aclog.records.enums import (
@@ -66,6 +67,10 @@ _others = st.sampled_from(
         UserScramCredentialRecord("alice", ScramMechanism.SCRAM_SHA_256, b"s", b"k", b"v", 4096),
     ]
 )
+
+
+BULK_MIN = 8
+"""The least batch the dict accelerator took in one go (sizes around it stay in the mix)."""
 
 
 @st.composite
@@ -120,6 +125,19 @@ def _base(records: list[Record]) -> MetadataImage:
     return image
 
 
+def _held_in_a_dict(image: MetadataImage) -> MetadataImage:
+    """``image`` with its ACLs in a dict: a delta over it replays one by one (the reference)."""
+    acls = AclsImage({acl.id: acl for acl in image.acls})
+    return MetadataImage(image.provenance, acls, image.scram)
+
+
+def _batch(replay: AclTableReplay, records: list[Record]) -> bool:
+    """:meth:`AclTableReplay.batch` of ACL records handed over from memory."""
+    adds = [r for r in records if isinstance(r, AccessControlEntryRecord)]
+    removed = b"".join(r.id.bytes for r in records if isinstance(r, RemoveAccessControlEntryRecord))
+    return replay.batch(of_records(adds), words_of_id_bytes(removed), lambda: records)  # type: ignore[arg-type,return-value]
+
+
 def _replay(
     base: MetadataImage, batches: list[list[Record]], *, one_by_one: bool, decoded: bool = False
 ) -> tuple[MetadataDelta, str | None]:
@@ -144,14 +162,17 @@ def _replay(
 
 
 @settings(max_examples=400, deadline=None)
-@given(_histories(), st.booleans())
+@given(_histories(), st.booleans(), st.booleans())
 def test_batch_replay_equals_one_by_one(
-    history: tuple[list[Record], list[list[Record]]], decoded: bool
+    history: tuple[list[Record], list[list[Record]]], decoded: bool, mapping: bool
 ) -> None:
+    """Onto the table, or (``mapping``) onto the same ACLs held in a mapping, where a
+    controller's batch is checked in one go (``AclsDelta.replay_batch``)."""
     base_records, batches = history
     base = _base(base_records)
-    bulk, bulk_error = _replay(base, batches, one_by_one=False, decoded=decoded)
-    single, single_error = _replay(base, batches, one_by_one=True)
+    start = _held_in_a_dict(base) if mapping and base.acls else base
+    bulk, bulk_error = _replay(start, batches, one_by_one=False, decoded=decoded)
+    single, single_error = _replay(_held_in_a_dict(base), batches, one_by_one=True)
     assert bulk_error == single_error
     assert bulk.request_context == single.request_context
     bulk_acls, single_acls = bulk.acls_delta, single.acls_delta
@@ -161,6 +182,10 @@ def test_batch_replay_equals_one_by_one(
     provenance = MetadataProvenance(1000, 1, 1)
     bulk_image, single_image = bulk.apply(provenance), single.apply(provenance)
     assert bulk_image == single_image
+    if start is base:  # replay onto a table makes tables; onto a mapping, mappings
+        assert bulk_image.acls.table is not None or not bulk_image.acls
+    else:
+        assert bulk_image.acls.table is None
     assert list(bulk_image.acls.acls.items()) == list(single_image.acls.acls.items())
     for acl in bulk_image.acls:
         assert bulk_image.acls.id_of(acl.binding) == acl.id
@@ -175,10 +200,9 @@ def test_a_controller_batch_goes_in_one_go() -> None:
     batch: list[Record] = [RequestContextRecord("User:admin", "10.0.0.1", "cli", 1)]
     batch += [_acl(n, f"n{n}") for n in range(100, 110)]
     batch += [RemoveAccessControlEntryRecord(acl.id) for acl in stored[:3]]
-    replayer = AclBatchReplayer(AclsDelta(base.acls))
-    assert replayer.replay_batch(batch[1:])  # type: ignore[arg-type]
-    replayer.check()
-    image = replayer.apply()
+    replay = AclTableReplay.over(base.acls)
+    assert replay is not None and _batch(replay, batch[1:])
+    image = replay.image()
     assert [acl.resource_name for acl in image] == [f"s{n}" for n in range(4, 11)] + [
         f"n{n}" for n in range(100, 110)
     ]
@@ -212,15 +236,15 @@ def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
         [*fresh, *[RemoveAccessControlEntryRecord(stored[0].id)] * 2],  # a removal twice
     ]
     for bad in bad_batches:
-        replayer = AclBatchReplayer(AclsDelta(base.acls))
-        assert replayer.replay_batch([_acl(n, f"e{n}") for n in range(50, 60)])
-        before = replayer.delta.apply()  # no side effect on a log delta
-        changes, index = list(replayer.delta.changes.items()), dict(before.bindings)
-        assert not replayer.replay_batch(bad)  # type: ignore[arg-type]
-        replayer.check()
-        after = replayer.delta.apply()
-        assert list(replayer.delta.changes.items()) == changes
-        assert dict(after.bindings) == index
+        replay = AclTableReplay.over(base.acls)
+        assert replay is not None and _batch(replay, [_acl(n, f"e{n}") for n in range(50, 60)])
+        before = replay.image()
+        changes = list(replay.delta().changes.items())
+        assert not _batch(replay, bad)
+        after = replay.image()
+        assert list(after.acls.items()) == list(before.acls.items())
+        assert list(replay.delta().changes.items()) == changes
+        assert [after.id_of_key(a.key) for a in after] == [a.id for a in after]
         delta = MetadataDelta(base)
         delta.replay_records([_acl(n, f"e{n}") for n in range(50, 60)], 11)
         try:
@@ -229,6 +253,6 @@ def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
             assert error.offset == 21 + len(bad) - 1
         else:
             raise AssertionError("the repeated record was accepted")
-        later = AclBatchReplayer(AclsDelta(base.acls))
-        assert later.replay_batch([_acl(n, f"e{n}") for n in range(50, 60)])
-        assert later.replay_batch(fresh)
+        later = AclTableReplay.over(base.acls)
+        assert later is not None and _batch(later, [_acl(n, f"e{n}") for n in range(50, 60)])
+        assert _batch(later, fresh)  # type: ignore[arg-type]

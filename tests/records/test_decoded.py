@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aclog.records import AccessControlEntryRecord, RemoveAccessControlEntryRecord
-from aclog.records.column_records import _acl_rows, decode_batch_records, decode_records
+from aclog.records.column_records import acl_rows, decode_batch_records, decode_records
 from aclog.records.columnar import KindColumns, decode_kinds
 from aclog.records.decoded import in_row_order
 from aclog.records.types import acl_key
@@ -55,7 +55,7 @@ def test_one_type_in_two_kinds_is_merged_in_row_order(
     kind's rows dealt into two kinds as ``parts`` says."""
     kinds = [k for k in decode_kinds(values, 0, secrets=True) if k.record_type in (18, 19)]
     split = [part for kind in kinds for part in _dealt(kind, parts)]
-    whole, dealt = _acl_rows(kinds) if kinds else None, _acl_rows(split) if split else None
+    whole, dealt = acl_rows(kinds) if kinds else None, acl_rows(split) if split else None
     if whole is None or dealt is None:
         assert whole is dealt
         return

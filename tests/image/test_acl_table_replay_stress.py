@@ -1,17 +1,15 @@
-"""Seeded stress of the batch accelerator (``aclog.image.acl_batches``) against one-by-one replay.
+"""Seeded stress of replay onto a table (``aclog.image.acl_table_replay``) against the reference,
+one-by-one ``AclsDelta`` replay over the same ACLs held in a dict.
 
 Random streams of batches (fresh additions and removals, as a controller writes them, mixed with
 repeated ids, repeated bindings, removals of unknown ids, remove-then-add and add-then-remove of
-one binding, re-added ids, request contexts) go through ``MetadataDelta.replay_records`` (the
-accelerator) and through ``MetadataDelta.replay`` record by record, over bases of every size,
-with snapshots restated in between. After every batch the accelerator's invariants hold
-(``AclBatchReplayer.check``) and both give the same error (message and offset) or none; at the
-end of each delta both give the same changes, image, order and binding index, and
-``replay_batches`` (the broker's entry point) gives the same image. The same batches written
-and read back through the log's decoder (``decode_records``: the columnar decoder's records,
-new objects built from Arrow columns) go through the accelerator too, with the same outcome, and
-so do they decoded a type at a time, as replay takes a segment's batch
-(``MetadataDelta.replay_decoded``: the accelerator's ``replay_rows``).
+one binding, re-added ids, request contexts) go through ``MetadataDelta.replay_records`` (a
+batch handed over from memory), through ``MetadataDelta.replay`` record by record, and decoded
+from their bytes a type at a time (``MetadataDelta.replay_decoded``: a segment's batch, its ACLs
+taken from the columns), over bases of every size, with snapshots restated in between. Each
+gives the reference's error (message and offset) or none; at the end of each delta each gives
+the reference's image (same ACLs in the same order) and, read after apply as publishers read it,
+the same ordered changes; ``replay_batches`` (the broker's entry point) gives the same image.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from __future__ import annotations
 import random
 import uuid
 from dataclasses import dataclass, field
+from itertools import count, repeat
 
 import pytest
 
@@ -28,10 +27,10 @@ from aclog.image import (
     MetadataProvenance,
     ReplayError,
     image_records,
-    layered,
 )
+from aclog.image.acls import AclsDelta, AclsImage
 from aclog.records import encode
-from aclog.records.column_records import decode_batch_records, decode_records
+from aclog.records.column_records import decode_batch_records
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import (
     AccessControlEntryRecord,
@@ -152,56 +151,75 @@ def _outcome(delta: MetadataDelta, batch: list[Record], offset: int, bulk: bool)
 
 
 def _kinds_outcome(delta: MetadataDelta, values: list[bytes], offset: int) -> str | None:
-    """The batch's values decoded a type at a time (as a segment's batch is read) and replayed
-    so, its invariants checked after."""
+    """The batch's values decoded a type at a time (as a segment's batch is read)."""
     try:
         delta.replay_decoded(decode_batch_records(values, offset), offset)
     except ReplayError as error:
         return f"{error} @ {error.offset}"
-    finally:
-        if delta.acl_batches is not None:
-            delta.acl_batches.check()
     return None
 
 
-def _same(bulk: MetadataImage, single: MetadataImage) -> None:
-    assert list(bulk.acls.acls.items()) == list(single.acls.acls.items())
-    assert dict(bulk.acls.bindings) == dict(single.acls.bindings)
-    assert dict(bulk.acls.bindings) == {acl.key: acl.id for acl in bulk.acls}
+def _reference_outcome(
+    delta: AclsDelta, batch: list[Record], offset: int, step: int = 1
+) -> str | None:
+    try:
+        for at, record in zip(count(offset) if step else repeat(offset), batch, strict=False):
+            if isinstance(record, (AccessControlEntryRecord, RemoveAccessControlEntryRecord)):
+                delta.replay(record, at)
+    except ReplayError as error:
+        return f"{error} @ {error.offset}"
+    return None
+
+
+def _held_in_a_dict(image: MetadataImage) -> AclsImage:
+    """The ACLs of ``image`` in a dict-backed image: the reference's base."""
+    return AclsImage({acl.id: acl for acl in image.acls})
+
+
+def _expected(base: AclsImage, delta: AclsDelta) -> list[tuple[uuid.UUID, Record]]:
+    """``base`` with the delta's changes applied, the slow and obvious way."""
+    acls: dict[uuid.UUID, Record] = dict(base.acls.items())
+    for acl_id, change in delta.changes.items():
+        acls.pop(acl_id, None)
+        if change is not None:
+            acls[acl_id] = change
+    return list(acls.items())
+
+
+def _same(image: MetadataImage, expected: list[tuple[uuid.UUID, Record]]) -> None:
+    assert image.acls.table is not None or not expected  # replay makes table-backed images
+    assert list(image.acls.acls.items()) == expected
+    assert all(image.acls.id_of_key(acl.key) == acl_id for acl_id, acl in expected)  # type: ignore[attr-defined]
 
 
 def _restate(image: MetadataImage, rng: random.Random, offset: int) -> MetadataImage:
-    """A snapshot of ``image`` (sometimes with an ACL stated twice) restated both ways."""
+    """A snapshot of ``image`` (sometimes with an ACL stated twice) restated in one go and
+    by the reference."""
     records = list(image_records(image))
     acls = [r for r in records if isinstance(r, AccessControlEntryRecord)]
     if acls and rng.random() < 0.2:
         records.append(rng.choice(acls))
-    bulk, single = (MetadataDelta(MetadataImage.EMPTY, snapshot=True) for _ in range(2))
+    bulk = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
+    reference = AclsDelta(AclsImage({}), snapshot=True)
     errors = []
-    for delta, fast in ((bulk, True), (single, False)):
-        try:
-            if fast:
-                delta.replay_restated(records, offset)
-            else:
-                for record in records:
-                    delta.replay(record, offset)
-            errors.append(None)
-        except ReplayError as error:
-            errors.append(f"{error} @ {error.offset}")
+    try:
+        bulk.replay_restated(records, offset)
+        errors.append(None)
+    except ReplayError as error:
+        errors.append(f"{error} @ {error.offset}")
+    errors.append(_reference_outcome(reference, records, offset, step=0))
     assert errors[0] == errors[1]
     if errors[0] is not None:
         return image
-    provenance = MetadataProvenance(offset, 1, 1)
-    restated = bulk.apply(provenance)
-    _same(restated, single.apply(provenance))
+    restated = bulk.apply(MetadataProvenance(offset, 1, 1))
+    reference.finish_snapshot()
+    _same(restated, _expected(AclsImage({}), reference))
     return restated
 
 
 @pytest.mark.parametrize("seed", range(24))
-def test_the_accelerator_replays_as_one_by_one(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_replay_onto_a_table_replays_as_one_by_one(seed: int) -> None:
     rng = random.Random(seed)
-    if seed % 2:  # small overlays: even small bases take the working copy
-        monkeypatch.setattr(layered, "MIN_OVERLAY", rng.choice([0, 4, 16]))
     stream = _Stream(rng)
     image = MetadataImage.EMPTY
     base = [stream.fresh() for _ in range(rng.choice([0, 10, 150, 600]))]
@@ -212,36 +230,34 @@ def test_the_accelerator_replays_as_one_by_one(seed: int, monkeypatch: pytest.Mo
     for _ in range(8):  # deltas, each over several batches, a snapshot now and then
         if rng.random() < 0.25:
             image = _restate(image, rng, offset - 1)
-        start, bulk, single = image, MetadataDelta(image), MetadataDelta(image)
-        decoded, columns = MetadataDelta(image), MetadataDelta(image)
+        start = image
+        bulk, single, columns = (MetadataDelta(image) for _ in range(3))
+        held = _held_in_a_dict(image)
+        reference = AclsDelta(held)
         committed: list[CommittedBatch] = []
         for _ in range(rng.randrange(1, 12)):
             batch = stream.batch(rng.choice(SIZES))
-            error = _outcome(bulk, batch, offset, bulk=True)
-            assert error == _outcome(single, batch, offset, bulk=False)
+            error = _reference_outcome(reference, batch, offset)
+            assert _outcome(bulk, batch, offset, bulk=True) == error
+            assert _outcome(single, batch, offset, bulk=False) == error
             values = [encode(record) for record in batch]
-            read_back, _ = decode_records(values, offset)
-            assert read_back == batch
-            assert _outcome(decoded, read_back, offset, bulk=True) == error
             assert _kinds_outcome(columns, values, offset) == error
-            if bulk.acl_batches is not None:
-                bulk.acl_batches.check()
             committed.append(CommittedBatch(offset, 1, 1, tuple(batch)))
             offset += len(batch)
             if error is not None:
                 break
         provenance = MetadataProvenance(offset - 1, 1, 1)
-        bulk_image, single_image = bulk.apply(provenance), single.apply(provenance)
-        _same(bulk_image, single_image)
-        _same(decoded.apply(provenance), single_image)
-        _same(columns.apply(provenance), single_image)
-        bulk_acls, single_acls = bulk.acls_delta, single.acls_delta
-        if bulk_acls is not None and single_acls is not None:  # read after apply, as publishers do
-            assert list(bulk_acls.changes.items()) == list(single_acls.changes.items())
-            column_acls = columns.acls_delta
-            assert column_acls is not None
-            assert list(column_acls.changes.items()) == list(single_acls.changes.items())
+        expected = _expected(held, reference)
+        images = [delta.apply(provenance) for delta in (bulk, single, columns)]
+        for made in images:
+            _same(made, expected)
+        for delta in (bulk, single, columns):  # read after apply, as publishers do
+            acls_delta = delta.acls_delta
+            assert acls_delta is not None
+            assert list(acls_delta.changes.items()) == list(reference.changes.items())
         if error is None:
-            _same(replay_batches(start, committed).image, single_image)
-        image = single_image
+            image = replay_batches(start, committed).image
+            _same(image, expected)
+        else:
+            image = images[0]
         stream.resync(image)
