@@ -25,7 +25,7 @@ from aclog.records import (
 )
 from aclog.replay import entries_between, read_decoded
 from aclog.sample import Tenancy, tenancy, write_tenancy
-from aclog.tools.common import DataDir, JsonFlag, load_state, open_controller
+from aclog.tools.common import DataDir, JsonFlag, is_aclog_path, load_state, open_controller
 from aclog.tools.console import app, fail, fail_os, print_json, print_line
 from aclog.tools.dump import dump
 from aclog.tools.history import state_to_dict
@@ -144,7 +144,7 @@ def _write_tenancy(directory: Path, world: Tenancy) -> tuple[bool, MetadataImage
             write_tenancy(directory, world, fsync=True)
         except OSError as error:
             fail_os(f"write the sample history to {directory}", error)
-    elif not any(directory.glob("*.log")):
+    elif not is_aclog_path(directory):
         fail(
             f"{directory} is neither a new or empty directory nor an aclog data directory: "
             "'aclog demo --tenancy' writes only to a new or empty one; choose another --data-dir",

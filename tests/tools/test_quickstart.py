@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from aclog.replay.rebuild import rebuild_image
 from aclog.tools.main import app
+from tests.kraft.layout import build_layout
+from tests.tools.harness import run_main, tree_digest
 
 
 def test_quickstart_walks_through_a_real_server(tmp_path: Path) -> None:
@@ -98,3 +100,16 @@ def test_demo_tenancy_refuses_a_directory_that_is_not_empty_or_a_log(tmp_path: P
     assert result.exit_code == 2
     assert "choose another --data-dir" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_demo_tenancy_refuses_a_kraft_metadata_directory_and_leaves_it_alone(
+    tmp_path: Path,
+) -> None:
+    # Kafka's metadata directory holds .log segments too: it is not an aclog data directory.
+    kraft = tmp_path / "__cluster_metadata-0"
+    build_layout(kraft)
+    before = tree_digest(kraft)
+    result = run_main("demo", "--data-dir", str(kraft), "--tenancy")
+    assert result.code == 2, result.stderr
+    assert "choose another --data-dir" in result.stderr
+    assert tree_digest(kraft) == before
