@@ -15,7 +15,13 @@ from aclog.acl import ApiError
 from aclog.controller import Caller, Controller, LocalOperator
 from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
-from aclog.log import CorruptLogError, LogError, estimated_end_offset, holds_recovery_point
+from aclog.log import (
+    CorruptLogError,
+    LogError,
+    estimated_end_offset,
+    holds_recovery_point,
+    list_segments,
+)
 from aclog.records import RecordDecodeError, gc_paused
 from aclog.replay import RebuildError, Rebuilt, rebuild_image
 from aclog.snapshot import SNAPSHOT_SUFFIX
@@ -98,6 +104,35 @@ def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:
     kind = "KRaft metadata" if kraft else "data"
     what = "is not a directory" if data_dir.exists() else "does not exist"
     fail(f"no {kind} directory at {data_dir}: it {what}", EXIT_USAGE)
+
+
+def holds_log(path: Path) -> bool:
+    """Whether the directory ``path`` holds an aclog log to read: log segments, or what only a
+    writer leaves (the recovery point, snapshots). An empty directory holds none (a writer
+    starts a log in it). Cost: a directory listing and one small read."""
+    return bool(list_segments(path)) or is_aclog_path(path)
+
+
+def require_log(data_dir: Path, *, kraft: bool = False) -> Path:
+    """``data_dir``, if it is a directory holding a log (``kraft``: a KRaft metadata log, which
+    its reader checks); else exit 2 naming it. A reader of a directory that holds none (a
+    mistyped ``--data-dir`` such as ``.``) would otherwise answer for an empty log."""
+    require_data_dir(data_dir, kraft=kraft)
+    try:
+        if kraft or holds_log(data_dir):
+            return data_dir
+    except OSError as error:
+        fail_os("read", error)
+    fail(not_a_log(data_dir), EXIT_USAGE)
+
+
+def not_a_log(path: Path) -> str:
+    """What a reader says of a directory without a log."""
+    return (
+        f"{path} holds no log segments (files named like 00000000000000000000.log): not an "
+        "aclog data directory; check the path (a writer such as 'aclog acls add' or "
+        "'aclog demo' starts one)"
+    )
 
 
 def refuse_kraft(data_dir: Path) -> None:
@@ -241,7 +276,7 @@ def load_state(
     writing anything; a note on stderr when the state is not quite the point given
     (:func:`aclog.tools.points.point_note`); a progress bar on a terminal. ``kraft``:
     ``data_dir`` is a KRaft metadata log."""
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
     end = estimated_end_offset(data_dir)
     if end is not None and at_offset is not None:

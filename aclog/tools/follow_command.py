@@ -11,8 +11,8 @@ any poll reached the cluster exits 3 (it observed nothing, which a 0 would hide)
 from __future__ import annotations
 
 import re
-from pathlib import Path
 import signal
+from pathlib import Path
 from threading import Event
 from types import FrameType
 from typing import Annotated

@@ -43,7 +43,7 @@ from aclog.tools.common import (
     SourceFormat,
     is_kraft,
     load_state,
-    require_data_dir,
+    require_log,
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -240,7 +240,7 @@ def lint_command(
     SCRAM credentials; each with a kind, a severity and the ACLs or user concerned."""
     threshold = None if fail_on is None else _usage(lambda: Severity.parse(fail_on))
     kraft = is_kraft(data_dir, source_format)
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
     report = _lint(data_dir, at_offset, at_time_ms, kraft, min_iterations, max_credential_age_days)
     if report.last_offset is not None:  # where the point landed, as replay and who-can say
