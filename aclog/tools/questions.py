@@ -61,6 +61,8 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
+    check_host,
+    check_principal,
     check_resource_name,
 )
 from aclog.tools.points import parse_point, show_point_note
@@ -110,6 +112,13 @@ def _usage(action: Callable[[], T]) -> T:
         fail(str(error), EXIT_USAGE)
 
 
+def _checked_host(host: str | None) -> None:
+    """Exit 2 on a ``--host`` that is not an IP address, as ``explain`` does (a name such as
+    ``localhost`` is never a client address, so it would match only ``*`` ACLs)."""
+    if host is not None:
+        _usage(lambda: check_host(host, "--host"))
+
+
 @app.command("who-can")
 def who_can_command(
     data_dir: ReadDataDir,
@@ -134,6 +143,7 @@ def who_can_command(
         topic, group, cluster, transactional_id, user, delegation_token
     )
     (op,) = _usage(lambda: parse_operations([operation]))
+    _checked_host(host)
     authorizer = _authorizer(
         data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
     )
@@ -207,6 +217,8 @@ def reach_command(
     grant it something on, with the operations, the deciding ACLs and the DENY exceptions."""
     types = _usage(lambda: _resource_types(resource_type))
     names = _usage(lambda: read_inventory(inventory)) if inventory is not None else None
+    _usage(lambda: check_principal(principal, "--principal"))
+    _checked_host(host)
     authorizer = _authorizer(
         data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
     )
