@@ -81,6 +81,7 @@ def add(
             "--inventory",
             help="With --dry-run: a file of TYPE:name resources; show "
             "which the new ACLs apply to and whose decisions change.",
+            readable=False,
         ),
     ] = None,
     json_output: JsonFlag = False,

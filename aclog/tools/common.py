@@ -43,7 +43,9 @@ DATA_DIR_ENV = "ACLOG_DATA_DIR"
 
 DataDir = Annotated[
     Path,
-    typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
+    typer.Option(
+        "--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV, readable=False
+    ),
 ]
 OptionalDataDir = Annotated[
     Path | None,
@@ -51,6 +53,7 @@ OptionalDataDir = Annotated[
         "--data-dir",
         help="The aclog data directory (default $ACLOG_DATA_DIR; a command that adds creates "
         "it if missing, others refuse). Excludes --bootstrap-server.",
+        readable=False,
     ),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]

@@ -50,7 +50,8 @@ def dump(
         list[Path],
         typer.Argument(
             help="Data directories, segment (.log) files, snapshots, or KRaft metadata "
-            "directories (__cluster_metadata-0) and .checkpoint files."
+            "directories (__cluster_metadata-0) and .checkpoint files.",
+            readable=False,
         ),
     ],
     from_offset: Annotated[int, typer.Option(help="First offset to print.", min=0)] = 0,

@@ -70,7 +70,7 @@ from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
 T = TypeVar("T")
 ReadDataDir = Annotated[
-    Path, typer.Option("--data-dir", help="The aclog data directory (read only).")
+    Path, typer.Option("--data-dir", help="The aclog data directory (read only).", readable=False)
 ]
 Host = Annotated[
     str | None,
@@ -204,7 +204,9 @@ def reach_command(
     ] = None,
     inventory: Annotated[
         Path | None,
-        typer.Option(help="TYPE:name lines: answer per resource name instead of per pattern."),
+        typer.Option(
+            help="TYPE:name lines: answer per resource name instead of per pattern.", readable=False
+        ),
     ] = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,

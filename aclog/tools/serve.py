@@ -158,6 +158,7 @@ def serve(
             "--data-dir",
             help="The aclog data directory (created if missing).",
             envvar=DATA_DIR_ENV,
+            readable=False,
         ),
     ] = Path("aclog-data"),
     listen: Annotated[
@@ -185,15 +186,19 @@ def serve(
         ),
     ] = False,
     tls_cert: Annotated[
-        Path | None, typer.Option("--tls-cert", help="PEM certificate (chain) for SASL_SSL.")
+        Path | None,
+        typer.Option("--tls-cert", help="PEM certificate (chain) for SASL_SSL.", readable=False),
     ] = None,
-    tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key.")] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option("--tls-key", help="PEM private key.", readable=False)
+    ] = None,
     topics: Annotated[
         Path | None,
         typer.Option(
             "--topics",
             help="Topics to report, one per line: NAME or TOPIC:NAME, then an optional "
             "partition count.",
+            readable=False,
         ),
     ] = None,
     max_frame_bytes: lim.MaxFrameBytes = lim.DEFAULTS.max_frame_bytes,

@@ -70,7 +70,8 @@ def timeline_command(
     ] = None,
     source_format: SourceFormat = "auto",
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Also draw the decisions over time (PNG).")
+        Path | None,
+        typer.Option("--plot", help="Also draw the decisions over time (PNG).", readable=False),
     ] = None,
     json_output: JsonFlag = False,
 ) -> None:

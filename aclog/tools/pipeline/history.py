@@ -34,7 +34,10 @@ def history_command(
     records: RecordsOption = None,
     out_path: OutOption = None,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Draw counts over time and changes per author.")
+        Path | None,
+        typer.Option(
+            "--plot", help="Draw counts over time and changes per author.", readable=False
+        ),
     ] = None,
     source_format: SourceFormat = "auto",
     master: MasterOption = None,
