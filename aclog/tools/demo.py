@@ -104,6 +104,7 @@ def demo(
     'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
     """
     world = tenancy() if with_tenancy else None
+    _check_target(data_dir, "--tenancy " if world is not None else "")
     if world is None:
         with open_controller(data_dir, create=True) as controller:
             fresh = controller.log.end_offset <= 1
@@ -138,19 +139,32 @@ def demo(
 def _write_tenancy(directory: Path, world: Tenancy) -> tuple[bool, MetadataImage]:
     """Write the tenancy to a new or empty ``directory`` (whether it did) and read it back; a
     directory holding an aclog log is kept as it is; anything else is refused."""
-    empty = not directory.exists() or (directory.is_dir() and not any(directory.iterdir()))
+    empty = _is_new_or_empty(directory)
     if empty:
         try:
             write_tenancy(directory, world, fsync=True)
         except OSError as error:
             fail_os(f"write the sample history to {directory}", error)
-    elif not is_aclog_path(directory):
-        fail(
-            f"{directory} is neither a new or empty directory nor an aclog data directory: "
-            "'aclog demo --tenancy' writes only to a new or empty one; choose another --data-dir",
-            2,
-        )
     return empty, load_state(directory, None, None).image
+
+
+def _check_target(directory: Path, flag: str) -> None:
+    """Exit 2 unless ``directory`` is new, empty or an aclog data directory (kept as it is): a
+    demo never writes its files among someone else's."""
+    try:
+        if _is_new_or_empty(directory) or is_aclog_path(directory):
+            return
+    except OSError as error:
+        fail_os("read", error)
+    fail(
+        f"{directory} is neither a new or empty directory nor an aclog data directory: "
+        f"'aclog demo {flag}' writes only to a new or empty one; choose another --data-dir",
+        2,
+    )
+
+
+def _is_new_or_empty(directory: Path) -> bool:
+    return not directory.exists() or (directory.is_dir() and not any(directory.iterdir()))
 
 
 def _try_questions(directory: Path, world: Tenancy, image: MetadataImage) -> None:

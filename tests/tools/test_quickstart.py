@@ -113,3 +113,13 @@ def test_demo_tenancy_refuses_a_kraft_metadata_directory_and_leaves_it_alone(
     assert result.code == 2, result.stderr
     assert "choose another --data-dir" in result.stderr
     assert tree_digest(kraft) == before
+
+
+def test_demo_refuses_a_directory_of_other_files_and_leaves_it_alone(tmp_path: Path) -> None:
+    # It wrote its segments among them (only --tenancy refused).
+    (tmp_path / "notes.txt").write_text("mine\n")
+    before = tree_digest(tmp_path)
+    result = run_main("demo", "--data-dir", str(tmp_path))
+    assert result.code == 2, result.stdout
+    assert "writes only to a new or empty one" in result.stderr
+    assert tree_digest(tmp_path) == before
