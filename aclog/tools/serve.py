@@ -19,7 +19,13 @@ from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.common import DATA_DIR_ENV, JsonFlag, refuse_kraft, removed_on_failure
+from aclog.tools.common import (
+    DATA_DIR_ENV,
+    JsonFlag,
+    refuse_kraft,
+    removed_on_failure,
+    require_data_dir,
+)
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
@@ -279,6 +285,8 @@ def serve(
         ),
         (controller, heartbeat_ms, election_timeout_ms),
     )
+    if data_dir.exists():  # a missing one is created; a file in its place is exit 2, naming it
+        require_data_dir(data_dir)
     refuse_kraft(data_dir)  # serving opens a writer on it (--controller too)
     # A listener that never started leaves no data directory behind; once it has, clients
     # may have written to it and it stays.

@@ -287,4 +287,9 @@ def test_a_file_given_as_the_data_directory_is_a_usage_error(tmp_path: Path) -> 
         result = run_main(*line)
         assert result.code == 2, (line, result.stderr)
         assert str(path) in result.stderr
+    # serve said "cannot serve ... : File exists"
+    served = run_main("serve", "--data-dir", str(path), "--listen", "127.0.0.1:0")
+    assert served.code == 2 and f"no data directory at {path}: it is not a directory" in (
+        served.stderr
+    )
     assert path.read_text() == "x"
