@@ -110,16 +110,18 @@ def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:
 
 
 def holds_log(path: Path) -> bool:
-    """Whether the directory ``path`` holds an aclog log to read: log segments, or what only a
-    writer leaves (the recovery point, snapshots). An empty directory holds none (a writer
-    starts a log in it). Cost: a directory listing and one small read."""
-    return bool(list_segments(path)) or is_aclog_path(path)
+    """Whether the directory ``path`` can be read as an aclog log: it holds log segments or
+    what only a writer leaves (the recovery point, snapshots), or nothing at all (an empty
+    log, as a writer would start it). A directory of other files is none. Cost: a directory
+    listing and one small read."""
+    return bool(list_segments(path)) or is_aclog_path(path) or not any(path.iterdir())
 
 
 def require_log(data_dir: Path, *, kraft: bool = False) -> Path:
-    """``data_dir``, if it is a directory holding a log (``kraft``: a KRaft metadata log, which
-    its reader checks); else exit 2 naming it. A reader of a directory that holds none (a
-    mistyped ``--data-dir`` such as ``.``) would otherwise answer for an empty log."""
+    """``data_dir``, if it is a directory that reads as a log (:func:`holds_log`; ``kraft``: a
+    KRaft metadata log, which its reader checks); else exit 2 naming it. A reader of a
+    directory of other files (a mistyped ``--data-dir`` such as ``.``) would otherwise answer
+    for an empty log."""
     require_data_dir(data_dir, kraft=kraft)
     try:
         if kraft or holds_log(data_dir):

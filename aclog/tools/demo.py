@@ -25,7 +25,14 @@ from aclog.records import (
 )
 from aclog.replay import entries_between, read_decoded
 from aclog.sample import Tenancy, tenancy, write_tenancy
-from aclog.tools.common import DataDir, JsonFlag, is_aclog_path, load_state, open_controller
+from aclog.tools.common import (
+    DataDir,
+    JsonFlag,
+    is_aclog_path,
+    load_state,
+    open_controller,
+    refuse_kraft,
+)
 from aclog.tools.console import app, fail, fail_os, print_json, print_line
 from aclog.tools.dump import dump
 from aclog.tools.history import state_to_dict
@@ -104,6 +111,7 @@ def demo(
     'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
     """
     world = tenancy() if with_tenancy else None
+    refuse_kraft(data_dir)  # before the check below, which would call it just another directory
     _check_target(data_dir, "--tenancy " if world is not None else "")
     if world is None:
         with open_controller(data_dir, create=True) as controller:

@@ -111,7 +111,7 @@ def test_demo_tenancy_refuses_a_kraft_metadata_directory_and_leaves_it_alone(
     before = tree_digest(kraft)
     result = run_main("demo", "--data-dir", str(kraft), "--tenancy")
     assert result.code == 2, result.stderr
-    assert "choose another --data-dir" in result.stderr
+    assert "is a KRaft metadata directory" in result.stderr
     assert tree_digest(kraft) == before
 
 

@@ -113,7 +113,7 @@ def test_a_read_of_a_missing_directory_exits_2_naming_it_and_creates_nothing(
     [t for t in READS if "--dry-run" not in t or t[1] != "add"],
     ids=lambda t: " ".join(t[:2]),
 )
-def test_a_read_of_a_directory_without_a_log_exits_2_instead_of_answering_for_an_empty_log(
+def test_a_read_of_a_directory_of_other_files_exits_2_instead_of_answering_for_an_empty_log(
     tmp_path: Path, template: tuple[str, ...]
 ) -> None:
     # A mistyped --data-dir that exists ('.', a home directory) read as an empty log said
