@@ -123,21 +123,30 @@ def require_log(data_dir: Path, *, kraft: bool = False) -> Path:
     directory of other files (a mistyped ``--data-dir`` such as ``.``) would otherwise answer
     for an empty log."""
     require_data_dir(data_dir, kraft=kraft)
-    try:
-        if kraft or holds_log(data_dir):
-            return data_dir
-    except OSError as error:
-        fail_os("read", error)
-    fail(not_a_log(data_dir), EXIT_USAGE)
+    if not kraft:
+        refuse_other_files(data_dir)
+    return data_dir
 
 
 def not_a_log(path: Path) -> str:
     """What a reader says of a directory without a log."""
     return (
         f"{path} holds no log segments (files named like 00000000000000000000.log): not an "
-        "aclog data directory; check the path (a writer such as 'aclog acls add' or "
-        "'aclog demo' starts one)"
+        "aclog data directory; check the path (a writer starts a log only in a new or empty "
+        "directory)"
     )
+
+
+def refuse_other_files(data_dir: Path) -> None:
+    """Exit 2 when the existing directory ``data_dir`` holds other files and no log
+    (:func:`holds_log`): a writer would start its log among them (``--data-dir .`` in a
+    project), and a reader would answer for an empty log."""
+    try:
+        if holds_log(data_dir):
+            return
+    except OSError as error:
+        fail_os("read", error)
+    fail(not_a_log(data_dir), EXIT_USAGE)
 
 
 def refuse_kraft(data_dir: Path) -> None:
@@ -156,7 +165,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     """The controller of ``data_dir`` (a writer: it takes the lock), with clear exits for the
     errors a user can meet. ``create``: a missing directory is made, and removed again when
     the command commits nothing (a failed write leaves no trace); otherwise it is exit 2, and
-    so is a KRaft metadata directory.
+    so is a KRaft metadata directory or one of other files (:func:`refuse_other_files`).
 
     Whoever can write the data directory administers it, so the local operator acts as a super
     user (Kafka's ``kafka-storage``/``--bootstrap-controller`` tools have the same standing).
@@ -165,6 +174,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     if created is None:
         require_data_dir(data_dir)
         refuse_kraft(data_dir)
+        refuse_other_files(data_dir)
     try:
         with _opening_errors(data_dir):
             controller = Controller.open(data_dir, authorizer=LocalOperator())

@@ -28,12 +28,13 @@ from aclog.sample import Tenancy, tenancy, write_tenancy
 from aclog.tools.common import (
     DataDir,
     JsonFlag,
-    is_aclog_path,
     load_state,
     open_controller,
     refuse_kraft,
+    refuse_other_files,
+    require_data_dir,
 )
-from aclog.tools.console import app, fail, fail_os, print_json, print_line
+from aclog.tools.console import app, fail_os, print_json, print_line
 from aclog.tools.dump import dump
 from aclog.tools.history import state_to_dict
 
@@ -111,8 +112,10 @@ def demo(
     'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
     """
     world = tenancy() if with_tenancy else None
-    refuse_kraft(data_dir)  # before the check below, which would call it just another directory
-    _check_target(data_dir, "--tenancy " if world is not None else "")
+    if data_dir.exists():  # a demo never writes among someone else's files
+        require_data_dir(data_dir)
+        refuse_kraft(data_dir)  # named as such, before it is called a directory of other files
+        refuse_other_files(data_dir)
     if world is None:
         with open_controller(data_dir, create=True) as controller:
             fresh = controller.log.end_offset <= 1
@@ -154,21 +157,6 @@ def _write_tenancy(directory: Path, world: Tenancy) -> tuple[bool, MetadataImage
         except OSError as error:
             fail_os(f"write the sample history to {directory}", error)
     return empty, load_state(directory, None, None).image
-
-
-def _check_target(directory: Path, flag: str) -> None:
-    """Exit 2 unless ``directory`` is new, empty or an aclog data directory (kept as it is): a
-    demo never writes its files among someone else's."""
-    try:
-        if _is_new_or_empty(directory) or is_aclog_path(directory):
-            return
-    except OSError as error:
-        fail_os("read", error)
-    fail(
-        f"{directory} is neither a new or empty directory nor an aclog data directory: "
-        f"'aclog demo {flag}' writes only to a new or empty one; choose another --data-dir",
-        2,
-    )
 
 
 def _is_new_or_empty(directory: Path) -> bool:

@@ -98,7 +98,7 @@ def test_demo_tenancy_refuses_a_directory_that_is_not_empty_or_a_log(tmp_path: P
     (tmp_path / "notes.txt").write_text("mine\n")
     result = CliRunner().invoke(app, ["demo", "--data-dir", str(tmp_path), "--tenancy"])
     assert result.exit_code == 2
-    assert "choose another --data-dir" in result.output
+    assert "not an aclog data directory" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
@@ -121,5 +121,5 @@ def test_demo_refuses_a_directory_of_other_files_and_leaves_it_alone(tmp_path: P
     before = tree_digest(tmp_path)
     result = run_main("demo", "--data-dir", str(tmp_path))
     assert result.code == 2, result.stdout
-    assert "writes only to a new or empty one" in result.stderr
+    assert f"{tmp_path} holds no log segments" in result.stderr
     assert tree_digest(tmp_path) == before

@@ -127,6 +127,25 @@ def test_a_read_of_a_directory_of_other_files_exits_2_instead_of_answering_for_a
     assert tree_digest(tmp_path) == before
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        ("acls", "add", "--allow-principal", "User:a", "--topic", "t"),
+        ("users", "set", "bob", "--mechanism", "SCRAM-SHA-256", "--password", "pw"),
+        ("snapshot", "create"),
+    ],
+    ids=lambda line: " ".join(line[:2]),
+)
+def test_a_writer_starts_no_log_among_other_files(tmp_path: Path, line: tuple[str, ...]) -> None:
+    # 'aclog acls add --data-dir .' in a project wrote segments beside its files.
+    (tmp_path / "notes.txt").write_text("mine\n")
+    before = tree_digest(tmp_path)
+    result = run_main(*line, "--data-dir", str(tmp_path))
+    assert result.code == 2, result.stderr
+    assert f"{tmp_path} holds no log segments" in result.stderr
+    assert tree_digest(tmp_path) == before
+
+
 def test_a_dry_run_add_to_an_empty_directory_shows_the_adds(tmp_path: Path) -> None:
     result = run_main("acls", "add", "--data-dir", str(tmp_path), "--allow-principal", "User:x",
                       "--topic", "t", "--dry-run")  # fmt: skip
