@@ -1,4 +1,5 @@
-"""Whole-command CLI output: ``aclog replay`` and ``aclog dump``, text beside ``--json``.
+"""Whole-command CLI output: ``aclog replay``, ``aclog dump`` and ``aclog export`` (a
+desired-state YAML file), text beside ``--json``.
 
 Each command runs as a user runs it, ``python -m aclog ...`` in a subprocess with stdout on a
 pipe that the benchmark drains and counts, so the row holds the interpreter start, the read
@@ -33,6 +34,7 @@ TARGET = 1.2
 COMMANDS = {
     "replay": ["replay", "--data-dir"],
     "dump": ["dump"],
+    "export": ["export", "--data-dir"],
 }
 
 

@@ -17,8 +17,9 @@ return a future at once; the queue's commit thread leads for them (the listener'
 uses these, so no thread of its own waits for a commit).
 
 Parts live in their own modules: how each mutation is decided (:mod:`aclog.controller.tickets`),
-following and leading when several controllers share the log
-(:class:`~aclog.controller.leadership.LeadershipMixin`), and snapshots
+how a group of decided requests is appended and published
+(:class:`~aclog.controller.group_commit.GroupCommitMixin`), following and leading when several
+controllers share the log (:class:`~aclog.controller.leadership.LeadershipMixin`), and snapshots
 (:class:`~aclog.controller.snapshots.ControllerSnapshots`).
 
 Thread-safe: commits (and dry runs, catch-up and leadership changes) are serialized by one lock;
@@ -34,14 +35,16 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from aclog.acl import ApiError, Errors
+from aclog.acl import ApiError
 from aclog.acl.filters import AclFilter
 from aclog.controller.acl_manager import AclControlManager
 from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.caller import Caller
-from aclog.controller.group import CommitQueue, GroupPlan, Ticket
+from aclog.controller.group import CommitQueue, Ticket
+from aclog.controller.group_commit import NOT_CONTROLLER as NOT_CONTROLLER  # noqa: PLC0414
+from aclog.controller.group_commit import GroupCommitMixin
 from aclog.controller.leadership import LeadershipMixin, held_in_a_mapping
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
@@ -55,13 +58,12 @@ from aclog.controller.snapshots import ControllerSnapshots
 from aclog.controller.tickets import altering, check_caller, creating, deleting
 from aclog.image import MetadataImage
 from aclog.image.scram import ScramDescribeResult
-from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
+from aclog.log import SegmentedLog
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
     AclOperation,
     LeaderChangeRecord,
-    Record,
 )
 from aclog.records.warning import OnWarning
 from aclog.replay.batches import CommittedBatch, replay_batches
@@ -77,9 +79,6 @@ from aclog.snapshot import (
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
-NOT_CONTROLLER = ApiError(Errors.NOT_CONTROLLER, "This controller is no longer the active one.")
-STORAGE_FAILED = ApiError(Errors.UNKNOWN_SERVER_ERROR, None)
-
 
 class LocalOperator:
     """The authorizer of a command run directly on a data directory: the operator who can write
@@ -90,7 +89,7 @@ class LocalOperator:
         return True
 
 
-class Controller(LeadershipMixin):
+class Controller(GroupCommitMixin, LeadershipMixin):
     """Validates and commits ACL and SCRAM mutations to one log, in groups of concurrent ones."""
 
     def __init__(
@@ -259,65 +258,6 @@ class Controller(LeadershipMixin):
             with self._lock:
                 return ticket.decide(self.image).response
         return self._queue.submit(ticket)
-
-    def _commit_group(self, tickets: list[Ticket[Any]]) -> None:
-        """Decide every ticket against the pending image, append the batches as one group,
-        then advance the image and answer (the leader runs this under the commit lock)."""
-        plan = GroupPlan(self.image, self.epoch)
-        for ticket in tickets:
-            self._plan(plan, ticket)
-        if not plan.batches:
-            return
-        try:
-            self._append_plan(plan)
-        except (FencedEpochError, StaleOffsetError):
-            # A newer controller has written: this one is deposed and its image is stale.
-            self.fenced = True
-            plan.fail(NOT_CONTROLLER)
-        except (LogError, OSError):
-            plan.fail(STORAGE_FAILED)
-        else:
-            plan.publish()
-
-    def _plan(self, plan: GroupPlan, ticket: Ticket[Any]) -> None:
-        """Decide one ticket against the pending image and add its batch to the plan."""
-        try:
-            result = ticket.decide(plan.image)
-            if not result.records:
-                plan.answer(ticket, result.response)
-                return
-            timestamp_ms = int(self.clock() * 1000)
-            plan.add(list(result.records), ticket.caller, timestamp_ms, (ticket, result.response))
-        except Exception as error:
-            # A bug in one request (e.g. a record that does not replay) fails only that request.
-            ticket.fail(error)
-
-    def _append(self, records: list[Record], caller: Caller | None) -> None:
-        """Append the controller's own records (or one request's) as a one-batch group."""
-        plan = GroupPlan(self.image, self.epoch)
-        plan.add(records, caller, int(self.clock() * 1000))
-        self._append_plan(plan)
-
-    def _append_plan(self, plan: GroupPlan) -> None:
-        """Append the plan's batches with one fsync, then advance the image to the plan's."""
-        # Conditional on the log ending where this controller's image ends: if anyone else
-        # appended meanwhile, the append fails instead of committing on a stale image.
-        base = plan.base_offset
-        if len(plan.batches) == 1:  # the same one-batch group, through the one-batch entry point
-            values, timestamp_ms = plan.batches[0]
-            self.log.append(values, plan.epoch, timestamp_ms=timestamp_ms, expected_end_offset=base)
-        else:
-            specs = [BatchSpec(values, plan.epoch, ts) for values, ts in plan.batches]
-            self.log.append_batches(specs, expected_end_offset=base)
-        self.image = plan.image
-        for listener in self._commit_listeners:
-            try:
-                listener(plan.committed)
-            except Exception:
-                logger.exception(
-                    "a commit listener failed on offsets %d-%d", base, plan.end_offset - 1
-                )
-        self._snapshots.committed(plan.size, self.image)
 
     # -- snapshots -----------------------------------------------------------------------------
 

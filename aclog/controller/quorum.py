@@ -25,7 +25,8 @@ from pathlib import Path
 from aclog.acl.filters import AclFilter
 from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.caller import Caller
-from aclog.controller.controller import NOT_CONTROLLER, Controller
+from aclog.controller.controller import Controller
+from aclog.controller.group_commit import NOT_CONTROLLER
 from aclog.controller.quorum_state import QuorumState, QuorumStateFile
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult

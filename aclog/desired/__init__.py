@@ -23,7 +23,7 @@ from aclog.desired.atomic import apply_atomically
 from aclog.desired.converge import ApplyOptions, apply_to_cluster, apply_to_directory
 from aclog.desired.current import CurrentState
 from aclog.desired.export import export_dict, export_yaml
-from aclog.desired.follow import FollowLoop
+from aclog.desired.follow import FollowLoop, FollowReport
 from aclog.desired.load import load_desired
 from aclog.desired.nodes import DesiredStateError
 from aclog.desired.passwords import Passwords, read_passwords
@@ -41,6 +41,7 @@ __all__ = [
     "DesiredStateError",
     "DesiredUser",
     "FollowLoop",
+    "FollowReport",
     "Grant",
     "ItemResult",
     "Ownership",

@@ -110,6 +110,15 @@ def record_observation(
     return controller.commit(Ticket(decide, caller, lambda e: Observation(0, e)))
 
 
+@dataclass(frozen=True)
+class FollowReport:
+    """How a :class:`FollowLoop` ended: ``polls`` reached the cluster (0: it never answered, so
+    nothing was observed, not even an unchanged state), ``recorded`` of them recorded changes."""
+
+    polls: int
+    recorded: int
+
+
 @dataclass
 class FollowLoop:
     """Poll, record, wait ``interval`` seconds; until :attr:`stop` is set.
@@ -129,10 +138,10 @@ class FollowLoop:
     clock: Callable[[], float] = time.time
     stop: Event = field(default_factory=Event)
 
-    def run(self) -> int:
-        """Follow until stopped; the number of polls that recorded something."""
+    def run(self) -> FollowReport:
+        """Follow until stopped; how many polls reached the cluster and recorded something."""
         reader: MetadataWriter | None = None
-        failures = recorded = 0
+        failures = polls = recorded = 0
         while not self.stop.is_set():
             try:
                 reader = reader or self.connect()
@@ -149,10 +158,11 @@ class FollowLoop:
                 self.stop.wait(delay)
                 continue
             failures = 0
+            polls += 1
             recorded += self._report(observation)
             self.stop.wait(self.interval)
         _closed(reader)
-        return recorded
+        return FollowReport(polls, recorded)
 
     def _report(self, observation: Observation) -> int:
         if observation.error is not None:

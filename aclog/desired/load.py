@@ -15,13 +15,13 @@ from pathlib import Path
 
 from yaml.nodes import Node, ScalarNode
 
-from aclog.controller import DEFAULT_ITERATIONS
-from aclog.controller.requests import ScramUpsertion
-from aclog.controller.validation import creation_error, scram_upsertion_error
+from aclog.controller.validation import creation_error
 from aclog.desired.fields import FieldReader
 from aclog.desired.nodes import DesiredStateError, compose, line_of
 from aclog.desired.roles import Roles, role_grants
-from aclog.desired.state import DesiredState, DesiredUser, Ownership, PasswordSource
+from aclog.desired.state import DesiredState, DesiredUser, Ownership
+from aclog.desired.user_entries import USER_KEYS as USER_KEYS  # noqa: PLC0414
+from aclog.desired.user_entries import read_user
 from aclog.records import (
     AclBinding,
     AclPermissionType,
@@ -51,7 +51,6 @@ ROLE_KEYS = (
     "transactional_ids",
     "groups",
 )
-USER_KEYS = ("name", "mechanism", "iterations", "password_env", "password_file", "password")
 
 
 def load_desired(path: Path) -> DesiredState:
@@ -115,7 +114,7 @@ class _Loader:
         for item in self.read.sequence(top.get("roles", _NULL), "roles"):
             self._role(item)
         for item in self.read.sequence(top.get("users", _NULL), "users"):
-            self._user(item)
+            read_user(self.read, self.base, item, self.users)
         self._check_owned(owns, top["owns"])
         self.read.raise_errors()
         return DesiredState(
@@ -246,54 +245,6 @@ class _Loader:
             self.acl_lines[binding] = first
         else:
             self.acl_lines[binding] = line
-
-    def _user(self, node: Node) -> None:
-        values = self.read.mapping(node, "a user", USER_KEYS, required=("name", "mechanism"))
-        if values is None:
-            return
-        if "password" in values:
-            self.read.error(
-                values["password"],
-                "a password never goes in the file; name where to read it with password_env "
-                "(an environment variable) or password_file (a file)",
-            )
-        if "name" not in values or "mechanism" not in values:
-            return
-        name = self.read.text(values["name"], "name")
-        mechanism = self.read.mechanism(values["mechanism"])
-        iterations = (
-            self.read.integer(values["iterations"], "iterations")
-            if "iterations" in values
-            else DEFAULT_ITERATIONS
-        )
-        source = self._password_source(node, values)
-        if name is None or mechanism is None or iterations is None:
-            return
-        refused = scram_upsertion_error(ScramUpsertion(name, mechanism, iterations, b"-", b"-"))
-        if refused is not None:
-            self.read.error(node, f"user {name!r}: {refused.message}")
-            return
-        user = DesiredUser(name, mechanism, iterations, source, line_of(node))
-        if user.key in self.users:
-            self.read.error(
-                node,
-                f"user {name!r} with {mechanism.mechanism_name} is already declared at line "
-                f"{self.users[user.key].line}",
-            )
-        else:
-            self.users[user.key] = user
-
-    def _password_source(self, node: Node, values: dict[str, Node]) -> PasswordSource | None:
-        if "password_env" in values and "password_file" in values:
-            self.read.error(node, "give password_env or password_file, not both")
-            return None
-        if "password_env" in values:
-            env = self.read.text(values["password_env"], "password_env")
-            return None if env is None else PasswordSource(env=env)
-        if "password_file" in values:
-            file = self.read.text(values["password_file"], "password_file")
-            return None if file is None else PasswordSource(file=self.base / file)
-        return None
 
 
 _NULL = ScalarNode("tag:yaml.org,2002:null", "")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -175,25 +176,36 @@ def timeline_job(
     numbered = list(enumerate(questions))
     slices = partitions or max(1, min(len(numbered), spark.sparkContext.defaultParallelism))
     path = str(directory.resolve())  # executors run in their own working directories
-
-    def answer(rows: Iterable[tuple[int, Question]]) -> Iterator[tuple[Any, ...]]:
-        mine = list(rows)
-        found = timelines(
-            Path(path),
-            [q for _, q in mine],
-            start=start,
-            end=end,
-            super_users=settings.super_users,
-            allow_everyone_if_no_acl_found=settings.allow_everyone_if_no_acl_found,
-            kraft=kraft,
-        )
-        for (number, q), result in zip(mine, found, strict=True):
-            yield (q.principal, q.operation.name, q.resource_type.name, q.name, q.host,
-                   len(result.flips), json.dumps(result.to_dict()), number)  # fmt: skip
+    answer = partial(_answer_timelines, path, start, end, settings, kraft)
 
     schema = f"{TIMELINE_SCHEMA}, number int"
     rdd = spark.sparkContext.parallelize(numbered, slices).mapPartitions(answer)
     return spark.createDataFrame(rdd, schema).orderBy("number").drop("number")
+
+
+def _answer_timelines(
+    path: str,
+    start: Point,
+    end: Point,
+    settings: Settings,
+    kraft: bool,
+    rows: Iterable[tuple[int, Question]],
+) -> Iterator[tuple[Any, ...]]:
+    """In a task: the timeline rows of one slice of numbered questions, each walk over the log
+    at ``path`` shared by the slice (:func:`aclog.authorizer.timelines`)."""
+    mine = list(rows)
+    found = timelines(
+        Path(path),
+        [q for _, q in mine],
+        start=start,
+        end=end,
+        super_users=settings.super_users,
+        allow_everyone_if_no_acl_found=settings.allow_everyone_if_no_acl_found,
+        kraft=kraft,
+    )
+    for (number, q), result in zip(mine, found, strict=True):
+        yield (q.principal, q.operation.name, q.resource_type.name, q.name, q.host,
+               len(result.flips), json.dumps(result.to_dict()), number)  # fmt: skip
 
 
 _STAGES = (redundant_acls, allows_that_never_decide, risky_grants)

@@ -72,22 +72,32 @@ def write_records(
     if not directory.is_dir():
         kind = "KRaft metadata" if kraft else "data"
         raise PipelineError(f"no {kind} directory at {directory}")
+    reader = _records_reader(spark, directory, snapshots, kraft, on_warning)
+    return _write_replacing(spark, reader, out.resolve())
+
+
+def _records_reader(
+    spark: SparkSession, directory: Path, snapshots: str, kraft: bool, on_warning: OnWarning
+) -> AclogReader | KraftReader:
+    """The data source reader of every record of ``directory`` (see :func:`write_records`)."""
     path = str(directory.resolve())
-    reader: AclogReader | KraftReader
     if kraft:
         check_newest_tail(directory, on_warning)
-        reader = KraftReader({"path": path, "checkpoint": snapshots}, RECORD_SCHEMA)
-    else:
-        reader = AclogReader(
-            {
-                "path": path,
-                "snapshots": absolute_snapshots(snapshots),
-                "min_partitions": str(spark.sparkContext.defaultParallelism),
-            },
-            RECORD_SCHEMA,
-        )
+        return KraftReader({"path": path, "checkpoint": snapshots}, RECORD_SCHEMA)
+    return AclogReader(
+        {
+            "path": path,
+            "snapshots": absolute_snapshots(snapshots),
+            "min_partitions": str(spark.sparkContext.defaultParallelism),
+        },
+        RECORD_SCHEMA,
+    )
+
+
+def _write_replacing(spark: SparkSession, reader: AclogReader | KraftReader, out: Path) -> int:
+    """Write the reader's pieces, one task each, into a staging folder beside ``out`` that then
+    replaces it: a failed job leaves ``out`` as it was. The number of rows written."""
     pieces = list(enumerate(reader.partitions()))
-    out = out.resolve()
     staging = out.parent / f".{out.name}.aclog-{uuid.uuid4().hex}"
     staging.mkdir(parents=True)
     try:

@@ -52,6 +52,7 @@ from aclog.pipeline.state_facts import FACT_SCHEMA, Found, PieceFacts, Point, co
 from aclog.pipeline.state_files import STATE_PARTS, WrittenState
 from aclog.pipeline.survey import Survey
 from aclog.records.warning import OnWarning, ignore_warning
+from aclog.snapshot import SnapshotInfo
 
 _RENAMED = {
     "offset": "created_offset",
@@ -220,13 +221,7 @@ def task_state(
         use_snapshots=use_snapshots,
         on_warning=on_warning,
     )
-    options = {
-        "path": str(directory.resolve()),
-        "snapshots": "none" if snapshot is None else str(snapshot.path.resolve()),
-        "from_offset": "0" if snapshot is None else str(snapshot.last_offset + 1),
-        "min_partitions": str(spark.sparkContext.defaultParallelism),
-    }
-    reader = AclogReader(options, RECORD_SCHEMA)
+    reader = _reader_after(spark, directory, snapshot)
     pieces = list(enumerate(reader.partitions()))
     folder = None
     if staging is not None:
@@ -240,3 +235,16 @@ def task_state(
         return None
     collected = None if staging is not None else [stream or b"" for _, stream in surveyed]
     return TaskState(spark, found, len(pieces), staging, collected)
+
+
+def _reader_after(
+    spark: SparkSession, directory: Path, snapshot: SnapshotInfo | None
+) -> AclogReader:
+    """The reader of ``snapshot``'s rows (none: the whole log) and the records after it."""
+    options = {
+        "path": str(directory.resolve()),
+        "snapshots": "none" if snapshot is None else str(snapshot.path.resolve()),
+        "from_offset": "0" if snapshot is None else str(snapshot.last_offset + 1),
+        "min_partitions": str(spark.sparkContext.defaultParallelism),
+    }
+    return AclogReader(options, RECORD_SCHEMA)

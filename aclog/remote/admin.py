@@ -5,7 +5,8 @@
 backend. It rides on kafka-python's :class:`~kafka.admin.KafkaAdminClient` for bootstrap,
 ApiVersions negotiation, SASL/TLS and routing, but builds the five requests itself with
 kafka-python's protocol message classes and sends them the way the admin client's own methods do
-(``admin._manager.run(admin._manager.send, request)``). The admin client's convenience methods
+(``admin._manager.run(admin._manager.send, request)``); the requests are built in
+:mod:`aclog.remote.requests`. The admin client's convenience methods
 cannot be used as they are:
 
 - ``describe_acls`` and ``delete_acls`` turn every pattern type into ``ACLResourcePatternType``,
@@ -37,13 +38,6 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 import kafka.errors as kafka_errors
-from kafka.protocol.admin import (
-    AlterUserScramCredentialsRequest,
-    CreateAclsRequest,
-    DeleteAclsRequest,
-    DescribeAclsRequest,
-    DescribeUserScramCredentialsRequest,
-)
 
 from aclog.acl import ApiError
 from aclog.acl.filters import AclFilter
@@ -69,8 +63,13 @@ from aclog.remote.messages import (
     acl_of,
     api_error,
     check_count,
-    filter_fields,
-    min_acl_version,
+)
+from aclog.remote.requests import (
+    alter_scram_request,
+    create_acls_request,
+    delete_acls_request,
+    describe_acls_request,
+    describe_scram_request,
 )
 
 
@@ -155,22 +154,7 @@ class RemoteAdmin:
             raise UnsupportedRemotely("Kafka cannot preview CreateAcls")
         if not acls:
             return []
-        creation = CreateAclsRequest.AclCreation
-        request = CreateAclsRequest(
-            min_version=min_acl_version(a.resource_type for a in acls),
-            creations=[
-                creation(
-                    resource_type=int(a.resource_type),
-                    resource_name=a.resource_name,
-                    resource_pattern_type=int(a.pattern_type),
-                    principal=a.principal,
-                    host=a.host,
-                    operation=int(a.operation),
-                    permission_type=int(a.permission_type),
-                )
-                for a in acls
-            ],
-        )
+        request = create_acls_request(acls)
         response = self._send(request)
         results = [
             AclCreateResult(api_error(r.error_code, r.error_message)) for r in response.results
@@ -188,11 +172,7 @@ class RemoteAdmin:
             return []
         if dry_run:
             return [AclDeleteResult(*self._describe_tuple(f)) for f in filters]
-        item = DeleteAclsRequest.DeleteAclsFilter
-        request = DeleteAclsRequest(
-            min_version=min_acl_version(f.resource_type for f in filters),
-            filters=[item(**filter_fields(f)) for f in filters],
-        )
+        request = delete_acls_request(filters)
         response = self._send(request)
         results = [
             AclDeleteResult(
@@ -230,9 +210,7 @@ class RemoteAdmin:
     def _describe_tuple(
         self, acl_filter: AclFilter
     ) -> tuple[ApiError, tuple[AccessControlEntryRecord, ...]]:
-        request = DescribeAclsRequest(
-            min_version=min_acl_version([acl_filter.resource_type]), **filter_fields(acl_filter)
-        )
+        request = describe_acls_request(acl_filter)
         response = self._send(request)
         acls = tuple(
             acl_of(entry, resource.resource_type, resource.resource_name, resource.pattern_type)
@@ -251,24 +229,7 @@ class RemoteAdmin:
     ) -> list[ScramAlterResult]:
         """AlterUserScramCredentials: one result per user, as the cluster answers."""
         del caller
-        request = AlterUserScramCredentialsRequest(
-            deletions=[
-                AlterUserScramCredentialsRequest.ScramCredentialDeletion(
-                    name=d.name, mechanism=int(d.mechanism)
-                )
-                for d in deletions
-            ],
-            upsertions=[
-                AlterUserScramCredentialsRequest.ScramCredentialUpsertion(
-                    name=u.name,
-                    mechanism=int(u.mechanism),
-                    iterations=u.iterations,
-                    salt=u.salt,
-                    salted_password=u.salted_password,
-                )
-                for u in upsertions
-            ],
-        )
+        request = alter_scram_request(upsertions, deletions)
         response = self._send(request)
         return [
             ScramAlterResult(r.user, api_error(r.error_code, r.error_message))
@@ -289,10 +250,7 @@ class RemoteAdmin:
     ) -> tuple[ApiError, list[ScramDescribeResult]]:
         """DescribeUserScramCredentials; ``None`` or no names describes every user."""
         del caller
-        user_name = DescribeUserScramCredentialsRequest.UserName
-        request = DescribeUserScramCredentialsRequest(
-            users=[user_name(name=n) for n in names] if names else None
-        )
+        request = describe_scram_request(names)
         response = self._send(request)
         described = [
             ScramDescribeResult(

@@ -37,7 +37,7 @@ from aclog.tools.acls import (
     acls_app,
     parse_or_exit,
 )
-from aclog.tools.common import JsonFlag, OptionalDataDir, load_state, local_caller
+from aclog.tools.common import JsonFlag, OptionalDataDir, holds_log, load_state, local_caller
 from aclog.tools.console import EXIT_USAGE, fail, print_json
 from aclog.tools.inventory import read_inventory
 from aclog.tools.remote import (
@@ -81,6 +81,7 @@ def add(
             "--inventory",
             help="With --dry-run: a file of TYPE:name resources; show "
             "which the new ACLs apply to and whose decisions change.",
+            readable=False,
         ),
     ] = None,
     json_output: JsonFlag = False,
@@ -139,8 +140,11 @@ def _create(
 
 
 def _state_for_add(data_dir: Path) -> MetadataImage:
-    """The committed state ``acls add`` would add to: empty while the directory is missing."""
-    return load_state(data_dir, None, None).image if data_dir.exists() else MetadataImage.EMPTY
+    """The committed state ``acls add`` would add to: empty while the directory holds no log
+    (missing, or a directory the add would start one in)."""
+    if data_dir.is_dir() and holds_log(data_dir):
+        return load_state(data_dir, None, None).image
+    return MetadataImage.EMPTY
 
 
 def _add_target(

@@ -53,7 +53,9 @@ def apply_command(
     command_config: CommandConfig = None,
     plan_file: Annotated[
         Path | None,
-        typer.Option("--plan-file", help="A plan from plan --out: refuse if the state moved."),
+        typer.Option(
+            "--plan-file", help="A plan from plan --out: refuse if the state moved.", readable=False
+        ),
     ] = None,
     allow_delete: Annotated[
         bool, typer.Option("--allow-delete", help="Allow removing ACLs and users FILE owns.")

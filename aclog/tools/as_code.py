@@ -33,7 +33,8 @@ from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_l
 from aclog.tools.remote import RemoteTarget, Target, open_admin
 
 DesiredFile = Annotated[
-    Path, typer.Argument(help="The desired-state YAML file (schema: docs/as-code.md).")
+    Path,
+    typer.Argument(help="The desired-state YAML file (schema: docs/as-code.md).", readable=False),
 ]
 
 SetPasswords = Annotated[

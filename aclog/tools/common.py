@@ -15,7 +15,13 @@ from aclog.acl import ApiError
 from aclog.controller import Caller, Controller, LocalOperator
 from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
-from aclog.log import CorruptLogError, LogError, estimated_end_offset, holds_recovery_point
+from aclog.log import (
+    CorruptLogError,
+    LogError,
+    estimated_end_offset,
+    holds_recovery_point,
+    list_segments,
+)
 from aclog.records import RecordDecodeError, gc_paused
 from aclog.replay import RebuildError, Rebuilt, rebuild_image
 from aclog.snapshot import SNAPSHOT_SUFFIX
@@ -37,7 +43,9 @@ DATA_DIR_ENV = "ACLOG_DATA_DIR"
 
 DataDir = Annotated[
     Path,
-    typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
+    typer.Option(
+        "--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV, readable=False
+    ),
 ]
 OptionalDataDir = Annotated[
     Path | None,
@@ -45,6 +53,7 @@ OptionalDataDir = Annotated[
         "--data-dir",
         help="The aclog data directory (default $ACLOG_DATA_DIR; a command that adds creates "
         "it if missing, others refuse). Excludes --bootstrap-server.",
+        readable=False,
     ),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -100,6 +109,46 @@ def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:
     fail(f"no {kind} directory at {data_dir}: it {what}", EXIT_USAGE)
 
 
+def holds_log(path: Path) -> bool:
+    """Whether the directory ``path`` can be read as an aclog log: it holds log segments or
+    what only a writer leaves (the recovery point, snapshots), or nothing at all (an empty
+    log, as a writer would start it). A directory of other files is none. Cost: a directory
+    listing and one small read."""
+    return bool(list_segments(path)) or is_aclog_path(path) or not any(path.iterdir())
+
+
+def require_log(data_dir: Path, *, kraft: bool = False) -> Path:
+    """``data_dir``, if it is a directory that reads as a log (:func:`holds_log`; ``kraft``: a
+    KRaft metadata log, which its reader checks); else exit 2 naming it. A reader of a
+    directory of other files (a mistyped ``--data-dir`` such as ``.``) would otherwise answer
+    for an empty log."""
+    require_data_dir(data_dir, kraft=kraft)
+    if not kraft:
+        refuse_other_files(data_dir)
+    return data_dir
+
+
+def not_a_log(path: Path) -> str:
+    """What a reader says of a directory without a log."""
+    return (
+        f"{path} holds no log segments (files named like 00000000000000000000.log): not an "
+        "aclog data directory; check the path (a writer starts a log only in a new or empty "
+        "directory)"
+    )
+
+
+def refuse_other_files(data_dir: Path) -> None:
+    """Exit 2 when the existing directory ``data_dir`` holds other files and no log
+    (:func:`holds_log`): a writer would start its log among them (``--data-dir .`` in a
+    project), and a reader would answer for an empty log."""
+    try:
+        if holds_log(data_dir):
+            return
+    except OSError as error:
+        fail_os("read", error)
+    fail(not_a_log(data_dir), EXIT_USAGE)
+
+
 def refuse_kraft(data_dir: Path) -> None:
     """Exit 2 when ``data_dir`` is a KRaft metadata directory: a writer opening it would append
     to Kafka's own metadata log, and its recovery would cut a batch Kafka is still writing."""
@@ -116,7 +165,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     """The controller of ``data_dir`` (a writer: it takes the lock), with clear exits for the
     errors a user can meet. ``create``: a missing directory is made, and removed again when
     the command commits nothing (a failed write leaves no trace); otherwise it is exit 2, and
-    so is a KRaft metadata directory.
+    so is a KRaft metadata directory or one of other files (:func:`refuse_other_files`).
 
     Whoever can write the data directory administers it, so the local operator acts as a super
     user (Kafka's ``kafka-storage``/``--bootstrap-controller`` tools have the same standing).
@@ -125,6 +174,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     if created is None:
         require_data_dir(data_dir)
         refuse_kraft(data_dir)
+        refuse_other_files(data_dir)
     try:
         with _opening_errors(data_dir):
             controller = Controller.open(data_dir, authorizer=LocalOperator())
@@ -241,7 +291,7 @@ def load_state(
     writing anything; a note on stderr when the state is not quite the point given
     (:func:`aclog.tools.points.point_note`); a progress bar on a terminal. ``kraft``:
     ``data_dir`` is a KRaft metadata log."""
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
     end = estimated_end_offset(data_dir)
     if end is not None and at_offset is not None:

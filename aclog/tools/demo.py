@@ -25,8 +25,16 @@ from aclog.records import (
 )
 from aclog.replay import entries_between, read_decoded
 from aclog.sample import Tenancy, tenancy, write_tenancy
-from aclog.tools.common import DataDir, JsonFlag, load_state, open_controller
-from aclog.tools.console import app, fail, fail_os, print_json, print_line
+from aclog.tools.common import (
+    DataDir,
+    JsonFlag,
+    load_state,
+    open_controller,
+    refuse_kraft,
+    refuse_other_files,
+    require_data_dir,
+)
+from aclog.tools.console import app, fail_os, print_json, print_line
 from aclog.tools.dump import dump
 from aclog.tools.history import state_to_dict
 
@@ -104,6 +112,10 @@ def demo(
     'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
     """
     world = tenancy() if with_tenancy else None
+    if data_dir.exists():  # a demo never writes among someone else's files
+        require_data_dir(data_dir)
+        refuse_kraft(data_dir)  # named as such, before it is called a directory of other files
+        refuse_other_files(data_dir)
     if world is None:
         with open_controller(data_dir, create=True) as controller:
             fresh = controller.log.end_offset <= 1
@@ -138,19 +150,17 @@ def demo(
 def _write_tenancy(directory: Path, world: Tenancy) -> tuple[bool, MetadataImage]:
     """Write the tenancy to a new or empty ``directory`` (whether it did) and read it back; a
     directory holding an aclog log is kept as it is; anything else is refused."""
-    empty = not directory.exists() or (directory.is_dir() and not any(directory.iterdir()))
+    empty = _is_new_or_empty(directory)
     if empty:
         try:
             write_tenancy(directory, world, fsync=True)
         except OSError as error:
             fail_os(f"write the sample history to {directory}", error)
-    elif not any(directory.glob("*.log")):
-        fail(
-            f"{directory} is neither a new or empty directory nor an aclog data directory: "
-            "'aclog demo --tenancy' writes only to a new or empty one; choose another --data-dir",
-            2,
-        )
     return empty, load_state(directory, None, None).image
+
+
+def _is_new_or_empty(directory: Path) -> bool:
+    return not directory.exists() or (directory.is_dir() and not any(directory.iterdir()))
 
 
 def _try_questions(directory: Path, world: Tenancy, image: MetadataImage) -> None:

@@ -27,7 +27,7 @@ from aclog.replay import (
     read_segment_decoded,
 )
 from aclog.snapshot import SNAPSHOT_SUFFIX, SnapshotError, read_snapshot
-from aclog.tools.common import SourceFormat, is_kraft
+from aclog.tools.common import SourceFormat, is_kraft, not_a_log
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -50,7 +50,8 @@ def dump(
         list[Path],
         typer.Argument(
             help="Data directories, segment (.log) files, snapshots, or KRaft metadata "
-            "directories (__cluster_metadata-0) and .checkpoint files."
+            "directories (__cluster_metadata-0) and .checkpoint files.",
+            readable=False,
         ),
     ],
     from_offset: Annotated[int, typer.Option(help="First offset to print.", min=0)] = 0,
@@ -130,11 +131,7 @@ def _check_readable_as_log(path: Path) -> None:
     """Refuse what cannot hold records before printing anything: an empty file not named as a
     segment, a directory without segments (an empty segment is a real empty log)."""
     if path.is_dir() and not list_segments(path):
-        fail(
-            f"{path} holds no log segments (files named like 00000000000000000000.log): "
-            "not an aclog data directory",
-            EXIT_FAILURE,
-        )
+        fail(not_a_log(path), EXIT_USAGE)
     if path.is_file() and path.stat().st_size == 0 and segment_base_offset(path) is None:
         fail(f"{path} is empty: not a log segment, snapshot or checkpoint", EXIT_FAILURE)
 

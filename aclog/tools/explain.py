@@ -75,7 +75,9 @@ def _resource(
 def explain(
     data_dir: Annotated[
         Path,
-        typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
+        typer.Option(
+            "--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV, readable=False
+        ),
     ],
     principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
     host: Annotated[str, typer.Option(help="The caller's IP address (v4 or v6).")],

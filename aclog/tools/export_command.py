@@ -28,7 +28,9 @@ def export_command(
         str, typer.Option("--format", help="yaml: a desired-state file (docs/as-code.md).")
     ] = "yaml",
     at_time: AtTime = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Write to FILE, not stdout.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write to FILE, not stdout.", readable=False)
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Write the ACLs and SCRAM users as a desired-state file (owns: all; no passwords)."""

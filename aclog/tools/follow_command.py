@@ -4,13 +4,15 @@ every ``--interval`` and appends each observed difference to a data directory as
 
 Thin: parse, open the data directory's controller (it holds the writer lock while following),
 run :class:`~aclog.desired.follow.FollowLoop`, log each recorded poll and each failure on
-stderr. An unreachable cluster is logged and retried with backoff, never fatal.
+stderr. An unreachable cluster is logged and retried with backoff; a follower stopped before
+any poll reached the cluster exits 3 (it observed nothing, which a 0 would hide).
 """
 
 from __future__ import annotations
 
 import re
 import signal
+from pathlib import Path
 from threading import Event
 from types import FrameType
 from typing import Annotated
@@ -18,10 +20,10 @@ from typing import Annotated
 import kafka.errors as kafka_errors
 import typer
 
-from aclog.desired import FollowLoop, ReadError
+from aclog.desired import FollowLoop, FollowReport, ReadError
 from aclog.remote import RemoteAdmin, RemoteError
 from aclog.tools.common import DataDir, JsonFlag, open_controller
-from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
+from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.remote import BootstrapServer, CommandConfig, RemoteTarget, choose_target
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -64,21 +66,38 @@ def follow_command(
         )
         with stopping_on_signals(loop.stop):
             print_line(f"aclog: following {target.bootstrap} every {seconds:g} s", stderr=True)
-            recorded = loop.run()
+            report = loop.run()
         end = controller.log.end_offset
     # A directory this command created and then recorded nothing in is removed on the way
     # out (open_controller): it has no end to report.
+    _show_stop(target.bootstrap, data_dir, report, end, json_output)
+    if report.polls == 0:
+        fail(
+            f"stopped without ever reaching {target.bootstrap}: nothing was observed or "
+            "recorded; check the address and --command-config (see the errors above)",
+            EXIT_IO,
+        )
+
+
+def _show_stop(
+    source: str, data_dir: Path, report: FollowReport, end: int, json_output: bool
+) -> None:
+    """What a stopped follower says on stdout: the polls and the log end (none when the data
+    directory it created for nothing was removed)."""
     kept = data_dir.is_dir()
     if json_output:
         print_json(
             {
-                "source": target.bootstrap,
-                "polls_recorded": recorded,
+                "source": source,
+                "polls": report.polls,
+                "polls_recorded": report.recorded,
                 "log_end": end if kept else None,
             }
         )
     elif kept:
-        print_line(f"stopped: {recorded} polls recorded changes; log end {end}")
+        print_line(
+            f"stopped: {report.polls} polls, {report.recorded} recorded changes; log end {end}"
+        )
     else:
         print_line(f"stopped: nothing was recorded, so {data_dir} was not created")
 

@@ -23,7 +23,7 @@ from aclog.tools.common import (
     is_kraft,
     load_state,
     open_controller,
-    require_data_dir,
+    require_log,
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -92,7 +92,7 @@ def verify(
 ) -> None:
     """Check every batch and snapshot, and that snapshot + tail equals a full replay."""
     kraft = is_kraft(data_dir, source_format)
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     check = verify_kraft_directory if kraft else verify_directory
     try:
         bar = offsets_bar("checking batches", estimated_end_offset(data_dir))
@@ -132,7 +132,7 @@ def diff_command(
     """ACLs and SCRAM credentials added, removed and changed between two points, with who
     changed them and when. --from must not come after --to."""
     kraft = is_kraft(data_dir, source_format)
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
     try:
         result = call_paused(
@@ -213,6 +213,8 @@ def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
     ]
     if json_output:
         print_json({"snapshots": rows})
+    elif not rows:
+        print_line(f"no snapshots in {data_dir} ('aclog snapshot create' writes one)")
     else:
         for row in rows:
             state = "ok" if row["valid"] else f"CORRUPT: {row['error']}"
@@ -225,7 +227,6 @@ def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
 
 
 def _snapshots(data_dir: Path) -> list[SnapshotId]:
-    require_data_dir(data_dir)
     if is_kraft_path(data_dir):  # listing none there would read as "no snapshot, all fine"
         fail(
             f"{data_dir} is a KRaft metadata directory: its snapshots are Kafka's .checkpoint "
@@ -233,6 +234,7 @@ def _snapshots(data_dir: Path) -> list[SnapshotId]:
             "aclog dump FILE.checkpoint prints one",
             EXIT_USAGE,
         )
+    require_log(data_dir)
     try:
         return list_snapshots(data_dir)
     except OSError as error:
@@ -256,7 +258,8 @@ def _snapshot_row(path: Path, last_offset: int, epoch: int) -> dict[str, Any]:
 def snapshot_verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
     """Verify every snapshot; exit 1 if any is corrupt."""
     bad = 0
-    for snapshot in _snapshots(data_dir):
+    snapshots = _snapshots(data_dir)
+    for snapshot in snapshots:
         try:
             verify_snapshot(snapshot.path)
         except SnapshotError as error:
@@ -264,6 +267,8 @@ def snapshot_verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
             print_line(f"aclog: {error}", stderr=True)
     if json_output:
         print_json({"ok": bad == 0, "corrupt": bad})
+    elif not snapshots:
+        print_line(f"no snapshots in {data_dir}: nothing to verify")
     elif bad == 0:
         print_line("every snapshot verifies")
     if bad:

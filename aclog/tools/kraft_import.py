@@ -81,6 +81,7 @@ def import_command(
         typer.Option(
             "--from-kraft",
             help="Kafka's metadata log directory (__cluster_metadata-0) or one .checkpoint.",
+            readable=False,
         ),
     ],
     data_dir: Annotated[
@@ -89,6 +90,7 @@ def import_command(
             "--data-dir",
             help="The new aclog data directory (missing or empty).",
             envvar=DATA_DIR_ENV,
+            readable=False,
         ),
     ],
     skip_noop: Annotated[

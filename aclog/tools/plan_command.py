@@ -46,10 +46,13 @@ def plan_command(
     command_config: CommandConfig = None,
     inventory: Annotated[
         Path | None,
-        typer.Option(help="A file of TYPE:name resources: show whose access changes on them."),
+        typer.Option(
+            help="A file of TYPE:name resources: show whose access changes on them.", readable=False
+        ),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Save the plan (JSON) for apply --plan-file.")
+        Path | None,
+        typer.Option("--out", help="Save the plan (JSON) for apply --plan-file.", readable=False),
     ] = None,
     detailed_exitcode: Annotated[
         bool,

@@ -43,7 +43,7 @@ from aclog.tools.common import (
     SourceFormat,
     is_kraft,
     load_state,
-    require_data_dir,
+    require_log,
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -61,6 +61,8 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
+    check_host,
+    check_principal,
     check_resource_name,
 )
 from aclog.tools.points import parse_point, show_point_note
@@ -68,7 +70,7 @@ from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
 T = TypeVar("T")
 ReadDataDir = Annotated[
-    Path, typer.Option("--data-dir", help="The aclog data directory (read only).")
+    Path, typer.Option("--data-dir", help="The aclog data directory (read only).", readable=False)
 ]
 Host = Annotated[
     str | None,
@@ -110,6 +112,13 @@ def _usage(action: Callable[[], T]) -> T:
         fail(str(error), EXIT_USAGE)
 
 
+def _checked_host(host: str | None) -> None:
+    """Exit 2 on a ``--host`` that is not an IP address, as ``explain`` does (a name such as
+    ``localhost`` is never a client address, so it would match only ``*`` ACLs)."""
+    if host is not None:
+        _usage(lambda: check_host(host, "--host"))
+
+
 @app.command("who-can")
 def who_can_command(
     data_dir: ReadDataDir,
@@ -134,6 +143,7 @@ def who_can_command(
         topic, group, cluster, transactional_id, user, delegation_token
     )
     (op,) = _usage(lambda: parse_operations([operation]))
+    _checked_host(host)
     authorizer = _authorizer(
         data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
     )
@@ -194,7 +204,9 @@ def reach_command(
     ] = None,
     inventory: Annotated[
         Path | None,
-        typer.Option(help="TYPE:name lines: answer per resource name instead of per pattern."),
+        typer.Option(
+            help="TYPE:name lines: answer per resource name instead of per pattern.", readable=False
+        ),
     ] = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,
@@ -207,6 +219,8 @@ def reach_command(
     grant it something on, with the operations, the deciding ACLs and the DENY exceptions."""
     types = _usage(lambda: _resource_types(resource_type))
     names = _usage(lambda: read_inventory(inventory)) if inventory is not None else None
+    _usage(lambda: check_principal(principal, "--principal"))
+    _checked_host(host)
     authorizer = _authorizer(
         data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
     )
@@ -240,7 +254,7 @@ def lint_command(
     SCRAM credentials; each with a kind, a severity and the ACLs or user concerned."""
     threshold = None if fail_on is None else _usage(lambda: Severity.parse(fail_on))
     kraft = is_kraft(data_dir, source_format)
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
     report = _lint(data_dir, at_offset, at_time_ms, kraft, min_iterations, max_credential_age_days)
     if report.last_offset is not None:  # where the point landed, as replay and who-can say

@@ -58,6 +58,7 @@ CommandConfig = Annotated[
         "properties (security.protocol, "
         "sasl.mechanism, sasl.jaas.config or sasl.username/sasl.password, ssl.cafile, "
         "ssl.endpoint.identification.algorithm, request.timeout.ms, ...).",
+        readable=False,
     ),
 ]
 

@@ -19,7 +19,13 @@ from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.common import DATA_DIR_ENV, JsonFlag, refuse_kraft, removed_on_failure
+from aclog.tools.common import (
+    DATA_DIR_ENV,
+    JsonFlag,
+    refuse_kraft,
+    removed_on_failure,
+    require_data_dir,
+)
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
@@ -158,6 +164,7 @@ def serve(
             "--data-dir",
             help="The aclog data directory (created if missing).",
             envvar=DATA_DIR_ENV,
+            readable=False,
         ),
     ] = Path("aclog-data"),
     listen: Annotated[
@@ -185,15 +192,19 @@ def serve(
         ),
     ] = False,
     tls_cert: Annotated[
-        Path | None, typer.Option("--tls-cert", help="PEM certificate (chain) for SASL_SSL.")
+        Path | None,
+        typer.Option("--tls-cert", help="PEM certificate (chain) for SASL_SSL.", readable=False),
     ] = None,
-    tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key.")] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option("--tls-key", help="PEM private key.", readable=False)
+    ] = None,
     topics: Annotated[
         Path | None,
         typer.Option(
             "--topics",
             help="Topics to report, one per line: NAME or TOPIC:NAME, then an optional "
             "partition count.",
+            readable=False,
         ),
     ] = None,
     max_frame_bytes: lim.MaxFrameBytes = lim.DEFAULTS.max_frame_bytes,
@@ -274,6 +285,8 @@ def serve(
         ),
         (controller, heartbeat_ms, election_timeout_ms),
     )
+    if data_dir.exists():  # a missing one is created; a file in its place is exit 2, naming it
+        require_data_dir(data_dir)
     refuse_kraft(data_dir)  # serving opens a writer on it (--controller too)
     # A listener that never started leaves no data directory behind; once it has, clients
     # may have written to it and it stays.

@@ -18,7 +18,7 @@ from aclog.image import ReplayError
 from aclog.log import CorruptLogError
 from aclog.records import AclOperation, RecordDecodeError, ResourceType
 from aclog.replay import Point, RebuildError
-from aclog.tools.common import JsonFlag, SourceFormat, is_kraft, require_data_dir
+from aclog.tools.common import JsonFlag, SourceFormat, is_kraft, require_log
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -70,7 +70,8 @@ def timeline_command(
     ] = None,
     source_format: SourceFormat = "auto",
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Also draw the decisions over time (PNG).")
+        Path | None,
+        typer.Option("--plot", help="Also draw the decisions over time (PNG).", readable=False),
     ] = None,
     json_output: JsonFlag = False,
 ) -> None:
@@ -81,7 +82,7 @@ def timeline_command(
     )
     op, supers = _checked(principal, host, operation, super_users)
     kraft = is_kraft(data_dir, source_format)
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     first = BEGINNING if start is None else parse_range_end(start, "--from")
     last = Point() if end is None else parse_range_end(end, "--to")
     check_range(first, last, 0, 0)  # only same-kind points here: mixed ones after the walk

@@ -20,7 +20,8 @@ in request order, those completed together in one socket write. A write is autho
 the ACLs published when it is read, which need not include the writes still pending ahead of
 it on its connection: a Kafka broker, too, authorizes against its current metadata image. The
 intake closes the connection on a bad size, too many frames before a login, a slow sender or
-an idle client; so does the processor on a slow reader. Every close is logged with why.
+an idle client; so does the :class:`~aclog.wire.outlet.Outlet` on a slow reader. Every close is
+logged with why.
 
 Used from the event loop only.
 """
@@ -30,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,14 +38,14 @@ from typing import Any, Protocol
 
 from aclog.node import Node
 from aclog.wire.budget import Budget, Usage
-from aclog.wire.config import Limits, ServerConfig
+from aclog.wire.config import ServerConfig
 from aclog.wire.context import Session
 from aclog.wire.dispatch import Outcome, Pending, process, queues_commit
 from aclog.wire.errors import Offload
 from aclog.wire.intake import End, Intake
+from aclog.wire.outlet import Outlet
 
 logger = logging.getLogger(__name__)
-CLOSE_AFTER_RESPONSE_DELAY = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,21 +59,6 @@ _COMMITTED = _Committed()
 @dataclass(frozen=True, slots=True)
 class _Frame:
     payload: bytes
-
-
-def _bound_buffers(writer: asyncio.StreamWriter, limits: Limits) -> None:
-    """Bound what the socket buffers for a client that does not read: answers in asyncio's
-    buffer (past the bound drain() waits, and the connection is muted) and in the kernel's."""
-    writer.transport.set_write_buffer_limits(high=limits.max_unsent_bytes_per_connection)
-    sock = writer.get_extra_info("socket")
-    if sock is None:
-        return
-    for option, size in (
-        (socket.SO_SNDBUF, limits.socket_send_buffer_bytes),
-        (socket.SO_RCVBUF, limits.socket_receive_buffer_bytes),
-    ):
-        if size > 0:
-            sock.setsockopt(socket.SOL_SOCKET, option, size)
 
 
 class Listener(Protocol):
@@ -105,10 +90,9 @@ class Connection:
             limits.max_in_flight_per_connection,
             limits.connection_reserved_bytes,
         )
-        self._writer = writer
-        _bound_buffers(writer, limits)
         self._queue: asyncio.Queue[_Frame | End | _Committed] = asyncio.Queue()
         self._intake = Intake(reader, self.session, limits, server.budget, self.usage, self._take)
+        self._outlet = Outlet(writer, limits, self._intake)
         self._answers: deque[tuple[Outcome, int]] = deque()
         """Answers not yet sent, in request order, with their frames' sizes."""
         self._loop = asyncio.get_running_loop()
@@ -141,7 +125,7 @@ class Connection:
                 await self._reader_task
             self._drop_queued()
             logger.log(end.level, "connection %s closed: %s", self.name, end.reason)
-            await self._close(end.abort)
+            await self._outlet.close(end.abort)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -231,7 +215,7 @@ class Connection:
             return None
         # Given back before the write can wait: a client that does not read holds no more.
         self.server.budget.release(self.usage, size, len(ready))
-        return await self._write(ready)
+        return await self._outlet.write(ready)
 
     async def _finish(self, pending: Pending) -> Outcome:
         """A completed write's answer: rendered here, or on a worker thread when large."""
@@ -260,41 +244,6 @@ class Connection:
         except Offload:
             return None
 
-    async def _write(self, outcomes: list[Outcome]) -> End | None:
-        """Send the outcomes' responses in order; the last one may close the connection."""
-        last = outcomes[-1]
-        if self._writer.transport.is_closing():  # the client reset the connection
-            return End(
-                f"cannot send the {last.api} response: the connection is closed",
-                logging.INFO,
-                abort=True,
-            )
-        try:
-            self._writer.writelines([o.data for o in outcomes if o.data is not None])
-            # Usually the socket took every byte: nothing to wait for, and skipping the
-            # timeout's timer is a tenth of a small request's cost on the event loop.
-            if self._writer.transport.get_write_buffer_size():
-                # drain() waits only past max_unsent_bytes_per_connection; meanwhile the
-                # connection is not read either (Kafka mutes it).
-                self._intake.mute()
-                try:
-                    async with asyncio.timeout(self.server.config.limits.write_timeout):
-                        await self._writer.drain()
-                finally:
-                    self._intake.unmute()
-        except TimeoutError:
-            return End("the client did not read its responses (slow reader)", logging.WARNING, True)
-        except (ConnectionError, OSError) as error:
-            return End(f"cannot send the {last.api} response: {error}", logging.INFO, True)
-        if last.close_reason is not None:
-            if last.data is not None:
-                # A response that ends the connection (a failed login) is given time to arrive
-                # before the close, as Kafka's connection.failed.authentication.delay.ms (100 ms)
-                # does; otherwise a client may see the close first and retry instead of failing.
-                await asyncio.sleep(CLOSE_AFTER_RESPONSE_DELAY)
-            return End(last.close_reason, logging.WARNING)
-        return None
-
     def _drop_queued(self) -> None:
         while not self._queue.empty():
             item = self._queue.get_nowait()
@@ -303,14 +252,3 @@ class Connection:
         while self._answers:  # their commits stand; the client is gone or the server stops
             _, size = self._answers.popleft()
             self.server.budget.release(self.usage, size)
-
-    async def _close(self, abort: bool) -> None:
-        """Close, flushing what is buffered for at most a second, else (or if ``abort``) drop
-        the connection at once."""
-        if not abort:
-            self._writer.close()
-            # A client that does not read, or that reset the connection, is aborted below.
-            with contextlib.suppress(TimeoutError, ConnectionError, OSError):
-                await asyncio.wait_for(self._writer.wait_closed(), 1.0)
-                return
-        self._writer.transport.abort()

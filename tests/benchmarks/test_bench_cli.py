@@ -15,6 +15,13 @@ def test_cli_suite_runs_at_tiny_scale() -> None:
     finally:
         harness.SCALE.name = "full"
     impls = [row.impl for row in report.rows]
-    assert impls == ["aclog replay --json", "aclog replay", "aclog dump --json", "aclog dump"]
+    assert impls == [
+        "aclog replay --json",
+        "aclog replay",
+        "aclog dump --json",
+        "aclog dump",
+        "aclog export --json",
+        "aclog export",
+    ]
     assert all(row.value > 0 and row.size == 2000 for row in report.rows)
     assert all("text/json" in row.note for row in report.rows if "--json" not in row.impl)

@@ -29,6 +29,7 @@ from aclog.desired import (
 )
 from aclog.desired import export as export_module
 from aclog.desired.atomic import NOT_APPLIED
+from aclog.desired.export import HEADER
 from aclog.desired.planning import Plan
 from aclog.image import MetadataImage
 from aclog.records import (
@@ -271,9 +272,9 @@ def test_an_export_of_any_names_loads_back_to_the_same_acls(
 
 
 def test_export_uses_libyaml_and_writes_what_pure_python_yaml_writes() -> None:
-    """The export emits through libyaml where PyYAML has it (the pure-Python emitter spent 55 s
-    of a 200k-ACL export whose replay took 10; that speed is a benchmark's to show, not a timed
-    test's), and for plain names its bytes are the pure-Python emitter's."""
+    """The export writes its lines itself (PyYAML's representer spent about 40 s of a 200k-ACL
+    export; that speed is a benchmark's to show, not a timed test's), quotes through libyaml
+    where PyYAML has it, and for plain names its bytes are the pure-Python emitter's."""
     acls = [
         AclBinding(
             ResourceType.TOPIC,
@@ -292,3 +293,34 @@ def test_export_uses_libyaml_and_writes_what_pure_python_yaml_writes() -> None:
     assert export_yaml(current).endswith(python)
     if yaml.__with_libyaml__:
         assert export_module._DUMPER is yaml.CSafeDumper
+
+
+_SHORT_NAME = st.text(
+    st.sampled_from("aZ09_.-/@+=:*' #é"), min_size=1, max_size=10
+) | st.sampled_from(
+    ["yes", "No", "null", "~", "123", "0x1f", "1e5", "12:30", "2026-01-01", "-x", "a:", ":a", "<<"]
+)
+
+
+@given(st.lists(st.tuples(_SHORT_NAME, _SHORT_NAME, st.integers(4096, 10_000)), max_size=6))
+@settings(deadline=None)
+def test_the_export_is_the_text_pyyaml_writes(names: list[tuple[str, str, int]]) -> None:
+    """Names that fit a line are written as PyYAML's block style writes them, byte for byte:
+    plain where it is plain, quoted as it quotes (numbers, booleans, indicators, spaces)."""
+    acls = [
+        AclBinding(
+            ResourceType.TOPIC,
+            name,
+            PatternType.PREFIXED,
+            f"User:{user}",
+            "*",
+            AclOperation.WRITE,
+            AclPermissionType.DENY,
+        )
+        for name, user, _ in names
+    ]
+    users = {(user, ScramMechanism.SCRAM_SHA_256): iterations for _, user, iterations in names}
+    current = CurrentState(CurrentState.from_described(acls, []).acls, users)
+    options = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
+    expected = yaml.dump(export_dict(current), Dumper=yaml.SafeDumper, **options)
+    assert export_yaml(current) == HEADER + expected

@@ -13,6 +13,7 @@ import errno
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 
 from aclog.snapshot import list_snapshots
+from aclog.tools.main import app
 from tests.tools.harness import run_main, tree_digest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,6 +99,67 @@ def test_an_unreadable_file_and_an_unreadable_directory_both_exit_3(
     result = run_main(*filled)
     assert result.code == 3, result.stderr
     assert "Permission denied" in result.stderr and "internal error" not in result.stderr
+
+
+def _unprivileged() -> list[str]:
+    """A command prefix under which modes apply: none for a user, for root a ``setpriv`` that
+    drops the capabilities that let root read anything (skip without it)."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("root without setpriv: no mode stops root")
+    caps = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ("replay", "--data-dir", "{d}"),
+        ("dump", "{d}"),
+        ("verify", "--data-dir", "{d}"),
+        ("who-can", "--data-dir", "{d}", "--operation", "Read", "--topic", "t"),
+        ("acls", "add", "--data-dir", "{d}", "--allow-principal", "User:a", "--topic", "t"),
+    ],
+    ids=lambda line: " ".join(line[:2]),
+)
+def test_a_directory_chmod_000_is_an_io_error_in_a_real_process(
+    data_dir: Path, tmp_path: Path, line: tuple[str, ...]
+) -> None:
+    # The option parser checked readability with os.access itself (which the monkeypatched
+    # test above does not see) and exited 2 with a usage box: the README says 3.
+    locked = tmp_path / "locked"
+    shutil.copytree(data_dir, locked)
+    command = [*_unprivileged(), sys.executable, "-m", "aclog"]
+    locked.chmod(0)
+    try:
+        filled = [part.replace("{d}", str(locked)) for part in line]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("ACLOG_DATA_DIR", None)
+        result = subprocess.run([*command, *filled], capture_output=True, text=True, env=env,
+                                timeout=120, check=False)  # fmt: skip
+    finally:
+        locked.chmod(0o700)
+    assert result.returncode == 3, result.stderr
+    assert "Permission denied" in result.stderr and "Usage" not in result.stderr
+
+
+def test_no_path_option_is_checked_by_the_option_parser() -> None:
+    """Every path parameter leaves its checks to the command (readable=False), so an
+    unreadable path exits 3 with the OS's message like every other read (os_error_code)."""
+    checked = []
+
+    def walk(command: Any, words: list[str]) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*words, name])
+        for param in getattr(command, "params", []):
+            descriptor = getattr(param, "type_descriptor", None)
+            info = getattr(descriptor, "parameter_info", None)
+            if "Path" in repr(getattr(descriptor, "annotation", "")) and info.readable:
+                checked.append(" ".join([*words, param.name]))
+
+    walk(typer.main.get_command(app), [])
+    assert checked == []
 
 
 def test_an_unreadable_inventory_is_io_and_a_missing_one_usage(

@@ -1,7 +1,7 @@
 """``aclog follow`` against a real ``aclog serve`` (both subprocesses on 127.0.0.1, stopped by
 pid): the initial state is recorded, out-of-band changes by kafka-python and confluent-kafka are
 recorded within an interval, a restart resumes without re-recording, SIGTERM stops cleanly, and
-an unreachable cluster is logged and retried."""
+an unreachable cluster is logged and retried, and a stop before any poll reached it exits 3."""
 
 from __future__ import annotations
 
@@ -152,10 +152,11 @@ def test_follow_records_changes_made_out_of_band(tmp_path: Path, server: ServerP
     time.sleep(1.0)
     code, summary = again.stop()
     assert code == 0 and summary["polls_recorded"] == 0, again.stderr()
+    assert summary["polls"] >= 1  # it reached the cluster: a clean stop
     assert list(read_decoded(tmp_path / "fol"))[-1].last_offset == end
 
 
-def test_an_unreachable_cluster_is_retried_and_sigterm_stops(tmp_path: Path) -> None:
+def test_a_follower_that_never_reached_the_cluster_exits_3_when_stopped(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -165,9 +166,11 @@ def test_an_unreachable_cluster_is_retried_and_sigterm_stops(tmp_path: Path) -> 
         assert follower.process.poll() is None  # still running: it retries
     finally:
         code, summary = follower.stop()
-    assert code == 0, follower.stderr()
-    assert summary["polls_recorded"] == 0
+    # It observed nothing, not even an unchanged state: a 0 would tell a script all was well.
+    assert code == 3, follower.stderr()
+    assert summary["polls"] == 0 and summary["polls_recorded"] == 0
     assert "retrying in" in follower.stderr()
+    assert f"without ever reaching 127.0.0.1:{port}" in follower.stderr()
     # the directory it created for nothing is gone; it reported 'log end 1' of it
     assert not (tmp_path / "fol").exists()
     assert summary["log_end"] is None

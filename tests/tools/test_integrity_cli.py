@@ -157,7 +157,7 @@ def test_dump_refuses_a_directory_without_segments_but_lists_a_real_empty_log(
 ) -> None:
     (tmp_path / "notes").mkdir()
     result = runner.invoke(app, ["dump", str(tmp_path / "notes")])
-    assert result.exit_code == 1 and "holds no log segments" in result.stderr
+    assert result.exit_code == 2 and "holds no log segments" in result.stderr
     SegmentedLog(tmp_path / "empty").close()
     for target in (tmp_path / "empty", _segment(tmp_path / "empty")):
         result = runner.invoke(app, ["dump", str(target)])

@@ -176,6 +176,24 @@ def test_reach_usage_errors_and_super_users(data_dir: Path, tmp_path: Path) -> N
     assert "is a super user" in admin.stdout
 
 
+@pytest.mark.parametrize(
+    ("question", "refused"),
+    [
+        (("reach", "--principal", "bob"), "Invalid principal 'bob'"),
+        (("reach", "--principal", "User:bob", "--host", "localhost"), "Invalid host 'localhost'"),
+        (("who-can", "--operation", "Read", "--topic", "orders", "--host", "db1"), "'db1'"),
+    ],
+)
+def test_a_principal_or_host_no_acl_could_name_is_a_usage_error(
+    data_dir: Path, question: tuple[str, ...], refused: str
+) -> None:
+    # As explain and timeline refuse them: answering "nothing" for 'bob' (not User:bob) or for
+    # a host name (never a client address) read as a real answer.
+    result = _run(question[0], "--data-dir", str(data_dir), *question[1:])
+    assert result.exit_code == 2, result.stdout
+    assert refused in result.stderr and result.stdout == ""
+
+
 def test_lint_json_equals_the_library_and_fail_on_gates(data_dir: Path) -> None:
     args = ("lint", "--data-dir", str(data_dir))
     got = json.loads(_ok(*args, "--json").stdout)

@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from aclog.replay.rebuild import rebuild_image
 from aclog.tools.main import app
+from tests.kraft.layout import build_layout
+from tests.tools.harness import run_main, tree_digest
 
 
 def test_quickstart_walks_through_a_real_server(tmp_path: Path) -> None:
@@ -96,5 +98,28 @@ def test_demo_tenancy_refuses_a_directory_that_is_not_empty_or_a_log(tmp_path: P
     (tmp_path / "notes.txt").write_text("mine\n")
     result = CliRunner().invoke(app, ["demo", "--data-dir", str(tmp_path), "--tenancy"])
     assert result.exit_code == 2
-    assert "choose another --data-dir" in result.output
+    assert "not an aclog data directory" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_demo_tenancy_refuses_a_kraft_metadata_directory_and_leaves_it_alone(
+    tmp_path: Path,
+) -> None:
+    # Kafka's metadata directory holds .log segments too: it is not an aclog data directory.
+    kraft = tmp_path / "__cluster_metadata-0"
+    build_layout(kraft)
+    before = tree_digest(kraft)
+    result = run_main("demo", "--data-dir", str(kraft), "--tenancy")
+    assert result.code == 2, result.stderr
+    assert "is a KRaft metadata directory" in result.stderr
+    assert tree_digest(kraft) == before
+
+
+def test_demo_refuses_a_directory_of_other_files_and_leaves_it_alone(tmp_path: Path) -> None:
+    # It wrote its segments among them (only --tenancy refused).
+    (tmp_path / "notes.txt").write_text("mine\n")
+    before = tree_digest(tmp_path)
+    result = run_main("demo", "--data-dir", str(tmp_path))
+    assert result.code == 2, result.stdout
+    assert f"{tmp_path} holds no log segments" in result.stderr
+    assert tree_digest(tmp_path) == before

@@ -108,6 +108,63 @@ def test_a_read_of_a_missing_directory_exits_2_naming_it_and_creates_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "template",
+    [t for t in READS if "--dry-run" not in t or t[1] != "add"],
+    ids=lambda t: " ".join(t[:2]),
+)
+def test_a_read_of_a_directory_of_other_files_exits_2_instead_of_answering_for_an_empty_log(
+    tmp_path: Path, template: tuple[str, ...]
+) -> None:
+    # A mistyped --data-dir that exists ('.', a home directory) read as an empty log said
+    # "0 ACLs" and verify said "ok"; dump alone refused it, with exit 1.
+    (tmp_path / "notes.txt").write_text("mine\n")
+    before = tree_digest(tmp_path)
+    result = run_main(*_line(template, tmp_path))
+    assert result.code == 2, (result.stdout, result.stderr)
+    assert f"{tmp_path} holds no log segments" in result.stderr
+    assert "not an aclog data directory" in result.stderr
+    assert tree_digest(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ("acls", "add", "--allow-principal", "User:a", "--topic", "t"),
+        ("users", "set", "bob", "--mechanism", "SCRAM-SHA-256", "--password", "pw"),
+        ("snapshot", "create"),
+    ],
+    ids=lambda line: " ".join(line[:2]),
+)
+def test_a_writer_starts_no_log_among_other_files(tmp_path: Path, line: tuple[str, ...]) -> None:
+    # 'aclog acls add --data-dir .' in a project wrote segments beside its files.
+    (tmp_path / "notes.txt").write_text("mine\n")
+    before = tree_digest(tmp_path)
+    result = run_main(*line, "--data-dir", str(tmp_path))
+    assert result.code == 2, result.stderr
+    assert f"{tmp_path} holds no log segments" in result.stderr
+    assert tree_digest(tmp_path) == before
+
+
+def test_a_dry_run_add_to_an_empty_directory_shows_the_adds(tmp_path: Path) -> None:
+    result = run_main("acls", "add", "--data-dir", str(tmp_path), "--allow-principal", "User:x",
+                      "--topic", "t", "--dry-run")  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert "User:x" in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_snapshot_list_and_verify_say_when_there_is_no_snapshot(tmp_path: Path) -> None:
+    assert run_main("demo", "--data-dir", str(tmp_path / "d"), "--no-show").code == 0
+    listed = run_main("snapshot", "list", "--data-dir", str(tmp_path / "d"))
+    assert listed.code == 0 and "no snapshots in" in listed.stdout
+    verified = run_main("snapshot", "verify", "--data-dir", str(tmp_path / "d"))
+    assert verified.code == 0 and "nothing to verify" in verified.stdout
+    assert run_main("snapshot", "list", "--data-dir", str(tmp_path / "d"), "--json").stdout == (
+        '{\n  "snapshots": []\n}\n'
+    )
+
+
 def test_users_list_of_a_typo_writes_no_leader_change(tmp_path: Path) -> None:
     result = run_main("users", "list", "--data-dir", str(tmp_path / "typo"))
     assert result.code == 2
@@ -249,4 +306,9 @@ def test_a_file_given_as_the_data_directory_is_a_usage_error(tmp_path: Path) -> 
         result = run_main(*line)
         assert result.code == 2, (line, result.stderr)
         assert str(path) in result.stderr
+    # serve said "cannot serve ... : File exists"
+    served = run_main("serve", "--data-dir", str(path), "--listen", "127.0.0.1:0")
+    assert served.code == 2 and f"no data directory at {path}: it is not a directory" in (
+        served.stderr
+    )
     assert path.read_text() == "x"

@@ -74,9 +74,12 @@ def parse_operations(names: Sequence[str]) -> tuple[AclOperation, ...]:
 @pipeline_app.command("access")
 def access_command(
     resources: Annotated[
-        Path, typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.")
+        Path,
+        typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.", readable=False),
     ],
-    principals: Annotated[Path, typer.Option("--principals", help="One User:name per line.")],
+    principals: Annotated[
+        Path, typer.Option("--principals", help="One User:name per line.", readable=False)
+    ],
     data_dir: DataDirOption = None,
     records: RecordsOption = None,
     hosts: Annotated[

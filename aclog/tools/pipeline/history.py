@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,7 +25,7 @@ from aclog.tools.pipeline.output import collect_rows, show_rows, write_parquet
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
 
 @pipeline_app.command("history")
@@ -34,7 +34,10 @@ def history_command(
     records: RecordsOption = None,
     out_path: OutOption = None,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Draw counts over time and changes per author.")
+        Path | None,
+        typer.Option(
+            "--plot", help="Draw counts over time and changes per author.", readable=False
+        ),
     ] = None,
     source_format: SourceFormat = "auto",
     master: MasterOption = None,
@@ -48,15 +51,9 @@ def history_command(
     kraft = check_source(data_dir, records, source_format)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
         pipeline = pipeline_modules()
-        if records is None and data_dir is not None:
-            found = pipeline.records_for_history(
-                spark, data_dir, on_warning=print_warning, kraft=kraft
-            )
-            source = found.frame
-        else:
-            source = input_records(spark, data_dir, records)
         from pyspark import StorageLevel  # noqa: PLC0415
 
+        source = _history_source(spark, pipeline, data_dir, records, kraft)
         source = source.persist(StorageLevel.MEMORY_AND_DISK)
         lifetimes = pipeline.history.history(source)
         if out_path is not None:
@@ -69,6 +66,32 @@ def history_command(
             else []
         )
         source.unpersist()
+    _show_lifetimes(rows, out_path, plot, json_output, limit)
+
+
+def _history_source(
+    spark: SparkSession,
+    pipeline: ModuleType,
+    data_dir: Path | None,
+    records: Path | None,
+    kraft: bool,
+) -> DataFrame:
+    """The records the lifetimes are built from: a data directory's (only the record types
+    history needs), or the Parquet records of ``--records``."""
+    if records is None and data_dir is not None:
+        found = pipeline.records_for_history(spark, data_dir, on_warning=print_warning, kraft=kraft)
+        return found.frame  # type: ignore[no-any-return]
+    return input_records(spark, data_dir, records)
+
+
+def _show_lifetimes(
+    rows: list[dict[str, Any]],
+    out_path: Path | None,
+    plot: Path | None,
+    json_output: bool,
+    limit: int,
+) -> None:
+    """Render what ``history`` found: JSON, a table, or where it was written and drawn."""
     if json_output:
         print_json({"lifetimes": rows})
     elif out_path is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aclog.tools.common import is_kraft, parse_time, require_data_dir
+from aclog.tools.common import is_kraft, parse_time, require_log
 from aclog.tools.console import EXIT_USAGE, fail, print_warning
 from aclog.tools.pipeline.spark import pipeline_modules
 
@@ -30,7 +30,7 @@ def check_source(data_dir: Path | None, records: Path | None, source_format: str
         return False
     if data_dir is None:
         fail("give --data-dir (or --records)", EXIT_USAGE)
-    require_data_dir(data_dir, kraft=kraft)
+    require_log(data_dir, kraft=kraft)
     return kraft
 
 

@@ -14,16 +14,21 @@ from aclog.tools.common import DATA_DIR_ENV
 
 DataDirOption = Annotated[
     Path | None,
-    typer.Option("--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV),
+    typer.Option(
+        "--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV, readable=False
+    ),
 ]
 RecordsOption = Annotated[
     Path | None,
     typer.Option(
         "--records",
         help="Read the Parquet written by 'aclog pipeline records' instead of a data directory.",
+        readable=False,
     ),
 ]
-OutOption = Annotated[Path | None, typer.Option("--out", help="Write the result here (Parquet).")]
+OutOption = Annotated[
+    Path | None, typer.Option("--out", help="Write the result here (Parquet).", readable=False)
+]
 MasterOption = Annotated[
     str | None,
     typer.Option(

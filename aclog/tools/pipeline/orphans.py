@@ -32,7 +32,8 @@ def orphans_command(
     data_dir: DataDirOption = None,
     records: RecordsOption = None,
     resources: Annotated[
-        Path | None, typer.Option("--resources", help="TYPE:name lines (an inventory).")
+        Path | None,
+        typer.Option("--resources", help="TYPE:name lines (an inventory).", readable=False),
     ] = None,
     at_offset: AtOffset = None,
     at_time: AtTime = None,

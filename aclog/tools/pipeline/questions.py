@@ -39,12 +39,13 @@ from aclog.tools.points import parse_range_end
 from aclog.tools.questions import AllowEveryone, Host, SuperUsers
 
 ResourcesOption = Annotated[
-    Path | None, typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.")
+    Path | None,
+    typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.", readable=False),
 ]
 TopicsOption = Annotated[list[str] | None, typer.Option("--topic", help="A topic (repeatable).")]
 GroupsOption = Annotated[list[str] | None, typer.Option("--group", help="A group (repeatable).")]
 PrincipalsOption = Annotated[
-    Path | None, typer.Option("--principals", help="One User:name per line.")
+    Path | None, typer.Option("--principals", help="One User:name per line.", readable=False)
 ]
 PrincipalOption = Annotated[
     list[str] | None, typer.Option("--principal", help="A principal (repeatable).")
@@ -171,7 +172,8 @@ def reach_command(
         list[str] | None, typer.Option("--resource-type", help="topic, group, ... (repeatable).")
     ] = None,
     inventory: Annotated[
-        Path | None, typer.Option(help="TYPE:name lines: answer per name, not per pattern.")
+        Path | None,
+        typer.Option(help="TYPE:name lines: answer per name, not per pattern.", readable=False),
     ] = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,

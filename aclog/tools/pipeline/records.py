@@ -22,7 +22,9 @@ from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
 @pipeline_app.command("records")
 def records_command(
-    out_path: Annotated[Path, typer.Option("--out", help="Write the records here (Parquet).")],
+    out_path: Annotated[
+        Path, typer.Option("--out", help="Write the records here (Parquet).", readable=False)
+    ],
     data_dir: DataDirOption = None,
     snapshots: Annotated[
         str,

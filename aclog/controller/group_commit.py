@@ -1,0 +1,106 @@
+"""Group commit: how the requests queued while a commit ran become ONE append.
+
+The leader of a group decides every ticket against the pending image the earlier ones leave,
+appends their batches with one write and one fsync (conditional on the log ending where the
+image ends), then advances the image, tells the commit listeners and the snapshot policy, and
+answers. A failed append fails every request in the group: NOT_CONTROLLER (41) when a newer
+epoch fenced this controller, UNKNOWN_SERVER_ERROR (-1) for an I/O failure.
+
+A mixin of :class:`~aclog.controller.controller.Controller` for the reason
+:class:`~aclog.controller.leadership.LeadershipMixin` is one: it reads and changes the
+controller's own image, epoch and ``fenced`` flag; the fields it uses are declared below.
+
+Thread-safe only under the controller's commit lock (the queue's leader holds it). Cost: O(records
+of the group) plus one fsync.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from aclog.acl import ApiError, Errors
+from aclog.controller.caller import Caller
+from aclog.controller.group import GroupPlan, Ticket
+from aclog.controller.snapshots import ControllerSnapshots
+from aclog.image import MetadataImage
+from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
+from aclog.records import Record
+from aclog.replay.batches import CommittedBatch
+
+logger = logging.getLogger(__name__)
+
+NOT_CONTROLLER = ApiError(Errors.NOT_CONTROLLER, "This controller is no longer the active one.")
+STORAGE_FAILED = ApiError(Errors.UNKNOWN_SERVER_ERROR, None)
+
+
+class GroupCommitMixin:
+    """Deciding, appending and publishing one group of requests."""
+
+    log: SegmentedLog
+    image: MetadataImage
+    epoch: int
+    fenced: bool
+    clock: Callable[[], float]
+    _snapshots: ControllerSnapshots
+    _commit_listeners: list[Callable[[Sequence[CommittedBatch]], object]]
+
+    def _commit_group(self, tickets: list[Ticket[Any]]) -> None:
+        """Decide every ticket against the pending image, append the batches as one group,
+        then advance the image and answer (the leader runs this under the commit lock)."""
+        plan = GroupPlan(self.image, self.epoch)
+        for ticket in tickets:
+            self._plan(plan, ticket)
+        if not plan.batches:
+            return
+        try:
+            self._append_plan(plan)
+        except (FencedEpochError, StaleOffsetError):
+            # A newer controller has written: this one is deposed and its image is stale.
+            self.fenced = True
+            plan.fail(NOT_CONTROLLER)
+        except (LogError, OSError):
+            plan.fail(STORAGE_FAILED)
+        else:
+            plan.publish()
+
+    def _plan(self, plan: GroupPlan, ticket: Ticket[Any]) -> None:
+        """Decide one ticket against the pending image and add its batch to the plan."""
+        try:
+            result = ticket.decide(plan.image)
+            if not result.records:
+                plan.answer(ticket, result.response)
+                return
+            timestamp_ms = int(self.clock() * 1000)
+            plan.add(list(result.records), ticket.caller, timestamp_ms, (ticket, result.response))
+        except Exception as error:
+            # A bug in one request (e.g. a record that does not replay) fails only that request.
+            ticket.fail(error)
+
+    def _append(self, records: list[Record], caller: Caller | None) -> None:
+        """Append the controller's own records (or one request's) as a one-batch group."""
+        plan = GroupPlan(self.image, self.epoch)
+        plan.add(records, caller, int(self.clock() * 1000))
+        self._append_plan(plan)
+
+    def _append_plan(self, plan: GroupPlan) -> None:
+        """Append the plan's batches with one fsync, then advance the image to the plan's."""
+        # Conditional on the log ending where this controller's image ends: if anyone else
+        # appended meanwhile, the append fails instead of committing on a stale image.
+        base = plan.base_offset
+        if len(plan.batches) == 1:  # the same one-batch group, through the one-batch entry point
+            values, timestamp_ms = plan.batches[0]
+            self.log.append(values, plan.epoch, timestamp_ms=timestamp_ms, expected_end_offset=base)
+        else:
+            specs = [BatchSpec(values, plan.epoch, ts) for values, ts in plan.batches]
+            self.log.append_batches(specs, expected_end_offset=base)
+        self.image = plan.image
+        for listener in self._commit_listeners:
+            try:
+                listener(plan.committed)
+            except Exception:
+                logger.exception(
+                    "a commit listener failed on offsets %d-%d", base, plan.end_offset - 1
+                )
+        self._snapshots.committed(plan.size, self.image)
