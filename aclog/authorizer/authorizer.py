@@ -37,7 +37,7 @@ from aclog.authorizer.results import Decision, Explanation
 from aclog.authorizer.rules import MASKS
 from aclog.authorizer.stored_ids import StoredIds, by_id_of
 from aclog.authorizer.table_load import index_from_table
-from aclog.image.acls import AclsImage
+from aclog.image.acls_image import AclsImage
 from aclog.records.enums import AclOperation, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
@@ -125,7 +125,7 @@ class Authorizer:
         starts). From an image (whose ids are distinct) the writer's view of the ids is the
         image itself plus the changes since (:class:`StoredIds`), so neither the load nor the
         first change builds it; from an image held as a table
-        (:attr:`AclsImage.table <aclog.image.acls.AclsImage.table>`) the index is grouped
+        (:attr:`AclsImage.table <aclog.image.acls_image.AclsImage.table>`) the index is grouped
         from its columns (:func:`~aclog.authorizer.table_load.index_from_table`), about
         half the cost of the record-by-record build.
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from aclog.authorizer.results import UnknownAclError
 from aclog.image.acl_reads import stored_records
-from aclog.image.acls import AclsImage
+from aclog.image.acls_image import AclsImage
 from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 
 ById = dict[int, AccessControlEntryRecord]

@@ -14,7 +14,7 @@ from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ControllerResult
 from aclog.controller.validation import creation_error, filter_error, precheck_error
-from aclog.image.acls import AclsImage
+from aclog.image.acls_image import AclsImage
 from aclog.records.types import (
     AccessControlEntryRecord,
     AclBinding,

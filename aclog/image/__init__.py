@@ -4,7 +4,8 @@ replay records into them.
 Imports :mod:`aclog.acl` and :mod:`aclog.records` (and the standard library).
 """
 
-from aclog.image.acls import AclChanges, AclsDelta, AclsImage
+from aclog.image.acls import AclsDelta
+from aclog.image.acls_image import AclChanges, AclsImage
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import MetadataImage, image_records
 from aclog.image.metadata_delta import MetadataDelta, apply_records

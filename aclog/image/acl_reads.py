@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from aclog.image.acls import AclsImage
+from aclog.image.acls_image import AclsImage
 from aclog.records.types import AccessControlEntryRecord
 
 

@@ -26,7 +26,8 @@ from itertools import chain
 from aclog.image.acl_column_rows import AclColumnRows, of_records, words_of_id_bytes
 from aclog.image.acl_table import AclTable
 from aclog.image.acl_table_keys import Words
-from aclog.image.acls import AclsDelta, AclsImage
+from aclog.image.acls import AclsDelta
+from aclog.image.acls_image import AclsImage
 from aclog.records.types import AccessControlEntryRecord, RemoveAccessControlEntryRecord
 
 AclRecord = AccessControlEntryRecord | RemoveAccessControlEntryRecord
@@ -55,7 +56,7 @@ class AclTableReplay:
     @classmethod
     def over(cls, base: AclsImage) -> AclTableReplay | None:
         """A replay onto ``base``'s table (a new, empty one for
-        :attr:`~aclog.image.acls.AclsImage.EMPTY`); ``None`` for an image held in a mapping
+        :attr:`~aclog.image.acls_image.AclsImage.EMPTY`); ``None`` for an image held in a mapping
         (replayed one by one)."""
         if not base.replays_onto_a_table:
             return None
@@ -65,7 +66,7 @@ class AclTableReplay:
     def restated(
         cls, base: AclsImage, acls: list[AccessControlEntryRecord]
     ) -> AclTableReplay | None:
-        """The snapshot delta of ``base`` (only :attr:`~aclog.image.acls.AclsImage.EMPTY`)
+        """The snapshot delta of ``base`` (only :attr:`~aclog.image.acls_image.AclsImage.EMPTY`)
         whose ACLs are ``acls``, built in one go; ``None`` when an id or a binding is twice
         (replayed one by one, it raises) or for another base."""
         table = AclTable.from_records(acls) if base is AclsImage.EMPTY else None
@@ -75,7 +76,7 @@ class AclTableReplay:
 
     @classmethod
     def of_snapshot_table(cls, base: AclsImage, table: AclTable) -> AclTableReplay | None:
-        """The snapshot delta of ``base`` (only :attr:`~aclog.image.acls.AclsImage.EMPTY`)
+        """The snapshot delta of ``base`` (only :attr:`~aclog.image.acls_image.AclsImage.EMPTY`)
         whose ACLs ``table`` holds, built in one go from a snapshot's columns; ``None`` for
         another base. The records are made only if the delta is read."""
         if base is not AclsImage.EMPTY:

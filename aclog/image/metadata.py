@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from aclog.image.acls import AclsImage
+from aclog.image.acls_image import AclsImage
 from aclog.image.provenance import MetadataProvenance
 from aclog.image.scram import ScramImage
 from aclog.records.types import Record, UserScramCredentialRecord

@@ -27,7 +27,8 @@ from aclog.image.acl_column_rows import (
 )
 from aclog.image.acl_pool import StringPool
 from aclog.image.acl_table import AclTable
-from aclog.image.acls import AclsDelta, AclsImage
+from aclog.image.acls import AclsDelta
+from aclog.image.acls_image import AclsImage
 from aclog.image.errors import ReplayError
 from aclog.records import encode
 from aclog.records.column_records import decode_records

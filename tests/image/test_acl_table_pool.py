@@ -23,7 +23,8 @@ from aclog.image.acl_pool import StringPool
 from aclog.image.acl_string_hashes import ArrowStrings, string_hashes, utf8_of
 from aclog.image.acl_table import AclTable
 from aclog.image.acl_table_keys import SortedKeys
-from aclog.image.acls import AclsDelta, AclsImage
+from aclog.image.acls import AclsDelta
+from aclog.image.acls_image import AclsImage
 from aclog.records import encode
 from aclog.records.columnar import decode_kinds
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType

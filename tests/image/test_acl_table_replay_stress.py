@@ -28,7 +28,8 @@ from aclog.image import (
     ReplayError,
     image_records,
 )
-from aclog.image.acls import AclsDelta, AclsImage
+from aclog.image.acls import AclsDelta
+from aclog.image.acls_image import AclsImage
 from aclog.records import encode
 from aclog.records.column_records import decode_batch_records
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
