@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -30,12 +32,14 @@ from aclog.image.acl_string_hashes import ArrowStrings
 from aclog.image.acl_table_keys import Words
 from aclog.records.column_layout import KindColumns
 from aclog.records.id_bytes import id_column_bytes, id_words, split_ids
-from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType, acl_keys
+from aclog.records.types import ACL_KEY_FIELDS, AccessControlEntryRecord, RecordType
 from aclog.records.vector import numpy_numbers
 from aclog.snapshot.acl_columns import ChunkArrays, chunk_strings
 
 CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
 STRING_FIELDS = ("resource_name", "principal", "host")
+_FIELD = {name: attrgetter(name) for name in (*CODE_FIELDS, *STRING_FIELDS)}
+_ID_INT = attrgetter("id.int")  # a slot: no Python call (UUID.bytes is a property)
 
 Strings = tuple[Sequence[str], Any]
 """One string field: its distinct strings and each ACL's index into them (integer array)."""
@@ -69,22 +73,25 @@ def id_bytes(ids: Words) -> list[bytes]:
     return split_ids(halves.tobytes())
 
 
-def _distinct(values: Sequence[str]) -> Strings:
-    table: dict[str, int] = {}
-    add = table.setdefault
-    # setdefault's default is evaluated first: a new string gets the next index.
-    index = np.array([add(s, len(table)) for s in values], dtype=np.int64)
-    return list(table), index
+def _distinct(values: list[str]) -> Strings:
+    """A string field's distinct strings, in first-seen order, and each value's index into
+    them (two C-level passes: no Python step per value)."""
+    distinct = list(dict.fromkeys(values))
+    place = {text: index for index, text in enumerate(distinct)}
+    return distinct, np.fromiter(map(place.__getitem__, values), np.int64, len(values))
 
 
 def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
-    """The columns of ``records`` (enum members become their codes)."""
-    ids = words_of_id_bytes(b"".join([r.id.bytes for r in records]))
-    columns = list(zip(*acl_keys(records), strict=True)) or [()] * 7
-    by_field = dict(zip(ACL_KEY_FIELDS, columns, strict=True))
-    codes = tuple(_byte_codes(np.array(by_field[f], dtype=np.int64)) for f in CODE_FIELDS)
-    strings = tuple(_distinct(by_field[f]) for f in STRING_FIELDS)
-    return AclColumnRows(ids, codes, strings)  # type: ignore[arg-type]
+    """The columns of ``records`` (enum members become their codes): a field at a time, each
+    a C-level pass over the records (no Python step per record)."""
+    count = len(records)
+    ids = b"".join(map(int.to_bytes, map(_ID_INT, records), repeat(16)))
+    codes = tuple(
+        _byte_codes(np.fromiter(map(int, map(_FIELD[f], records)), np.int64, count))
+        for f in CODE_FIELDS
+    )
+    strings = tuple(_distinct(list(map(_FIELD[f], records))) for f in STRING_FIELDS)
+    return AclColumnRows(words_of_id_bytes(ids), codes, strings)  # type: ignore[arg-type]
 
 
 def of_chunks(chunks: Sequence[ChunkArrays]) -> AclColumnRows:
@@ -159,9 +166,8 @@ def _encoded(column: pa.Array) -> Strings:
     """A string column's distinct strings (left in Arrow: the pool reads their bytes) and
     each row's index, by Arrow's hash table."""
     encoded = pc.dictionary_encode(column)
-    return ArrowStrings(encoded.dictionary), numpy_numbers(
-        encoded.indices
-    )  # to_numpy imports pandas
+    # numpy_numbers: to_numpy imports pandas on first use
+    return ArrowStrings(encoded.dictionary), numpy_numbers(encoded.indices)
 
 
 def _fixed_words(column: pa.Array) -> Words:
