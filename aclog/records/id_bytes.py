@@ -22,7 +22,7 @@ ID_BYTES = 16
 _ID_ITEM = np.dtype(f"V{ID_BYTES}")
 
 
-def split_ids(data: bytes | memoryview) -> list[bytes]:
+def split_ids(data: bytes | memoryview | Any) -> list[bytes]:
     """The ids of ``data`` (a multiple of 16 bytes, back to back, or a C-contiguous numpy
     array of them, e.g. ``(n, 2)`` big-endian words), one ``bytes`` each (numpy's ``V16``
     items become ``bytes``, trailing zero bytes kept, unlike ``S16``)."""
