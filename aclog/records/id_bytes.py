@@ -25,7 +25,8 @@ _ID_ITEM = np.dtype(f"V{ID_BYTES}")
 def split_ids(data: bytes | memoryview | Any) -> list[bytes]:
     """The ids of ``data`` (a multiple of 16 bytes, back to back, or a C-contiguous numpy
     array of them, e.g. ``(n, 2)`` big-endian words), one ``bytes`` each (numpy's ``V16``
-    items become ``bytes``, trailing zero bytes kept, unlike ``S16``)."""
+    items become ``bytes``, trailing zero bytes kept, unlike ``S16``). ``ValueError`` for a
+    run that is not whole ids (never a silently dropped tail)."""
     found: list[bytes] = np.frombuffer(data, dtype=_ID_ITEM).tolist()
     return found
 
