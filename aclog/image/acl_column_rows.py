@@ -70,7 +70,7 @@ def id_bytes(ids: Words) -> list[bytes]:
     """The 16 bytes of each id of ``ids``, as ``acls_from_columns`` takes them."""
     halves = np.empty((len(ids[0]), 2), dtype=">u8")
     halves[:, 0], halves[:, 1] = ids
-    return split_ids(halves.tobytes())
+    return split_ids(halves)
 
 
 def _distinct(values: list[str]) -> Strings:

@@ -3,15 +3,15 @@ per id or read as two 64-bit words each, and where an Arrow id column keeps thos
 
 Every columnar reader holds ids this way (the log's batch decoder, snapshot chunks, KRaft
 batches, the ACL table), and :func:`aclog.records.build.acls_from_columns` takes one ``bytes``
-per id, so the cut is defined once here: one regex call over the run, about twice as fast as
-slicing each id.
+per id, so the cut is defined once here: numpy reads the run as 16-byte items and makes each
+one ``bytes`` in C, about twice as fast as a regex call over the run (which was twice as
+fast as slicing each id).
 
 Thread-safe (pure functions). Cost: O(ids) in C; no Python step per id.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -19,12 +19,15 @@ import pyarrow as pa
 
 ID_BYTES = 16
 """The bytes of one id (a UUID, most significant byte first)."""
-_ONE_ID = re.compile(b".{16}", re.DOTALL)
+_ID_ITEM = np.dtype(f"V{ID_BYTES}")
 
 
-def split_ids(data: bytes | memoryview) -> list[bytes]:
-    """The ids of ``data`` (a multiple of 16 bytes, back to back), one ``bytes`` each."""
-    found: list[bytes] = _ONE_ID.findall(data)
+def split_ids(data: bytes | memoryview | Any) -> list[bytes]:
+    """The ids of ``data`` (a multiple of 16 bytes, back to back, or a C-contiguous numpy
+    array of them, e.g. ``(n, 2)`` big-endian words), one ``bytes`` each (numpy's ``V16``
+    items become ``bytes``, trailing zero bytes kept, unlike ``S16``). ``ValueError`` for a
+    run that is not whole ids (never a silently dropped tail)."""
+    found: list[bytes] = np.frombuffer(data, dtype=_ID_ITEM).tolist()
     return found
 
 
