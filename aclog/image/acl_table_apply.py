@@ -1,8 +1,7 @@
 """A batch's ACL additions and removals applied to a table's rows at once, or declined.
 
-:func:`applied_rows` takes what a controller writes and declines everything the batch
-accelerator (:mod:`aclog.image.acl_batches`) declines, so that whatever it does apply is
-exactly what :class:`~aclog.image.acls.AclsDelta` gives replaying the batch one record at a
+:func:`applied_rows` takes what a controller writes and declines everything else, so that
+whatever it does apply is exactly what :class:`~aclog.image.acls.AclsDelta` gives replaying the batch one record at a
 time, in the same order: removed rows gone, additions appended in row order. It declines
 (returns ``None``; no table changed, though the batch's strings may have joined the pool) when
 an id is named twice in the batch, an addition's id or binding is stored (also a binding
