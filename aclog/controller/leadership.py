@@ -106,8 +106,9 @@ class LeadershipMixin:
 
 
 def held_in_a_mapping(image: MetadataImage) -> MetadataImage:
-    """``image`` with its ACLs held in a mapping (:meth:`~aclog.image.acls_image.AclsImage.in_a_mapping`):
-    the controller's image, so that a commit of a few ACLs replays in a few dict operations
-    rather than a few numpy calls per run of a table. O(ACLs) once, when the controller
-    rebuilds; its commits and catch-ups keep the mapping."""
+    """``image`` with its ACLs held in a mapping
+    (:meth:`~aclog.image.acls_image.AclsImage.in_a_mapping`): the controller's image, so
+    that a commit of a few ACLs replays in a few dict operations rather than a few numpy
+    calls per run of a table. O(ACLs) once, when the controller rebuilds; its commits and
+    catch-ups keep the mapping."""
     return replace(image, acls=image.acls.in_a_mapping())

@@ -1,14 +1,14 @@
 """A batch's ACL additions and removals applied to a table's rows at once, or declined.
 
 :func:`applied_rows` takes what a controller writes and declines everything else, so that
-whatever it does apply is exactly what :class:`~aclog.image.acls.AclsDelta` gives replaying the batch one record at a
-time, in the same order: removed rows gone, additions appended in row order. It declines
-(returns ``None``; no table changed, though the batch's strings may have joined the pool) when
-an id is named twice in the batch, an addition's id or binding is stored (also a binding
-stored in a row the batch removes: removed then added applies one by one, added then removed
-does not, so the order decides and the one-by-one replay must), a removal's id is not stored,
-or two additions are one binding. The caller then replays the batch one record at a time,
-which raises the error naming the offset.
+whatever it does apply is exactly what :class:`~aclog.image.acls.AclsDelta` gives replaying the
+batch one record at a time, in the same order: removed rows gone, additions appended in row
+order. It declines (returns ``None``; no table changed, though the batch's strings may have
+joined the pool) when an id is named twice in the batch, an addition's id or binding is stored
+(also a binding stored in a row the batch removes: removed then added applies one by one, added
+then removed does not, so the order decides and the one-by-one replay must), a removal's id is
+not stored, or two additions are one binding. The caller then replays the batch one record at a
+time, which raises the error naming the offset.
 
 Thread-safe (reads the rows it is given, returns new ones; the pool locks its own writes).
 Cost: a few memory reads per ACL of the batch per segment, a copy of the removal mask of

@@ -1,9 +1,9 @@
 """The changes a batch of records makes to the ACLs of a metadata image.
 
-The committed state is :class:`~aclog.image.acls_image.AclsImage`; :class:`AclsDelta` collects the changes of one or more
-batches on top of an image and turns them into the next image, in Kafka's shape: replay an
-addition or a removal, finish a snapshot, apply. Changes keep commit order, because a publisher
-must apply a DENY and a later ALLOW in the order they were made.
+The committed state is :class:`~aclog.image.acls_image.AclsImage`; :class:`AclsDelta` collects
+the changes of one or more batches on top of an image and turns them into the next image, in
+Kafka's shape: replay an addition or a removal, finish a snapshot, apply. Changes keep commit
+order, because a publisher must apply a DENY and a later ALLOW in the order they were made.
 
 Replay is strict (``reference/style-anchors.md`` §5.3 rule 4): adding an id or an ACL that is
 already present, or removing an id that is not, raises :class:`ReplayError` naming the offset.
