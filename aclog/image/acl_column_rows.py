@@ -99,9 +99,12 @@ def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
 def of_lists(ids: bytes, codes: Sequence[Any], strings: Sequence[list[str]]) -> AclColumnRows:
     """The columns of ACLs given as their ids (16 bytes each, back to back), their
     :data:`CODE_FIELDS` as ``uint8`` arrays (codes as :func:`of_records` makes them) and their
-    :data:`STRING_FIELDS` as one list of strings each."""
-    rows = (words_of_id_bytes(ids), tuple(codes), tuple(map(_distinct, strings)))
-    return AclColumnRows(*rows)  # type: ignore[arg-type]
+    :data:`STRING_FIELDS` as one list of strings each. The three fields share one list of
+    distinct strings, made by Arrow in C, so a table's pool looks them up in one call."""
+    distinct, index = _encoded(pa.array([text for field in strings for text in field], pa.string()))
+    cuts = np.cumsum([0, *map(len, strings)])
+    shared = tuple((distinct, index[cuts[i] : cuts[i + 1]]) for i in range(len(strings)))
+    return AclColumnRows(words_of_id_bytes(ids), tuple(codes), shared)  # type: ignore[arg-type]
 
 
 def of_chunks(chunks: Sequence[ChunkArrays]) -> AclColumnRows:

@@ -14,6 +14,9 @@ is not in a block.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
+
+import numpy as np
 
 from aclog.image.acl_column_rows import AclColumnRows, of_lists, of_records
 from aclog.image.acl_table import AclTable
@@ -28,6 +31,7 @@ def restated_kraft_table(
     hold an ACL removal or the table refuses them (an id or a binding stated twice): the
     caller then restates the records, which raises the error naming it."""
     rows: list[AclColumnRows] = []
+    blocks: list[AclColumns] = []
     grants: list[AccessControlEntryRecord] = []
     others: list[Record] = []
     for part in parts:
@@ -36,14 +40,26 @@ def restated_kraft_table(
             if grants:
                 rows.append(of_records(grants))
                 grants = []
-            rows.append(of_lists(part.ids, part.codes, part.strings))  # type: ignore[union-attr]
-        elif kind is AccessControlEntryRecord:
+            blocks.append(part)  # type: ignore[arg-type]
+            continue
+        if blocks:
+            rows.append(_of_blocks(blocks))
+            blocks = []
+        if kind is AccessControlEntryRecord:
             grants.append(part)  # type: ignore[arg-type]
         elif kind is RemoveAccessControlEntryRecord:
             return None
         else:
             others.append(part)  # type: ignore[arg-type]
-    if grants:
-        rows.append(of_records(grants))
+    rows += [_of_blocks(blocks)] if blocks else [of_records(grants)] if grants else []
     table = AclTable.build(rows)
     return None if table is None else (table, others)
+
+
+def _of_blocks(blocks: list[AclColumns]) -> AclColumnRows:
+    """The rows of consecutive column blocks, as one (one pool lookup for them all)."""
+    codes = [np.concatenate(field) for field in zip(*(b.codes for b in blocks), strict=True)]
+    strings: list[list[str]] = [
+        list(chain.from_iterable(field)) for field in zip(*(b.strings for b in blocks), strict=True)
+    ]
+    return of_lists(b"".join([b.ids for b in blocks]), codes, strings)
