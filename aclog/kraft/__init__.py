@@ -10,6 +10,7 @@ cluster). Sits beside ``aclog.image`` and ``aclog.snapshot``:
 it imports only ``aclog.records`` and ``aclog.log``.
 """
 
+from aclog.kraft.acl_batch import AclColumns
 from aclog.kraft.appended import Appended
 from aclog.kraft.batch import KraftBatch, KraftRecord
 from aclog.kraft.checkpoint import (
@@ -23,6 +24,7 @@ from aclog.kraft.checkpoint import (
     read_checkpoint,
     read_checkpoint_batches,
     read_checkpoint_info,
+    read_checkpoint_parts,
 )
 from aclog.kraft.codec import MetadataValue, decode_metadata_value
 from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
@@ -43,6 +45,7 @@ from aclog.kraft.tail_errors import KraftRolledError, KraftTruncatedError
 from aclog.kraft.tail_report import check_newest_tail, once_each, tail_warner
 
 __all__ = [
+    "AclColumns",
     "Appended",
     "BatchPosition",
     "KraftFollow",
@@ -78,6 +81,7 @@ __all__ = [
     "read_checkpoint",
     "read_checkpoint_batches",
     "read_checkpoint_info",
+    "read_checkpoint_parts",
     "read_kraft",
     "read_kraft_segment",
     "tail_note",

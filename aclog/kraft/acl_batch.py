@@ -34,6 +34,7 @@ record.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -71,6 +72,57 @@ _RESOURCE = _codes(ResourceType.from_code)
 _PATTERN = _codes(PatternType.from_code)
 _OPERATION = _codes(AclOperation.from_code)
 _PERMISSION = _codes(AclPermissionType.from_code)
+_CODE_TABLES = (_RESOURCE, _PATTERN, _OPERATION, _PERMISSION)
+# A byte -> the code of the member its record holds (``UNKNOWN``, 0, for a code without one).
+_BYTE_CODES = tuple(np.array([int(m) for m in t], dtype=np.uint8) for t in _CODE_TABLES)
+
+
+@dataclass(frozen=True, slots=True)
+class AclColumns:
+    """Represents the ACL grants of a batch, in offset order, as columns: ``ids`` (16 bytes
+    each, back to back), ``codes`` (one ``uint8`` array each for resource type, pattern type,
+    operation and permission: the code of the member a record would hold) and ``strings``
+    (resource name, principal, host: one ``str`` per grant each).
+
+    Immutable by convention (nobody changes the arrays); thread-safe. Cost: none (a holder).
+    """
+
+    ids: bytes
+    codes: tuple[Any, Any, Any, Any]
+    strings: tuple[list[str], list[str], list[str]]
+
+    def __len__(self) -> int:
+        return len(self.ids) // 16
+
+    def records(self) -> list[Record]:
+        """The grants as records, as :func:`decode_acl_batch` builds them."""
+        resource, pattern, operation, permission = (
+            table[codes].tolist() for table, codes in zip(_CODE_TABLES, self.codes, strict=True)
+        )
+        name, principal, host = self.strings
+        columns = (resource, name, pattern, principal, host, operation, permission)
+        return acls_from_columns(split_ids(self.ids), *columns, converted=True)
+
+
+def decode_acl_columns(
+    data: bytes, count: int, *, min_records: int = MIN_RECORDS
+) -> AclColumns | None:
+    """The grants of the data batch ``data`` as columns when :func:`decode_acl_batch` would
+    decode it and every record is an AccessControlEntryRecord; else ``None``."""
+    if not max(min_records, 1) <= count <= MAX_RECORDS or _ACL_FRAMES[0] not in data[_FIRST_FRAME]:
+        return None
+    buffer = np.frombuffer(data + bytes((_SEPARATOR,)), dtype=np.uint8)
+    try:
+        values = _value_positions(buffer, len(data), count)
+        if values is None:
+            return None
+        start, value_end = values
+        grants = (buffer[start] == 1) & (buffer[start + 2] == 0)
+        if not bool((grants & (buffer[start + 1] == ACCESS_CONTROL_ENTRY)).all()):
+            return None
+        return _acl_columns(buffer, len(data), start, value_end)
+    except _FAILED:  # a read past the buffer (damage), or text that is not UTF-8
+        return None
 
 
 def decode_acl_batch(data: bytes, count: int, *, min_records: int = MIN_RECORDS) -> Decoded | None:
@@ -217,6 +269,12 @@ def _record_starts(buffer: Any, end: int, count: int) -> Any | None:
 
 def _acls(buffer: Any, end: int, start: Any, value_end: Any) -> list[Record] | None:
     """AccessControlEntryRecord v0 values (frames checked by the caller)."""
+    columns = _acl_columns(buffer, end, start, value_end)
+    return None if columns is None else columns.records()
+
+
+def _acl_columns(buffer: Any, end: int, start: Any, value_end: Any) -> AclColumns | None:
+    """The columns of AccessControlEntryRecord v0 values (frames checked by the caller)."""
     name_at = start + 20
     name_ends, names = _strings(buffer, end, name_at)
     principal_at = name_ends + 1
@@ -227,17 +285,10 @@ def _acls(buffer: Any, end: int, start: Any, value_end: Any) -> list[Record] | N
     tags_at = host_ends + 2
     if not bool(((tags_at + 1 == value_end) & (buffer[tags_at] == 0)).all()):
         return None
-    ids = _ids(buffer, start)
-    columns = (
-        _RESOURCE[buffer[start + 19]].tolist(),
-        names,
-        _PATTERN[buffer[name_ends]].tolist(),
-        principals,
-        hosts,
-        _OPERATION[buffer[host_ends]].tolist(),
-        _PERMISSION[buffer[host_ends + 1]].tolist(),
-    )
-    return acls_from_columns(ids, *columns, converted=True)
+    ids = buffer[(start + 3)[:, None] + _ID].tobytes()
+    bytes_at = (start + 19, name_ends, host_ends, host_ends + 1)
+    codes = tuple(table[buffer[at]] for table, at in zip(_BYTE_CODES, bytes_at, strict=True))
+    return AclColumns(ids, codes, (names, principals, hosts))
 
 
 def _strings(buffer: Any, end: int, at: Any) -> tuple[Any, list[str] | None]:

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from aclog.kraft.acl_batch import AclColumns, decode_acl_columns
 from aclog.kraft.batch import (
     KraftBatch,
     control_records,
@@ -212,19 +213,45 @@ def read_checkpoint_info(path: Path | str) -> tuple[CheckpointInfo, list[Record]
     return info, snapshot.records
 
 
-def _read_whole(path: Path | str) -> tuple[KraftSnapshot, dict[int, int]]:
+def read_checkpoint_parts(path: Path | str) -> tuple[CheckpointInfo, list[Record | AclColumns]]:
+    """Like :func:`read_checkpoint_info`, with the same checks and errors, but each data batch
+    of ACL grants alone that :func:`~aclog.kraft.acl_batch.decode_acl_columns` takes stays
+    columns (one :class:`AclColumns` in place of its records; no record object per ACL):
+    what a replayer that builds its ACLs from columns reads. ``CheckpointInfo.records``
+    counts the ACLs of the columns too."""
+    snapshot, skipped = _read_whole(path, columns=True)
+    parts: list[Record | AclColumns] = snapshot.records  # type: ignore[assignment]
+    count = sum(len(p) if type(p) is AclColumns else 1 for p in parts)
+    info = CheckpointInfo(
+        Path(path), snapshot.end_offset, snapshot.epoch, snapshot.timestamp_ms, count, skipped
+    )
+    return info, parts
+
+
+def _read_whole(path: Path | str, *, columns: bool = False) -> tuple[KraftSnapshot, dict[int, int]]:
+    """The snapshot and its skipped counts; ``columns``: batches of grants stay columns."""
     ident = checkpoint_id(path)
     timestamp = checkpoint_timestamp(ident.path)
-    records: list[Record] = []
+    records: list[Any] = []
     skipped: Counter[int] = Counter()
     for raw, control in _checked_batches(ident.path):
-        if control is None:  # a data batch: its records, without offsets nobody keeps
+        grants = _grant_columns(raw) if columns and control is None else None
+        if grants is not None:
+            records.append(grants)
+        elif control is None:  # a data batch: its records, without offsets nobody keeps
             found, skipped_here = snapshot_data_records(raw, ident.path)
             records += found
             skipped.update(skipped_here)
         else:
             records.extend(map(_RECORD, control.records))
     return KraftSnapshot(ident.end_offset, ident.epoch, timestamp, records), dict(skipped)
+
+
+def _grant_columns(raw: RawBatch) -> AclColumns | None:
+    """The columns of an uncompressed data batch of grants alone (else ``None``)."""
+    if raw.data[22] & 0x27:  # compressed or a control batch: the general path
+        return None
+    return decode_acl_columns(raw.data, raw.header.record_count)
 
 
 def checkpoint_batch(path: Path | str) -> KraftBatch:

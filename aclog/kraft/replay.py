@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
+from aclog.kraft.acl_batch import AclColumns
 from aclog.kraft.batch import KraftBatch, KraftRecord
 from aclog.kraft.checkpoint import (
     CHECKPOINT_SUFFIX,
@@ -31,6 +32,7 @@ from aclog.kraft.checkpoint import (
     checkpoint_timestamp,
     list_checkpoints,
     read_checkpoint_info,
+    read_checkpoint_parts,
     snapshot_as_batch,
 )
 from aclog.kraft.errors import KraftError, KraftLayoutError
@@ -60,11 +62,15 @@ def is_kraft_path(path: Path | str) -> bool:
 class KraftReplaySource(NamedTuple):
     """Where a replay of a KRaft directory starts: the snapshot used (``None``: the log from
     offset 0), the records it restates (replay them as a snapshot at its last covered offset,
-    ``end_offset - 1``), and the log batches after it, read lazily."""
+    ``end_offset - 1``), and the log batches after it, read lazily. Read with
+    ``acl_columns=True``, ``restated`` is empty and ``restated_parts`` holds the snapshot's
+    records in order with its batches of grants as :class:`AclColumns` blocks in their place
+    (:func:`~aclog.kraft.checkpoint.read_checkpoint_parts`)."""
 
     checkpoint: CheckpointInfo | None
     restated: list[Record]
     batches: Iterator[KraftBatch]
+    restated_parts: list[Record | AclColumns] | None = None
 
 
 def kraft_replay_source(
@@ -74,10 +80,12 @@ def kraft_replay_source(
     *,
     use_snapshots: bool = True,
     on_warning: OnWarning = ignore_warning,
+    acl_columns: bool = False,
 ) -> KraftReplaySource:
     """The snapshot, its records and the log batches after it for the state after every whole
     batch at or below ``at_offset`` and at or before ``at_time_ms``; ``use_snapshots=False``
-    reads the whole log from offset 0 instead.
+    reads the whole log from offset 0 instead; ``acl_columns=True`` gives the snapshot as
+    ``restated_parts`` (see :class:`KraftReplaySource`).
 
     Raises :class:`KraftLayoutError` when the log starts above offset 0 (Kafka deleted the
     segments below a snapshot) and no readable snapshot covers the missing offsets. Errors in
@@ -89,7 +97,7 @@ def kraft_replay_source(
     segments = list_segments(directory)
     log_start = segments[0][0] if segments else None
     info: CheckpointInfo | None = None
-    records: list[Record] = []
+    records: list[Record | AclColumns] = []
     problems: list[str] = []
 
     def warn(message: str) -> None:
@@ -97,14 +105,16 @@ def kraft_replay_source(
         on_warning(message)
 
     if use_snapshots:
-        info, records = _choose_snapshot(directory, log_start, at_offset, at_time_ms, warn)
+        found = _choose_snapshot(directory, log_start, at_offset, at_time_ms, warn, acl_columns)
+        info, records = found
     start = 0 if info is None else info.end_offset
     if log_start is not None and log_start > start:
         message = _gap_message(directory, log_start, start, at_offset, use_snapshots)
         raise KraftLayoutError("; ".join([message, *problems]))
-    return KraftReplaySource(
-        info, records, _log_batches(directory, start, at_offset, at_time_ms, on_warning)
-    )
+    batches = _log_batches(directory, start, at_offset, at_time_ms, on_warning)
+    if acl_columns:
+        return KraftReplaySource(info, [], batches, records)
+    return KraftReplaySource(info, records, batches)  # type: ignore[arg-type]
 
 
 def kraft_replay_batches(
@@ -157,8 +167,11 @@ def _choose_snapshot(
     at_offset: int | None,
     at_time_ms: int | None,
     on_warning: OnWarning,
-) -> tuple[CheckpointInfo | None, list[Record]]:
-    """The checkpoint to start from, by the one rule (:func:`aclog.snapshot.choose_for_point`)."""
+    acl_columns: bool,
+) -> tuple[CheckpointInfo | None, list[Record | AclColumns]]:
+    """The checkpoint to start from, by the one rule (:func:`aclog.snapshot.choose_for_point`);
+    ``acl_columns``: read as :func:`~aclog.kraft.checkpoint.read_checkpoint_parts`."""
+    read = read_checkpoint_parts if acl_columns else read_checkpoint_info
 
     def skip(candidate: CheckpointFile, error: Exception) -> None:
         if isinstance(error, FileNotFoundError):
@@ -168,7 +181,7 @@ def _choose_snapshot(
 
     found = choose_for_point(
         list_checkpoints(directory),
-        lambda candidate: read_checkpoint_info(candidate.path),
+        lambda candidate: read(candidate.path),
         unusable=(KraftError, OSError),
         on_skip=skip,
         at_offset=at_offset,
@@ -176,7 +189,9 @@ def _choose_snapshot(
         taken_at=lambda candidate: checkpoint_timestamp(candidate.path),
         log_start_offset=0 if log_start is None else log_start,
     )
-    return (None, []) if found is None else found[1]
+    chosen: tuple[CheckpointInfo, list[Record | AclColumns]] | None
+    chosen = None if found is None else found[1]  # type: ignore[assignment]
+    return (None, []) if chosen is None else chosen
 
 
 def _gap_message(

@@ -23,16 +23,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.acl_column_rows import of_chunks, of_records
 from aclog.image.acl_table import AclTable
-from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source
+from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source, read_checkpoint_info
 from aclog.log.segment import list_segments
 from aclog.records.types import Record
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.batches import replay_batches
 from aclog.replay.kraft_batches import KraftTail
+from aclog.replay.kraft_restate import restated_kraft_table
 from aclog.replay.stream import DecodedBatch, read_decoded
 from aclog.snapshot import (
     NoUsableSnapshotError,
@@ -205,14 +207,34 @@ def _rebuild_from_kraft(
 ) -> Rebuilt:
     try:
         source = kraft_replay_source(
-            directory, at_offset, at_time_ms, use_snapshots=use_snapshots, on_warning=on_warning
+            directory,
+            at_offset,
+            at_time_ms,
+            use_snapshots=use_snapshots,
+            on_warning=on_warning,
+            acl_columns=True,
         )
         image, start, info = MetadataImage.EMPTY, 0, source.checkpoint
         if info is not None:
-            image = restated(source.restated, info.last_offset, info.epoch, info.timestamp_ms)
+            image = _restated_checkpoint(info, source.restated_parts or [])
             start = info.end_offset
         tail = KraftTail(source.batches, on_batch)
         replayed = replay_batches(image, tail, start=start)
     except KraftError as error:
         raise RebuildError(f"cannot replay the KRaft metadata in {directory}: {error}") from None
     return Rebuilt(replayed.image, None, tail.records, info)
+
+
+def _restated_checkpoint(info: CheckpointInfo, parts: list[Any]) -> MetadataImage:
+    """The image a KRaft checkpoint restates, its ACLs made a table straight from the columns
+    it was read as (:func:`~aclog.kraft.read_checkpoint_parts`). One that a table refuses (an
+    id or a binding twice, or an ACL removal) is restated from its records instead, which
+    raises the error naming it."""
+    found = restated_kraft_table(parts)
+    if found is None:
+        _, records = read_checkpoint_info(info.path)
+        return restated(records, info.last_offset, info.epoch, info.timestamp_ms)
+    table, others = found
+    delta = MetadataDelta(MetadataImage.EMPTY, snapshot=True)
+    delta.restate_table(table, others, info.last_offset)
+    return delta.apply(MetadataProvenance(info.last_offset, info.epoch, info.timestamp_ms))

@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.kraft import KraftFormatError, read_kraft
-from aclog.kraft.acl_batch import MIN_RECORDS, decode_acl_batch
+from aclog.kraft.acl_batch import MIN_RECORDS, decode_acl_batch, decode_acl_columns
 from aclog.kraft.columns import decode_metadata_values
 from aclog.kraft.encoding import encode_record, frame
+from aclog.kraft.schemas import ACCESS_CONTROL_ENTRY
 from aclog.kraft.writer import LogBuilder, data_batch
 from aclog.log.batch import HEADER_SIZE, record_values
 from aclog.records import (
@@ -109,6 +110,28 @@ def test_damaged_batches_are_declined_or_decoded_as_the_general_path_does(
         general = _general(bytes(batch))
         assert general[0] != "error" and len(general[1]) == count
         assert fast == general
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(acls | removals, min_size=1, max_size=30), st.data())
+def test_acl_columns_hold_what_the_records_path_decodes(
+    records: list[AccessControlEntryRecord | RemoveAccessControlEntryRecord], data: st.DataObject
+) -> None:
+    batch = bytearray(data_batch([encode_record(r) for r in records], 0, 1, 0))
+    if data.draw(st.booleans()):  # damage it: declined, or what the general path reads
+        batch[data.draw(st.integers(HEADER_SIZE, len(batch) - 1))] = data.draw(st.integers(0, 255))
+    columns = decode_acl_columns(bytes(batch), len(records), min_records=1)
+    grants_only = all(type(r) is AccessControlEntryRecord and _plain(r) for r in records)
+    if columns is None:
+        assert not grants_only or bytes(batch) != data_batch(
+            [encode_record(r) for r in records], 0, 1, 0
+        )
+        return
+    general = _general(bytes(batch))
+    assert general[0] != "error"
+    assert general[0] == [ACCESS_CONTROL_ENTRY] * len(records)
+    assert _typed(columns.records()) == general[1]
+    assert len(columns) == len(records)
 
 
 ACL = AccessControlEntryRecord(
