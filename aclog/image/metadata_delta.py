@@ -135,7 +135,11 @@ class MetadataDelta:
         record is built unless the table declines the batch or the delta is read."""
         kinds, others = decoded.acl_kinds, decoded.others
         tables = self._table_replay() if kinds else None
-        if tables is None or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE:
+        # A batch of a few records (a log written one command at a time) goes through the
+        # reference over the table, whose replays pile up until the next batch applies them
+        # all at once: a table apply's fixed cost is that of many lookups.
+        small = decoded.count < BULK_MIN
+        if small or tables is None or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE:
             self._replay_pairs(zip(count(first_offset), decoded.records))
             return
         others_at = [(first_offset + row, record) for row, record in others]
@@ -278,8 +282,8 @@ _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
 """Record class -> handler: the one place where replay decides what a record does."""
 
 BULK_MIN = 8
-"""Smaller batches into an image held in a mapping are replayed one by one (the batch
-check's setup would cost more)."""
+"""Smaller batches are replayed one by one (the batch check's setup, or a table apply's,
+would cost more)."""
 _ACL_RECORDS = frozenset({AccessControlEntryRecord, RemoveAccessControlEntryRecord})
 _BATCHABLE = _ACL_RECORDS | {RequestContextRecord, NoOpRecord, LeaderChangeRecord}
 """Record classes a batch may hold and still replay in one go: ACL records, and records whose
