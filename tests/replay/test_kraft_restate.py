@@ -81,11 +81,16 @@ def test_the_image_equals_the_records_path(tmp_path: Path, seed: int) -> None:
 
 def test_columns_and_records_interleave_in_file_order(tmp_path: Path) -> None:
     grants = _grants(2 * MIN_RECORDS + 100, 4)
-    # Batches of MIN_RECORDS: two column blocks, then a small batch read as records.
+    # Batches of MIN_RECORDS + 2: the first (with the checkpoint's header records) and the last
+    # (too small) are read as records, a full batch of grants between them as columns.
     path = _snapshot_only(tmp_path, grants, MIN_RECORDS + 2)
     _, parts = read_checkpoint_parts(path)
-    kinds = [type(p) is AclColumns for p in parts]
-    assert True in kinds and False in kinds
+    blocks = [i for i, part in enumerate(parts) if type(part) is AclColumns]
+    sizes = [len(parts[i].ids) // 16 for i in blocks]  # type: ignore[union-attr]
+    # Column blocks between grants read as records: together exactly the checkpoint's grants.
+    assert blocks and blocks[0] > 0 and blocks[-1] < len(parts) - 1
+    assert all(size >= MIN_RECORDS for size in sizes)
+    assert len(parts) - len(blocks) + sum(sizes) == len(grants)
     assert list(rebuild_image(tmp_path, kraft=True).image.acls) == grants
 
 
