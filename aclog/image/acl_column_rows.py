@@ -10,8 +10,8 @@ string up once (:meth:`~aclog.image.acl_pool.StringPool.codes`), never each ACL'
 - :func:`of_records`: the reference path (one Python step per ACL);
 - :func:`of_chunks`: snapshot format 2's chunk columns (:func:`~aclog.snapshot.acl_columns.
   chunk_arrays`), no Python step per ACL nor per string but the distinct ones;
-- :func:`of_lists`: ids as packed bytes, ``uint8`` codes and a list of strings per field (a
-  KRaft batch's grants, :class:`aclog.kraft.AclColumns`), no Python step per ACL;
+- :func:`of_arrays`: ids as packed bytes, ``uint8`` codes and an Arrow string array per field
+  (a KRaft checkpoint's grants, :class:`aclog.kraft.AclColumns`), no Python step per ACL;
 - :func:`of_kinds` and :func:`removal_words`: a decoded batch's Arrow columns
   (:func:`~aclog.records.columnar.decode_kinds`), additions in row order.
 
@@ -96,12 +96,13 @@ def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
     return AclColumnRows(words_of_id_bytes(ids), codes, strings)  # type: ignore[arg-type]
 
 
-def of_lists(ids: bytes, codes: Sequence[Any], strings: Sequence[list[str]]) -> AclColumnRows:
+def of_arrays(ids: bytes, codes: Sequence[Any], strings: Sequence[pa.Array]) -> AclColumnRows:
     """The columns of ACLs given as their ids (16 bytes each, back to back), their
     :data:`CODE_FIELDS` as ``uint8`` arrays (codes as :func:`of_records` makes them) and their
-    :data:`STRING_FIELDS` as one list of strings each. The three fields share one list of
-    distinct strings, made by Arrow in C, so a table's pool looks them up in one call."""
-    distinct, index = _encoded(pa.array([text for field in strings for text in field], pa.string()))
+    :data:`STRING_FIELDS` as one Arrow string array each. The three fields share one list of
+    distinct strings, made by Arrow in C (no Python string per value), so a table's pool
+    looks them up in one call."""
+    distinct, index = _encoded(pa.concat_arrays(list(strings)))
     cuts = np.cumsum([0, *map(len, strings)])
     shared = tuple((distinct, index[cuts[i] : cuts[i + 1]]) for i in range(len(strings)))
     return AclColumnRows(words_of_id_bytes(ids), tuple(codes), shared)  # type: ignore[arg-type]

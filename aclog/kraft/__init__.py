@@ -27,6 +27,7 @@ from aclog.kraft.checkpoint import (
     read_checkpoint_parts,
 )
 from aclog.kraft.codec import MetadataValue, decode_metadata_value
+from aclog.kraft.column_batch import KraftColumnBatch
 from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
 from aclog.kraft.follow import KraftFollow
 from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
@@ -60,6 +61,7 @@ __all__ = [
     "ImportReport",
     "ImportTargetError",
     "KraftBatch",
+    "KraftColumnBatch",
     "KraftCorruptError",
     "KraftError",
     "KraftFormatError",

@@ -24,17 +24,22 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from aclog.kraft.batch import KraftBatch, decode_batch
+from aclog.kraft.column_batch import KraftColumnBatch, decode_batch_as_columns
 from aclog.kraft.errors import KraftCorruptError
 from aclog.log.batch import HEADER_SIZE, parse_header
 from aclog.log.segment import (
     CRC_MISMATCH,
+    RawBatch,
     ScanProblem,
     SegmentScan,
     list_segments,
     segment_base_offset,
 )
+
+_Batch = TypeVar("_Batch", KraftBatch, KraftBatch | KraftColumnBatch)
 
 
 def tail_note(path: Path, problem: ScanProblem) -> str:
@@ -71,6 +76,28 @@ def read_kraft(
     records. Snapshots (``.checkpoint`` files) are not read here; see
     :mod:`aclog.kraft.checkpoint` and :mod:`aclog.kraft.replay`.
     """
+    return _read(directory, from_offset, to_offset, on_tail, decode_batch)
+
+
+def read_kraft_columns(
+    directory: Path | str,
+    from_offset: int = 0,
+    to_offset: int | None = None,
+    *,
+    on_tail: Callable[[Path, ScanProblem], None] | None = None,
+) -> Iterator[KraftBatch | KraftColumnBatch]:
+    """:func:`read_kraft`, each batch the column decoder takes as a :class:`KraftColumnBatch`
+    (:func:`~aclog.kraft.column_batch.decode_batch_as_columns`): what a replay reads."""
+    return _read(directory, from_offset, to_offset, on_tail, decode_batch_as_columns)
+
+
+def _read(
+    directory: Path | str,
+    from_offset: int,
+    to_offset: int | None,
+    on_tail: Callable[[Path, ScanProblem], None] | None,
+    decode: Callable[[RawBatch, Path], _Batch],
+) -> Iterator[_Batch]:
     directory = Path(directory)
     segments = list_segments(directory)
     bases = [base for base, _ in segments]
@@ -95,7 +122,7 @@ def read_kraft(
         for raw in scan:
             if to_offset is not None and raw.header.base_offset >= to_offset:
                 return
-            yield decode_batch(raw, path)
+            yield decode(raw, path)
         _check_segment_end(scan, path, segments[i + 1] if not is_last else None, on_tail)
         last_epoch = scan.last_epoch
 

@@ -35,8 +35,9 @@ from aclog.kraft.checkpoint import (
     read_checkpoint_parts,
     snapshot_as_batch,
 )
+from aclog.kraft.column_batch import KraftColumnBatch
 from aclog.kraft.errors import KraftError, KraftLayoutError
-from aclog.kraft.reader import read_kraft
+from aclog.kraft.reader import read_kraft, read_kraft_columns
 from aclog.kraft.tail_report import tail_warner
 from aclog.log.segment import list_segments
 from aclog.records import Record
@@ -63,13 +64,15 @@ class KraftReplaySource(NamedTuple):
     """Where a replay of a KRaft directory starts: the snapshot used (``None``: the log from
     offset 0), the records it restates (replay them as a snapshot at its last covered offset,
     ``end_offset - 1``), and the log batches after it, read lazily. Read with
-    ``acl_columns=True``, ``restated`` is empty and ``restated_parts`` holds the snapshot's
+    ``acl_columns=True``, ``restated`` is empty, ``restated_parts`` holds the snapshot's
     records in order with its batches of grants as :class:`AclColumns` blocks in their place
-    (:func:`~aclog.kraft.checkpoint.read_checkpoint_parts`)."""
+    (:func:`~aclog.kraft.checkpoint.read_checkpoint_parts`), and each log batch of ACL records
+    the column decoder takes is a :class:`KraftColumnBatch` (else every batch is a
+    :class:`KraftBatch`)."""
 
     checkpoint: CheckpointInfo | None
     restated: list[Record]
-    batches: Iterator[KraftBatch]
+    batches: Iterator[KraftBatch | KraftColumnBatch]
     restated_parts: list[Record | AclColumns] | None = None
 
 
@@ -85,7 +88,7 @@ def kraft_replay_source(
     """The snapshot, its records and the log batches after it for the state after every whole
     batch at or below ``at_offset`` and at or before ``at_time_ms``; ``use_snapshots=False``
     reads the whole log from offset 0 instead; ``acl_columns=True`` gives the snapshot as
-    ``restated_parts`` (see :class:`KraftReplaySource`).
+    ``restated_parts`` and batches of ACL records as columns (see :class:`KraftReplaySource`).
 
     Raises :class:`KraftLayoutError` when the log starts above offset 0 (Kafka deleted the
     segments below a snapshot) and no readable snapshot covers the missing offsets. Errors in
@@ -111,7 +114,10 @@ def kraft_replay_source(
     if log_start is not None and log_start > start:
         message = _gap_message(directory, log_start, start, at_offset, use_snapshots)
         raise KraftLayoutError("; ".join([message, *problems]))
-    batches = _log_batches(directory, start, at_offset, at_time_ms, on_warning)
+    read = read_kraft_columns if acl_columns else read_kraft
+    batches = _log_batches(
+        read(directory, start, on_tail=tail_warner(on_warning)), start, at_offset, at_time_ms
+    )
     if acl_columns:
         return KraftReplaySource(info, [], batches, records)
     return KraftReplaySource(info, records, batches)  # type: ignore[arg-type]
@@ -138,7 +144,8 @@ def kraft_replay_batches(
 def _with_snapshot(source: KraftReplaySource) -> Iterator[KraftBatch]:
     if source.checkpoint is not None:
         yield snapshot_as_batch(source.checkpoint, source.restated)
-    yield from source.batches
+    for batch in source.batches:  # all records (read without acl_columns)
+        yield batch if isinstance(batch, KraftBatch) else batch.kraft_batch()
 
 
 def kraft_records_for_replay(
@@ -210,18 +217,18 @@ def _gap_message(
 
 
 def _log_batches(
-    directory: Path,
+    batches: Iterator[KraftBatch | KraftColumnBatch],
     start: int,
     at_offset: int | None,
     at_time_ms: int | None,
-    on_warning: OnWarning,
-) -> Iterator[KraftBatch]:
-    for batch in read_kraft(directory, start, on_tail=tail_warner(on_warning)):
+) -> Iterator[KraftBatch | KraftColumnBatch]:
+    for batch in batches:
         if at_offset is not None and batch.last_offset > at_offset:
             return
         if at_time_ms is not None and batch.timestamp_ms > at_time_ms:
             return
         if batch.base_offset < start:  # straddles the snapshot: keep only what follows it
-            yield replace(batch, records=tuple(r for r in batch.records if r.offset >= start))
+            whole = batch if isinstance(batch, KraftBatch) else batch.kraft_batch()
+            yield replace(whole, records=tuple(r for r in whole.records if r.offset >= start))
         else:
             yield batch

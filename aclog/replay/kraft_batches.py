@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, sub
 
-from aclog.kraft import KraftBatch
+from aclog.kraft import KraftBatch, KraftColumnBatch
 from aclog.records import NoOpRecord, Record
 from aclog.records.build import consume
 from aclog.records.types import RECORD_TYPES
@@ -83,20 +83,37 @@ class KraftTail:
     """The replay batches of a run of KRaft batches, in order, for one replay: it counts the
     records aclog tracks (:attr:`records`, what a rebuild reports as replayed) and tells
     ``on_batch`` of each batch, as a :class:`DecodedBatch`, once replay has taken it (when
-    the replay asks for the next one)."""
+    the replay asks for the next one). A batch read as columns
+    (:class:`~aclog.kraft.KraftColumnBatch`) is replayed as a :class:`DecodedBatch` holding
+    them, as aclog's own batches are: onto the ACL table with no record object."""
 
     def __init__(
         self,
-        batches: Iterable[KraftBatch],
+        batches: Iterable[KraftBatch | KraftColumnBatch],
         on_batch: Callable[[DecodedBatch], None] | None = None,
     ) -> None:
         self._batches = batches
         self._on_batch = on_batch
         self.records = 0
 
-    def __iter__(self) -> Iterator[KraftReplayBatch]:
+    def __iter__(self) -> Iterator[KraftReplayBatch | DecodedBatch]:
         for batch in self._batches:
-            self.records += len(batch.records)
-            yield kraft_replay_batch(batch)
-            if self._on_batch is not None:  # resumed: the batch was replayed
-                self._on_batch(kraft_decoded_batch(batch))
+            if isinstance(batch, KraftBatch):
+                self.records += len(batch.records)
+                yield kraft_replay_batch(batch)
+                decoded = None if self._on_batch is None else kraft_decoded_batch(batch)
+            else:
+                self.records += batch.count
+                decoded = kraft_column_batch(batch)
+                yield decoded
+            if self._on_batch is not None and decoded is not None:  # resumed: replayed
+                self._on_batch(decoded)
+
+
+def kraft_column_batch(batch: KraftColumnBatch) -> DecodedBatch:
+    """A KRaft batch read as columns as the decoded batch replay and every tool read: its
+    records at their KRaft offsets, KRaft record version 0, no author (as
+    :func:`kraft_decoded_batch` gives the same batch read as records)."""
+    return DecodedBatch(
+        batch.base_offset, batch.last_offset, batch.epoch, batch.timestamp_ms, None, batch.decoded
+    )
