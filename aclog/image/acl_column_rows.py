@@ -96,14 +96,23 @@ def of_records(records: Sequence[AccessControlEntryRecord]) -> AclColumnRows:
     return AclColumnRows(words_of_id_bytes(ids), codes, strings)  # type: ignore[arg-type]
 
 
-def of_arrays(ids: bytes, codes: Sequence[Any], strings: Sequence[pa.Array]) -> AclColumnRows:
+def of_arrays(
+    ids: bytes, codes: Sequence[Any], strings: Sequence[Sequence[pa.Array]]
+) -> AclColumnRows:
     """The columns of ACLs given as their ids (16 bytes each, back to back), their
     :data:`CODE_FIELDS` as ``uint8`` arrays (codes as :func:`of_records` makes them) and their
-    :data:`STRING_FIELDS` as one Arrow string array each. The three fields share one list of
-    distinct strings, made by Arrow in C (no Python string per value), so a table's pool
-    looks them up in one call."""
-    distinct, index = _encoded(pa.concat_arrays(list(strings)))
-    cuts = np.cumsum([0, *map(len, strings)])
+    :data:`STRING_FIELDS` as Arrow string arrays each (a field's values in order, in pieces).
+    The three fields share one list of distinct strings, made by Arrow in C over the pieces
+    without joining them (no Python string per value), so a table's pool looks them up in
+    one call."""
+    pieces = [piece for field in strings for piece in field]
+    encoded = pc.dictionary_encode(pa.chunked_array(pieces, pa.string()))
+    if not encoded.num_chunks:
+        return of_records([])
+    # Arrow encodes a chunked array with one dictionary, the same for every chunk.
+    distinct = ArrowStrings(encoded.chunk(0).dictionary)
+    index = np.concatenate([numpy_numbers(chunk.indices) for chunk in encoded.chunks])
+    cuts = np.cumsum([0, *(sum(map(len, field)) for field in strings)])
     shared = tuple((distinct, index[cuts[i] : cuts[i + 1]]) for i in range(len(strings)))
     return AclColumnRows(words_of_id_bytes(ids), tuple(codes), shared)  # type: ignore[arg-type]
 

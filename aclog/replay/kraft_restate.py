@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pyarrow as pa
 
 from aclog.image.acl_column_rows import AclColumnRows, of_arrays, of_records
 from aclog.image.acl_table import AclTable
@@ -59,5 +58,5 @@ def restated_kraft_table(
 def _of_blocks(blocks: list[AclColumns]) -> AclColumnRows:
     """The rows of consecutive column blocks, as one (one pool lookup for them all)."""
     codes = [np.concatenate(field) for field in zip(*(b.codes for b in blocks), strict=True)]
-    strings = [pa.concat_arrays(field) for field in zip(*(b.strings for b in blocks), strict=True)]
+    strings = list(zip(*(b.strings for b in blocks), strict=True))
     return of_arrays(b"".join([b.ids for b in blocks]), codes, strings)

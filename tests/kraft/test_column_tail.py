@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import struct
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -18,16 +19,23 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kafka.record.util import calc_crc32c
 
-import aclog.kraft.column_batch as column_batch
-from aclog.image import MetadataImage, ReplayError
-from aclog.kraft import KraftColumnBatch, KraftCorruptError, KraftFormatError, read_kraft
+from aclog.image import ReplayError
+from aclog.kraft import (
+    KraftColumnBatch,
+    KraftCorruptError,
+    KraftFormatError,
+    column_batch,
+    read_kraft,
+)
 from aclog.kraft.acl_batch import MIN_RECORDS
 from aclog.kraft.acl_kinds import decode_acl_kinds
 from aclog.kraft.checkpoint import read_checkpoint_info
 from aclog.kraft.encoding import encode_record, frame
 from aclog.kraft.reader import read_kraft_columns
-from aclog.kraft.writer import LogBuilder, write_checkpoint
+from aclog.kraft.writer import LogBuilder, data_batch, write_checkpoint
+from aclog.log.batch import HEADER_SIZE
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -146,12 +154,121 @@ def test_tail_from_columns_replays_as_the_records_path(
             columns = _outcome(directory, end, columns=True)
             kinds = {type(b) for b in read_kraft_columns(directory, end)}
         assert columns == _outcome(directory, end, columns=False)
-    plain = [all(type(r) is not type(scram("u")) for r in b) for b in tail]
-    plain = [p and all(len(t.encode()) < 127 for r in b for t in _texts(r)) for p, b in zip(plain, tail, strict=True)]
+    plain = [all(_plain(r) for r in records) for records in tail]
     assert (KraftColumnBatch in kinds) == any(plain)
 
 
-def _texts(record: Record) -> list[str]:
-    if isinstance(record, AccessControlEntryRecord):
-        return [record.resource_name, record.principal, record.host]
-    return []
+def _plain(record: Record) -> bool:
+    """An ACL record whose strings the column decoder reads (a one-byte compact length)."""
+    if isinstance(record, RemoveAccessControlEntryRecord):
+        return True
+    if not isinstance(record, AccessControlEntryRecord):
+        return False
+    return all(len(t.encode()) < 127 for t in (record.resource_name, record.principal, record.host))
+
+
+def _numbered(first: int, count: int) -> list[Record]:
+    """ACLs of ids ``first..first+count-1``, each its own binding (a topic named by its id)."""
+    return [_numbered_acl(n) for n in range(first, first + count)]
+
+
+def _numbered_acl(n: int) -> AccessControlEntryRecord:
+    return dataclasses.replace(_acl(n, n % 6), resource_name=f"topic-{n}")
+
+
+def _big_tail() -> tuple[list[Record], list[list[Record]]]:
+    """A snapshot and a tail of batches big enough for the column path by default, removing
+    ids of the snapshot, of an earlier batch and of their own batch."""
+    snapshot = _numbered(0, 300)
+    first = _numbered(1_000, MIN_RECORDS)
+    first[5] = RemoveAccessControlEntryRecord(uuid.UUID(int=7))  # the snapshot's
+    first[9] = RemoveAccessControlEntryRecord(uuid.UUID(int=1_003))  # its own, added before
+    second = _numbered(2_000, MIN_RECORDS + 40)
+    second[0] = RemoveAccessControlEntryRecord(uuid.UUID(int=1_100))  # the first batch's
+    second[-1] = RemoveAccessControlEntryRecord(uuid.UUID(int=2_001))
+    return snapshot, [first, second]
+
+
+def test_rebuild_takes_big_tail_batches_from_columns_as_the_records_path(tmp_path: Path) -> None:
+    snapshot, tail = _big_tail()
+    directory = tmp_path / "__cluster_metadata-0"
+    end = _write(directory, snapshot, tail)
+    assert all(type(b) is KraftColumnBatch for b in read_kraft_columns(directory, end))
+    told: list[Any] = []
+    rebuilt = rebuild_image(directory, kraft=True, on_batch=told.append)
+    acls, scram_image, provenance, count, _ = _outcome(directory, end, columns=False)
+    assert list(rebuilt.image.acls.acls.items()) == acls
+    assert (rebuilt.image.scram, rebuilt.image.provenance) == (scram_image, provenance)
+    assert rebuilt.records_replayed == count == sum(map(len, tail))
+    # on_batch hears the batches as the records path tells them (same records and kinds).
+    assert told == [kraft_decoded_batch(b) for b in read_kraft(directory, end)]
+    assert [e.offset for b in told for e in b.entries] == list(range(end, end + count))
+
+
+@pytest.mark.parametrize(
+    ("at", "twice"),
+    [(17, "id"), (MIN_RECORDS - 1, "binding"), (3, "removed absent")],
+)
+def test_a_declined_big_batch_fails_at_the_records_paths_offset(
+    tmp_path: Path, at: int, twice: str
+) -> None:
+    snapshot, tail = _big_tail()
+    batch = tail[1]
+    if twice == "id":  # an id of the first batch added again
+        batch[at] = dataclasses.replace(_numbered_acl(2_000 + at), id=uuid.UUID(int=1_020))
+    elif twice == "binding":  # the binding of a snapshot ACL under a new id
+        batch[at] = dataclasses.replace(_numbered_acl(11), id=uuid.UUID(int=9_999))
+    else:
+        batch[at] = RemoveAccessControlEntryRecord(uuid.UUID(int=123_456))
+    directory = tmp_path / "__cluster_metadata-0"
+    end = _write(directory, snapshot, tail)
+    expected = _outcome(directory, end, columns=False)
+    assert expected[0] == "error" and expected[2] == end + len(tail[0]) + at
+    assert _outcome(directory, end, columns=True) == expected
+    with pytest.raises(ReplayError) as caught:
+        rebuild_image(directory, kraft=True)
+    assert (str(caught.value), caught.value.offset) == expected[1:]
+
+
+def test_a_damaged_value_in_a_big_batch_fails_at_its_own_offset(tmp_path: Path) -> None:
+    good = [encode_record(r) for r in _numbered(0, MIN_RECORDS)]
+    null_name = frame(18) + bytes(16) + b"\x02" + b"\x00"  # a null ResourceName, then nothing
+    log = LogBuilder(tmp_path)
+    log.start_at(500)
+    log.data([*good[:7], null_name, *good[7:]], 1, 0)
+    log.flush()
+    with pytest.raises(KraftFormatError) as caught:
+        list(read_kraft_columns(tmp_path))
+    assert caught.value.offset == 507
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ops.filter(lambda op: op[0] != "scram"), min_size=1, max_size=30), st.data())
+def test_damaged_batches_decode_as_columns_as_records_or_not_at_all(
+    batch_ops: list[tuple[Any, ...]], data: st.DataObject
+) -> None:
+    """A damaged value under a valid CRC (as a buggy writer would leave it): the column path
+    reads what the records path reads, or raises the same error naming the same offset."""
+    records = _records(batch_ops)
+    batch = bytearray(data_batch([encode_record(r) for r in records], 500, EPOCH, 0))
+    at = data.draw(st.integers(HEADER_SIZE, len(batch) - 1))
+    batch[at] = data.draw(st.integers(0, 255))
+    struct.pack_into(">I", batch, 17, calc_crc32c(memoryview(batch)[21:]))
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        Path(tmp, f"{500:020d}.log").write_bytes(bytes(batch))
+        with _small_batches_as_columns():
+            columns = _read_all(lambda: read_kraft_columns(directory))
+        records_path = _read_all(lambda: read_kraft(directory))
+    assert columns == records_path
+
+
+def _read_all(read: Any) -> Any:
+    """The batches as decoded batches (records and kinds), or the error's type and offset."""
+    try:
+        return [
+            kraft_decoded_batch(b if not isinstance(b, KraftColumnBatch) else b.kraft_batch())
+            for b in read()
+        ]
+    except (KraftCorruptError, KraftFormatError) as error:
+        return (type(error), getattr(error, "offset", None), str(error))
