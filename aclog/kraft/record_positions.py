@@ -77,17 +77,53 @@ def value_positions(buffer: Any, end: int, count: int) -> tuple[Any, Any] | None
 def record_starts(buffer: Any, end: int, count: int) -> Any | None:
     """Where each of the ``count`` records starts, following the length varints from the
     first record to the batch's end; ``None`` unless the chain ends exactly there."""
+    candidates = _candidates(buffer, end)
+    if not len(candidates) or candidates[0] != HEADER_SIZE:
+        return None
+    raw, size = varint(buffer, candidates, 2)
+    after = candidates + np.maximum(size, 0) + zigzag(raw)
+    claimed = _claimed_chain(buffer, end, count, candidates, size, after)
+    return claimed if claimed is not None else _followed_chain(count, candidates, size, after, end)
+
+
+def _candidates(buffer: Any, end: int) -> Any:
+    """The places a record can start: a length varint of one or two bytes, then two zero
+    bytes (attributes and timestamp delta)."""
     zeros = buffer[HEADER_SIZE : end + 1] == 0
     pair = np.zeros(len(zeros) + 2, dtype=bool)
     pair[: len(zeros) - 1] = zeros[:-1] & zeros[1:]  # pair[p]: bytes p and p + 1 are 0
     high = buffer[HEADER_SIZE : end + 1] >= 0x80
     one = ~high & pair[1 : len(zeros) + 1]
     two = high & ~np.append(high[1:], False) & pair[2 : len(zeros) + 2]
-    candidates = np.flatnonzero(one | two) + HEADER_SIZE
-    if not len(candidates) or candidates[0] != HEADER_SIZE:
+    return np.flatnonzero(one | two) + HEADER_SIZE
+
+
+def _claimed_chain(
+    buffer: Any, end: int, count: int, candidates: Any, size: Any, after: Any
+) -> Any | None:
+    """The chain in one go, when it is plain: each candidate claims a record index (its
+    offset delta); keeping those whose successor is the end (the last index) or a candidate
+    claiming the next index leaves, in a batch as Kafka writes it, exactly one candidate per
+    index. Then checking that the first is the batch's first byte and that each one's
+    successor is the next proves them the chain :func:`_followed_chain` would follow; else
+    ``None`` (that one decides)."""
+    delta_at = np.minimum(candidates + np.maximum(size, 0) + 2, len(buffer) - 3)
+    delta, delta_size = varint(buffer, delta_at, 3)
+    claim = np.where((size > 0) & (delta_size > 0), zigzag(delta), -1)
+    found = np.minimum(np.searchsorted(candidates, after), len(candidates) - 1)
+    linked = (candidates[found] == after) & (claim[found] == claim + 1)
+    kept = np.flatnonzero((claim >= 0) & np.where(after == end, claim == count - 1, linked))
+    if len(kept) != count or candidates[kept[0]] != HEADER_SIZE:
         return None
-    raw, size = varint(buffer, candidates, 2)
-    after = candidates + np.maximum(size, 0) + zigzag(raw)
+    starts = candidates[kept]
+    if not bool((after[kept[:-1]] == starts[1:]).all()) or after[kept[-1]] != end:
+        return None
+    return starts
+
+
+def _followed_chain(count: int, candidates: Any, size: Any, after: Any, end: int) -> Any | None:
+    """The chain followed from the first candidate by pointer doubling: about log2(count)
+    passes."""
     # Each candidate's successor by index: the end of the batch, or nowhere (a broken chain).
     done, broken = len(candidates), len(candidates) + 1
     found = np.minimum(np.searchsorted(candidates, after), done - 1)
