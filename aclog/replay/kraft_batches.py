@@ -9,6 +9,11 @@ record aclog skips (another metadata api key, another control record type, or a 
 the snapshot a replay starts from), the replay batch holds a :class:`NoOpRecord`, which changes
 nothing: every record is then replayed at its own offset, and a replay error names it.
 
+A batch read as columns (:class:`~aclog.kraft.KraftColumnBatch`, see
+:func:`~aclog.kraft.reader.read_kraft_columns`) needs neither: it is a :class:`DecodedBatch`
+holding its columns (:func:`kraft_column_batch`), replayed onto the ACL table as aclog's own
+decoded batches are.
+
 Immutable values; a :class:`KraftTail` belongs to one replay. Cost: one C-level pass per batch to
 take its records out of their offset tuples; a batch with skipped records one list of its size.
 """
