@@ -160,6 +160,17 @@ def refuse_kraft(data_dir: Path) -> None:
         )
 
 
+def require_log_target(data_dir: Path) -> None:
+    """Exit 2 when a writer must not start a log in ``data_dir``: a file in its place, a KRaft
+    metadata directory, or a directory of other files. A missing or empty directory, or an
+    aclog log, passes (``serve``, ``quickstart`` and ``demo`` create a missing one)."""
+    if data_dir.exists():
+        require_data_dir(data_dir)
+    refuse_kraft(data_dir)  # named as such, before it is called a directory of other files
+    if data_dir.exists():
+        refuse_other_files(data_dir)
+
+
 @contextmanager
 def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Controller]:
     """The controller of ``data_dir`` (a writer: it takes the lock), with clear exits for the
@@ -171,10 +182,12 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     user (Kafka's ``kafka-storage``/``--bootstrap-controller`` tools have the same standing).
     """
     created = _first_missing(data_dir) if create else None
+    was_empty = False
     if created is None:
         require_data_dir(data_dir)
         refuse_kraft(data_dir)
         refuse_other_files(data_dir)
+        was_empty = not any(data_dir.iterdir())
     try:
         with _opening_errors(data_dir):
             controller = Controller.open(data_dir, authorizer=LocalOperator())
@@ -186,6 +199,8 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
         yield controller
     finally:
         committed = controller.log.end_offset > start
+        if not committed and was_empty:  # the log's files, removed while the lock is held
+            _empty(data_dir)
         controller.close()
         if not committed:
             _remove_created(created)
@@ -208,6 +223,16 @@ def _first_missing(path: Path) -> Path | None:
             return missing
         missing = candidate
     return missing
+
+
+def _empty(directory: Path) -> None:
+    """Remove what a writer that committed nothing created in ``directory``, which was empty
+    before it opened: a failed write to an empty directory leaves it empty."""
+    for entry in directory.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 def _remove_created(created: Path | None) -> None:

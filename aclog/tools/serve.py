@@ -22,9 +22,8 @@ from aclog.tools import serve_limits as lim
 from aclog.tools.common import (
     DATA_DIR_ENV,
     JsonFlag,
-    refuse_kraft,
     removed_on_failure,
-    require_data_dir,
+    require_log_target,
 )
 from aclog.tools.console import (
     EXIT_USAGE,
@@ -285,9 +284,7 @@ def serve(
         ),
         (controller, heartbeat_ms, election_timeout_ms),
     )
-    if data_dir.exists():  # a missing one is created; a file in its place is exit 2, naming it
-        require_data_dir(data_dir)
-    refuse_kraft(data_dir)  # serving opens a writer on it (--controller too)
+    require_log_target(data_dir)
     # A listener that never started leaves no data directory behind; once it has, clients
     # may have written to it and it stays.
     with removed_on_failure(data_dir) as keep:
