@@ -21,8 +21,8 @@ from aclog.controller import (
 )
 from aclog.records import AccessControlEntryRecord, AclBinding, json_value, record_to_dict
 from aclog.remote import REMOTE_ACL_ID
-from aclog.tools.common import report_failures
 from aclog.tools.console import EXIT_FAILURE, print_line
+from aclog.tools.writing import report_failures
 
 
 def error_fields(error: ApiError) -> dict[str, Any]:

@@ -25,16 +25,12 @@ from aclog.records import (
 )
 from aclog.replay import entries_between, read_decoded
 from aclog.sample import Tenancy, tenancy, write_tenancy
-from aclog.tools.common import (
-    DataDir,
-    JsonFlag,
-    load_state,
-    open_controller,
-    require_log_target,
-)
+from aclog.tools.common import DataDir, JsonFlag, load_state
 from aclog.tools.console import app, fail_os, print_json, print_line
+from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump
 from aclog.tools.history import state_to_dict
+from aclog.tools.writing import open_controller
 
 ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
 TOPIC, GROUP = ResourceType.TOPIC, ResourceType.GROUP

@@ -22,8 +22,6 @@ from aclog.tools.common import (
     SourceFormat,
     is_kraft,
     load_state,
-    open_controller,
-    require_log,
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -35,9 +33,11 @@ from aclog.tools.console import (
     print_line,
     print_warning,
 )
+from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import check_range, parse_range_end, point_note
 from aclog.tools.progress import offsets_bar, waiting
+from aclog.tools.writing import open_controller
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")

@@ -31,8 +31,9 @@ from kafka.admin import ResourceType as KafkaResourceType
 from aclog.authorizer import Authorizer
 from aclog.records import AclOperation, ResourceType, call_paused
 from aclog.replay import entries_between, read_decoded, rebuild_image
-from aclog.tools.common import DataDir, JsonFlag, require_log_target
+from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
+from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump
 from aclog.tools.explain import explanation_to_dict
 
