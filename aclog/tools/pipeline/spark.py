@@ -74,7 +74,9 @@ def _session(
     settings = pipeline.settings
     try:
         given = settings.parse_conf(conf or [])
-        settings.driver_host(master or pipeline.session.DEFAULT_MASTER, driver_host)
+        settings.driver_host(
+            settings.check_master(master or pipeline.session.DEFAULT_MASTER), driver_host
+        )
     except settings.SettingError as error:
         fail(str(error), EXIT_USAGE)
     from py4j.protocol import Py4JError  # type: ignore[import-untyped]  # noqa: PLC0415
