@@ -11,6 +11,7 @@ directory, beside whatever it held.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -155,3 +156,20 @@ def test_a_server_starts_no_log_among_other_files(tmp_path: Path, line: tuple[st
     assert f"{tmp_path} holds no log segments" in result.stderr
     assert "Traceback" not in result.stderr
     assert tree_stamps(tmp_path) == before
+
+
+def test_snapshot_verify_json_names_each_corrupt_snapshot(tmp_path: Path) -> None:
+    # It printed {"ok": false, "corrupt": 1}: which snapshot, and why, was on stderr only.
+    data = tmp_path / "data"
+    assert run_main("demo", "--data-dir", str(data), "--no-show").code == 0
+    assert run_main("snapshot", "create", "--data-dir", str(data)).code == 0
+    [snapshot] = data.glob("*.snapshot.avro")
+    damaged = bytearray(snapshot.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    snapshot.write_bytes(bytes(damaged))
+    result = run_main("snapshot", "verify", "--data-dir", str(data), "--json")
+    assert result.code == 1
+    shown = json.loads(result.stdout)
+    assert shown["ok"] is False and shown["checked"] == 1 and shown["corrupt"] == 1
+    [problem] = shown["problems"]
+    assert snapshot.name in problem
