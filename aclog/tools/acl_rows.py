@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from aclog.acl import AclFilter, ApiError, Errors
+from aclog.authorizer.impact import ANY_OTHER_HOST
 from aclog.controller import (
     MAX_RECORDS_PER_USER_OP,
     AclCreateResult,
@@ -88,9 +89,16 @@ def print_impacts(impacts: list[dict[str, Any]] | None) -> None:
         print_line(f"  {impact['resource_type']}:{impact['resource_name']}")
         for c in impact["changes"]:
             print_line(
-                f"    {c['principal']} from {c['host']} {c['operation']}: "
+                f"    {c['principal']} {impact_host(c['host'])} {c['operation']}: "
                 f"{c['before']} -> {c['after']}"
             )
+
+
+def impact_host(host: str) -> str:
+    """Where an impact row's client stands, for a person: the address the impact examined for
+    "a client no host-specific ACL names" (``0.0.0.0``, which read as a real address) is
+    "from any other host", as ``who-can`` words it; ``--json`` keeps the address."""
+    return "from any other host" if host == ANY_OTHER_HOST else f"from {host}"
 
 
 def report_create_failures(bindings: list[AclBinding], results: list[AclCreateResult]) -> None:
