@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from aclog.acl import AclFilter, ApiError, Errors
-from aclog.authorizer.impact import ANY_OTHER_HOST
+from aclog.authorizer import ANY_OTHER_HOST
 from aclog.controller import (
     MAX_RECORDS_PER_USER_OP,
     AclCreateResult,

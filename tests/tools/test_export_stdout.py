@@ -16,7 +16,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aclog.controller.controller import Controller, LocalOperator
+from aclog.controller import Controller, LocalOperator
 from aclog.desired import CurrentState, export_yaml, load_desired
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from tests.tools.harness import run_main

@@ -99,7 +99,7 @@ def test_a_failed_write_to_an_empty_directory_leaves_it_empty(tmp_path: Path) ->
 
 
 def test_the_lock_still_names_its_holder(demo: Path) -> None:
-    from aclog.controller.controller import Controller
+    from aclog.controller import Controller
 
     with Controller.open(demo):
         result = run_main("users", "delete", "x", "--mechanism", "SCRAM-SHA-256",
@@ -173,3 +173,26 @@ def test_snapshot_verify_json_names_each_corrupt_snapshot(tmp_path: Path) -> Non
     assert shown["ok"] is False and shown["checked"] == 1 and shown["corrupt"] == 1
     [problem] = shown["problems"]
     assert snapshot.name in problem
+
+
+def test_a_writer_refused_by_another_process_names_its_pid(demo: Path) -> None:
+    # The pid used to be written into .lock by each writer; now the kernel's lock table says.
+    script = (
+        "import sys, time; from aclog.log import SegmentedLog; "
+        "log = SegmentedLog(sys.argv[1]); print('held', flush=True); time.sleep(60)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(demo)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        before = tree_stamps(demo.parent)
+        result = run_main("acls", "add", "--allow-principal", "User:q", "--topic", "q",
+                          "--data-dir", str(demo))  # fmt: skip
+        assert result.code == 3, result.stderr
+        assert f"pid {holder.pid}" in result.stderr, result.stderr
+        assert tree_stamps(demo.parent) == before
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
