@@ -25,7 +25,7 @@ from aclog.authorizer.decide import skipped_characters
 from aclog.authorizer.findings import LintReport, Severity
 from aclog.authorizer.host_answers import ANY_HOST, HostAnswer
 from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
-from aclog.authorizer.impact import impact_of_adding
+from aclog.authorizer.impact import ANY_OTHER_HOST, impact_of_adding
 from aclog.authorizer.pattern_text import describe_pattern, short_acl
 from aclog.authorizer.reach import reach
 from aclog.authorizer.reachable import Reach, Reachable
@@ -43,6 +43,7 @@ from aclog.authorizer.who_can import PrincipalAccess, WhoCan, who_can
 __all__ = [
     "ADDED",
     "ANY_HOST",
+    "ANY_OTHER_HOST",
     "BEGINNING",
     "DEFAULT_MIN_ITERATIONS",
     "SUPPORTED_OPERATIONS",

@@ -120,6 +120,8 @@ def _scalar(value: object) -> str:
     if isinstance(value, int):
         return str(value)
     assert isinstance(value, str)
+    if not value.isprintable():
+        return _escaped(value)
     plain = _PLAIN.fullmatch(value) is not None
     resolved = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
     if plain and resolved == _STR_TAG:
@@ -131,6 +133,31 @@ def _scalar(value: object) -> str:
             [value], Dumper=_DUMPER, allow_unicode=True, width=_ONE_LINE, default_style='"'
         )
     return written.removeprefix("- ").removesuffix("\n")
+
+
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def _escaped(value: str) -> str:
+    """``value``, which holds a character :meth:`str.isprintable` rejects (a control, a bidi
+    override, a zero-width or separator character), as a double-quoted YAML scalar with each
+    such character escaped (``\\t``, ``\\x85``, ``\\u202e``, ``\\U000e0001``): it loads back
+    as the same text, and the file shows a person, a terminal or a pipe nothing but printable
+    characters. (libyaml writes U+202E and U+2028 as they are.)"""
+    pieces = []
+    for char in value:
+        named = _NAMED.get(char)
+        if named is not None:
+            pieces.append(named)
+        elif char.isprintable():
+            pieces.append(char)
+        elif (code := ord(char)) <= 0xFF:
+            pieces.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            pieces.append(f"\\u{code:04x}")
+        else:
+            pieces.append(f"\\U{code:08x}")
+    return '"' + "".join(pieces) + '"'
 
 
 def _group(acl: AclBinding) -> tuple[Any, ...]:

@@ -78,11 +78,18 @@ class OffsetIndex:
         del self.positions[keep:]
 
     def write(self, segment: Path) -> None:
-        """Replace the index file with these entries (not fsynced: it is a hint)."""
+        """Replace the index file with these entries (not fsynced: it is a hint). A file that
+        already holds them is left alone, so opening a log that commits nothing changes no
+        file's bytes or mtime."""
         data = b"".join(
             ENTRY.pack(o - self.base_offset, p)
             for o, p in zip(self.offsets, self.positions, strict=True)
         )
+        try:
+            if index_path(segment).read_bytes() == data:
+                return
+        except OSError:  # missing or unreadable: write it
+            pass
         tmp = index_path(segment).with_suffix(".index.tmp")
         write_private(tmp, data)
         os.replace(tmp, index_path(segment))

@@ -125,8 +125,11 @@ class RecoveryPointFile:
 
     def write(self, offset: int, epoch: int, *, durable: bool = False) -> None:
         """Set the point to ``offset``, where a batch of ``epoch`` ends; ``durable`` fsyncs it
-        (when the log fsyncs at all)."""
-        os.pwrite(self._fd, encode(offset, epoch), 0)
+        (when the log fsyncs at all). A file that already holds them is not rewritten, so a
+        writer that commits nothing leaves its mtime alone."""
+        data = encode(offset, epoch)
+        if self._oversized or os.pread(self._fd, _SIZE, 0) != data:
+            os.pwrite(self._fd, data, 0)
         if self._oversized:  # a foreign file: keep only the line just written
             os.ftruncate(self._fd, _SIZE)
             self._oversized = False

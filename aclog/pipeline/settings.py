@@ -39,6 +39,22 @@ def is_local(master: str) -> bool:
     return master == "local" or master.startswith("local[")
 
 
+_MASTER_SCHEMES = ("spark://", "k8s://", "local[", "local-cluster[")
+
+
+def check_master(master: str) -> str:
+    """``master`` if Spark can start with it (``local``, ``local[...]``, ``local-cluster[...]``,
+    ``spark://...``, ``yarn`` or ``k8s://...``, Spark's own rule); else :class:`SettingError`,
+    so a typo is a usage error before a JVM starts (Spark printed a Java stack trace and
+    the command failed as if a job had)."""
+    if master in ("local", "yarn") or master.startswith(_MASTER_SCHEMES):
+        return master
+    raise SettingError(
+        f"unknown Spark master {master!r}; use local[2], local[*], spark://HOST:7077, yarn "
+        "or k8s://https://HOST:PORT"
+    )
+
+
 def parse_conf(pairs: Iterable[str]) -> dict[str, str]:
     """``key=value`` strings (as ``spark-submit --conf`` takes them) as a dict; the value may
     hold ``=``, and a later key replaces an earlier one. Raises :class:`SettingError` for an item

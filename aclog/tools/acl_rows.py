@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from aclog.acl import AclFilter, ApiError, Errors
+from aclog.authorizer import ANY_OTHER_HOST
 from aclog.controller import (
     MAX_RECORDS_PER_USER_OP,
     AclCreateResult,
@@ -21,8 +22,8 @@ from aclog.controller import (
 )
 from aclog.records import AccessControlEntryRecord, AclBinding, json_value, record_to_dict
 from aclog.remote import REMOTE_ACL_ID
-from aclog.tools.common import report_failures
 from aclog.tools.console import EXIT_FAILURE, print_line
+from aclog.tools.writing import report_failures
 
 
 def error_fields(error: ApiError) -> dict[str, Any]:
@@ -88,9 +89,16 @@ def print_impacts(impacts: list[dict[str, Any]] | None) -> None:
         print_line(f"  {impact['resource_type']}:{impact['resource_name']}")
         for c in impact["changes"]:
             print_line(
-                f"    {c['principal']} from {c['host']} {c['operation']}: "
+                f"    {c['principal']} {impact_host(c['host'])} {c['operation']}: "
                 f"{c['before']} -> {c['after']}"
             )
+
+
+def impact_host(host: str) -> str:
+    """Where an impact row's client stands, for a person: the address the impact examined for
+    "a client no host-specific ACL names" (``0.0.0.0``, which read as a real address) is
+    "from any other host", as ``who-can`` words it; ``--json`` keeps the address."""
+    return "from any other host" if host == ANY_OTHER_HOST else f"from {host}"
 
 
 def report_create_failures(bindings: list[AclBinding], results: list[AclCreateResult]) -> None:

@@ -37,8 +37,9 @@ from aclog.tools.acls import (
     acls_app,
     parse_or_exit,
 )
-from aclog.tools.common import JsonFlag, OptionalDataDir, holds_log, load_state, local_caller
+from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import EXIT_USAGE, fail, print_json
+from aclog.tools.data_dirs import holds_log
 from aclog.tools.inventory import read_inventory
 from aclog.tools.remote import (
     BootstrapServer,
@@ -49,6 +50,7 @@ from aclog.tools.remote import (
     data_dir_only,
     open_admin,
 )
+from aclog.tools.writing import local_caller
 
 
 @acls_app.command("add")

@@ -25,14 +25,7 @@ from aclog.tools.acls import (
     acls_app,
     parse_or_exit,
 )
-from aclog.tools.common import (
-    AtOffset,
-    AtTime,
-    JsonFlag,
-    OptionalDataDir,
-    load_state,
-    report_failures,
-)
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import print_json, print_line
 from aclog.tools.remote import (
     BootstrapServer,
@@ -42,6 +35,7 @@ from aclog.tools.remote import (
     data_dir_only,
     open_admin,
 )
+from aclog.tools.writing import report_failures
 
 
 @acls_app.command("list")

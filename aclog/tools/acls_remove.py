@@ -34,7 +34,7 @@ from aclog.tools.acls import (
     acls_app,
     parse_or_exit,
 )
-from aclog.tools.common import JsonFlag, OptionalDataDir, load_state, local_caller, report_failures
+from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, print_json, print_line
 from aclog.tools.remote import (
     BootstrapServer,
@@ -44,6 +44,7 @@ from aclog.tools.remote import (
     choose_target,
     open_admin,
 )
+from aclog.tools.writing import local_caller, report_failures
 
 
 @acls_app.command("remove")

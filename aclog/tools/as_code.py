@@ -28,9 +28,10 @@ from aclog.desired import (
 )
 from aclog.image import MetadataImage
 from aclog.kraft import is_kraft_path
-from aclog.tools.common import load_state, local_caller
+from aclog.tools.common import load_state
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_line
 from aclog.tools.remote import RemoteTarget, Target, open_admin
+from aclog.tools.writing import local_caller
 
 DesiredFile = Annotated[
     Path,

@@ -25,18 +25,12 @@ from aclog.records import (
 )
 from aclog.replay import entries_between, read_decoded
 from aclog.sample import Tenancy, tenancy, write_tenancy
-from aclog.tools.common import (
-    DataDir,
-    JsonFlag,
-    load_state,
-    open_controller,
-    refuse_kraft,
-    refuse_other_files,
-    require_data_dir,
-)
+from aclog.tools.common import DataDir, JsonFlag, load_state
 from aclog.tools.console import app, fail_os, print_json, print_line
+from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump
 from aclog.tools.history import state_to_dict
+from aclog.tools.writing import open_controller
 
 ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
 TOPIC, GROUP = ResourceType.TOPIC, ResourceType.GROUP
@@ -112,10 +106,7 @@ def demo(
     'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
     """
     world = tenancy() if with_tenancy else None
-    if data_dir.exists():  # a demo never writes among someone else's files
-        require_data_dir(data_dir)
-        refuse_kraft(data_dir)  # named as such, before it is called a directory of other files
-        refuse_other_files(data_dir)
+    require_log_target(data_dir)  # a demo never writes among someone else's files
     if world is None:
         with open_controller(data_dir, create=True) as controller:
             fresh = controller.log.end_offset <= 1

@@ -27,7 +27,7 @@ from aclog.replay import (
     read_segment_decoded,
 )
 from aclog.snapshot import SNAPSHOT_SUFFIX, SnapshotError, read_snapshot
-from aclog.tools.common import SourceFormat, is_kraft, not_a_log
+from aclog.tools.common import SourceFormat, is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -37,6 +37,7 @@ from aclog.tools.console import (
     print_line,
     print_warning,
 )
+from aclog.tools.data_dirs import not_a_log
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import format_time
 from aclog.tools.progress import OnOffset, offsets_bar, stdout_is_free

@@ -7,6 +7,7 @@ document as JSON. Reads only (``--out`` aside); never a password, salt or key.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -15,8 +16,9 @@ import typer
 from aclog.desired import export_dict, export_yaml
 from aclog.tools.as_code import read_target_state, target_name
 from aclog.tools.common import AtTime, JsonFlag, OptionalDataDir
-from aclog.tools.console import EXIT_USAGE, app, fail, fail_os, print_json, print_line
+from aclog.tools.console import EXIT_USAGE, app, fail, fail_os, print_json
 from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target, data_dir_only
+from aclog.tools.visible import visible
 
 
 @app.command("export")
@@ -44,10 +46,12 @@ def export_command(
         print_json(export_dict(current))
         return
     point = f" as of {at_time}" if at_time else ""
-    text = export_yaml(current, f"exported from {target_name(target)}{point}")
+    text = export_yaml(current, visible(f"exported from {target_name(target)}{point}"))
     if out is None:
-        for line in text.splitlines():
-            print_line(line)
+        # Not print_line: its escapes would change what the YAML says ('aclog export >
+        # acls.yaml' renamed every ACL on a name with a tab or a bidi override). The export
+        # escapes every character a terminal would not draw, in YAML's own syntax.
+        sys.stdout.write(text)
         return
     try:
         out.write_text(text, encoding="utf-8")

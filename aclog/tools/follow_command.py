@@ -22,9 +22,10 @@ import typer
 
 from aclog.desired import FollowLoop, FollowReport, ReadError
 from aclog.remote import RemoteAdmin, RemoteError
-from aclog.tools.common import DataDir, JsonFlag, open_controller
+from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.remote import BootstrapServer, CommandConfig, RemoteTarget, choose_target
+from aclog.tools.writing import open_controller
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 

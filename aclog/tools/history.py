@@ -22,8 +22,6 @@ from aclog.tools.common import (
     SourceFormat,
     is_kraft,
     load_state,
-    open_controller,
-    require_log,
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -35,9 +33,11 @@ from aclog.tools.console import (
     print_line,
     print_warning,
 )
+from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import check_range, parse_range_end, point_note
 from aclog.tools.progress import offsets_bar, waiting
+from aclog.tools.writing import open_controller
 
 snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")
@@ -256,17 +256,23 @@ def _snapshot_row(path: Path, last_offset: int, epoch: int) -> dict[str, Any]:
 
 @snapshot_app.command("verify")
 def snapshot_verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
-    """Verify every snapshot; exit 1 if any is corrupt."""
-    bad = 0
+    """Verify every snapshot; exit 1 if any is corrupt.
+
+    --json prints {"ok", "checked", "corrupt", "problems"}: each problem names its snapshot,
+    as 'aclog verify --json' lists its problems."""
+    problems = []
     snapshots = _snapshots(data_dir)
     for snapshot in snapshots:
         try:
             verify_snapshot(snapshot.path)
         except SnapshotError as error:
-            bad += 1
+            problems.append(str(error))
             print_line(f"aclog: {error}", stderr=True)
+    bad = len(problems)
     if json_output:
-        print_json({"ok": bad == 0, "corrupt": bad})
+        print_json(
+            {"ok": bad == 0, "checked": len(snapshots), "corrupt": bad, "problems": problems}
+        )
     elif not snapshots:
         print_line(f"no snapshots in {data_dir}: nothing to verify")
     elif bad == 0:

@@ -16,6 +16,7 @@ import typer
 
 from aclog.desired import Plan, PlanError, describe_binding, plan
 from aclog.records import ResourceType
+from aclog.tools.acl_rows import impact_host
 from aclog.tools.as_code import (
     DesiredFile,
     SetPasswords,
@@ -125,6 +126,6 @@ def print_plan(computed: Plan, where: str) -> None:
         print_line(f"access on {impact.resource_type.name}:{impact.name}")
         for c in impact.changes:
             print_line(
-                f"    {c.principal} from {c.host} {c.operation}: {c.before.value} -> "
+                f"    {c.principal} {impact_host(c.host)} {c.operation}: {c.before.value} -> "
                 f"{c.after.value}"
             )

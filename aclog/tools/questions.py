@@ -36,15 +36,7 @@ from aclog.tools.acl_options import (
     read_inventory,
     resources,
 )
-from aclog.tools.common import (
-    AtOffset,
-    AtTime,
-    JsonFlag,
-    SourceFormat,
-    is_kraft,
-    load_state,
-    require_log,
-)
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, load_state
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -53,6 +45,7 @@ from aclog.tools.console import (
     print_json,
     print_warning,
 )
+from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.options import (
     ClusterFlag,

@@ -33,6 +33,7 @@ from aclog.records import AclOperation, ResourceType, call_paused
 from aclog.replay import entries_between, read_decoded, rebuild_image
 from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
+from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump
 from aclog.tools.explain import explanation_to_dict
 
@@ -54,6 +55,7 @@ def quickstart(
     "created_acls", "failed_acls", "scram_users", "records" (as 'aclog dump --json'),
     "explanations" (each as 'aclog explain --json', with its request)}.
     """
+    require_log_target(data_dir)  # before the server starts: its refusal would read as a crash
     server = _start_server(data_dir, listen)
     try:
         bootstrap = _wait_ready(server)

@@ -31,10 +31,11 @@ import typer
 from aclog.controller import MetadataWriter
 from aclog.remote import RemoteAdmin, RemoteError, bootstrap_timeout_ms
 from aclog.tools.command_config import read_command_config
-from aclog.tools.common import DATA_DIR_ENV, open_controller
+from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import EXIT_USAGE, fail, print_line
 from aclog.tools.exit_codes import exit_code_for
 from aclog.tools.progress import waiting
+from aclog.tools.writing import open_controller
 
 BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"
 COMMAND_CONFIG_ENV = "ACLOG_COMMAND_CONFIG"

@@ -19,23 +19,18 @@ from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.common import (
-    DATA_DIR_ENV,
-    JsonFlag,
-    refuse_kraft,
-    removed_on_failure,
-    require_data_dir,
-)
+from aclog.tools.common import DATA_DIR_ENV, JsonFlag
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
     err,
     fail,
-    out,
-    print_json_line,
     show_library_warnings,
 )
+from aclog.tools.data_dirs import require_log_target
 from aclog.tools.exit_codes import fail_for
+from aclog.tools.serve_banner import render_ready
+from aclog.tools.writing import removed_on_failure
 from aclog.wire import (
     ConfigError,
     Limits,
@@ -87,73 +82,6 @@ def _config(
         )
     except ValueError as error:  # ConfigError, or a super user without a colon
         fail(str(error), EXIT_USAGE)
-
-
-def _render_ready(info: ListenerInfo, config: ServerConfig, json_output: bool) -> None:
-    if json_output:
-        print_json_line(info.to_dict())
-        sys.stdout.flush()
-        return
-    target = str(info.advertised)
-    protocol = info.security_protocol.value
-    out.print(
-        f"aclog serve: listening on {info.bound} ({protocol}), advertised as {target}, "
-        f"node {info.node_id}, cluster {info.cluster_id}, data dir {config.data_dir}",
-        markup=False,
-    )
-    kp = [f'bootstrap_servers="{target}"']
-    ck = [f'"bootstrap.servers": "{target}"']
-    cli = [f"-b {target}"]
-    if config.security_protocol.uses_sasl:
-        kp += [
-            f'security_protocol="{protocol}"',
-            'sasl_mechanism="SCRAM-SHA-256"',
-            'sasl_plain_username="USER"',
-            'sasl_plain_password="PASSWORD"',
-        ]
-        ck += [
-            f'"security.protocol": "{protocol}"',
-            '"sasl.mechanism": "SCRAM-SHA-256"',
-            '"sasl.username": "USER"',
-            '"sasl.password": "PASSWORD"',
-        ]
-        cli += [f"-S {protocol}", "-M SCRAM-SHA-256", "-U USER", "-P PASSWORD"]
-    if config.security_protocol.uses_tls:
-        kp.append(f'ssl_cafile="{config.tls_cert}"')
-        ck.append(f'"ssl.ca.location": "{config.tls_cert}"')
-    out.print("Connect with:", markup=False)
-    out.print(f"  kafka-python     KafkaAdminClient({', '.join(kp)})", markup=False)
-    out.print(f"  confluent-kafka  AdminClient({{{', '.join(ck)}}})", markup=False)
-    out.print(
-        f"  command line     python -m kafka.admin {' '.join(cli)} acls describe", markup=False
-    )
-    if config.security_protocol.uses_sasl:
-        out.print(
-            "SCRAM users log in as User:<name>. Create the first one before starting: "
-            f"aclog users set USER --mechanism SCRAM-SHA-256 --password-stdin --data-dir "
-            f"{config.data_dir}",
-            markup=False,
-        )
-    else:
-        out.print(
-            "Every client is User:ANONYMOUS here; admin requests need --super-users "
-            "User:ANONYMOUS or ACLs for it.",
-            markup=False,
-        )
-    if not config.super_users:
-        out.print(
-            "No --super-users: admin requests need ALTER/DESCRIBE ACLs on the cluster.",
-            markup=False,
-        )
-    if config.controller:
-        out.print(
-            f"Controller: shared data directory; node {info.node_id} leads when elected, else "
-            f"stands by (heartbeat {config.heartbeat_ms} ms, election timeout "
-            f"{config.election_timeout_ms} ms). Clients are sent to the active node.",
-            markup=False,
-        )
-    out.print("Stop with Ctrl-C (or SIGTERM).", markup=False)
-    sys.stdout.flush()
 
 
 @app.command()
@@ -285,16 +213,14 @@ def serve(
         ),
         (controller, heartbeat_ms, election_timeout_ms),
     )
-    if data_dir.exists():  # a missing one is created; a file in its place is exit 2, naming it
-        require_data_dir(data_dir)
-    refuse_kraft(data_dir)  # serving opens a writer on it (--controller too)
+    require_log_target(data_dir)
     # A listener that never started leaves no data directory behind; once it has, clients
     # may have written to it and it stays.
     with removed_on_failure(data_dir) as keep:
 
         def ready(info: ListenerInfo) -> None:
             keep()
-            _render_ready(info, config, json_output)
+            render_ready(info, config, json_output)
 
         try:
             run_listener(

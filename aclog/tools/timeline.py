@@ -18,7 +18,7 @@ from aclog.image import ReplayError
 from aclog.log import CorruptLogError
 from aclog.records import AclOperation, RecordDecodeError, ResourceType
 from aclog.replay import Point, RebuildError
-from aclog.tools.common import JsonFlag, SourceFormat, is_kraft, require_log
+from aclog.tools.common import JsonFlag, SourceFormat, is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -30,6 +30,7 @@ from aclog.tools.console import (
     print_warning,
 )
 from aclog.tools.console import app as cli
+from aclog.tools.data_dirs import require_log
 from aclog.tools.options import (
     ClusterFlag,
     DelegationTokenName,

@@ -25,7 +25,7 @@ from aclog.controller import (
 from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.kraft import is_kraft_path
 from aclog.records import ScramMechanism
-from aclog.tools.common import JsonFlag, OptionalDataDir, load_state, local_caller, report_failures
+from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.options import OptionError, check_text
 from aclog.tools.remote import (
@@ -36,6 +36,7 @@ from aclog.tools.remote import (
     choose_target,
     open_admin,
 )
+from aclog.tools.writing import local_caller, report_failures
 
 users_app = typer.Typer(
     help="Manage SCRAM users (salts and keys are never shown) in a data directory (--data-dir) "

@@ -13,6 +13,7 @@ from aclog.pipeline.session import scratch_dir, session_settings
 from aclog.pipeline.settings import (
     DRIVER_HOST_ENV,
     SettingError,
+    check_master,
     driver_host,
     on_this_machine,
     parse_conf,
@@ -108,6 +109,8 @@ def test_session_settings_put_conf_last_and_keep_aclogs_java_options() -> None:
         (["--conf", "spark.executor.memory"], "is not KEY=VALUE"),
         (["--conf", "memory=2g"], "is not a Spark setting"),
         (["--master", "spark://m:7077", "--driver-host", ""], "--driver-host"),
+        (["--master", "bogus://x"], "unknown Spark master 'bogus://x'"),
+        (["--master", "Local[2]"], "unknown Spark master"),
     ],
 )
 def test_the_cli_refuses_a_bad_setting_before_spark_starts(
@@ -119,3 +122,18 @@ def test_the_cli_refuses_a_bad_setting_before_spark_starts(
         assert run.code == 2, run.stderr
         assert says in run.stderr and run.stdout == ""
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    "master",
+    ["local", "local[2]", "local[*]", "local[2,3]", "local-cluster[2,1,1024]", "yarn",
+     "spark://127.0.0.1:7077", "spark://a:1,b:2", "k8s://https://k:6443"],
+)  # fmt: skip
+def test_every_master_spark_takes_passes_the_check(master: str) -> None:
+    assert check_master(master) == master
+
+
+@pytest.mark.parametrize("master", ["", "bogus://x", "spark:/m", "mesos://m:5050", "LOCAL"])
+def test_a_master_spark_refuses_is_a_setting_error(master: str) -> None:
+    with pytest.raises(SettingError, match="unknown Spark master"):
+        check_master(master)

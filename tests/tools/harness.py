@@ -89,3 +89,19 @@ def tree_digest(root: Path) -> dict[str, str]:
                 entry += " " + hashlib.sha256(path.read_bytes()).hexdigest()
             found[str(path.relative_to(root))] = entry
     return found
+
+
+def tree_stamps(root: Path) -> dict[str, tuple[int, int, str]]:
+    """Every path under ``root`` (relative) with its size, mtime in nanoseconds and, for files,
+    a hash of its bytes: equal stamps mean nothing was created, removed, rewritten or touched
+    (a rewrite of the same bytes still moves the mtime, which backup and sync tools act on)."""
+    found: dict[str, tuple[int, int, str]] = {}
+    for directory, names, files in os.walk(root):
+        for name in names + files:
+            path = Path(directory, name)
+            info = path.lstat()
+            digest = "dir"
+            if stat.S_ISREG(info.st_mode):
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            found[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns, digest)
+    return found

@@ -324,7 +324,7 @@ def test_serve_that_cannot_bind_removes_the_data_directory_it_created(tmp_path: 
 def test_removed_on_failure_removes_only_what_a_failed_command_created(tmp_path: Path) -> None:
     import typer
 
-    from aclog.tools.common import removed_on_failure
+    from aclog.tools.writing import removed_on_failure
 
     def run(path: Path, error: BaseException | None, *, keep: bool = False) -> None:
         with contextlib.suppress(type(error) if error else ()), removed_on_failure(path) as k:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aclog.tools.common import is_kraft, parse_time, require_log
+from aclog.tools.common import is_kraft, parse_time
 from aclog.tools.console import EXIT_USAGE, fail, print_warning
+from aclog.tools.data_dirs import require_log
 from aclog.tools.pipeline.spark import pipeline_modules
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from aclog.tools.common import removed_on_failure
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail
 from aclog.tools.progress import waiting
+from aclog.tools.writing import removed_on_failure
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -61,7 +61,7 @@ def spark_for(
     """The session for one command (``--master``, ``--conf`` pairs, ``--driver-host``), with
     Spark and pipeline errors turned into exits; a bad setting is a usage error before Spark
     starts. ``out``: the command's ``--out``; a command that fails removes what it created
-    there (:func:`~aclog.tools.common.removed_on_failure`)."""
+    there (:func:`~aclog.tools.writing.removed_on_failure`)."""
     with removed_on_failure(out), _session(master, conf, driver_host) as spark:
         yield spark
 
@@ -74,7 +74,9 @@ def _session(
     settings = pipeline.settings
     try:
         given = settings.parse_conf(conf or [])
-        settings.driver_host(master or pipeline.session.DEFAULT_MASTER, driver_host)
+        settings.driver_host(
+            settings.check_master(master or pipeline.session.DEFAULT_MASTER), driver_host
+        )
     except settings.SettingError as error:
         fail(str(error), EXIT_USAGE)
     from py4j.protocol import Py4JError  # type: ignore[import-untyped]  # noqa: PLC0415
