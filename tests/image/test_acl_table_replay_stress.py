@@ -2,18 +2,18 @@
 one-by-one ``AclsDelta`` replay over the same ACLs held in a dict.
 
 Random streams of batches (fresh additions and removals, as a controller writes them, mixed with
-repeated ids, repeated bindings, removals of unknown ids, remove-then-add and add-then-remove of
-one binding, re-added ids, request contexts) go through ``MetadataDelta.replay_records`` (a
-batch handed over from memory), through ``MetadataDelta.replay`` record by record, and decoded
-from their bytes a type at a time (``MetadataDelta.replay_decoded``: a segment's batch, its ACLs
-taken from the columns), over bases of every size, with snapshots restated in between, in
-batches on either side of ``BULK_MIN``. A third of the streams churn (more removals than
-additions, a small ``FLOOR``), so that their tables' string pools are compacted several times
-(``aclog.image.acl_table_compact``); the test asserts that they were. Each
-gives the reference's error (message and offset) or none; at the end of each delta each gives
-the reference's image (same ACLs in the same order) and, read after apply as publishers read it,
-the same ordered changes; ``replay_batches`` (the broker's entry point) gives the same image;
-every stored binding finds its id.
+repeated ids, stored ids added again, repeated bindings, removals of unknown ids, remove-then-add
+and add-then-remove of one binding, re-added ids, request contexts) go through
+``MetadataDelta.replay_records`` (a batch handed over from memory), through
+``MetadataDelta.replay`` record by record, and decoded from their bytes a type at a time
+(``MetadataDelta.replay_decoded``: a segment's batch, its ACLs taken from the columns), over
+bases of every size, with snapshots restated in between, in batches on either side of
+``BULK_MIN``. A third of the streams churn (more removals than additions, a small ``FLOOR``), so
+that their tables' string pools are compacted several times (``aclog.image.acl_table_compact``);
+the test asserts that they were. Each gives the reference's error (message and offset) or none;
+at the end of each delta each gives the reference's image (same ACLs in the same order) and,
+read after apply as publishers read it, the same ordered changes; ``replay_batches`` (the
+broker's entry point) gives the same image; every stored binding finds its id.
 """
 
 from __future__ import annotations
@@ -106,7 +106,9 @@ class _Stream:
     def edge(self, so_far: list[Record]) -> Record:
         rng = self.rng
         some_id = rng.choice(list(self.live))
-        kind = rng.choice([0, 1, 2, 3, 4, 5, 5, 5, 6, 7])
+        kind = rng.choice([0, 1, 2, 3, 4, 5, 5, 5, 6, 7, 8])
+        if kind == 8:  # a stored id again, under a new binding
+            return _acl(some_id.int, f"taken{rng.randrange(10**6)}")
         if kind == 0:  # the same id twice
             return self.fresh() if not so_far else so_far[-1]
         if kind == 7:  # a binding of this batch again, under a new id
