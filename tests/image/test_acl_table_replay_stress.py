@@ -109,7 +109,9 @@ class _Stream:
         rng = self.rng
         some_id = rng.choice(list(self.live))
         kind = rng.choice([0, 1, 2, 3, 4, 5, 5, 5, 6, 7, 8])
-        if kind == 8:  # a stored id again, under a new binding
+        if kind == 8:  # a stored id again, under a new binding, beside a removal of an id
+            # never stored (the hits of the batch's ids then number its removals)
+            so_far.append(RemoveAccessControlEntryRecord(uuid.UUID(int=10**9 + rng.randrange(5))))
             return _acl(some_id.int, f"taken{rng.randrange(10**6)}")
         if kind == 0:  # the same id twice
             return self.fresh() if not so_far else so_far[-1]
