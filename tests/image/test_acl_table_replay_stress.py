@@ -38,7 +38,6 @@ from aclog.image.acls_image import AclsImage
 from aclog.image.metadata_batches import BULK_MIN
 from aclog.records import encode
 from aclog.records.column_records import decode_batch_records
-from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import (
     AccessControlEntryRecord,
     Record,
@@ -46,22 +45,10 @@ from aclog.records.types import (
     RequestContextRecord,
 )
 from aclog.replay import CommittedBatch, replay_batches
+from tests.acl_factory import acl_record
 
 SIZES = [1, 3, BULK_MIN - 1, BULK_MIN, BULK_MIN + 1, 12, 40, 120]
 """Batch sizes: either side of the small-batch route's boundary, and a few larger."""
-
-
-def _acl(n: int, name: str) -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=n),
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        "User:x",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
 
 
 @dataclass
@@ -78,7 +65,7 @@ class _Stream:
 
     def fresh(self) -> AccessControlEntryRecord:
         self.serial += 1
-        return _acl(self.serial, f"n{self.serial}")
+        return acl_record(self.serial, f"n{self.serial}")
 
     def batch(self, size: int) -> list[Record]:
         """``size`` records; in about a third of the batches, one or two of them are edge
@@ -112,23 +99,23 @@ class _Stream:
         if kind == 8:  # a stored id again, under a new binding, beside a removal of an id
             # never stored (the hits of the batch's ids then number its removals)
             so_far.append(RemoveAccessControlEntryRecord(uuid.UUID(int=10**9 + rng.randrange(5))))
-            return _acl(some_id.int, f"taken{rng.randrange(10**6)}")
+            return acl_record(some_id.int, f"taken{rng.randrange(10**6)}")
         if kind == 0:  # the same id twice
             return self.fresh() if not so_far else so_far[-1]
         if kind == 7:  # a binding of this batch again, under a new id
             self.serial += 1
             named = [r for r in so_far if isinstance(r, AccessControlEntryRecord)]
-            return _acl(self.serial, rng.choice(named).resource_name if named else "n1")
+            return acl_record(self.serial, rng.choice(named).resource_name if named else "n1")
         if kind == 1:  # a live binding under a new id
             self.serial += 1
-            return _acl(self.serial, self.live[some_id])
+            return acl_record(self.serial, self.live[some_id])
         if kind == 2:  # a removal of an id never stored
             return RemoveAccessControlEntryRecord(uuid.UUID(int=10**9 + rng.randrange(5)))
         if kind == 3:  # remove, then add the binding again under a new id (valid)
             self.serial += 1
             so_far.append(RemoveAccessControlEntryRecord(some_id))
             self.follow(so_far[-1])
-            return _acl(self.serial, self.live.get(some_id, f"n{some_id.int}"))
+            return acl_record(self.serial, self.live.get(some_id, f"n{some_id.int}"))
         if kind == 4:  # add, then remove in one batch (valid)
             record = self.fresh()
             so_far.append(record)
@@ -136,7 +123,7 @@ class _Stream:
             return RemoveAccessControlEntryRecord(record.id)
         if kind == 5 and self.gone:  # an id removed earlier (mostly in this delta), again
             gone = rng.choice(self.recent if self.recent and rng.random() < 0.8 else self.gone)
-            return _acl(gone.int, f"again{rng.randrange(10**6)}")
+            return acl_record(gone.int, f"again{rng.randrange(10**6)}")
         return RemoveAccessControlEntryRecord(some_id)  # maybe removed twice
 
     def follow(self, record: Record) -> None:
