@@ -20,6 +20,7 @@ Immutable by convention (nobody changes the arrays); thread-safe. Cost: O(ACLs) 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -66,6 +67,11 @@ def words_of_id_bytes(data: bytes | memoryview) -> Words:
     """The (hi, lo) words of ids given as 16 big-endian bytes each, back to back."""
     halves = id_words(data)
     return halves[:, 0].astype(np.uint64), halves[:, 1].astype(np.uint64)
+
+
+def words_of(ids: Sequence[uuid.UUID]) -> Words:
+    """The (hi, lo) words of ``ids``, as a table looks ids up."""
+    return words_of_id_bytes(b"".join([acl_id.bytes for acl_id in ids]))
 
 
 def id_bytes(ids: Words) -> list[bytes]:

@@ -44,27 +44,22 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from aclog.image.acl_column_rows import AclColumnRows, id_bytes, of_chunks, of_records
+from aclog.image.acl_column_rows import AclColumnRows, of_chunks, of_records, words_of
 from aclog.image.acl_pool import StringPool
 from aclog.image.acl_segment import Rows, Segment, interned
 from aclog.image.acl_table_apply import applied_rows
 from aclog.image.acl_table_compact import kept, recount_after
 from aclog.image.acl_table_keys import Words, binding_words, duplicated, is_member
+from aclog.image.acl_table_records import all_records, records_at, records_of
 from aclog.image.acl_table_view import AclTableView
-from aclog.records.build import acls_from_columns
-from aclog.records.column_records import code_members
 from aclog.records.types import AccessControlEntryRecord, AclKey
 from aclog.snapshot.acl_columns import ChunkArrays
 
-_CODE_FIELDS = ("resource_type", "pattern_type", "operation", "permission_type")
 _U32, _U32_MASK = np.uint64(32), np.uint64(0xFFFFFFFF)
-_BLOCK = 4096
-"""Rows per block when many records are built."""
 
 
 class AclTable:
@@ -157,7 +152,7 @@ class AclTable:
         if not hits:
             return None
         at, _, rows = hits[0]
-        return self._records_of(self._rows.segments[at], rows)[0]
+        return records_of(self.pool, self._rows.segments[at], rows)[0]
 
     def get_many(self, acl_ids: Sequence[uuid.UUID]) -> list[AccessControlEntryRecord | None]:
         """The record stored under each of ``acl_ids`` (``None`` where none is), in order: what
@@ -165,9 +160,9 @@ class AclTable:
         of ids pays one numpy pass, not one per id). Cost: O(ids log ACLs) plus a record per
         hit."""
         found: list[AccessControlEntryRecord | None] = [None] * len(acl_ids)
-        words = _words_of(acl_ids)
+        words = words_of(acl_ids)
         for at, asked, rows in self._rows.located(words, binding=False):
-            records = self._records_of(self._rows.segments[at], rows)
+            records = records_of(self.pool, self._rows.segments[at], rows)
             for place, record in zip(asked.tolist(), records, strict=True):
                 found[place] = record
         return found
@@ -224,23 +219,11 @@ class AclTable:
                 found[query] = uuid.UUID(int=hi << 64 | lo)
         return found
 
-    def stored(self, ids: Words) -> Any:
-        """A ``bool`` per id of ``ids`` (hi, lo words): whether this table stores it."""
-        held = np.zeros(len(ids[0]), dtype=bool)
-        for _, queries, _ in self._rows.located(ids, binding=False):
-            held[queries] = True
-        return held
-
     def records(self) -> list[AccessControlEntryRecord]:
         """Every ACL's record, in image order (new objects each call). Cost: one record and
-        one UUID per ACL, built a field at a time by ``acls_from_columns``, a block of rows
-        at a time (the block's lists stay in the CPU's caches)."""
-        parts = []
-        for segment, mask in zip(self._rows.segments, self._rows.live, strict=True):
-            rows = np.arange(len(segment)) if mask is None else np.flatnonzero(mask)
-            for start in range(0, len(rows), _BLOCK):
-                parts.append(self._records_of(segment, rows[start : start + _BLOCK]))
-        return list(chain.from_iterable(parts))
+        one UUID per ACL, built a block of rows at a time
+        (:mod:`aclog.image.acl_table_records`)."""
+        return all_records(self._rows, self.pool)
 
     def records_at(self, positions: Any) -> list[AccessControlEntryRecord]:
         """The records of the ACLs at ``positions`` (an integer array of places in image
@@ -248,11 +231,7 @@ class AclTable:
         wants the ACLs in another order gets them so without reordering a list of records
         (a random walk over a million objects). Cost: :meth:`records`' plus one gather of
         each column."""
-        live = _Columns.of(self._rows)
-        parts = []
-        for start in range(0, len(positions), _BLOCK):
-            parts.append(self._records_of(live, positions[start : start + _BLOCK]))
-        return list(chain.from_iterable(parts))
+        return records_at(self._rows, self.pool, positions)
 
     def pattern_keys(self) -> Any:
         """One ``uint64`` per ACL, in image order (as :meth:`records`): its resource pattern
@@ -277,65 +256,4 @@ class AclTable:
     # -- helpers -------------------------------------------------------------------------------
 
     def _located(self, acl_id: uuid.UUID) -> list[tuple[int, Any, Any]]:
-        return self._rows.located(_words_of((acl_id,)), binding=False)
-
-    def _records_of(self, segment: Segment | _Columns, rows: Any) -> list[AccessControlEntryRecord]:
-        strings = self.pool.array()
-        codes = [code_members(c[rows], f) for c, f in zip(segment.codes, _CODE_FIELDS, strict=True)]
-        name, principal, host = (strings[c[rows]].tolist() for c in segment.names)
-        ids = id_bytes((segment.ids[0][rows], segment.ids[1][rows]))
-        built = acls_from_columns(
-            ids, codes[0], name, codes[1], principal, host, codes[2], codes[3], converted=True
-        )
-        return built  # type: ignore[return-value]
-
-
-class _Columns(NamedTuple):
-    """The columns of a table's live rows, in image order, as one run (the fields of a
-    :class:`~aclog.image.acl_segment.Segment` that records are built from)."""
-
-    ids: Words
-    codes: tuple[Any, ...]
-    names: tuple[Any, ...]
-
-    @classmethod
-    def of(cls, rows: Rows) -> _Columns:
-        """The live rows of ``rows``. Cost: one copy of each column (none for one segment
-        that lost no row)."""
-        kept = [
-            (s.ids, s.codes, s.names) if mask is None else _kept(s, mask)
-            for s, mask in zip(rows.segments, rows.live, strict=True)
-        ]
-        if len(kept) == 1:
-            return cls(*kept[0])
-        if not kept:
-            return cls(*_kept(None, None))
-        ids, codes, names = (
-            tuple(np.concatenate(columns) for columns in zip(*group, strict=True))
-            for group in zip(*kept, strict=True)
-        )
-        return cls(ids, codes, names)  # type: ignore[arg-type]
-
-
-def _words_of(acl_ids: Sequence[uuid.UUID]) -> Words:
-    """The (hi, lo) words of ``acl_ids``."""
-    values = [acl_id.int for acl_id in acl_ids]
-    return (
-        np.array([value >> 64 for value in values], dtype=np.uint64),
-        np.array([value & _LOW_64 for value in values], dtype=np.uint64),
-    )
-
-
-_LOW_64 = (1 << 64) - 1
-
-
-def _kept(segment: Segment | None, mask: Any) -> tuple[Any, Any, Any]:
-    """The columns of ``segment`` that ``mask`` keeps (no segment: empty columns)."""
-    if segment is None:
-        empty = np.empty(0, dtype=np.uint64)
-        codes = tuple(np.empty(0, dtype=np.uint8) for _ in range(4))
-        return (empty, empty), codes, tuple(np.empty(0, dtype=np.int32) for _ in range(3))
-    return tuple(
-        tuple(column[mask] for column in group)
-        for group in (segment.ids, segment.codes, segment.names)
-    )  # type: ignore[return-value]
+        return self._rows.located(words_of((acl_id,)), binding=False)

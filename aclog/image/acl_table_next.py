@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
-from aclog.image.acl_column_rows import of_records, words_of_id_bytes
+from aclog.image.acl_column_rows import of_records, words_of
 from aclog.image.acl_table import AclTable
 from aclog.records.types import AccessControlEntryRecord
 
@@ -36,18 +35,13 @@ def next_table(
         return _built(additions)
     words = words_of(list(changes) if touched is None else touched)
     if touched is None:  # a snapshot delta: the changed ids the base stores
-        stored = table.stored(words)
+        stored = table.contains_words(words)
         words = words[0][stored], words[1][stored]
     removed = table.applied(of_records([]), words) if len(words[0]) else table
     applied = None if removed is None else removed.applied(of_records(additions), _NO_IDS)
     if applied is not None:
         return applied
     return _built([*(a for a in table.records() if a.id not in changes), *additions])
-
-
-def words_of(ids: Sequence[uuid.UUID]) -> tuple[Any, Any]:
-    """The (hi, lo) words of ``ids``, as a table looks ids up."""
-    return words_of_id_bytes(b"".join([acl_id.bytes for acl_id in ids]))
 
 
 def _built(acls: list[AccessControlEntryRecord]) -> AclTable:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
 
+from aclog.image.acl_column_rows import words_of
 from aclog.image.acl_table import AclTable
-from aclog.image.acl_table_next import words_of
 from aclog.image.layered import LayeredMap
 from aclog.image.render import acl_to_dict
 from aclog.records.types import AccessControlEntryRecord, AclBinding, AclKey
@@ -114,7 +114,7 @@ class AclsImage:
     def held(self, ids: Sequence[uuid.UUID]) -> list[bool]:
         """Whether each of ``ids`` is stored, in order (over a table: one vectorised lookup)."""
         if self.table is not None:
-            held: list[bool] = self.table.stored(words_of(ids)).tolist()
+            held: list[bool] = self.table.contains_words(words_of(ids)).tolist()
             return held
         return [acl_id in self.acls for acl_id in ids]
 

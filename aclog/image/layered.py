@@ -82,16 +82,6 @@ class LayeredMap(Mapping[K, V], Generic[K, V]):
             return key in self._base
         return value is not _GONE
 
-    def copied(self) -> dict[K, V]:
-        """A new dict with this map's items in its order, for the caller to change. O(n) at
-        C speed, reusing the stored hashes."""
-        return _fold(self._base, self._top)
-
-    def folds(self, changed: int) -> bool:
-        """True when a version with ``changed`` more changed keys would hold more than its
-        overlay may (so it would be folded into a new base, O(n))."""
-        return len(self._top) + changed > _bound(self._len)
-
     def absent(self, keys: set[K]) -> set[K]:
         """The keys of ``keys`` that this map does not hold.
 

@@ -6,24 +6,23 @@ record type means adding one entry there. A record class that is not in the tabl
 randomness or any I/O; everything comes from the records and the offsets.
 
 Not thread-safe: a delta is owned by the task that replays. Replay costs O(records), whole ACL
-batches onto the image's table at numpy speed (:mod:`aclog.image.acl_table_replay`; a batch
-decoded from a segment builds no ACL record); :meth:`MetadataDelta.apply` costs about the size
-of the change.
+batches onto the image's table at numpy speed (:mod:`aclog.image.metadata_batches` routes a
+batch; a batch decoded from a segment builds no ACL record); :meth:`MetadataDelta.apply`
+costs about the size of the change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from itertools import count, repeat
-from operator import itemgetter
+from collections.abc import Callable, Iterable
+from itertools import repeat
 from typing import Any
 
-from aclog.image.acl_column_rows import of_kinds, removal_words
 from aclog.image.acl_table import AclTable
 from aclog.image.acl_table_replay import AclTableReplay
 from aclog.image.acls import AclsDelta
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import MetadataImage
+from aclog.image.metadata_batches import replay_decoded, replay_records
 from aclog.image.provenance import MetadataProvenance
 from aclog.image.scram import ScramDelta
 from aclog.records.decoded import DecodedRecords
@@ -88,7 +87,7 @@ class MetadataDelta:
             self._acls = AclsDelta(self._image.acls, snapshot=self._snapshot)
         return self._acls
 
-    def _table_replay(self) -> AclTableReplay | None:
+    def table_replay(self) -> AclTableReplay | None:
         """The replay onto the table, made at the first ACL record unless an ACL delta
         exists or the base image is held in a mapping (or this restates a non-empty one)."""
         if self._tables is None and self._acls is None and not self._snapshot:
@@ -116,80 +115,15 @@ class MetadataDelta:
 
     def replay_records(self, records: Iterable[Record], first_offset: int) -> None:
         """Apply ``records``, the first read at ``first_offset`` and the rest at the offsets
-        after it, as :meth:`replay` would one by one (the loop of every log replay).
-
-        A batch of ACL records (beside request contexts, no-ops and leader changes, which
-        cannot fail) goes onto the table in one go (:meth:`AclTableReplay.batch`); when that
-        declines, in the largest pieces the table takes (:meth:`AclTableReplay.replay_split`),
-        a single record it declines through the one-by-one reference, which raises the first
-        error. Other batches (a SCRAM record may fail) are replayed one record at a time.
+        after it, as :meth:`replay` would one by one (the loop of every log replay), whole
+        batches in one go where they can (:func:`aclog.image.metadata_batches.replay_records`).
         """
-        if not isinstance(records, (list, tuple)):
-            records = list(records)
-        if not self._replay_acl_batch(records, first_offset):
-            self._replay_pairs(zip(count(first_offset), records))
+        replay_records(self, records, first_offset)
 
     def replay_decoded(self, decoded: DecodedRecords, first_offset: int) -> None:
         """:meth:`replay_records` of ``decoded.records``, its ACL records taken from the
-        columnar decoder's columns (:func:`~aclog.image.acl_column_rows.of_kinds`): no ACL
-        record is built unless the table declines the batch or the delta is read."""
-        kinds, others = decoded.acl_kinds, decoded.others
-        tables = self._table_replay() if kinds else None
-        # A batch of a few records (a log written one command at a time) goes through the
-        # reference over the table, whose replays pile up until the next batch applies them
-        # all at once: a table apply's fixed cost is that of many lookups.
-        small = decoded.count < BULK_MIN
-        if small or tables is None or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE:
-            self._replay_pairs(zip(count(first_offset), decoded.records))
-            return
-        others_at = [(first_offset + row, record) for row, record in others]
-        if not tables.batch(of_kinds(kinds), removal_words(kinds), _acl_records_of(decoded)):
-            self._replay_split(tables, _acl_pairs(decoded.records, first_offset), others_at)
-        self._replay_pairs(others_at)
-
-    def _replay_acl_batch(self, records: Sequence[Record], first_offset: int) -> bool:
-        """A batch of ACL records and records that cannot fail, onto the table (declined:
-        ``False``, nothing replayed)."""
-        kinds = set(map(type, records))
-        if not kinds <= _BATCHABLE or not kinds & _ACL_RECORDS:
-            return False
-        tables = self._table_replay()
-        if tables is None:
-            return self._replay_mapping_batch(records, first_offset)
-        pairs = _acl_pairs(records, first_offset)
-        others: list[tuple[int, Record]] = []
-        if len(pairs) < len(records):  # a request context (or another record that cannot fail)
-            at = zip(count(first_offset), records)
-            others = [pair for pair in at if type(pair[1]) not in _ACL_RECORDS]
-        if not tables.batch_of_records([record for _, record in pairs]):
-            self._replay_split(tables, pairs, others)
-        self._replay_pairs(others)
-        return True
-
-    def _replay_mapping_batch(self, records: Sequence[Record], first_offset: int) -> bool:
-        """A batch into the ACL delta over an image held in a mapping, in one checked go
-        (:meth:`AclsDelta.replay_batch`); ``False`` when it declines (nothing replayed)."""
-        pairs = _acl_pairs(records, first_offset)
-        if len(pairs) < BULK_MIN or self._tables is not None:
-            return False
-        if not self.get_or_create_acls_delta().replay_batch([r for _, r in pairs]):
-            return False
-        at = zip(count(first_offset), records)
-        self._replay_pairs(pair for pair in at if type(pair[1]) not in _ACL_RECORDS)
-        return True
-
-    def _replay_split(
-        self, tables: AclTableReplay, pairs: list[tuple[int, Any]], others: list[tuple[int, Record]]
-    ) -> None:
-        """:meth:`AclTableReplay.replay_split` of a declined batch's ACL records; on an error,
-        the batch's other records before it are replayed first (they cannot fail), so the
-        delta is left as one-by-one replay leaves it (e.g. its latest request context)."""
-        try:
-            tables.replay_split(pairs)
-        except ReplayError as error:
-            failed_at = -1 if error.offset is None else error.offset
-            self._replay_pairs(pair for pair in others if pair[0] < failed_at)
-            raise
+        columnar decoder's columns (:func:`aclog.image.metadata_batches.replay_decoded`)."""
+        replay_decoded(self, decoded, first_offset)
 
     def replay_restated(self, records: Iterable[Record], offset: int) -> None:
         """Apply ``records`` that all stand at ``offset``: a snapshot's, restating an image.
@@ -206,7 +140,7 @@ class MetadataDelta:
             self._tables = AclTableReplay.restated(self._image.acls, acls)
             if self._tables is not None:
                 records = [r for r in records if type(r) is not AccessControlEntryRecord]
-        self._replay_pairs(zip(repeat(offset), records))
+        self.replay_pairs(zip(repeat(offset), records))
 
     def restate_table(self, table: AclTable, others: Iterable[Record], offset: int) -> None:
         """:meth:`replay_restated` of a snapshot whose ACLs ``table`` holds (built in one go
@@ -218,9 +152,10 @@ class MetadataDelta:
         if tables is None:
             raise ValueError("a table restates only a fresh snapshot delta of the empty image")
         self._tables = tables
-        self._replay_pairs(zip(repeat(offset), others))
+        self.replay_pairs(zip(repeat(offset), others))
 
-    def _replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None:
+    def replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None:
+        """Apply each (offset, record) of ``pairs`` in order, as :meth:`replay` does."""
         handlers = _HANDLERS
         for offset, record in pairs:
             handler = handlers.get(type(record))
@@ -249,7 +184,7 @@ class MetadataDelta:
     def _replay_acl(
         self, record: AccessControlEntryRecord | RemoveAccessControlEntryRecord, offset: int
     ) -> None:
-        tables = self._tables if self._tables is not None else self._table_replay()
+        tables = self._tables if self._tables is not None else self.table_replay()
         if tables is not None:
             tables.replay(record, offset)
         else:
@@ -280,24 +215,6 @@ _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
     LeaderChangeRecord: MetadataDelta._replay_nothing,
 }
 """Record class -> handler: the one place where replay decides what a record does."""
-
-BULK_MIN = 8
-"""Smaller batches are replayed one by one (the batch check's setup, or a table apply's,
-would cost more)."""
-_ACL_RECORDS = frozenset({AccessControlEntryRecord, RemoveAccessControlEntryRecord})
-_BATCHABLE = _ACL_RECORDS | {RequestContextRecord, NoOpRecord, LeaderChangeRecord}
-"""Record classes a batch may hold and still replay in one go: ACL records, and records whose
-replay cannot fail (so the ACL records' checks decide alone whether the batch applies)."""
-
-
-def _acl_pairs(records: Sequence[Record], first_offset: int) -> list[tuple[int, Any]]:
-    """The ACL records of ``records`` with their offsets, in order."""
-    return [pair for pair in zip(count(first_offset), records) if type(pair[1]) in _ACL_RECORDS]
-
-
-def _acl_records_of(decoded: DecodedRecords) -> Callable[[], list[Any]]:
-    """Gives the ACL records of ``decoded`` in row order (built when called)."""
-    return lambda: decoded.acls.in_order() if decoded.acls is not None else []
 
 
 def apply_records(

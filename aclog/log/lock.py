@@ -12,6 +12,8 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from aclog.log.errors import LogLockedError
@@ -94,3 +96,42 @@ class SharedWriterLock:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+class DirectoryLocks:
+    """The lock a writer holds on its data directory, in either mode: exclusive
+    (:class:`WriterLock`, from open to close) or ``shared`` (:class:`SharedWriterLock`, one
+    mutation at a time). Not thread-safe: one writer owns it. Cost: a ``flock`` per mutation
+    when shared, nothing otherwise.
+    """
+
+    def __init__(self, directory: Path, *, shared: bool) -> None:
+        self._exclusive = None if shared else WriterLock(directory)
+        self._shared = SharedWriterLock(directory) if shared else None
+
+    @property
+    def shared(self) -> bool:
+        """Whether writers take turns (the lock is held one mutation at a time)."""
+        return self._shared is not None
+
+    @contextmanager
+    def turn(self, refresh: Callable[[], None] | None = None) -> Iterator[None]:
+        """Run one mutation: when shared, under the lock, ``refresh`` first (the writer's
+        fresh view of the tail others may have changed); exclusive, just run it."""
+        if self._shared is None:
+            yield
+            return
+        self._shared.acquire()
+        try:
+            if refresh is not None:
+                refresh()
+            yield
+        finally:
+            self._shared.release()
+
+    def release(self) -> None:
+        """Give up the lock for good (idempotent)."""
+        if self._exclusive is not None:
+            self._exclusive.release()
+        if self._shared is not None:
+            self._shared.close()

@@ -27,13 +27,13 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from aclog.log.active import ActiveSegment
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.errors import LogError
-from aclog.log.lock import SharedWriterLock, WriterLock
+from aclog.log.lock import DirectoryLocks
 from aclog.log.modes import make_private_directory
 from aclog.log.opening import open_tail
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
@@ -65,39 +65,24 @@ class SegmentedLog:
         self.clock = clock
         self.shared = shared
         self._active: ActiveSegment
-        self._lock: WriterLock | None = None
-        self._shared_lock: SharedWriterLock | None = None
         self._point: RecoveryPointFile | None = None
-        if shared:
-            self._shared_lock = SharedWriterLock(self.directory)
-        else:
-            self._lock = WriterLock(self.directory)
+        self._locks = DirectoryLocks(self.directory, shared=shared)
         try:
             with self._mutation(refresh=False):
                 self._point = RecoveryPointFile(self.directory, fsync=fsync)
                 self.recovery = self._open_tail()
         except BaseException:
-            self._release_locks()
+            self._locks.release()
             raise
 
-    @contextmanager
-    def _mutation(self, *, refresh: bool = True) -> Iterator[None]:
+    def _mutation(self, *, refresh: bool = True) -> AbstractContextManager[None]:
         """Run one mutation: in shared mode under the lock and on a fresh view of the tail."""
-        if self._shared_lock is None:
-            yield
-            return
-        self._shared_lock.acquire()
-        try:
-            if refresh:
-                self.refresh()
-            yield
-        finally:
-            self._shared_lock.release()
+        return self._locks.turn(self.refresh if refresh else None)
 
     def refresh_view(self) -> None:
         """Bring ``end_offset`` and ``latest_epoch`` up to date with other writers' appends
         (shared mode; a no-op for an exclusive writer)."""
-        if self._shared_lock is not None:
+        if self._locks.shared:
             with self._mutation():
                 pass
 
@@ -286,7 +271,7 @@ class SegmentedLog:
         """Flush, close the files and release the writer lock (idempotent)."""
         if self._active.fd >= 0 and self.fsync:
             os.fsync(self._active.fd)
-            if self._point is not None and self._shared_lock is None:
+            if self._point is not None and not self._locks.shared:
                 # Exclusive: everything up to the end is fsynced now. (Shared writers moved
                 # the point with each append; another may have appended since.)
                 self._point.write(self.end_offset, self.latest_epoch, durable=True)
@@ -294,13 +279,7 @@ class SegmentedLog:
         if self._point is not None:
             self._point.close()
             self._point = None
-        self._release_locks()
-
-    def _release_locks(self) -> None:
-        if self._lock is not None:
-            self._lock.release()
-        if self._shared_lock is not None:
-            self._shared_lock.close()
+        self._locks.release()
 
     def __enter__(self) -> SegmentedLog:
         return self

@@ -41,7 +41,7 @@ from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kin
 from aclog.records.decoded import AclRows, DecodedRecords, in_row_order
 from aclog.records.id_bytes import id_column_bytes, split_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
-from aclog.records.types import ACL_KEY_FIELDS, AclKey, Record, RecordType
+from aclog.records.types import ACL_KEY_FIELDS, Record, RecordType
 from aclog.records.vector import numpy_numbers
 
 _NUMBERS = (pa.int32(), pa.int64())
@@ -91,25 +91,23 @@ def acl_rows(kinds: list[KindColumns]) -> AclRows:
     """The ACL records of the ACL kinds ``kinds``, each type's in row order."""
     adds = [_additions(k) for k in kinds if k.record_type == RecordType.ACCESS_CONTROL_ENTRY]
     removes = [k for k in kinds if k.record_type == RecordType.REMOVE_ACCESS_CONTROL_ENTRY]
-    add_rows = _joined_rows([rows for rows, *_ in adds])
+    add_rows = _joined_rows([rows for rows, _ in adds])
     remove_rows = _joined_rows([k.rows for k in removes])
     raw_ids = list(chain.from_iterable(_id_bytes(k.columns["id"]) for k in removes))
     removals: list[Any] = remove_acls_from_ids(raw_ids)
-    records: list[Any] = list(chain.from_iterable(r for _, r, _ in adds))
-    keys: list[Any] = list(chain.from_iterable(k for _, _, k in adds))
+    records: list[Any] = list(chain.from_iterable(r for _, r in adds))
     if len(adds) > 1:  # two versions of additions in one batch: put them in row order
-        records = in_row_order([rows for rows, *_ in adds], [r for _, r, _ in adds])
-        keys = in_row_order([rows for rows, *_ in adds], [k for _, _, k in adds])
+        records = in_row_order([rows for rows, _ in adds], [r for _, r in adds])
         add_rows = np.sort(add_rows)
     if len(removes) > 1:
         removals = in_row_order([k.rows for k in removes], _split(removals, removes))
         remove_rows = np.sort(remove_rows)
     ids = list(map(_id_of, records)), list(map(_id_of, removals))
-    return AclRows(add_rows, ids[0], records, keys, remove_rows, ids[1], removals)
+    return AclRows(add_rows, ids[0], records, remove_rows, ids[1], removals)
 
 
-def _additions(kind: KindColumns) -> tuple[Any, list[Record], list[AclKey]]:
-    """The rows, records and binding keys of one kind of ACL additions."""
+def _additions(kind: KindColumns) -> tuple[Any, list[Record]]:
+    """The rows and records of one kind of ACL additions."""
     columns = kind.columns
     fields = [
         code_members(numpy_numbers(columns[name]), name)
@@ -118,7 +116,7 @@ def _additions(kind: KindColumns) -> tuple[Any, list[Record], list[AclKey]]:
         for name in _ACL_COLUMNS
     ]
     records = acls_from_columns(_id_bytes(columns["id"]), *fields, converted=True)
-    return kind.rows, records, list(zip(*fields, strict=True))
+    return kind.rows, records
 
 
 def _joined_rows(parts: list[Any]) -> Any:

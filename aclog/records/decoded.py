@@ -2,7 +2,7 @@
 
 :class:`DecodedRecords` is what :func:`~aclog.records.column_records.decode_batch_records`
 builds from the columnar decoder's kinds. The ACL records, nearly every record of a log, are
-:class:`AclRows`: the additions' ids, records and binding keys and the removals' ids, each
+:class:`AclRows`: the additions' ids and records and the removals' ids, each
 with their rows (their places in the batch), straight from the columns. They are built only
 when read (one-by-one replay, the delta's changes): replay onto a table takes the ACL kinds'
 columns (``acl_kinds``) and builds no record at all. The other records (a request context, a
@@ -30,7 +30,6 @@ from aclog.records.codec import DecodedKind
 from aclog.records.column_layout import KindColumns
 from aclog.records.types import (
     AccessControlEntryRecord,
-    AclKey,
     Record,
     RemoveAccessControlEntryRecord,
 )
@@ -41,14 +40,12 @@ Rows = Any
 
 @dataclass(frozen=True, slots=True)
 class AclRows:
-    """The ACL records of a decoded batch, each list in row order: the additions' rows, ids,
-    records and binding keys (``keys[i]`` is ``acl_key(adds[i])``), the removals' rows, ids
-    and records."""
+    """The ACL records of a decoded batch, each list in row order: the additions' rows, ids
+    and records, the removals' rows, ids and records."""
 
     add_rows: Rows
     add_ids: list[uuid.UUID]
     adds: list[AccessControlEntryRecord]
-    keys: list[AclKey]
     remove_rows: Rows
     remove_ids: list[uuid.UUID]
     removes: list[RemoveAccessControlEntryRecord]
@@ -61,18 +58,6 @@ class AclRows:
     def in_order(self) -> list[AccessControlEntryRecord | RemoveAccessControlEntryRecord]:
         """The ACL records in row order. Cost: one gather."""
         return in_row_order([self.add_rows, self.remove_rows], [self.adds, self.removes])
-
-    def changes(self) -> dict[uuid.UUID, AccessControlEntryRecord | None]:
-        """Each id's record (``None`` for a removal) in row order; fewer entries than
-        :attr:`count` when an id appears twice. Cost: one id hash each, one gather."""
-        if not self.remove_ids:
-            return dict(zip(self.add_ids, self.adds, strict=True))
-        if not self.add_ids:
-            return dict.fromkeys(self.remove_ids)
-        ids = in_row_order([self.add_rows, self.remove_rows], [self.add_ids, self.remove_ids])
-        nones: list[None] = [None] * len(self.remove_ids)
-        values = in_row_order([self.add_rows, self.remove_rows], [self.adds, nones])
-        return dict(zip(ids, values, strict=True))
 
 
 class AclRowsBuilder(Protocol):

@@ -33,13 +33,14 @@ from aclog.image.errors import ReplayError
 from aclog.records import encode
 from aclog.records.column_records import decode_records
 from aclog.records.columnar import KindColumns, decode_kinds
-from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
+from aclog.records.enums import AclOperation, ResourceType
 from aclog.records.types import (
     AccessControlEntryRecord,
     Record,
     RemoveAccessControlEntryRecord,
 )
 from aclog.snapshot.acl_columns import chunk_arrays, encode_chunk
+from tests.acl_factory import acl_record
 
 AclRecord = AccessControlEntryRecord | RemoveAccessControlEntryRecord
 
@@ -50,10 +51,10 @@ _RT = [ResourceType.TOPIC, ResourceType.GROUP, 99]
 _OPS = [AclOperation.READ, AclOperation.WRITE, 200]
 
 
-def _acl(n: int, name: str, rt: Any = ResourceType.TOPIC, op: Any = AclOperation.READ) -> Any:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=n), rt, name, PatternType.LITERAL, "User:x", "*", op, AclPermissionType.ALLOW
-    )
+def _bound(n: int, binding: tuple[str, Any, Any]) -> AccessControlEntryRecord:
+    """The ACL ``n`` of a drawn (name, resource type, operation)."""
+    name, rt, op = binding
+    return acl_record(n, name, rt=rt, op=op)
 
 
 def _decoded(records: list[Record]) -> list[Record]:
@@ -77,7 +78,7 @@ def _histories(draw: st.DrawFn) -> tuple[list[Record], list[list[Record]]]:
         n = next(serial)
         name, rt, op = draw(_binding)
         made.append((f"n{n}{name}", rt, op))
-        return _acl(n, *made[-1])
+        return _bound(n, made[-1])
 
     base: list[Record] = [fresh() for _ in range(draw(st.integers(0, 10)))]
     live = [r.id for r in base if isinstance(r, AccessControlEntryRecord)]
@@ -106,9 +107,9 @@ def _edge(
     reused = st.sampled_from(ids)
     return st.one_of(
         reused.map(RemoveAccessControlEntryRecord),
-        st.builds(lambda i, b: _acl(i.int, *b), reused, _binding),
-        st.builds(lambda b: _acl(next(serial), *b), st.sampled_from(made)),
-        st.builds(lambda b: _acl(next(serial), *b), _binding),
+        st.builds(lambda i, b: _bound(i.int, b), reused, _binding),
+        st.builds(lambda b: _bound(next(serial), b), st.sampled_from(made)),
+        st.builds(lambda b: _bound(next(serial), b), _binding),
     )
 
 
@@ -191,7 +192,7 @@ def test_what_a_controller_writes_is_never_declined(
 ) -> None:
     size, batches = plan
     rng_names = iter(range(10**7))
-    records = [_acl(n + 1, f"base{n}") for n in range(size)]
+    records = [acl_record(n + 1, f"base{n}") for n in range(size)]
     table = AclTable.from_records(records)
     assert table is not None
     image = _replayed(AclsImage.EMPTY, list(records))
@@ -206,7 +207,7 @@ def test_what_a_controller_writes_is_never_declined(
                 batch.append(RemoveAccessControlEntryRecord(live.pop()))
             else:
                 serial += 1
-                batch.append(_acl(serial, f"n{next(rng_names)}", op=_OPS[n % 2]))
+                batch.append(acl_record(serial, f"n{next(rng_names)}", op=_OPS[n % 2]))
         expected = _replayed(image, batch)
         assert expected is not None
         applied = table.applied(*_parts(batch))
@@ -222,7 +223,7 @@ def test_tables_from_chunks_decoded_columns_and_records_are_the_same(
 ) -> None:
     written, records, keys = [], [], set()
     for n, (name, rt, op) in enumerate(bindings):
-        raw = _acl(n + 1, f"{n % 5}{name}", rt, op)
+        raw = acl_record(n + 1, f"{n % 5}{name}", rt=rt, op=op)
         (record,) = _decoded([raw])
         if record.key not in keys:  # type: ignore[attr-defined]
             keys.add(record.key)  # type: ignore[attr-defined]
@@ -243,21 +244,24 @@ def test_tables_from_chunks_decoded_columns_and_records_are_the_same(
 
 
 def test_an_id_or_a_binding_stated_twice_builds_no_table() -> None:
-    assert AclTable.from_records([_acl(1, "a"), _acl(1, "b")]) is None
-    assert AclTable.from_records([_acl(1, "a"), _acl(2, "a")]) is None
+    assert AclTable.from_records([acl_record(1, "a"), acl_record(1, "b")]) is None
+    assert AclTable.from_records([acl_record(1, "a"), acl_record(2, "a")]) is None
     # Two unknown codes are one binding, as their records (both UNKNOWN) are.
-    chunk = chunk_arrays(encode_chunk([_acl(1, "a", rt=99), _acl(2, "a", rt=98)]))
+    chunk = chunk_arrays(encode_chunk([acl_record(1, "a", rt=99), acl_record(2, "a", rt=98)]))
     assert AclTable.from_chunks([chunk]) is None
-    assert AclTable.from_records([_acl(1, "a"), _acl(2, "a", op=AclOperation.WRITE)]) is not None
+    assert (
+        AclTable.from_records([acl_record(1, "a"), acl_record(2, "a", op=AclOperation.WRITE)])
+        is not None
+    )
 
 
 def test_a_decoded_batch_gives_its_additions_and_removals_in_row_order() -> None:
-    stored = [_acl(n, f"s{n}") for n in range(1, 6)]
+    stored = [acl_record(n, f"s{n}") for n in range(1, 6)]
     batch: list[Record] = [
         RemoveAccessControlEntryRecord(uuid.UUID(int=4)),
-        _acl(10, "x"),
+        acl_record(10, "x"),
         RemoveAccessControlEntryRecord(uuid.UUID(int=2)),
-        _acl(11, "y", op=AclOperation.WRITE),
+        acl_record(11, "y", op=AclOperation.WRITE),
     ]
     kinds = decode_kinds([encode(r) for r in batch])
     additions, removals = of_kinds(kinds), removal_words(kinds)
@@ -270,12 +274,14 @@ def test_a_decoded_batch_gives_its_additions_and_removals_in_row_order() -> None
 
 
 def test_the_mapping_view_behaves_as_the_dict() -> None:
-    records = [_acl(n, f"t{n}") for n in (5, 3, 9, 1)]
+    records = [acl_record(n, f"t{n}") for n in (5, 3, 9, 1)]
     table = AclTable.from_records(records)
     assert table is not None
-    table = table.applied(of_records([_acl(7, "t7")]), words_of_id_bytes(uuid.UUID(int=3).bytes))
+    table = table.applied(
+        of_records([acl_record(7, "t7")]), words_of_id_bytes(uuid.UUID(int=3).bytes)
+    )
     assert table is not None
-    expected = {r.id: r for r in [records[0], records[2], records[3], _acl(7, "t7")]}
+    expected = {r.id: r for r in [records[0], records[2], records[3], acl_record(7, "t7")]}
     view = table.acls
     assert list(view) == list(expected)
     assert list(view.items()) == list(expected.items())
@@ -290,18 +296,23 @@ def test_the_mapping_view_behaves_as_the_dict() -> None:
 
 def test_a_declined_batch_changes_no_table() -> None:
     pool = StringPool()
-    table = AclTable.from_records([_acl(1, "a")], pool)
+    table = AclTable.from_records([acl_record(1, "a")], pool)
     assert table is not None
     # A new binding with a new string, then an addition under a stored id: declined.
     assert (
-        table.applied(of_records([_acl(2, "fresh"), _acl(1, "b")]), words_of_id_bytes(b"")) is None
+        table.applied(
+            of_records([acl_record(2, "fresh"), acl_record(1, "b")]), words_of_id_bytes(b"")
+        )
+        is None
     )
-    assert table.records() == [_acl(1, "a")] and "fresh" not in [r.resource_name for r in table]
+    assert table.records() == [acl_record(1, "a")] and "fresh" not in [
+        r.resource_name for r in table
+    ]
     assert table.applied(of_records([]), words_of_id_bytes(uuid.UUID(int=8).bytes)) is None
     # The strings it brought may stay in the pool; a later table codes them the same way.
-    later = table.applied(of_records([_acl(2, "fresh")]), words_of_id_bytes(b""))
-    assert later is not None and later.records() == [_acl(1, "a"), _acl(2, "fresh")]
-    assert later.id_of_key(_acl(2, "fresh").key) == uuid.UUID(int=2)
+    later = table.applied(of_records([acl_record(2, "fresh")]), words_of_id_bytes(b""))
+    assert later is not None and later.records() == [acl_record(1, "a"), acl_record(2, "fresh")]
+    assert later.id_of_key(acl_record(2, "fresh").key) == uuid.UUID(int=2)
 
 
 def test_fingerprints_shared_by_different_ids_and_bindings_change_no_answer() -> None:
@@ -332,7 +343,7 @@ def _split(kind: KindColumns) -> list[KindColumns]:
 def test_additions_and_removals_of_several_kinds_come_in_row_order() -> None:
     batch: list[Record] = []
     for n in range(1, 8):
-        batch += [_acl(n + 10, f"x{n}"), RemoveAccessControlEntryRecord(uuid.UUID(int=n))]
+        batch += [acl_record(n + 10, f"x{n}"), RemoveAccessControlEntryRecord(uuid.UUID(int=n))]
     kinds = [part for kind in decode_kinds([encode(r) for r in batch]) for part in _split(kind)]
     additions, removals = of_kinds(kinds), removal_words(kinds)
     assert [int(w) for w in removals[1]] == list(range(1, 8))
@@ -342,7 +353,7 @@ def test_additions_and_removals_of_several_kinds_come_in_row_order() -> None:
 
 
 def test_a_key_with_a_code_no_record_holds_finds_nothing_as_in_the_image() -> None:
-    record = _decoded([_acl(1, "a", rt=99)])[0]
+    record = _decoded([acl_record(1, "a", rt=99)])[0]
     image = _replayed(AclsImage.EMPTY, [record])
     table = AclTable.from_records([record])  # type: ignore[list-item]
     assert image is not None and table is not None
@@ -355,10 +366,10 @@ def test_a_key_with_a_code_no_record_holds_finds_nothing_as_in_the_image() -> No
 
 def test_a_long_run_of_batches_is_held_in_few_segments() -> None:
     # A lookup searches every segment: small ones are merged as they pile up (O(log) remain).
-    table = AclTable.from_records([_acl(n, f"base{n}") for n in range(1, 1001)])
+    table = AclTable.from_records([acl_record(n, f"base{n}") for n in range(1, 1001)])
     expected = [f"base{n}" for n in range(1, 1001)]
     for batch in range(200):
-        adds = [_acl(10_000 + batch * 10 + i, f"b{batch}.{i}") for i in range(10)]
+        adds = [acl_record(10_000 + batch * 10 + i, f"b{batch}.{i}") for i in range(10)]
         removal = words_of_id_bytes(uuid.UUID(int=batch + 1).bytes)
         assert table is not None
         table = table.applied(of_records(adds), removal)
@@ -371,7 +382,7 @@ def test_a_long_run_of_batches_is_held_in_few_segments() -> None:
 def test_threads_deriving_tables_from_one_pool_get_what_each_would_alone() -> None:
     # Each thread derives its own chain of tables from one base, all over one pool, with
     # strings shared between threads (so they race to add them), while reading as they go.
-    base = AclTable.from_records([_acl(n, f"base{n}") for n in range(1, 51)])
+    base = AclTable.from_records([acl_record(n, f"base{n}") for n in range(1, 51)])
     assert base is not None
     results: dict[int, list[Any]] = {}
 
@@ -380,7 +391,9 @@ def test_threads_deriving_tables_from_one_pool_get_what_each_would_alone() -> No
         table, expected = base, base.records()
         for step in range(40):
             adds = [
-                _acl(1000 * (worker + 1) * 100 + step * 10 + i, f"shared{rng.randrange(30)}.{i}")
+                acl_record(
+                    1000 * (worker + 1) * 100 + step * 10 + i, f"shared{rng.randrange(30)}.{i}"
+                )
                 for i in range(5)
             ]
             gone = expected[rng.randrange(len(expected))].id
@@ -399,14 +412,14 @@ def test_threads_deriving_tables_from_one_pool_get_what_each_would_alone() -> No
     for thread in threads:
         thread.join(timeout=60)
     assert sorted(results) == [0, 1, 2, 3]
-    assert base.records() == [_acl(n, f"base{n}") for n in range(1, 51)]
+    assert base.records() == [acl_record(n, f"base{n}") for n in range(1, 51)]
     pool = base.pool
     assert len(set(pool.strings)) == len(pool.strings)  # no string coded twice
     assert all(pool.code_of(text) == code for code, text in enumerate(pool.strings))
 
 
 def test_a_code_past_a_byte_is_unknown_as_in_the_records() -> None:
-    written = _acl(1, "a", rt=300, op=-1)
+    written = acl_record(1, "a", rt=300, op=-1)
     (record,) = _decoded([written])
     for table in (
         AclTable.from_records([written]),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import threading
-import uuid
 from typing import Any
 from unittest.mock import patch
 
@@ -27,26 +26,13 @@ from aclog.image.acls import AclsDelta
 from aclog.image.acls_image import AclsImage
 from aclog.records import encode
 from aclog.records.columnar import decode_kinds
-from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord, Record, RemoveAccessControlEntryRecord
+from tests.acl_factory import acl_record
 
 _TEXTS = st.lists(
     st.one_of(st.sampled_from(["", "a", "a\x00", "é", "日本", "\ud800", "a" * 300]), st.text()),
     max_size=30,
 )
-
-
-def _acl(n: int, name: str, principal: str = "User:x", host: str = "*") -> Any:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=n),
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        principal,
-        host,
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
 
 
 def _arrow(texts: list[str]) -> ArrowStrings:
@@ -131,7 +117,7 @@ def _fresh_batch(
             batch.append(RemoveAccessControlEntryRecord(live.pop(rng.randrange(len(live))).id))
         else:
             n = next(serial)
-            batch.append(_acl(n, f"topic-{n}", f"User:u{n % 7}", f"10.0.{n % 3}.1"))
+            batch.append(acl_record(n, f"topic-{n}", f"User:u{n % 7}", f"10.0.{n % 3}.1"))
     return batch
 
 
@@ -151,7 +137,7 @@ def _apply(table: AclTable, batch: list[Record]) -> AclTable | None:
 @patch.object(acl_table_compact, "FLOOR", 512)  # small, so that it compacts many times
 def test_ever_new_names_keep_the_pool_bounded_and_the_records_right() -> None:
     rng, serial = random.Random(24), iter(range(1000, 10**9))
-    live: list[Any] = [_acl(n, f"base-{n}") for n in range(1, 201)]
+    live: list[Any] = [acl_record(n, f"base-{n}") for n in range(1, 201)]
     table = AclTable.from_records(live)
     image = _replayed(AclsImage.EMPTY, live)
     assert table is not None
@@ -159,7 +145,9 @@ def test_ever_new_names_keep_the_pool_bounded_and_the_records_right() -> None:
     for step in range(400):
         if step % 25 == 0:  # a declined batch: its strings join the pool, unused
             n = next(serial)
-            assert _apply(table, [_acl(n, f"gone-{n}"), _acl(n + 1, f"gone-{n}")]) is None
+            assert (
+                _apply(table, [acl_record(n, f"gone-{n}"), acl_record(n + 1, f"gone-{n}")]) is None
+            )
             continue
         batch = _fresh_batch(rng, serial, live, rng.randrange(1, 60))
         applied = _apply(table, batch)
@@ -184,7 +172,9 @@ def _churned(table: AclTable, first: int, rounds: int = 50) -> tuple[AclTable, A
     batch and the batch's additions and removals."""
     previous: list[Any] = []
     for round_ in range(rounds):
-        fresh = [_acl(first + round_ * 3000 + n, f"r{first}.{round_}.{n}") for n in range(3000)]
+        fresh = [
+            acl_record(first + round_ * 3000 + n, f"r{first}.{round_}.{n}") for n in range(3000)
+        ]
         additions = of_records(fresh)
         removals = words_of_id_bytes(b"".join(r.id.bytes for r in previous))
         applied = table.applied(additions, removals)
@@ -196,7 +186,9 @@ def _churned(table: AclTable, first: int, rounds: int = 50) -> tuple[AclTable, A
 
 
 def _base() -> AclTable:
-    table = AclTable.from_records([_acl(n, f"t{n % 50}", f"User:{n}") for n in range(1, 3001)])
+    table = AclTable.from_records(
+        [acl_record(n, f"t{n % 50}", f"User:{n}") for n in range(1, 3001)]
+    )
     assert table is not None
     return table
 
@@ -224,8 +216,8 @@ def test_a_compaction_changes_no_answer_and_keeps_every_order() -> None:
     positions = np.arange(len(expected))[::-7]
     assert after.records_at(positions) == [expected[i] for i in positions]
     # The compacted table goes on as any other.
-    more = after.applied(of_records([_acl(99_999, "t1", "User:new")]), words_of_id_bytes(b""))
-    assert more is not None and more.records() == [*expected, _acl(99_999, "t1", "User:new")]
+    more = after.applied(of_records([acl_record(99_999, "t1", "User:new")]), words_of_id_bytes(b""))
+    assert more is not None and more.records() == [*expected, acl_record(99_999, "t1", "User:new")]
 
 
 def test_readers_of_an_older_table_see_their_own_values_during_compactions() -> None:
@@ -278,7 +270,7 @@ def _compacting_at_every_chance() -> Any:
 
 def test_tables_that_compact_at_every_chance_answer_as_one_by_one_replay() -> None:
     rng, serial = random.Random(11), iter(range(1000, 10**9))
-    live: list[Any] = [_acl(n, f"base-{n}", f"User:{n % 9}") for n in range(1, 101)]
+    live: list[Any] = [acl_record(n, f"base-{n}", f"User:{n % 9}") for n in range(1, 101)]
     real, policy, table_policy = StringPool.subset, *_compacting_at_every_chance()
     with (
         policy,
@@ -290,7 +282,7 @@ def test_tables_that_compact_at_every_chance_answer_as_one_by_one_replay() -> No
             assert table is not None
             if step % 7 == 3:  # a batch one-by-one replay refuses: declined, nothing changed
                 n = next(serial)
-                assert _apply(table, [_acl(n, f"x{n}"), _acl(n + 1, f"x{n}")]) is None
+                assert _apply(table, [acl_record(n, f"x{n}"), acl_record(n + 1, f"x{n}")]) is None
                 continue
             removing = 0.7 if len(live) > 60 else 0.3  # much churn, a steady size
             batch = _fresh_batch(rng, serial, live, rng.randrange(1, 25), removing)

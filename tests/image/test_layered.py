@@ -142,19 +142,11 @@ def test_merged_removes_the_touched_keys_that_changes_does_not_set(
     st.lists(changes, max_size=6),
     st.sets(st.integers(-2, 45)),
 )
-def test_absent_copied_and_folds_agree_with_a_plain_dict(
+def test_absent_agrees_with_a_plain_dict(
     start: dict[int, int], batches: list[list[Change]], keys: set[int]
 ) -> None:
-    """``absent`` is ``{k for k in keys if k not in map}``, with or without an overlay;
-    ``copied`` is a new dict equal to the map in its order; ``folds`` says whether that
-    many more changed keys would outgrow the overlay."""
+    """``absent`` is ``{k for k in keys if k not in map}``, with or without an overlay."""
     layered, expected = LayeredMap(start), dict(start)
     for batch in batches:
         layered, expected = layered.updated(batch), _reference(expected, batch)
     assert layered.absent(set(keys)) == {key for key in keys if key not in expected}
-    copy = layered.copied()
-    assert list(copy.items()) == list(expected.items())
-    copy[-1] = 0  # the caller's to change: the map is untouched
-    assert -1 not in layered
-    assert layered.folds(0) is False
-    assert layered.folds(MIN_OVERLAY + 1) is True

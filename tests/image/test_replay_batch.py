@@ -39,6 +39,7 @@ from aclog.records.types import (
     RequestContextRecord,
     UserScramCredentialRecord,
 )
+from tests.acl_factory import acl_record
 
 # Few ids and few names, so that ids and bindings collide often: every kind of invalid batch.
 _ids = st.integers(1, 24).map(lambda n: uuid.UUID(int=n))
@@ -79,7 +80,9 @@ def _histories(draw: st.DrawFn) -> tuple[list[Record], list[list[Record]]]:
     live ids), with edge cases mixed in: ids and bindings reused, removed twice or never
     stored, ACLs removed and re-added, records of other types."""
     serial = iter(range(1, 10_000))
-    base: list[Record] = [_acl(next(serial), f"b{n}") for n in range(draw(st.integers(0, 12)))]
+    base: list[Record] = [
+        acl_record(next(serial), f"b{n}") for n in range(draw(st.integers(0, 12)))
+    ]
     live = [r.id for r in base if isinstance(r, AccessControlEntryRecord)]
     seen = list(live)
     batches = []
@@ -90,7 +93,7 @@ def _histories(draw: st.DrawFn) -> tuple[list[Record], list[list[Record]]]:
             kind = draw(st.sampled_from(["add"] * 6 + ["remove"] * 2 + ["edge", "other"]))
             if kind == "add" or (kind == "remove" and not live):
                 n = next(serial)
-                batch.append(_acl(n, f"n{n}"))
+                batch.append(acl_record(n, f"n{n}"))
                 live.append(uuid.UUID(int=n))
             elif kind == "remove":
                 acl_id = live.pop(draw(st.integers(0, len(live) - 1)))
@@ -108,8 +111,8 @@ def _edge(ids: list[uuid.UUID]) -> st.SearchStrategy[Record]:
     reused = st.sampled_from(ids)
     return st.one_of(
         reused.map(RemoveAccessControlEntryRecord),
-        st.builds(lambda i, name: _acl(i.int, name), reused, _names),
-        st.builds(_acl, st.integers(20_000, 20_100), _names),
+        st.builds(lambda i, name: acl_record(i.int, name), reused, _names),
+        st.builds(acl_record, st.integers(20_000, 20_100), _names),
         _acls,
     )
 
@@ -195,10 +198,10 @@ def test_batch_replay_equals_one_by_one(
 def test_a_controller_batch_goes_in_one_go() -> None:
     """The common batch (a request context, then new ACLs and removals of stored ones) is
     taken by the batch path, not declined to the one-by-one replay."""
-    stored = [_acl(n, f"s{n}") for n in range(1, 11)]
+    stored = [acl_record(n, f"s{n}") for n in range(1, 11)]
     base = apply_records(MetadataImage.EMPTY, stored, 0)
     batch: list[Record] = [RequestContextRecord("User:admin", "10.0.0.1", "cli", 1)]
-    batch += [_acl(n, f"n{n}") for n in range(100, 110)]
+    batch += [acl_record(n, f"n{n}") for n in range(100, 110)]
     batch += [RemoveAccessControlEntryRecord(acl.id) for acl in stored[:3]]
     replay = AclTableReplay.over(base.acls)
     assert replay is not None and _batch(replay, batch[1:])
@@ -208,36 +211,28 @@ def test_a_controller_batch_goes_in_one_go() -> None:
     ]
 
 
-def _acl(n: int, name: str) -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=n),
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        "User:x",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
-
-
 def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
     """A batch that repeats an id or a binding is declined after the batch path has begun
     to record it: the delta must be exactly as before, so the one-by-one replay names the
     repeated record, and a later valid batch still goes in one go."""
-    stored = [_acl(n, f"s{n}") for n in range(1, 11)]
+    stored = [acl_record(n, f"s{n}") for n in range(1, 11)]
     base = apply_records(MetadataImage.EMPTY, stored, 0)
-    fresh = [_acl(n, f"n{n}") for n in range(100, 110)]
-    same_binding = AccessControlEntryRecord(uuid.UUID(int=200), *_acl(0, "n105").key)
+    fresh = [acl_record(n, f"n{n}") for n in range(100, 110)]
+    same_binding = AccessControlEntryRecord(uuid.UUID(int=200), *acl_record(0, "n105").key)
     bad_batches: list[list[Record]] = [
         [*fresh, fresh[4]],  # an id twice
         [*fresh, same_binding],  # a binding twice, under two ids
-        [*fresh, AccessControlEntryRecord(uuid.UUID(int=201), *_acl(0, "e55").key)],  # added before
+        [
+            *fresh,
+            AccessControlEntryRecord(uuid.UUID(int=201), *acl_record(0, "e55").key),
+        ],  # added before
         [*fresh, *[RemoveAccessControlEntryRecord(stored[0].id)] * 2],  # a removal twice
     ]
     for bad in bad_batches:
         replay = AclTableReplay.over(base.acls)
-        assert replay is not None and _batch(replay, [_acl(n, f"e{n}") for n in range(50, 60)])
+        assert replay is not None and _batch(
+            replay, [acl_record(n, f"e{n}") for n in range(50, 60)]
+        )
         before = replay.image()
         changes = list(replay.delta().changes.items())
         assert not _batch(replay, bad)
@@ -246,7 +241,7 @@ def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
         assert list(replay.delta().changes.items()) == changes
         assert [after.id_of_key(a.key) for a in after] == [a.id for a in after]
         delta = MetadataDelta(base)
-        delta.replay_records([_acl(n, f"e{n}") for n in range(50, 60)], 11)
+        delta.replay_records([acl_record(n, f"e{n}") for n in range(50, 60)], 11)
         try:
             delta.replay_records(bad, 21)
         except ReplayError as error:
@@ -254,5 +249,5 @@ def test_a_declined_batch_leaves_the_delta_as_it_was() -> None:
         else:
             raise AssertionError("the repeated record was accepted")
         later = AclTableReplay.over(base.acls)
-        assert later is not None and _batch(later, [_acl(n, f"e{n}") for n in range(50, 60)])
+        assert later is not None and _batch(later, [acl_record(n, f"e{n}") for n in range(50, 60)])
         assert _batch(later, fresh)  # type: ignore[arg-type]

@@ -11,14 +11,9 @@ from hypothesis import strategies as st
 
 from aclog.image import MetadataImage, MetadataProvenance, apply_records
 from aclog.records.enums import (
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
     ScramMechanism,
 )
 from aclog.records.types import (
-    AccessControlEntryRecord,
     NoOpRecord,
     Record,
     RemoveAccessControlEntryRecord,
@@ -26,6 +21,7 @@ from aclog.records.types import (
     UserScramCredentialRecord,
 )
 from aclog.replay import CommittedBatch, replay_batches
+from tests.acl_factory import acl_record
 
 USERS = ["alice", "bob", "carol"]
 MECHANISMS = [ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512]
@@ -48,7 +44,7 @@ def histories(draw: st.DrawFn) -> tuple[list[Record], dict[uuid.UUID, str], dict
         if choice == "add":
             acl_id, name = uuid.UUID(int=next_id), f"t{next_id}"
             next_id += 1
-            records.append(_acl(acl_id, name))
+            records.append(acl_record(acl_id, name))
             acls[acl_id] = name
         elif choice == "remove" and acls:
             acl_id = draw(st.sampled_from(sorted(acls)))
@@ -66,19 +62,6 @@ def histories(draw: st.DrawFn) -> tuple[list[Record], dict[uuid.UUID, str], dict
         else:
             records.append(NoOpRecord())
     return records, acls, creds
-
-
-def _acl(acl_id: uuid.UUID, name: str) -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        acl_id,
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        "User:x",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
 
 
 def _batches(records: list[Record], sizes: list[int]) -> list[CommittedBatch]:

@@ -2,45 +2,25 @@
 
 from __future__ import annotations
 
-import uuid
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance, ReplayError
 from aclog.records.enums import (
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
     ScramMechanism,
 )
 from aclog.records.types import (
-    AccessControlEntryRecord,
     Record,
     RemoveUserScramCredentialRecord,
     UserScramCredentialRecord,
 )
-
-
-def _acl(acl_id: int, name: int) -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=acl_id),
-        ResourceType.TOPIC,
-        f"t{name}",
-        PatternType.LITERAL,
-        "User:x",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
-
+from tests.acl_factory import acl_record
 
 # Few ids and names, so ids and bindings stated twice happen; SCRAM records (a removal of a
 # credential that does not exist fails) mixed in.
 _records = st.lists(
     st.one_of(
-        st.builds(_acl, st.integers(1, 30), st.integers(1, 30)),
+        st.builds(acl_record, st.integers(1, 30), st.integers(1, 30).map("t{}".format)),
         st.builds(
             UserScramCredentialRecord,
             st.sampled_from(["a", "b"]),

@@ -13,41 +13,29 @@ import pytest
 from aclog.image import MetadataImage
 from aclog.log import SegmentedLog
 from aclog.records import (
-    AccessControlEntryRecord,
-    AclOperation,
-    AclPermissionType,
     NoOpRecord,
-    PatternType,
     Record,
     RemoveAccessControlEntryRecord,
     RequestContextRecord,
-    ResourceType,
     encode,
 )
 from aclog.replay import CommittedBatch, replay_batches
 from aclog.replay.stream import DecodedBatch, read_decoded
-
-
-def _acl(n: int) -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=n),
-        ResourceType.TOPIC,
-        f"t{n}",
-        PatternType.LITERAL,
-        "User:x",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
+from tests.acl_factory import acl_record
 
 
 def _batches() -> list[list[Record]]:
     context = RequestContextRecord("User:admin", "10.0.0.1", "cli", 1, "CreateAcls")
-    first: list[Record] = [context, *(_acl(n) for n in range(1, 30))]
-    second: list[Record] = [context, *(_acl(n) for n in range(30, 50)), NoOpRecord()]
+    first: list[Record] = [context, *(acl_record(n, f"t{n}") for n in range(1, 30))]
+    second: list[Record] = [context, *(acl_record(n, f"t{n}") for n in range(30, 50)), NoOpRecord()]
     second[5:5] = [RemoveAccessControlEntryRecord(uuid.UUID(int=n)) for n in (3, 7, 11)]
     third: list[Record] = [RemoveAccessControlEntryRecord(uuid.UUID(int=n)) for n in (1, 2)]
-    return [first, second, third, [_acl(60), RemoveAccessControlEntryRecord(uuid.UUID(int=60))]]
+    return [
+        first,
+        second,
+        third,
+        [acl_record(60, "t60"), RemoveAccessControlEntryRecord(uuid.UUID(int=60))],
+    ]
 
 
 def _written(directory: Path) -> list[CommittedBatch]:

@@ -27,6 +27,7 @@ from aclog.records.types import (
 from aclog.replay import CommittedBatch, rebuild_image, replay_batches
 from aclog.replay.stream import read_decoded
 from aclog.snapshot import write_snapshot
+from tests.acl_factory import acl_record
 
 _texts = st.text(alphabet="ab\u00e9\u4e2d*:", max_size=3)
 
@@ -143,8 +144,8 @@ def test_replay_from_segments_memory_and_snapshots_equals_one_by_one(
 def test_a_bad_batch_from_a_segment_fails_as_one_by_one_and_applies_nothing(
     tmp_path: Path, bad_at: int
 ) -> None:
-    stored = [_acl(n) for n in range(10)]
-    batch: list[Record] = [_acl(n) for n in range(100, 110)]
+    stored = [acl_record(n, f"t{n}") for n in range(10)]
+    batch: list[Record] = [acl_record(n, f"t{n}") for n in range(100, 110)]
     batch[bad_at] = AccessControlEntryRecord(uuid.UUID(int=999), *stored[3].key)  # a stored binding
     _write(tmp_path, [stored, batch])
     with pytest.raises(ReplayError) as raised:
@@ -158,16 +159,3 @@ def test_a_bad_batch_from_a_segment_fails_as_one_by_one_and_applies_nothing(
         replay_batches(base, read_decoded(tmp_path, 10))
     assert list(base.acls.acls.items()) == before  # nothing half-applied to the base
     assert replay_batches(base, [CommittedBatch(10, 1, 1, tuple(batch[:bad_at]))]).image is not None
-
-
-def _acl(n: int) -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=n),
-        ResourceType.TOPIC,
-        f"t{n}",
-        PatternType.LITERAL,
-        "User:x",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )

@@ -90,3 +90,21 @@ def write(
         fsync=False,
         rows=rows,
     )
+
+
+OLD: list[Record] = [acl(1), scram("alice")]
+"""An older snapshot's records (a selection test writes it below :data:`NEW`)."""
+NEW: list[Record] = [acl(1), acl(2), scram("alice"), scram("bob")]
+"""A newer snapshot's records."""
+
+
+def damage(path: Path) -> None:
+    """Flip a bit of the snapshot file's last byte.
+
+    The last byte is always past the header, so the damage is found by the checksum; a byte
+    in the middle may fall inside the header's schema text, which then fails to parse first
+    (another message), depending on how long the schema is.
+    """
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x20
+    path.write_bytes(data)

@@ -29,7 +29,17 @@ from aclog.snapshot import writer as writer_module
 from aclog.snapshot.acl_columns import ACL_COLUMNS_SCHEMA, CHUNK_ACLS, encode_chunk
 from aclog.snapshot.header import finish_header
 from aclog.snapshot.schema import SNAPSHOT_SCHEMA
-from tests.snapshot.helpers import SMALL, acl, acl_records, scram, scram_records, write
+from tests.snapshot.helpers import (
+    NEW,
+    OLD,
+    SMALL,
+    acl,
+    acl_records,
+    damage,
+    scram,
+    scram_records,
+    write,
+)
 
 _ACL = "AccessControlEntryRecord"
 
@@ -298,16 +308,6 @@ def _both_choose(directory: Path, **options: Any) -> SnapshotContents | None:
     return by_columns[1]  # type: ignore[no-any-return]
 
 
-OLD: list[Record] = [acl(1), scram("alice")]
-NEW: list[Record] = [acl(1), acl(2), scram("alice"), scram("bob")]
-
-
-def _damage(path: Path) -> None:
-    data = bytearray(path.read_bytes())
-    data[-1] ^= 0x20
-    path.write_bytes(data)
-
-
 def test_both_choose_the_newest_snapshot(tmp_path: Path) -> None:
     write(tmp_path, OLD, last_offset=10)
     write(tmp_path, NEW, last_offset=20, epoch=2)
@@ -320,7 +320,7 @@ def test_both_choose_the_newest_snapshot(tmp_path: Path) -> None:
 
 def test_both_fall_back_past_a_damaged_snapshot(tmp_path: Path) -> None:
     write(tmp_path, OLD, last_offset=10)
-    _damage(write(tmp_path, NEW, last_offset=20, epoch=2).path)
+    damage(write(tmp_path, NEW, last_offset=20, epoch=2).path)
     contents = _both_choose(tmp_path)
     assert contents is not None and contents.others == (scram("alice"),)
 
@@ -346,9 +346,9 @@ def test_a_snapshot_whose_chunk_does_not_decode_is_skipped(
 def test_both_refuse_when_no_snapshot_serves_the_log_start(tmp_path: Path) -> None:
     write(tmp_path, OLD, last_offset=10)
     newest = write(tmp_path, NEW, last_offset=20)
-    _damage(newest.path)
+    damage(newest.path)
     assert _both_choose(tmp_path, log_start_offset=21) is None  # both raise the same error
     with pytest.raises(SnapshotError, match="its log starts at offset 21"):
         newest_valid_contents(tmp_path, on_warning=pytest.fail, log_start_offset=21)
-    _damage(write(tmp_path, OLD, last_offset=10).path)
+    damage(write(tmp_path, OLD, last_offset=10).path)
     assert _both_choose(tmp_path) is None  # both: replay the full log, two warnings

@@ -6,21 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from aclog.records import Record
 from aclog.snapshot import NoUsableSnapshotError, newest_valid_snapshot
-from tests.snapshot.helpers import acl, scram, write
-
-OLD: list[Record] = [acl(1), scram("alice")]
-NEW: list[Record] = [acl(1), acl(2), scram("alice"), scram("bob")]
-
-
-def _damage(path: Path) -> None:
-    # The last byte is always past the header, so the damage is found by the checksum; a byte
-    # in the middle may fall inside the header's schema text, which then fails to parse first
-    # (another message), depending on how long the schema is.
-    data = bytearray(path.read_bytes())
-    data[-1] ^= 0x20
-    path.write_bytes(data)
+from tests.snapshot.helpers import NEW, OLD, damage, write
 
 
 def test_the_newest_snapshot_is_loaded_without_warnings(tmp_path: Path) -> None:
@@ -35,7 +22,7 @@ def test_the_newest_snapshot_is_loaded_without_warnings(tmp_path: Path) -> None:
 def test_a_corrupt_newest_snapshot_falls_back_to_the_older_one(tmp_path: Path) -> None:
     older = write(tmp_path, OLD, last_offset=10)
     newest = write(tmp_path, NEW, last_offset=20, epoch=2)
-    _damage(newest.path)
+    damage(newest.path)
     warnings: list[str] = []
     found = newest_valid_snapshot(tmp_path, on_warning=warnings.append)
     assert found == (older, OLD)
@@ -48,7 +35,7 @@ def test_a_corrupt_newest_snapshot_falls_back_to_the_older_one(tmp_path: Path) -
 def test_when_every_snapshot_is_bad_the_full_log_is_replayed(tmp_path: Path) -> None:
     first = write(tmp_path, OLD, last_offset=10)
     second = write(tmp_path, NEW, last_offset=20)
-    _damage(second.path)
+    damage(second.path)
     first.path.write_bytes(first.path.read_bytes()[:-1])
     warnings: list[str] = []
     assert newest_valid_snapshot(tmp_path, on_warning=warnings.append) is None
@@ -84,7 +71,7 @@ def test_snapshots_the_log_no_longer_continues_from_are_not_used(tmp_path: Path)
     # The log was cut below the newest snapshot: it starts at 21, so only that one can work.
     found = newest_valid_snapshot(tmp_path, on_warning=pytest.fail, log_start_offset=21)
     assert found == (newest, NEW)
-    _damage(newest.path)
+    damage(newest.path)
     with pytest.raises(NoUsableSnapshotError, match="its log starts at offset 21") as caught:
         newest_valid_snapshot(tmp_path, on_warning=pytest.fail, log_start_offset=21)
     assert "checksum mismatch" in str(caught.value)
