@@ -132,7 +132,12 @@ class MetadataDelta:
     def replay_decoded(self, decoded: DecodedRecords, first_offset: int) -> None:
         """:meth:`replay_records` of ``decoded.records``, its ACL records taken from the
         columnar decoder's columns (:func:`~aclog.image.acl_column_rows.of_kinds`): no ACL
-        record is built unless the table declines the batch or the delta is read."""
+        record is built unless the table declines the batch or the delta is read. A batch
+        decoded record by record (no columns: ``decoded.columnar`` is false) replays its
+        records."""
+        if not decoded.columnar and decoded.count >= BULK_MIN:
+            self.replay_records(decoded.records, first_offset)
+            return
         kinds, others = decoded.acl_kinds, decoded.others
         tables = self._table_replay() if kinds else None
         # A batch of a few records (a log written one command at a time) goes through the
