@@ -24,10 +24,12 @@ from aclog.records.columnar import Offsets, checked_fields, offset_of
 from aclog.records.decoded import DecodedRecords
 from aclog.records.types import Record
 
-SMALL_BATCH = 64
+SMALL_BATCH = 32
 """Batches of fewer values are decoded record by record; larger ones as columns. Measured
-(``benchmarks/results/by-suite/session14/smallwrites/``): the columnar decoder's fixed cost
-per batch equals the per-record decode of about this many records."""
+(``benchmarks/probe_small_batch.py``, session 14, a request context and N-1 ACLs): record by
+record is 0.05x the columnar decoder's time at 1-8 records and about 0.3x (to records) and
+0.9x (decoded and replayed onto a table) at 32; replay crosses over at 40-50 records, the
+decode to records at about 100 (``benchmarks/results/by-suite/session14/smallwrites/``)."""
 
 
 def decode_small(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:
