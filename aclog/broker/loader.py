@@ -96,12 +96,12 @@ class MetadataLoader:
 
         rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
         self.image = rebuilt.image
-        if self.durable_end is not None:  # the writer is in this process: it offers commits
-            self.image = self.image.in_a_mapping()
         manifest = Manifest(
             ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
         )
-        self._publish(None, manifest)
+        self._publish(None, manifest)  # from the table: the authorizer loads it column-wise
+        if self.durable_end is not None:  # the writer is in this process: it offers commits
+            self.image = self.image.in_a_mapping()
         self.caught_up = True
         return manifest
 
