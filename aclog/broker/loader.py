@@ -99,7 +99,9 @@ class MetadataLoader:
         manifest = Manifest(
             ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
         )
-        self._publish(None, manifest)
+        self._publish(None, manifest)  # from the table: the authorizer loads it column-wise
+        if self.durable_end is not None:  # the writer is in this process: it offers commits
+            self.image = self.image.in_a_mapping()
         self.caught_up = True
         return manifest
 
@@ -119,12 +121,20 @@ class MetadataLoader:
         replay as a poll, from the records the writer appended rather than from their bytes.
 
         Offers that do not follow the published image exactly (one was missed, or another
-        process wrote in between) are not trusted: the loader polls the log instead."""
+        process wrote in between) are not trusted: the loader polls the log instead.
+
+        From the first offer on (from catch-up when ``durable_end`` says the writer is in
+        this process) the image holds its ACLs in a mapping, as the writer's does
+        (:meth:`~aclog.image.metadata.MetadataImage.in_a_mapping`): a commit of one ACL then
+        replays in microseconds, not the fraction of a millisecond a table apply costs."""
         with self._poll_lock:
             if not self.caught_up:
                 return self.catch_up()
             if not batches or batches[0].base_offset != self.image.provenance.last_offset + 1:
                 return self._poll()
+            # Commits come a few ACLs at a time: onto a mapping each costs dict operations,
+            # onto a table a few numpy calls per run (~30x more for one ACL). O(ACLs) once.
+            self.image = self.image.in_a_mapping()
             return self._replay(batches)
 
     def _poll(self) -> Manifest | None:

@@ -45,7 +45,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.group import CommitQueue, Ticket
 from aclog.controller.group_commit import NOT_CONTROLLER as NOT_CONTROLLER  # noqa: PLC0414
 from aclog.controller.group_commit import GroupCommitMixin
-from aclog.controller.leadership import LeadershipMixin, held_in_a_mapping
+from aclog.controller.leadership import LeadershipMixin
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
@@ -116,7 +116,7 @@ class Controller(GroupCommitMixin, LeadershipMixin):
         self.fenced = False
         remove_stale_temp_files(log.directory)
         rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
-        self.image = held_in_a_mapping(rebuilt.image)
+        self.image = rebuilt.image.in_a_mapping()
         self._snapshots = ControllerSnapshots(
             log, snapshot_policy, retention or RetentionPolicy(), clock
         )

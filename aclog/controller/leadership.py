@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 
 from aclog.image import MetadataImage
 from aclog.log import FencedEpochError, SegmentedLog, StaleOffsetError
@@ -56,7 +55,7 @@ class LeadershipMixin:
             self.log.refresh_view()
             start = self.image.provenance.last_offset + 1
             if self.log.end_offset < start:
-                self.image = held_in_a_mapping(rebuild_image(self.log.directory).image)
+                self.image = rebuild_image(self.log.directory).image.in_a_mapping()
                 return 0
             replayed = replay_batches(
                 self.image, read_decoded(self.log.directory, start), start=start
@@ -103,12 +102,3 @@ class LeadershipMixin:
                 self.fenced = True
                 return False
             return True
-
-
-def held_in_a_mapping(image: MetadataImage) -> MetadataImage:
-    """``image`` with its ACLs held in a mapping
-    (:meth:`~aclog.image.acls_image.AclsImage.in_a_mapping`): the controller's image, so
-    that a commit of a few ACLs replays in a few dict operations rather than a few numpy
-    calls per run of a table. O(ACLs) once, when the controller rebuilds; its commits and
-    catch-ups keep the mapping."""
-    return replace(image, acls=image.acls.in_a_mapping())

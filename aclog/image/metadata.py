@@ -9,7 +9,7 @@ Immutable values; thread-safe. :func:`image_records` is O(ACLs + credentials).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from aclog.image.acls_image import AclsImage
@@ -44,6 +44,16 @@ class MetadataImage:
             "acls": self.acls.to_dict(),
             "users": self.scram.to_dict(),
         }
+
+    def in_a_mapping(self) -> MetadataImage:
+        """This image with its ACLs held in a mapping
+        (:meth:`~aclog.image.acls_image.AclsImage.in_a_mapping`): the image of a writer or of
+        a loader fed its commits, so that a commit of a few ACLs replays in a few dict
+        operations rather than a few numpy calls per run of a table (~30x less for one ACL).
+        O(ACLs) once for a table-backed image; replay onto it keeps the mapping."""
+        if not self.acls.replays_onto_a_table:
+            return self
+        return replace(self, acls=self.acls.in_a_mapping())
 
 
 MetadataImage.EMPTY = MetadataImage()

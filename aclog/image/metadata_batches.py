@@ -60,7 +60,11 @@ def replay_records(delta: MetadataDelta, records: Iterable[Record], first_offset
 def replay_decoded(delta: MetadataDelta, decoded: DecodedRecords, first_offset: int) -> None:
     """:func:`replay_records` of ``decoded.records``, its ACL records taken from the columnar
     decoder's columns (:func:`~aclog.image.acl_column_rows.of_kinds`): no ACL record is built
-    unless the table declines the batch or the delta is read."""
+    unless the table declines the batch or the delta is read. A batch decoded record by record
+    (no columns: ``decoded.columnar`` is false) replays its records."""
+    if not decoded.columnar and decoded.count >= BULK_MIN:
+        replay_records(delta, decoded.records, first_offset)
+        return
     kinds, others = decoded.acl_kinds, decoded.others
     tables = delta.table_replay() if kinds else None
     # A batch of a few records (a log written one command at a time) goes through the

@@ -79,6 +79,44 @@ class DecodedRecords:
     others: list[tuple[int, Record]]
     kind_rows: list[tuple[DecodedKind, Rows]]
     build_acls: AclRowsBuilder = field(repr=False, compare=False)
+    listed_kinds: list[DecodedKind] | None = field(default=None, repr=False, compare=False)
+    """Each record's (type, version), in row order, for a batch decoded record by record
+    (:meth:`of_records`); ``None`` for one decoded as columns."""
+
+    @classmethod
+    def of_records(cls, records: list[Record], kinds: list[DecodedKind]) -> DecodedRecords:
+        """The batch of ``records``, decoded record by record, each written as ``kinds``
+        says (:mod:`aclog.records.small_batch`). Cost: a few calls per record."""
+        adds, removes, others = [], [], []
+        for row, record in enumerate(records):
+            if type(record) is AccessControlEntryRecord:
+                adds.append((row, record))
+            elif type(record) is RemoveAccessControlEntryRecord:
+                removes.append((row, record))
+            else:
+                others.append((row, record))
+        acls = None
+        if adds or removes:
+            added = [record for _, record in adds]
+            removed = [record for _, record in removes]
+            acls = AclRows(
+                np.array([row for row, _ in adds], dtype=np.int64),
+                [record.id for record in added],
+                added,
+                np.array([row for row, _ in removes], dtype=np.int64),
+                [record.id for record in removed],
+                removed,
+            )
+        kind_rows = [(kind, np.array(rows, dtype=np.int64)) for kind, rows in _rows_by_kind(kinds)]
+        batch = cls(len(records), [], others, kind_rows, _no_columns, kinds)
+        batch.__dict__.update(acls=acls, records=records)  # made with it, never from columns
+        return batch
+
+    @property
+    def columnar(self) -> bool:
+        """True when decoded as columns; a batch decoded record by record (:meth:`of_records`)
+        has no ACL columns (``acl_kinds`` is empty whatever it holds): replay its records."""
+        return self.listed_kinds is None
 
     @cached_property
     def acls(self) -> AclRows | None:
@@ -102,6 +140,8 @@ class DecodedRecords:
 
     def kinds(self) -> list[DecodedKind]:
         """The (type, version) each record was written with, in row order."""
+        if self.listed_kinds is not None:
+            return list(self.listed_kinds)
         if len(self.kind_rows) == 1:
             return [self.kind_rows[0][0]] * self.count
         kinds = [[kind] * len(rows) for kind, rows in self.kind_rows]
@@ -121,6 +161,19 @@ class DecodedRecords:
         if len(self.acls.add_rows) and self.acls.add_rows[0] == 0:
             return self.acls.adds[0]
         return self.acls.removes[0]
+
+
+def _no_columns(kinds: list[KindColumns]) -> AclRows:
+    """The ACL builder of a batch decoded record by record, whose ACL rows are made with it."""
+    raise AssertionError("a batch decoded record by record has no ACL columns to build from")
+
+
+def _rows_by_kind(kinds: list[DecodedKind]) -> list[tuple[DecodedKind, list[int]]]:
+    """The rows of each kind of ``kinds``, in order of first appearance."""
+    rows: dict[DecodedKind, list[int]] = {}
+    for row, kind in enumerate(kinds):
+        rows.setdefault(kind, []).append(row)
+    return list(rows.items())
 
 
 def in_row_order(rows: list[Rows], parts: list[list[Any]]) -> list[Any]:

@@ -1,0 +1,47 @@
+"""Small batches decoded record by record: the batch decoder's path for a log written one
+command at a time.
+
+The columnar decoder (:mod:`aclog.records.columnar`) pays a fixed cost per batch, a few dozen
+numpy and Arrow calls (about 0.5 ms), whatever the batch holds; fastavro decodes one record in
+about 5 us. A real cluster's ACL log is nearly all batches of one request each (every
+``kafka-acls --add`` is one batch: a request context and a few ACLs), where that fixed cost was
+most of the cost of reading the log. So a batch of fewer than :data:`SMALL_BATCH` values is
+decoded value by value through the codec (the columnar decoder's own reference,
+:func:`~aclog.records.columnar.checked_fields`) into
+:meth:`~aclog.records.decoded.DecodedRecords.of_records`: the same records, kinds and errors
+as the columnar decoder gives (``tests/records/test_small_batch.py`` holds the two together),
+and no columns (replay takes its records).
+
+Thread-safe (no shared state). Cost: one fastavro call and one record per value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aclog.records.codec import DecodedKind, record_builder
+from aclog.records.columnar import Offsets, checked_fields, offset_of
+from aclog.records.decoded import DecodedRecords
+from aclog.records.types import Record
+
+SMALL_BATCH = 32
+"""Batches of fewer values are decoded record by record; larger ones as columns. Measured
+(``benchmarks/probe_small_batch.py``, session 14, a request context and N-1 ACLs): record by
+record is 0.05x the columnar decoder's time at 1-8 records and about 0.3x (to records) and
+0.9x (decoded and replayed onto a table) at 32; replay crosses over at 40-50 records, the
+decode to records at about 100 (``benchmarks/results/by-suite/session14/smallwrites/``)."""
+
+
+def decode_small(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:
+    """The records of ``values`` decoded one by one, as
+    :func:`~aclog.records.column_records.decode_batch_records` gives them (any number of
+    values; it sends only batches below :data:`SMALL_BATCH` here). Raises the codec's
+    :class:`~aclog.records.codec.RecordDecodeError` for the first bad value, naming its
+    offset."""
+    records: list[Record] = []
+    kinds: list[DecodedKind] = []
+    for index, value in enumerate(values):
+        kind, fields = checked_fields(value, offset_of(offsets, index))
+        records.append(record_builder(kind[0])(fields))
+        kinds.append(kind)
+    return DecodedRecords.of_records(records, kinds)
