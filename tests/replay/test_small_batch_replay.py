@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from aclog.image import MetadataImage, ReplayError
-from aclog.image.metadata_delta import BULK_MIN
+from aclog.image.metadata_batches import BULK_MIN
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
