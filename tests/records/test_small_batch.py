@@ -41,12 +41,10 @@ def _outcome(decode: Any, values: list[bytes], first: int) -> object:
             acls.add_rows.tolist(),
             acls.add_ids,
             acls.adds,
-            acls.keys,
             acls.remove_rows.tolist(),
             acls.remove_ids,
             acls.removes,
             acls.in_order(),
-            list(acls.changes().items()),
         )
     kinds = decoded.kinds()
     return (
