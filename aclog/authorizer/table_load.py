@@ -89,8 +89,9 @@ def _grouped(
     bounds = np.flatnonzero(pairs[1:] != pairs[:-1]) + 1
     firsts = np.concatenate([np.zeros(1, dtype=bounds.dtype), bounds])
     lasts = np.append(bounds, len(pairs))
-    types = code_members(pairs[firsts] >> np.uint64(8), "resource_type")
-    kinds_of = code_members(pairs[firsts] & np.uint64(0xFF), "pattern_type")
+    codes = pairs[firsts].astype(np.int64)
+    types = code_members(codes >> 8, "resource_type")
+    kinds_of = code_members(codes & 0xFF, "pattern_type")
     grouped: dict[ResourceType, dict[Any, dict[str, Rules]]] = {}
     sizes: dict[ResourceType, int] = {}
     # The order of the pairs is the reference's own: it files the types and pattern types of

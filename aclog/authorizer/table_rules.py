@@ -58,11 +58,11 @@ class RowSource:
 
     __slots__ = ("_all", "_asked", "_lock", "_patience", "_runs", "columns", "order")
 
-    def __init__(self, columns: TableColumns, order: Any, runs: Any) -> None:
+    def __init__(self, columns: TableColumns, order: Any, runs: Any, patterns: int) -> None:
         self.columns, self.order, self._runs = columns, order, runs
         self._all: list[AccessControlEntryRecord] | None = None
         self._asked = 0
-        self._patience = max(64, len(runs) // 16)
+        self._patience = max(64, patterns // 16)
         self._lock = threading.Lock()
 
     def acls_of(self, span: slice) -> Acls:
@@ -207,7 +207,7 @@ def _table_rules(
     made: list[Rules] = list(
         map(TableRules, map(zip, map(texts.__getitem__, spans), map(values.__getitem__, spans)))
     )
-    source = RowSource(columns, order, layout.runs)
+    source = RowSource(columns, order, layout.runs, len(layout.starts))
     rows = map(slice, layout.starts[fast].tolist(), layout.ends[fast].tolist())
     for setter, settings in (
         (_SET_WILD, wilds[fast].tolist()),

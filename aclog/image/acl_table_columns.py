@@ -29,6 +29,7 @@ records>` makes them.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -45,6 +46,10 @@ from aclog.records.types import AccessControlEntryRecord
 
 _BLOCK = 4096
 """Rows per block when many records are made (a block's lists stay in the CPU's caches)."""
+_FEW = 32
+"""At most this many rows are made a record at a time (:meth:`TableColumns._few`)."""
+_MEMBERS = tuple(code_members(np.arange(256), field) for field in CODE_FIELDS)
+"""Each code field's member by ``uint8`` code, as :func:`code_members` maps them."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -85,8 +90,25 @@ class TableColumns:
     def records_at(self, rows: Any) -> list[AccessControlEntryRecord]:
         """The records of the ACLs at ``rows`` (an integer array of places in image order), in
         that order (new objects). Cost: a record and a UUID per row, a block at a time."""
+        if len(rows) <= _FEW:
+            return self._few(rows)
         parts = [self._records(rows[at : at + _BLOCK]) for at in range(0, len(rows), _BLOCK)]
         return list(chain.from_iterable(parts))
+
+    def _few(self, rows: Any) -> list[AccessControlEntryRecord]:
+        """:meth:`_records` of a few rows (a pattern's), a record at a time: the column
+        builders' fixed cost (a numpy call per field and member table) is most of theirs."""
+        strings = self.strings
+        hi, lo = (half[rows].tolist() for half in self.ids)
+        rt, pt, op, perm = (
+            list(map(members.__getitem__, column[rows].tolist()))
+            for members, column in zip(_MEMBERS, self.codes, strict=True)
+        )
+        name, principal, host = (strings[column[rows]].tolist() for column in self.names)
+        return [
+            AccessControlEntryRecord(uuid.UUID(int=h << 64 | low), *fields)
+            for h, low, *fields in zip(hi, lo, rt, name, pt, principal, host, op, perm, strict=True)
+        ]
 
     def _records(self, rows: Any) -> list[AccessControlEntryRecord]:
         strings = self.strings

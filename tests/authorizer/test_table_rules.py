@@ -164,12 +164,14 @@ def test_a_load_makes_no_record_and_a_listing_makes_them_all_at_once() -> None:
     before = records_alive()
     index = index_from_table(table)
     assert records_alive() == before + slow  # only the GLOB and host-specific patterns'
-    lazy = [r for names in index.by_type.values() for _, r in names.containers()]
+    lazy: list[Any] = [r for names in index.by_type.values() for _, r in names.containers()]
     assert sum(type(r) is TableRules for r in lazy) > 100  # enough to pass the patience
     first = next(r for r in lazy if type(r) is TableRules).acls
     assert records_alive() == before + slow + len(first)
     reference = AclIndex.build(table.records())
     assert index.listing() == reference.listing()
+    some = next(r for r in lazy if type(r) is TableRules)
+    assert some._source._all is not None  # the listing made them all at once
     assert_same_rules(index, reference)
 
 
