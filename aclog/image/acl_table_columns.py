@@ -29,7 +29,6 @@ records>` makes them.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -105,10 +104,9 @@ class TableColumns:
             for members, column in zip(_MEMBERS, self.codes, strict=True)
         )
         name, principal, host = (strings[column[rows]].tolist() for column in self.names)
-        return [
-            AccessControlEntryRecord(uuid.UUID(int=h << 64 | low), *fields)
-            for h, low, *fields in zip(hi, lo, rt, name, pt, principal, host, op, perm, strict=True)
-        ]
+        ids = [(h << 64 | low).to_bytes(16, "big") for h, low in zip(hi, lo, strict=True)]
+        built = acls_from_columns(ids, rt, name, pt, principal, host, op, perm, converted=True)
+        return built  # type: ignore[return-value]
 
     def _records(self, rows: Any) -> list[AccessControlEntryRecord]:
         strings = self.strings
