@@ -62,6 +62,22 @@ class AclIndex:
         caller that grouped them its own way (:mod:`aclog.authorizer.table_load`)."""
         return cls.EMPTY._regrouped(grouped, {})
 
+    @classmethod
+    def of_rules(
+        cls, built: Mapping[ResourceType, Grouped[Rules]], sizes: Mapping[ResourceType, int]
+    ) -> AclIndex:
+        """:meth:`build_grouped` of rules already built per pattern (grouped the same way),
+        ``sizes`` the number of ACLs of each resource type: for a caller that built the rules
+        its own way (:mod:`aclog.authorizer.table_load`). ``ValueError`` as there."""
+        token = object()
+        by_type: dict[ResourceType, NameIndex] = {}
+        for resource_type in built.keys() | ():  # the order of _regrouped's set of types
+            names = NameIndex(token)
+            names.load(built[resource_type], sizes[resource_type])
+            if names.size:
+                by_type[resource_type] = names
+        return AclIndex(by_type, sum(sizes.values()))
+
     def _regrouped(
         self,
         added: Mapping[ResourceType, Grouped[Records]],

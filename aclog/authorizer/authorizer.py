@@ -124,10 +124,8 @@ class Authorizer:
         (:func:`~aclog.records.collector.gc_paused`, as a broker's loader does when it
         starts). From an image (whose ids are distinct) the writer's view of the ids is the
         image itself plus the changes since (:class:`StoredIds`), so neither the load nor the
-        first change builds it; from an image held as a table
-        (:attr:`AclsImage.table <aclog.image.acls_image.AclsImage.table>`) the index is grouped
-        from its columns (:func:`~aclog.authorizer.table_load.index_from_table`), about
-        half the cost of the record-by-record build.
+        first change builds it; from an image held as a table the index is built from its
+        columns, no record made (:func:`~aclog.authorizer.table_load.index_from_table`).
 
         Raises ``ValueError`` (and changes nothing) for a repeated id or an invalid GLOB."""
         if isinstance(acls, AclsImage):

@@ -42,12 +42,19 @@ _WILD: Key = ("wild",)
 def build_rules(acls: tuple[AccessControlEntryRecord, ...]) -> Rules:
     """The rules of ``acls`` (non-empty, one pattern), with ``groups`` when they are many."""
     rules = build(acls)
-    if len(acls) > SMALL:
-        grouped: dict[Key, list[AccessControlEntryRecord]] = {}
-        for acl in acls:
-            grouped.setdefault(destination(acl), []).append(acl)
-        rules.groups = {key: tuple(group) for key, group in grouped.items()}
+    rules.groups = groups_of(acls)
     return rules
+
+
+def groups_of(acls: Records) -> Groups | None:
+    """The ``groups`` of the rules of ``acls``: by destination when they are more than
+    :data:`SMALL`, else ``None``."""
+    if len(acls) <= SMALL:
+        return None
+    grouped: dict[Key, list[AccessControlEntryRecord]] = {}
+    for acl in acls:
+        grouped.setdefault(destination(acl), []).append(acl)
+    return {key: tuple(group) for key, group in grouped.items()}
 
 
 def destination(acl: AccessControlEntryRecord) -> Key:

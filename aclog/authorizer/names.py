@@ -38,8 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from operator import attrgetter
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from aclog.acl.glob import Glob, compile_glob
 from aclog.acl.matchers import WILDCARD_RESOURCE
@@ -64,7 +63,6 @@ LITERAL = PatternType.LITERAL
 PREFIXED = PatternType.PREFIXED
 GLOB = PatternType.GLOB
 
-_ACLS = attrgetter("acls")
 T = TypeVar("T")
 Grouped = Mapping[PatternType, Mapping[str, T]]
 """Something per pattern, by pattern type then pattern text."""
@@ -216,35 +214,45 @@ class NameIndex:
         self.once = {}
         bulk = not self.size and not removed  # a load: nothing to look up or remove
         for kind in added.keys() | removed.keys():
-            if kind not in (LITERAL, PREFIXED, GLOB):
-                raise ValueError(f"pattern type {kind.name} cannot be stored")
-            adds, removes = added.get(kind, {}), removed.get(kind, {})
-            changed: dict[str, Rules | None]
-            if bulk and (kind == LITERAL or (kind == PREFIXED and GLOB not in added)):
-                self._load(kind, {name: build_rules(tuple(acls)) for name, acls in adds.items()})
-                continue
+            _check_stored(kind)
+            adds = added.get(kind, {})
             if bulk:
-                changed = {name: build_rules(tuple(acls)) for name, acls in adds.items()}
                 self.size += sum(map(len, adds.values()))
+                built = {name: build_rules(tuple(acls)) for name, acls in adds.items()}
+                self._filed(kind, built, _fresh(kind, added))
             else:
-                changed = self._edited(kind, adds, removes)
-            if kind == LITERAL:
-                if WILDCARD_RESOURCE in changed:
-                    self.wildcard = changed.pop(WILDCARD_RESOURCE)
-                if changed:
-                    self.literal = self.literal.owned(self.owner)
-                    self.literal.update(changed)
-            elif kind == PREFIXED:
-                self._apply_slots(changed, {})
-            else:
-                self._apply_globs(changed)
+                self._filed(kind, self._edited(kind, adds, removed.get(kind, {})), False)
+
+    def load(self, built: Grouped[Rules], size: int) -> None:
+        """File rules built elsewhere (:mod:`aclog.authorizer.table_load`) into this owned, empty
+        index as :meth:`apply` files those it builds for a bulk load of ``size`` ACLs."""
+        self.size += size
+        for kind in built.keys() | ():  # the order of apply's ``added.keys() | removed.keys()``
+            _check_stored(kind)
+            self._filed(kind, built[kind], _fresh(kind, built))
+
+    def _filed(self, kind: PatternType, changed: Mapping[str, Rules | None], fresh: bool) -> None:
+        """File the new rules of patterns of ``kind`` (``None``: the pattern has no ACL left);
+        ``fresh``: a bulk load's, into an empty map that no GLOB shares (:meth:`_load`)."""
+        if fresh:
+            self._load(kind, cast(Mapping[str, Rules], changed))
+        elif kind == LITERAL:
+            changed = dict(changed)
+            if WILDCARD_RESOURCE in changed:
+                self.wildcard = changed.pop(WILDCARD_RESOURCE)
+            if changed:
+                self.literal = self.literal.owned(self.owner)
+                self.literal.update(changed)
+        elif kind == PREFIXED:
+            self._apply_slots(changed, {})
+        else:
+            self._apply_globs(changed)
 
     def _load(self, kind: PatternType, built: Mapping[str, Rules]) -> None:
         """File the built rules of LITERAL or PREFIXED patterns (by pattern text) into this
         owned index, whose map of that kind is empty and which holds no GLOB (so each prefix's
         slot is its rules): one fill of the map, not a slot merge per prefix. A bulk load of
         PREFIXED ACLs spent a quarter of its time merging slots that cannot exist yet."""
-        self.size += sum(map(len, map(_ACLS, built.values())))
         if WILDCARD_RESOURCE in built and kind == LITERAL:
             built = dict(built)
             self.wildcard = built.pop(WILDCARD_RESOURCE)
@@ -294,3 +302,13 @@ class NameIndex:
             updates[key] = new if merged is None else PrefixSlot(new, merged)
         self.prefixes = self.prefixes.owned(self.owner)
         self.prefixes.update(updates)
+
+
+def _check_stored(kind: PatternType) -> None:
+    if kind not in (LITERAL, PREFIXED, GLOB):  # before any rules are built, as always
+        raise ValueError(f"pattern type {kind.name} cannot be stored")
+
+
+def _fresh(kind: PatternType, added: Grouped[object]) -> bool:
+    """Whether a bulk load fills an empty map with ``kind``: no GLOB shares its slots."""
+    return kind == LITERAL or (kind == PREFIXED and GLOB not in added)

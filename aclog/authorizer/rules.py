@@ -151,11 +151,15 @@ def rules_of(
 
 def operation_bit(acl: AccessControlEntryRecord) -> int:
     """The bit ``acl`` contributes: its operation, shifted for a DENY; 0 for other permissions."""
-    permission = acl.permission_type
+    return permission_bit(acl.permission_type, acl.operation)
+
+
+def permission_bit(permission: AclPermissionType, operation: AclOperation) -> int:
+    """The bit of an ACL of ``permission`` for ``operation`` (see :func:`operation_bit`)."""
     if permission == _ALLOW:
-        return ALLOW_BIT[acl.operation]
+        return ALLOW_BIT[operation]
     if permission == _DENY:
-        return DENY_BIT[acl.operation]
+        return DENY_BIT[operation]
     return 0
 
 
