@@ -54,7 +54,7 @@ from aclog.image.acl_segment import Rows, Segment, interned
 from aclog.image.acl_table_apply import applied_rows
 from aclog.image.acl_table_compact import kept, recount_after
 from aclog.image.acl_table_keys import Words, binding_words, duplicated, is_member
-from aclog.image.acl_table_records import all_records, records_at, records_of
+from aclog.image.acl_table_records import LiveColumns, all_records, records_at, records_of
 from aclog.image.acl_table_view import AclTableView
 from aclog.records.types import AccessControlEntryRecord, AclKey
 from aclog.snapshot.acl_columns import ChunkArrays
@@ -152,7 +152,7 @@ class AclTable:
         if not hits:
             return None
         at, _, rows = hits[0]
-        return records_of(self.pool, self._rows.segments[at], rows)[0]
+        return records_of(self.pool.array(), self._rows.segments[at], rows)[0]
 
     def get_many(self, acl_ids: Sequence[uuid.UUID]) -> list[AccessControlEntryRecord | None]:
         """The record stored under each of ``acl_ids`` (``None`` where none is), in order: what
@@ -162,7 +162,7 @@ class AclTable:
         found: list[AccessControlEntryRecord | None] = [None] * len(acl_ids)
         words = words_of(acl_ids)
         for at, asked, rows in self._rows.located(words, binding=False):
-            records = records_of(self.pool, self._rows.segments[at], rows)
+            records = records_of(self.pool.array(), self._rows.segments[at], rows)
             for place, record in zip(asked.tolist(), records, strict=True):
                 found[place] = record
         return found
@@ -232,6 +232,11 @@ class AclTable:
         (a random walk over a million objects). Cost: :meth:`records`' plus one gather of
         each column."""
         return records_at(self._rows, self.pool, positions)
+
+    def live_columns(self) -> LiveColumns:
+        """The columns of the live rows, in image order (the table's own arrays for one
+        segment that lost no row, else copies). Cost: one copy of each column, or none."""
+        return LiveColumns.of(self._rows)
 
     def pattern_keys(self) -> Any:
         """One ``uint64`` per ACL, in image order (as :meth:`records`): its resource pattern

@@ -35,16 +35,15 @@ from typing import Any
 
 import numpy as np
 
-from aclog.image.acl_column_rows import CODE_FIELDS, id_bytes
+from aclog.image.acl_column_rows import CODE_FIELDS
 from aclog.image.acl_segment import Codes, Names
 from aclog.image.acl_table import AclTable
 from aclog.image.acl_table_keys import Words
+from aclog.image.acl_table_records import BLOCK, records_of
 from aclog.records.build import acls_from_columns
 from aclog.records.column_records import code_members
 from aclog.records.types import AccessControlEntryRecord
 
-_BLOCK = 4096
-"""Rows per block when many records are made (a block's lists stay in the CPU's caches)."""
 _FEW = 32
 """At most this many rows are made a record at a time (:meth:`TableColumns._few`)."""
 _MEMBERS = tuple(code_members(np.arange(256), field) for field in CODE_FIELDS)
@@ -66,22 +65,8 @@ class TableColumns:
     @classmethod
     def of(cls, table: AclTable) -> TableColumns:
         """The live rows of ``table``. Cost: see the module docstring."""
-        # The table's runs of rows: read here, not in acl_table.py, which is being split.
-        rows = table._rows
-        parts = [
-            (s.ids, s.codes, s.names) if mask is None else _kept((s.ids, s.codes, s.names), mask)
-            for s, mask in zip(rows.segments, rows.live, strict=True)
-        ]
-        if not parts:
-            ids, codes, names = _empty()
-        elif len(parts) == 1:
-            ids, codes, names = parts[0]
-        else:
-            ids, codes, names = (  # type: ignore[assignment]
-                tuple(np.concatenate(column) for column in zip(*group, strict=True))
-                for group in zip(*parts, strict=True)
-            )
-        return cls(_frozen(ids), _frozen(codes), _frozen(names), table.pool.array())
+        live = table.live_columns()
+        return cls(_frozen(live.ids), _frozen(live.codes), _frozen(live.names), table.pool.array())
 
     def __len__(self) -> int:
         return len(self.ids[0])
@@ -91,7 +76,7 @@ class TableColumns:
         that order (new objects). Cost: a record and a UUID per row, a block at a time."""
         if len(rows) <= _FEW:
             return self._few(rows)
-        parts = [self._records(rows[at : at + _BLOCK]) for at in range(0, len(rows), _BLOCK)]
+        parts = [self._records(rows[at : at + BLOCK]) for at in range(0, len(rows), BLOCK)]
         return list(chain.from_iterable(parts))
 
     def _few(self, rows: Any) -> list[AccessControlEntryRecord]:
@@ -109,26 +94,7 @@ class TableColumns:
         return built  # type: ignore[return-value]
 
     def _records(self, rows: Any) -> list[AccessControlEntryRecord]:
-        strings = self.strings
-        codes = [code_members(c[rows], f) for c, f in zip(self.codes, CODE_FIELDS, strict=True)]
-        name, principal, host = (strings[c[rows]].tolist() for c in self.names)
-        ids = id_bytes((self.ids[0][rows], self.ids[1][rows]))
-        built = acls_from_columns(
-            ids, codes[0], name, codes[1], principal, host, codes[2], codes[3], converted=True
-        )
-        return built  # type: ignore[return-value]
-
-
-def _kept(columns: tuple[Words, Codes, Names], mask: Any) -> tuple[Any, Any, Any]:
-    """The rows of ``columns`` that ``mask`` keeps."""
-    return tuple(tuple(column[mask] for column in group) for group in columns)  # type: ignore[return-value]
-
-
-def _empty() -> tuple[Words, Codes, Names]:
-    """Empty columns of every field (a table without rows)."""
-    words = (np.empty(0, np.uint64), np.empty(0, np.uint64))
-    codes = tuple(np.empty(0, np.uint8) for _ in range(4))
-    return words, codes, tuple(np.empty(0, np.int32) for _ in range(3))  # type: ignore[return-value]
+        return records_of(self.strings, self, rows)
 
 
 def _frozen(columns: tuple[Any, ...]) -> Any:

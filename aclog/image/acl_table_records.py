@@ -13,7 +13,7 @@ for, plus one gather of each column.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -56,12 +56,20 @@ class LiveColumns(NamedTuple):
         return cls(ids, codes, names)  # type: ignore[arg-type]
 
 
-def records_of(
-    pool: StringPool, segment: Segment | LiveColumns, rows: Any
-) -> list[AccessControlEntryRecord]:
+class Columns(Protocol):
+    """Any run of a table's rows as columns (a segment, the live rows, a reader's copy)."""
+
+    @property
+    def ids(self) -> Words: ...
+    @property
+    def codes(self) -> tuple[Any, ...]: ...
+    @property
+    def names(self) -> tuple[Any, ...]: ...
+
+
+def records_of(strings: Any, segment: Columns, rows: Any) -> list[AccessControlEntryRecord]:
     """The records of ``segment``'s ``rows`` (an integer array), in that order; its string
-    codes index ``pool``."""
-    strings = pool.array()
+    codes index ``strings`` (a pool's :meth:`~aclog.image.acl_pool.StringPool.array`)."""
     codes = [code_members(c[rows], f) for c, f in zip(segment.codes, CODE_FIELDS, strict=True)]
     name, principal, host = (strings[c[rows]].tolist() for c in segment.names)
     ids = id_bytes((segment.ids[0][rows], segment.ids[1][rows]))
@@ -73,20 +81,19 @@ def records_of(
 
 def all_records(rows: Rows, pool: StringPool) -> list[AccessControlEntryRecord]:
     """The record of every live row of ``rows``, in image order, a block at a time."""
-    parts = []
+    strings, parts = pool.array(), []
     for segment, mask in zip(rows.segments, rows.live, strict=True):
         places = np.arange(len(segment)) if mask is None else np.flatnonzero(mask)
         for start in range(0, len(places), BLOCK):
-            parts.append(records_of(pool, segment, places[start : start + BLOCK]))
+            parts.append(records_of(strings, segment, places[start : start + BLOCK]))
     return list(chain.from_iterable(parts))
 
 
 def records_at(rows: Rows, pool: StringPool, positions: Any) -> list[AccessControlEntryRecord]:
     """The records of the live rows at ``positions`` (places in image order), in that order."""
-    live = LiveColumns.of(rows)
-    parts = []
+    live, strings, parts = LiveColumns.of(rows), pool.array(), []
     for start in range(0, len(positions), BLOCK):
-        parts.append(records_of(pool, live, positions[start : start + BLOCK]))
+        parts.append(records_of(strings, live, positions[start : start + BLOCK]))
     return list(chain.from_iterable(parts))
 
 
