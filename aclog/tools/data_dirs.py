@@ -10,8 +10,13 @@ from pathlib import Path
 
 from aclog.kraft import is_kraft_path
 from aclog.log import holds_recovery_point, list_segments
+from aclog.log.lock import LOCK_FILE
+from aclog.node.login_secret import SECRET_FILE
 from aclog.snapshot import SNAPSHOT_SUFFIX
 from aclog.tools.console import EXIT_USAGE, fail, fail_os
+
+_SIDE_FILES = frozenset({LOCK_FILE, SECRET_FILE})
+"""Files aclog keeps beside a log that do not make one: a directory of only these is empty."""
 
 
 def is_aclog_path(path: Path) -> bool:
@@ -39,10 +44,13 @@ def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:
 
 def holds_log(path: Path) -> bool:
     """Whether the directory ``path`` can be read as an aclog log: it holds log segments or
-    what only a writer leaves (the recovery point, snapshots), or nothing at all (an empty
-    log, as a writer would start it). A directory of other files is none. Cost: a directory
+    what only a writer leaves (the recovery point, snapshots), or nothing but aclog's side
+    files (:data:`_SIDE_FILES`: an empty log, as a writer would start it; ``serve`` may find
+    its login secret put there first). A directory of other files is none. Cost: a directory
     listing and one small read."""
-    return bool(list_segments(path)) or is_aclog_path(path) or not any(path.iterdir())
+    if list_segments(path) or is_aclog_path(path):
+        return True
+    return all(entry.name in _SIDE_FILES for entry in path.iterdir())
 
 
 def require_log(data_dir: Path, *, kraft: bool = False) -> Path:

@@ -146,6 +146,18 @@ def test_a_writer_starts_no_log_among_other_files(tmp_path: Path, line: tuple[st
     assert tree_digest(tmp_path) == before
 
 
+@pytest.mark.parametrize("side", [".lock", "login-secret"])
+def test_a_directory_of_only_aclogs_side_files_is_an_empty_log(tmp_path: Path, side: str) -> None:
+    # serve finds its login secret put there before the first start; a writer that failed
+    # may leave its lock file. Neither makes the directory one of other files.
+    (tmp_path / side).write_bytes(b"")
+    listed = run_main("acls", "list", "--data-dir", str(tmp_path))
+    assert listed.code == 0, listed.stderr
+    added = run_main("acls", "add", "--data-dir", str(tmp_path), "--allow-principal", "User:a",
+                     "--topic", "t")  # fmt: skip
+    assert added.code == 0, added.stderr
+
+
 def test_a_dry_run_add_to_an_empty_directory_shows_the_adds(tmp_path: Path) -> None:
     result = run_main("acls", "add", "--data-dir", str(tmp_path), "--allow-principal", "User:x",
                       "--topic", "t", "--dry-run")  # fmt: skip
