@@ -6,6 +6,7 @@ empty image, a table-backed one and one held in a mapping."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import pytest
 
@@ -13,12 +14,8 @@ from aclog.image import MetadataImage, ReplayError
 from aclog.image.metadata_batches import BULK_MIN
 from aclog.records import (
     AccessControlEntryRecord,
-    AclOperation,
-    AclPermissionType,
-    PatternType,
     RemoveAccessControlEntryRecord,
     RequestContextRecord,
-    ResourceType,
     encode,
 )
 from aclog.records.column_records import decode_batch_records
@@ -26,22 +23,14 @@ from aclog.records.small_batch import SMALL_BATCH
 from aclog.records.types import Record
 from aclog.replay.batches import CommittedBatch, replay_batches
 from aclog.replay.stream import DecodedBatch
+from tests.acl_factory import acl_record
 
 CONTEXT = RequestContextRecord("User:admin", "10.0.0.1", "cli", 1000, "CreateAcls")
 SIZES = sorted({1, 2, BULK_MIN - 1, BULK_MIN, SMALL_BATCH - 1, SMALL_BATCH, SMALL_BATCH + 1})
 
 
 def _acl(i: int, name: str = "t") -> AccessControlEntryRecord:
-    return AccessControlEntryRecord(
-        uuid.UUID(int=i + 1),
-        ResourceType.TOPIC,
-        f"{name}{i}",
-        PatternType.LITERAL,
-        "User:bob",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
+    return acl_record(i + 1, f"{name}{i}", "User:bob")
 
 
 def _decoded(base: int, records: list[Record]) -> DecodedBatch:
@@ -98,13 +87,4 @@ def test_a_duplicate_in_a_small_batch_is_the_same_error_at_its_offset(size: int,
 
 def replace_id(acl: AccessControlEntryRecord) -> AccessControlEntryRecord:
     """``acl`` (an ACL the base image stores) under a new id: a duplicate binding."""
-    return AccessControlEntryRecord(
-        uuid.UUID(int=99_999),
-        acl.resource_type,
-        acl.resource_name,
-        acl.pattern_type,
-        acl.principal,
-        acl.host,
-        acl.operation,
-        acl.permission_type,
-    )
+    return replace(acl, id=uuid.UUID(int=99_999))
