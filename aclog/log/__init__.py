@@ -12,6 +12,7 @@ from aclog.log.errors import (
     StaleOffsetError,
 )
 from aclog.log.index import estimated_end_offset
+from aclog.log.lock import LOCK_FILE
 from aclog.log.log import SegmentedLog
 from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
 from aclog.log.recovery import RecoveryReport
@@ -25,6 +26,7 @@ __all__ = [
     "BatchSpec",
     "CorruptLogError",
     "FencedEpochError",
+    "LOCK_FILE",
     "LogBatch",
     "LogError",
     "LogLockedError",

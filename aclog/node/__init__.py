@@ -11,7 +11,7 @@ Kafka protocol to a :class:`Node`. Modules: :mod:`~aclog.node.node` (the node),
 
 from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_cluster_id
 from aclog.node.endpoint import ConfigError, Endpoint, check_listenable, parse_endpoint
-from aclog.node.login_secret import LoginSecretError
+from aclog.node.login_secret import SECRET_FILE, LoginSecretError
 from aclog.node.node import Node, NodeSettings
 from aclog.node.published import PublishedOffset
 from aclog.node.topics import TopicInventory, TopicsFileError, load_topics
@@ -27,6 +27,7 @@ __all__ = [
     "Node",
     "NodeSettings",
     "NodeWriter",
+    "SECRET_FILE",
     "PublishedOffset",
     "TopicInventory",
     "TopicsFileError",

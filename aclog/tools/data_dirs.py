@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from aclog.kraft import is_kraft_path
-from aclog.log import holds_recovery_point, list_segments
-from aclog.log.lock import LOCK_FILE
-from aclog.node.login_secret import SECRET_FILE
+from aclog.log import LOCK_FILE, holds_recovery_point, list_segments
+from aclog.node import SECRET_FILE
 from aclog.snapshot import SNAPSHOT_SUFFIX
 from aclog.tools.console import EXIT_USAGE, fail, fail_os
 
