@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import count
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from aclog.image.acl_column_rows import of_kinds, removal_words
 from aclog.image.acl_table_replay import AclTableReplay
+from aclog.image.acls import AclsDelta
 from aclog.image.errors import ReplayError
 from aclog.records.decoded import DecodedRecords
 from aclog.records.types import (
@@ -35,9 +36,6 @@ from aclog.records.types import (
     RequestContextRecord,
 )
 
-if TYPE_CHECKING:
-    from aclog.image.metadata_delta import MetadataDelta
-
 BULK_MIN = 8
 """Smaller batches are replayed one by one (the batch check's setup, or a table apply's,
 would cost more)."""
@@ -45,6 +43,15 @@ _ACL_RECORDS = frozenset({AccessControlEntryRecord, RemoveAccessControlEntryReco
 _BATCHABLE = _ACL_RECORDS | {RequestContextRecord, NoOpRecord, LeaderChangeRecord}
 """Record classes a batch may hold and still replay in one go: ACL records, and records whose
 replay cannot fail (so the ACL records' checks decide alone whether the batch applies)."""
+
+
+class MetadataDelta(Protocol):
+    """What the routes need of a :class:`~aclog.image.metadata_delta.MetadataDelta` (named
+    here as a protocol so that the delta may import its routes without a cycle)."""
+
+    def get_or_create_acls_delta(self) -> AclsDelta: ...
+    def table_replay(self) -> AclTableReplay | None: ...
+    def replay_pairs(self, pairs: Iterable[tuple[int, Record]]) -> None: ...
 
 
 def replay_records(delta: MetadataDelta, records: Iterable[Record], first_offset: int) -> None:
