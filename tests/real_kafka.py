@@ -136,6 +136,8 @@ class KafkaTarget:
     broker: KafkaBroker
     sasl: bool = False
     name: str = "kafka"
+    eventually_consistent: bool = True
+    """Reads after a write may lag (the broker's authorizer follows the metadata log)."""
 
     @property
     def bootstrap(self) -> str:

@@ -1,22 +1,41 @@
-"""The two admin clients under test, configured for a :class:`ServerProcess`."""
+"""The two admin clients under test, configured for a :class:`Target`: ``aclog serve`` or a real
+Kafka broker."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from confluent_kafka.admin import AdminClient
 from kafka.admin import KafkaAdminClient
 
-from tests.wire.harness import ServerProcess
+T = TypeVar("T")
+
+
+class Target(Protocol):
+    """A listener the admin clients can reach: ``aclog serve`` (:class:`ServerProcess`) or a
+    real broker (:class:`tests.real_kafka.KafkaTarget`)."""
+
+    @property
+    def bootstrap(self) -> str: ...
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def info(self) -> dict[str, Any]: ...
 
 
 @contextmanager
 def kafka_python(
-    server: ServerProcess,
+    server: Target,
     user: str | None = None,
     password: str | None = None,
     mechanism: str = "SCRAM-SHA-256",
@@ -48,7 +67,7 @@ def kafka_python(
 
 
 def confluent(
-    server: ServerProcess,
+    server: Target,
     user: str | None = None,
     password: str | None = None,
     mechanism: str = "SCRAM-SHA-256",
@@ -76,3 +95,21 @@ def confluent(
     if cafile is not None:
         config["ssl.ca.location"] = str(cafile)
     return AdminClient(config)
+
+
+def settled(target: Target, read: Callable[[], T], expected: T, timeout: float = 10.0) -> T:
+    """What ``read()`` returns once a write has reached the listener's readers.
+
+    aclog answers a read after an acknowledged write from the new image at once, so it is read
+    once. A real Kafka broker acknowledges an ACL change when its controller commits it, and its
+    authorizer (which DescribeAcls reads) follows the metadata log a moment later: there the read
+    is repeated until it equals ``expected`` or ``timeout`` passes. The caller asserts the result.
+    """
+    value = read()
+    if not getattr(target, "eventually_consistent", False):
+        return value
+    deadline = time.monotonic() + timeout
+    while value != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+        value = read()
+    return value

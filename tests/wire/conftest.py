@@ -15,10 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kafka.admin import ScramMechanism as KpMechanism
+from kafka.admin import UserScramCredentialUpsertion
 
 from aclog.node import Node
 from aclog.records import ScramMechanism
 from aclog.wire import ServerConfig
+from tests.real_kafka import KafkaBroker, KafkaTarget
+from tests.wire.clients import Target, kafka_python
 from tests.wire.harness import ServerProcess, make_certificate
 
 ADMIN = "admin"
@@ -105,3 +109,28 @@ def node(tmp_path: Path) -> Iterator[Node]:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture(scope="session", params=["aclog", "kafka"])
+def acl_target(request: pytest.FixtureRequest) -> Target:
+    """The conformance backends for ACL admin requests: ``aclog serve`` (PLAINTEXT, anonymous
+    super user) and a real Kafka 4.0 broker's PLAINTEXT listener (the same)."""
+    if request.param == "aclog":
+        server: ServerProcess = request.getfixturevalue("plain_server")
+        return server
+    return KafkaTarget(request.getfixturevalue("kafka_broker"))
+
+
+@pytest.fixture(scope="session", params=["aclog", "kafka"])
+def scram_target(request: pytest.FixtureRequest) -> Target:
+    """The conformance backends for SCRAM: SASL_PLAINTEXT with super user ``admin`` /
+    ``admin-secret`` (SCRAM-SHA-256) on ``aclog serve`` and on a real Kafka 4.0 broker."""
+    if request.param == "aclog":
+        server: ServerProcess = request.getfixturevalue("sasl_server")
+        return server
+    broker: KafkaBroker = request.getfixturevalue("kafka_broker")
+    # aclog's server is seeded with both mechanisms for admin; give Kafka's admin the second.
+    with kafka_python(KafkaTarget(broker)) as admin:
+        upsertion = UserScramCredentialUpsertion(ADMIN, KpMechanism.SCRAM_SHA_512, ADMIN_PASSWORD)
+        assert admin.alter_user_scram_credentials([upsertion]) == {ADMIN: None}
+    return KafkaTarget(broker, sasl=True)

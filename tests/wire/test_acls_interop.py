@@ -33,7 +33,8 @@ from kafka.protocol.admin import (
     DescribeAclsResponse,
 )
 
-from tests.wire.clients import confluent, kafka_python
+from tests.real_kafka import KafkaBroker, KafkaTarget
+from tests.wire.clients import Target, confluent, kafka_python, settled
 from tests.wire.harness import RawClient, ServerProcess
 
 GLOB = 5
@@ -120,7 +121,7 @@ READ, WRITE, ALTER, DESCRIBE, CREATE_TOKENS = 3, 4, 7, 8, 13
 ALLOW, DENY = 3, 2
 
 
-def test_kafka_python_create_describe_delete(plain_server: ServerProcess) -> None:
+def test_kafka_python_create_describe_delete(acl_target: Target) -> None:
     p = "User:kp-acls"
     acls = [
         kp_acl(p, ResourceType.TOPIC, "orders"),
@@ -137,7 +138,7 @@ def test_kafka_python_create_describe_delete(plain_server: ServerProcess) -> Non
             host="10.0.0.1",
         ),
     ]
-    with kafka_python(plain_server) as admin:
+    with kafka_python(acl_target) as admin:
         created = admin.create_acls(acls)
         assert created["failed"] == [] and len(created["succeeded"]) == len(acls)
         bad = admin.create_acls([kp_acl(p, ResourceType.CLUSTER, "other-cluster")])
@@ -148,7 +149,7 @@ def test_kafka_python_create_describe_delete(plain_server: ServerProcess) -> Non
             assert error.errno == 0
             return kp_rows(found)
 
-        everything = describe()
+        everything = settled(acl_target, describe, kp_rows(acls))
         assert everything == kp_rows(acls)
         orders = (TOPIC, "orders", LITERAL, p, "*", READ, ALLOW)
         pay = (TOPIC, "pay", PREFIXED, p, "*", WRITE, ALLOW)
@@ -182,13 +183,16 @@ def test_kafka_python_create_describe_delete(plain_server: ServerProcess) -> Non
             [kp_filter(p, ResourceType.TOPIC, "orders", ACLResourcePatternType.MATCH)]
         )
         assert error.errno == 0 and kp_rows(matched) == {orders, star}
-        assert describe() == everything - {orders, star}
+        assert settled(acl_target, describe, everything - {orders, star}) == everything - {
+            orders,
+            star,
+        }
         results = admin.delete_acls([kp_filter(p), kp_filter(p)])
         assert [kp_rows(m) for _, m, _ in results] == [everything - {orders, star}] * 2
-        assert describe() == set()
+        assert settled(acl_target, describe, set()) == set()
 
 
-def test_confluent_create_describe_delete(plain_server: ServerProcess) -> None:
+def test_confluent_create_describe_delete(acl_target: Target) -> None:
     p = "User:ck-acls"
     bindings = [
         AclBinding(CkType.TOPIC, "orders", CkPattern.LITERAL, p, "*", CkOp.READ, CkPerm.ALLOW),
@@ -198,7 +202,7 @@ def test_confluent_create_describe_delete(plain_server: ServerProcess) -> None:
             CkType.BROKER, "kafka-cluster", CkPattern.LITERAL, p, "*", CkOp.ALTER, CkPerm.ALLOW
         ),
     ]
-    admin = confluent(plain_server)
+    admin = confluent(acl_target)
     for future in admin.create_acls(bindings, request_timeout=10).values():
         assert future.result() is None
     bad = AclBinding(CkType.TOPIC, "", CkPattern.LITERAL, p, "*", CkOp.READ, CkPerm.ALLOW)
@@ -217,7 +221,7 @@ def test_confluent_create_describe_delete(plain_server: ServerProcess) -> None:
         found = admin.describe_acls(AclBindingFilter(restype, name, pattern, p, None, op, perm))
         return ck_rows(found.result(timeout=10))
 
-    everything = describe()
+    everything = settled(acl_target, describe, ck_rows(bindings))
     assert everything == ck_rows(bindings)
     assert describe(CkType.TOPIC, "payments.eu", CkPattern.MATCH) == {
         (TOPIC, "pay", PREFIXED, p, "*", WRITE, ALLOW)
@@ -229,21 +233,24 @@ def test_confluent_create_describe_delete(plain_server: ServerProcess) -> None:
     assert describe(CkType.BROKER) == {(CLUSTER, "kafka-cluster", LITERAL, p, "*", ALTER, ALLOW)}
 
     # What confluent created, kafka-python sees, and the other way round.
-    with kafka_python(plain_server) as kp:
+    with kafka_python(acl_target) as kp:
         found, _ = kp.describe_acls(kp_filter(p))
         assert kp_rows(found) == everything
         kp.create_acls([kp_acl(p, ResourceType.TOPIC, "from-kp")])
-    assert (TOPIC, "from-kp", LITERAL, p, "*", READ, ALLOW) in describe()
+    from_kp = (TOPIC, "from-kp", LITERAL, p, "*", READ, ALLOW)
+    assert settled(acl_target, describe, everything | {from_kp}) == everything | {from_kp}
 
     [deleted] = admin.delete_acls(
         [AclBindingFilter(CkType.TOPIC, None, CkPattern.ANY, p, None, CkOp.ANY, CkPerm.ANY)],
         request_timeout=10,
     ).values()
     assert {row[1] for row in ck_rows(deleted.result())} == {"orders", "pay", "from-kp"}
-    assert {row[1] for row in describe()} == {"billing", "kafka-cluster"}
+    rest = {row for row in everything if row[1] in {"billing", "kafka-cluster"}}
+    assert settled(acl_target, describe, rest) == rest
 
 
 def test_glob_acls_travel_as_pattern_type_5(plain_server: ServerProcess) -> None:
+    """Deliberate difference (GLOB, KIP-1042): aclog only; Kafka 4.0 refuses pattern type 5."""
     p = "User:glob-acls"
     with kafka_python(plain_server) as kp:
         # kafka-python's ACLResourcePatternType has no GLOB, but ResourcePattern takes an int.
@@ -312,9 +319,21 @@ def test_glob_acls_travel_as_pattern_type_5(plain_server: ServerProcess) -> None
     assert raw_describe(None, 1) == {prefix_row}
 
 
-def test_create_acls_request_wide_failures(plain_server: ServerProcess) -> None:
+def test_kafka_refuses_glob_acls_with_invalid_request(kafka_broker: KafkaBroker) -> None:
+    """The other side of the GLOB difference: a real Kafka 4.0 broker answers a pattern type 5
+    creation with INVALID_REQUEST and stores nothing, which is why plans check the target."""
+    p = "User:glob-on-kafka"
+    with kafka_python(KafkaTarget(kafka_broker)) as kp:
+        created = kp.create_acls([kp_acl(p, ResourceType.TOPIC, "sales-*-eu", GLOB)])
+        assert created["failed"] == [InvalidRequestError]
+        found, error = kp.describe_acls(kp_filter(p))
+        assert error.errno == 0 and found == []
+
+
+def test_create_acls_request_wide_failures(acl_target: Target) -> None:
     """Kafka's stage 2: a creation that cannot be built (MATCH/ANY) fails every creation with
-    UNKNOWN_SERVER_ERROR and creates nothing; stage 3/4 errors are per creation."""
+    UNKNOWN_SERVER_ERROR and creates nothing; stage 3/4 errors are per creation. (A success
+    carries no message: Kafka 4.0 sends '', aclog null; both clients read either as none.)"""
     p = "User:stages"
     creation = CreateAclsRequest.AclCreation
 
@@ -329,12 +348,13 @@ def test_create_acls_request_wide_failures(plain_server: ServerProcess) -> None:
             permission_type=ALLOW,
         )
 
-    with RawClient(plain_server.host, plain_server.port) as raw:
+    with RawClient(acl_target.host, acl_target.port) as raw:
         response = raw.request(
             CreateAclsRequest(version=2, creations=[make("ok", LITERAL), make("m", 2)]),
             CreateAclsResponse,
         )
-        assert [(r.error_code, r.error_message) for r in response.results] == [(-1, None)] * 2
+        results = [(r.error_code, r.error_message or None) for r in response.results]
+        assert results == [(-1, None)] * 2
         response = raw.request(
             CreateAclsRequest(
                 version=2,
@@ -342,14 +362,15 @@ def test_create_acls_request_wide_failures(plain_server: ServerProcess) -> None:
             ),
             CreateAclsResponse,
         )
-        codes = [(r.error_code, r.error_message) for r in response.results]
+        codes = [(r.error_code, r.error_message or None) for r in response.results]
         assert codes == [
             (0, None),
             (42, "The only valid name for the CLUSTER resource is kafka-cluster"),
             (42, "Invalid empty resource name"),
         ]
-        found = raw.request(
-            DescribeAclsRequest(
+
+        def names() -> set[str]:
+            request = DescribeAclsRequest(
                 version=2,
                 resource_type_filter=1,
                 resource_name_filter=None,
@@ -358,7 +379,7 @@ def test_create_acls_request_wide_failures(plain_server: ServerProcess) -> None:
                 host_filter=None,
                 operation=1,
                 permission_type=1,
-            ),
-            DescribeAclsResponse,
-        )
-        assert {row[1] for row in raw_rows(found)} == {"ok"}
+            )
+            return {row[1] for row in raw_rows(raw.request(request, DescribeAclsResponse))}
+
+        assert settled(acl_target, names, {"ok"}) == {"ok"}

@@ -5,8 +5,8 @@ proof, gets the server-final message and the connection is then logged in as ``U
 (``session_lifetime_ms`` 0: no KIP-368 re-authentication). A failed login gets
 SASL_AUTHENTICATION_FAILED (58) with Kafka's message, which does not say whether the user
 exists, and the connection is closed after the response. A SaslAuthenticate after a login gets
-ILLEGAL_SASL_STATE (34), as Kafka's ``KafkaApis`` answers; one before a handshake gets 34 too and
-ends the connection.
+ILLEGAL_SASL_STATE (34), as Kafka's ``KafkaApis`` answers; one before a handshake ends the
+connection without a response, as Kafka's SASL authenticator does (checked against Kafka 4.0).
 
 :func:`raw_step` is the same exchange after a v0 handshake, where the frames carry bare SCRAM
 messages and a failure simply closes the connection.
@@ -21,6 +21,7 @@ from kafka.protocol.sasl import SaslAuthenticateRequest, SaslAuthenticateRespons
 
 from aclog.acl import ApiError, Errors
 from aclog.wire.context import Api, Reply, RequestContext, SaslState, Session
+from aclog.wire.errors import CloseConnection
 from aclog.wire.scram import ScramLoginFailed
 
 logger = logging.getLogger(__name__)
@@ -78,8 +79,7 @@ def handle(ctx: RequestContext, request: Any) -> Reply:
         message = "SaslAuthenticate request received after successful authentication"
         return Reply(_response(ctx, Errors.ILLEGAL_SASL_STATE, message))
     if session.state is not SaslState.AUTHENTICATE:
-        message = "SaslAuthenticate request received before SaslHandshake"
-        return Reply(_response(ctx, Errors.ILLEGAL_SASL_STATE, message), message)
+        raise CloseConnection("SaslAuthenticate request received before SaslHandshake")
     reply, failure = step(session, request.auth_bytes or b"")
     if reply is None:
         return Reply(
