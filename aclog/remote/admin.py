@@ -47,6 +47,7 @@ from aclog.controller import (
     ScramAlterResult,
     ScramDeletion,
     ScramUpsertion,
+    creation_error,
 )
 from aclog.controller.caller import Caller
 from aclog.controller.quorum_state import QuorumState
@@ -148,14 +149,21 @@ class RemoteAdmin:
     def create_acls(
         self, acls: Sequence[AclBinding], caller: Caller | None = None, *, dry_run: bool = False
     ) -> list[AclCreateResult]:
-        """CreateAcls: one result per binding, in request order (no ids: Kafka has none)."""
+        """CreateAcls: one result per binding, in request order (no ids: Kafka has none).
+
+        A binding aclog's controller would refuse is refused here and never sent: Kafka stores
+        principals such as ``alice`` or ``User:`` and hosts that are not addresses (which then
+        break or never match authorizations), where kafka-acls.sh refuses at least the first."""
         del caller
         if dry_run:
             raise UnsupportedRemotely("Kafka cannot preview CreateAcls")
-        if not acls:
-            return []
-        request = create_acls_request(acls)
-        response = self._send(request)
+        errors = [creation_error(acl) for acl in acls]
+        valid = [acl for acl, error in zip(acls, errors, strict=True) if error is None]
+        sent = iter(self._create_acls(valid) if valid else [])
+        return [AclCreateResult(e) if e is not None else next(sent) for e in errors]
+
+    def _create_acls(self, acls: Sequence[AclBinding]) -> list[AclCreateResult]:
+        response = self._send(create_acls_request(acls))
         results = [
             AclCreateResult(api_error(r.error_code, r.error_message)) for r in response.results
         ]

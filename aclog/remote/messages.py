@@ -48,7 +48,10 @@ class RemoteApiError(ApiError):
 
 
 def api_error(code: int, message: str | None) -> ApiError:
-    """The error a response carries, with Kafka's code, name and message kept."""
+    """The error a response carries, with Kafka's code, name and message kept. An empty message
+    is none: Kafka 4.0 sends ``''`` where aclog's listener sends null (e.g. each CreateAcls
+    success), and both mean the same to every client."""
+    message = message or None
     try:
         known = Errors(code)
     except ValueError:
