@@ -101,15 +101,23 @@ def settled(target: Target, read: Callable[[], T], expected: T, timeout: float =
     """What ``read()`` returns once a write has reached the listener's readers.
 
     aclog answers a read after an acknowledged write from the new image at once, so it is read
-    once. A real Kafka broker acknowledges an ACL change when its controller commits it, and its
-    authorizer (which DescribeAcls reads) follows the metadata log a moment later: there the read
-    is repeated until it equals ``expected`` or ``timeout`` passes. The caller asserts the result.
+    once. A real Kafka broker acknowledges a change when its controller commits it, and what
+    its reads consult (the authorizer, the SCRAM cache) follows the metadata log a moment later:
+    there the read is repeated until it equals ``expected`` or ``timeout`` passes. The caller
+    asserts the result.
     """
+    return settled_when(target, read, lambda value: value == expected, timeout)
+
+
+def settled_when(
+    target: Target, read: Callable[[], T], ok: Callable[[T], bool], timeout: float = 10.0
+) -> T:
+    """:func:`settled` with a condition instead of an expected value."""
     value = read()
     if not getattr(target, "eventually_consistent", False):
         return value
     deadline = time.monotonic() + timeout
-    while value != expected and time.monotonic() < deadline:
+    while not ok(value) and time.monotonic() < deadline:
         time.sleep(0.05)
         value = read()
     return value

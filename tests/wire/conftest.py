@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kafka.admin import NewTopic, UserScramCredentialUpsertion
 from kafka.admin import ScramMechanism as KpMechanism
-from kafka.admin import UserScramCredentialUpsertion
 
 from aclog.node import Node
 from aclog.records import ScramMechanism
@@ -124,13 +124,40 @@ def acl_target(request: pytest.FixtureRequest) -> Target:
 @pytest.fixture(scope="session", params=["aclog", "kafka"])
 def scram_target(request: pytest.FixtureRequest) -> Target:
     """The conformance backends for SCRAM: SASL_PLAINTEXT with super user ``admin`` /
-    ``admin-secret`` (SCRAM-SHA-256) on ``aclog serve`` and on a real Kafka 4.0 broker."""
+    ``admin-secret`` (both mechanisms) on ``aclog serve`` and on a real Kafka 4.0 broker."""
     if request.param == "aclog":
         server: ServerProcess = request.getfixturevalue("sasl_server")
         return server
-    broker: KafkaBroker = request.getfixturevalue("kafka_broker")
+    target: KafkaTarget = request.getfixturevalue("scram_target_kafka")
+    return target
+
+
+@pytest.fixture(scope="session")
+def scram_target_kafka(kafka_broker: KafkaBroker) -> KafkaTarget:
+    """The real broker's SASL listener, its super user ``admin`` given SCRAM-SHA-512 too."""
+    broker = kafka_broker
     # aclog's server is seeded with both mechanisms for admin; give Kafka's admin the second.
     with kafka_python(KafkaTarget(broker)) as admin:
         upsertion = UserScramCredentialUpsertion(ADMIN, KpMechanism.SCRAM_SHA_512, ADMIN_PASSWORD)
         assert admin.alter_user_scram_credentials([upsertion]) == {ADMIN: None}
     return KafkaTarget(broker, sasl=True)
+
+
+KAFKA_TOPICS = {"orders": 3, "payments.eu": 1, "payments.us": 2, "audit": 1}
+"""The topics of :data:`TOPICS` that a real broker gets (GROUP lines name no topic)."""
+
+
+@pytest.fixture(scope="session", params=["aclog", "kafka"])
+def topic_targets(request: pytest.FixtureRequest) -> tuple[Target, Target]:
+    """(PLAINTEXT, SASL_PLAINTEXT) listeners that hold the topics of :data:`TOPICS`: aclog's
+    from ``--topics``, a real broker's created through its admin API once per session."""
+    if request.param == "aclog":
+        plain: ServerProcess = request.getfixturevalue("plain_server")
+        sasl: ServerProcess = request.getfixturevalue("sasl_server")
+        return plain, sasl
+    broker: KafkaBroker = request.getfixturevalue("kafka_broker")
+    sasl_target = request.getfixturevalue("scram_target_kafka")
+    with kafka_python(KafkaTarget(broker)) as admin:
+        missing = set(KAFKA_TOPICS) - set(admin.list_topics())
+        admin.create_topics([NewTopic(n, KAFKA_TOPICS[n], 1) for n in sorted(missing)])
+    return KafkaTarget(broker), sasl_target

@@ -34,7 +34,7 @@ from kafka.protocol.sasl import (
 
 from aclog.controller import DEFAULT_ITERATIONS
 from tests.real_kafka import KafkaBroker, KafkaTarget
-from tests.wire.clients import Target, confluent, kafka_python
+from tests.wire.clients import Target, confluent, kafka_python, settled, settled_when
 from tests.wire.conftest import ADMIN, ADMIN_PASSWORD
 from tests.wire.harness import RawClient, ServerProcess
 
@@ -49,6 +49,14 @@ def can_log_in(server: Target, user: str, password: str, mechanism: str) -> bool
     return response is not None and response.error_code == 0
 
 
+def _result_or_none(future: Any) -> Any:
+    """A confluent future's result, or None when it failed (a user not there yet)."""
+    try:
+        return future.result(timeout=10)
+    except KafkaException:
+        return None
+
+
 def test_kafka_python_manages_users_and_confluent_logs_in(scram_target: Target) -> None:
     with kafka_python(scram_target, ADMIN, ADMIN_PASSWORD) as admin:
         result = admin.alter_user_scram_credentials(
@@ -60,7 +68,11 @@ def test_kafka_python_manages_users_and_confluent_logs_in(scram_target: Target) 
             ]
         )
         assert result == {"kp-made": None, "kp-other": None}
-        described = admin.describe_user_scram_credentials(["kp-made", "kp-other"])
+        described = settled_when(
+            scram_target,
+            lambda: admin.describe_user_scram_credentials(["kp-made", "kp-other"]),
+            lambda d: all(d[u]["error"] is None for u in ("kp-made", "kp-other")),
+        )
         assert described["kp-made"] == {
             "error": None,
             "credential_infos": [{"mechanism": ScramMechanism.SCRAM_SHA_512, "iterations": 8192}],
@@ -83,11 +95,17 @@ def test_kafka_python_manages_users_and_confluent_logs_in(scram_target: Target) 
             [UserScramCredentialDeletion("kp-other", ScramMechanism.SCRAM_SHA_256)]
         )
         assert result == {"kp-other": None}
-        gone = admin.describe_user_scram_credentials(["kp-other"])["kp-other"]
+        gone = settled_when(
+            scram_target,
+            lambda: admin.describe_user_scram_credentials(["kp-other"])["kp-other"],
+            lambda g: g["error"] is not None,
+        )
         assert (
             gone["error"] == "Attempt to describe a user credential that does not exist: kp-other"
         )
-    assert not can_log_in(scram_target, "kp-other", "pw", "SCRAM-SHA-256")
+    assert not settled(
+        scram_target, lambda: can_log_in(scram_target, "kp-other", "pw", "SCRAM-SHA-256"), False
+    )
 
 
 def test_confluent_manages_users_and_kafka_python_logs_in(scram_target: Target) -> None:
@@ -95,7 +113,12 @@ def test_confluent_manages_users_and_kafka_python_logs_in(scram_target: Target) 
     info = ScramCredentialInfo(CkMechanism.SCRAM_SHA_256, 4096)
     futures = admin.alter_user_scram_credentials([CkUpsertion("ck-made", info, b"pa55")])
     assert futures["ck-made"].result(timeout=10) is None
-    described = admin.describe_user_scram_credentials(["ck-made"])["ck-made"].result(timeout=10)
+    described = settled_when(
+        scram_target,
+        lambda: _result_or_none(admin.describe_user_scram_credentials(["ck-made"])["ck-made"]),
+        lambda d: d is not None,
+    )
+    assert described is not None
     assert [(c.mechanism, c.iterations) for c in described.scram_credential_infos] == [
         (CkMechanism.SCRAM_SHA_256, 4096)
     ]
@@ -111,7 +134,9 @@ def test_confluent_manages_users_and_kafka_python_logs_in(scram_target: Target) 
         [CkDeletion("ck-made", CkMechanism.SCRAM_SHA_256)]
     )
     assert deletion["ck-made"].result(timeout=10) is None
-    assert not can_log_in(scram_target, "ck-made", "pa55", "SCRAM-SHA-256")
+    assert not settled(
+        scram_target, lambda: can_log_in(scram_target, "ck-made", "pa55", "SCRAM-SHA-256"), False
+    )
 
 
 def test_per_user_errors(scram_target: Target) -> None:
