@@ -1,8 +1,10 @@
 """A real Kafka broker beside the tests: found through ``KAFKA_HOME``, started once per session.
 
-``KAFKA_HOME`` names a Kafka distribution (default: ``../shared/kafka`` beside the checkout, where
-it exists). :func:`start_broker` runs its ``bin/start-test-broker.sh`` (a KRaft combined node with
-PLAINTEXT, SASL_PLAINTEXT/SCRAM and ``StandardAuthorizer`` on free loopback ports) and
+``KAFKA_HOME`` names any Kafka distribution with KRaft and SCRAM (``bin/kafka-storage.sh``,
+``bin/kafka-server-start.sh``; default ``../shared/kafka`` beside the checkout, where it exists).
+:func:`start_broker` formats and starts a combined KRaft node with Kafka's own scripts, on free
+loopback ports: PLAINTEXT (acts as ``User:ANONYMOUS``, a super user), SASL_PLAINTEXT with
+SCRAM-SHA-256/512 (super user ``admin`` / ``admin-secret``), ``StandardAuthorizer``.
 :meth:`KafkaBroker.stop` stops it by pid. Without a distribution, :func:`kafka_home_or_skip`
 skips the test with one line saying how to enable it.
 
@@ -13,8 +15,8 @@ uniquely (:func:`unique`) and remove what they create.
 from __future__ import annotations
 
 import os
-import shlex
 import signal
+import socket
 import subprocess
 import time
 import uuid
@@ -27,8 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 ADMIN, ADMIN_PASSWORD = "admin", "admin-secret"
 """The super user ``start-test-broker.sh`` creates (SCRAM-SHA-256) on the SASL listener."""
 SKIP_LINE = (
-    "no Kafka distribution: set KAFKA_HOME to one with bin/start-test-broker.sh "
-    "(or put it at ../shared/kafka) to run the real-Kafka tests"
+    "no Kafka distribution: set KAFKA_HOME to a Kafka 3.5+ download (bin/kafka-storage.sh, "
+    "bin/kafka-server-start.sh) or put one at ../shared/kafka to run the real-Kafka tests"
 )
 
 
@@ -37,7 +39,7 @@ def kafka_home() -> Path | None:
     configured = os.environ.get("KAFKA_HOME")
     candidates = [Path(configured)] if configured else [REPO.parent / "shared" / "kafka"]
     for home in candidates:
-        if (home / "bin" / "start-test-broker.sh").is_file():
+        if all((home / "bin" / s).is_file() for s in ("kafka-storage.sh", "kafka-server-start.sh")):
             return home.resolve()
     return None
 
@@ -86,18 +88,14 @@ class KafkaBroker:
                 return
             time.sleep(0.1)
         os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
 
 
 def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie child counts as gone: reap it if it is ours.
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
+        done, _ = os.waitpid(pid, os.WNOHANG)  # our child: reap it once it has exited
     except ChildProcessError:
-        done = 0
+        return False
     return done == 0
 
 
@@ -108,23 +106,117 @@ def tool_env(workdir: Path) -> dict[str, str]:
     return env
 
 
+BROKER_PROPERTIES = """\
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:{controller}
+listeners=PLAINTEXT://127.0.0.1:{plain},SASL_PLAINTEXT://127.0.0.1:{sasl},\
+CONTROLLER://127.0.0.1:{controller}
+advertised.listeners=PLAINTEXT://127.0.0.1:{plain},SASL_PLAINTEXT://127.0.0.1:{sasl}
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,\
+SASL_PLAINTEXT:SASL_PLAINTEXT
+sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=\
+org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=\
+org.apache.kafka.common.security.scram.ScramLoginModule required;
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:admin;User:ANONYMOUS
+allow.everyone.if.no.acl.found=false
+log.dirs={data}
+num.partitions=1
+num.network.threads=2
+num.io.threads=2
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+"""
+"""A combined KRaft node for tests, the settings every Kafka 3.5+ download understands."""
+
+SNAPSHOT_PROPERTIES = """\
+metadata.log.max.snapshot.interval.ms=5000
+metadata.log.segment.ms=10000
+metadata.max.retention.ms=20000
+"""
+"""A KRaft snapshot every 5 s, a new metadata segment every 10 s, old ones deleted after 20 s."""
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def _format(home: Path, workdir: Path, env: dict[str, str]) -> None:
+    """``kafka-storage.sh format`` with the super user's SCRAM credential."""
+    storage = str(home / "bin" / "kafka-storage.sh")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [storage, *args], capture_output=True, text=True, timeout=120, env=env, check=False
+        )
+
+    made = run("random-uuid")
+    assert made.returncode == 0, made.stderr
+    cluster_id = made.stdout.strip().splitlines()[-1]
+    scram = f"SCRAM-SHA-256=[name={ADMIN},password={ADMIN_PASSWORD}]"
+    props = str(workdir / "server.properties")
+    done = run("format", "-t", cluster_id, "-c", props, "--add-scram", scram)
+    assert done.returncode == 0, f"kafka-storage.sh format failed:\n{done.stdout}{done.stderr}"
+
+
+def _wait_started(process: subprocess.Popen[bytes], out: Path, timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        log = out.read_text(errors="replace") if out.exists() else ""
+        if "Kafka Server started" in log:
+            return
+        if process.poll() is not None:
+            raise AssertionError(f"the Kafka broker exited ({process.returncode}):\n{log[-3000:]}")
+        time.sleep(0.2)
+    process.kill()
+    process.wait(10)
+    raise AssertionError(f"the Kafka broker did not start within {timeout:.0f} s; see {out}")
+
+
 def start_broker(workdir: Path, *, snapshots: bool = False) -> KafkaBroker:
-    """Format and start a broker under ``workdir``; fail with its log when it does not start."""
+    """Format and start a broker under ``workdir`` with ``KAFKA_HOME`` 's own scripts; fail with
+    its log when it does not start."""
     home = kafka_home_or_skip()
-    args = [str(home / "bin" / "start-test-broker.sh"), str(workdir)]
-    if snapshots:
-        args.append("--snapshots")
-    done = subprocess.run(args, capture_output=True, text=True, timeout=180, check=False)
-    assert done.returncode == 0, f"the Kafka broker did not start:\n{done.stderr[-3000:]}"
-    values = dict(part.split("=", 1) for part in shlex.split(done.stdout.strip().splitlines()[-1]))
+    plain, sasl, controller = _free_ports(3)
+    data = workdir / "data"
+    properties = BROKER_PROPERTIES.format(plain=plain, sasl=sasl, controller=controller, data=data)
+    (workdir / "server.properties").write_text(
+        properties + (SNAPSHOT_PROPERTIES if snapshots else "")
+    )
+    env = tool_env(workdir)
+    _format(home, workdir, env)
+    broker_env = {**env, "LOG_DIR": str(workdir / "logs")}
+    broker_env["KAFKA_HEAP_OPTS"] = os.environ.get("KAFKA_HEAP_OPTS", "-Xms256m -Xmx768m")
+    out = workdir / "broker.out"
+    with out.open("wb") as sink:
+        process = subprocess.Popen(
+            [str(home / "bin" / "kafka-server-start.sh"), str(workdir / "server.properties")],
+            stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=broker_env,
+        )  # fmt: skip
+    _wait_started(process, out)
     return KafkaBroker(
         home=home,
         workdir=workdir,
-        pid=int(values["KAFKA_PID"]),
-        bootstrap=values["KAFKA_BOOTSTRAP"],
-        sasl_bootstrap=values["KAFKA_SASL_BOOTSTRAP"],
-        metadata_dir=Path(values["KAFKA_METADATA_DIR"]),
-        env=tool_env(workdir),
+        pid=process.pid,  # kafka-run-class.sh execs java: this is the broker's own pid
+        bootstrap=f"127.0.0.1:{plain}",
+        sasl_bootstrap=f"127.0.0.1:{sasl}",
+        metadata_dir=data / "__cluster_metadata-0",
+        env=env,
     )
 
 
