@@ -108,6 +108,17 @@ def tool_env(workdir: Path) -> dict[str, str]:
     return env
 
 
+def run_tool(
+    home: Path, workdir: Path, name: str, *args: str, timeout: float = 120.0
+) -> subprocess.CompletedProcess[str]:
+    """Run one of Kafka's scripts that needs no broker (``kafka-dump-log.sh``), with its logs
+    under ``workdir``."""
+    command = [str(home / "bin" / name), *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, env=tool_env(workdir), check=False
+    )
+
+
 def start_broker(workdir: Path, *, snapshots: bool = False) -> KafkaBroker:
     """Format and start a broker under ``workdir``; fail with its log when it does not start."""
     home = kafka_home_or_skip()
