@@ -140,6 +140,21 @@ def span_at(file: BinaryIO, position: int) -> tuple[int, int] | None:
     return header.base_offset, header.last_offset
 
 
+def kafka_mismatches(segment: Path, base_offset: int) -> list[tuple[int, int | None]]:
+    """The entries of the index of ``segment`` that Kafka's ``kafka-dump-log.sh
+    --verify-index-only`` reports, as (entry offset, last offset of the batch at the entry's
+    position, ``None`` when no batch starts there): those whose offset is not that batch's last.
+    Cost: loading the index and one small read per entry."""
+    index = OffsetIndex.load(segment, base_offset)
+    found: list[tuple[int, int | None]] = []
+    with open(segment, "rb") as file:
+        for offset, position in zip(index.offsets, index.positions, strict=True):
+            span = span_at(file, position)
+            if span is None or span[1] != offset:
+                found.append((offset, None if span is None else span[1]))
+    return found
+
+
 def estimated_end_offset(directory: Path) -> int | None:
     """About the next offset the log in ``directory`` (aclog's or KRaft's: both keep Kafka's
     sparse offset index) will write: the last segment's last index entry, extrapolated over the
