@@ -106,6 +106,17 @@ def tool_env(workdir: Path) -> dict[str, str]:
     return env
 
 
+def run_tool(
+    home: Path, workdir: Path, name: str, *args: str, timeout: float = 120.0
+) -> subprocess.CompletedProcess[str]:
+    """Run one of Kafka's scripts that needs no broker (``kafka-dump-log.sh``), with its logs
+    under ``workdir``."""
+    command = [str(home / "bin" / name), *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, env=tool_env(workdir), check=False
+    )
+
+
 BROKER_PROPERTIES = """\
 process.roles=broker,controller
 node.id=1

@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from aclog.log.batch import parse_header
 from aclog.log.durable import fsync_directory
 from aclog.log.errors import LogError
 from aclog.log.index import OffsetIndex, index_path
@@ -54,9 +55,10 @@ class ActiveSegment:
             raise LogError(f"short write to {self.path} ({written} of {len(data)})")
         self.size += written
         position = start
-        for base, batch in built:
+        for _, batch in built:
             if self.index.due(position):
-                os.write(self.index_fd, self.index.add(base, position))
+                last = parse_header(batch).last_offset  # Kafka indexes a batch's last offset
+                os.write(self.index_fd, self.index.add(last, position))
             position += len(batch)
 
     def sync_or_cut(self, start: int) -> None:

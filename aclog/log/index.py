@@ -1,14 +1,26 @@
 """A sparse offset index per segment, so a read can start near an offset instead of at byte 0.
 
-``{base_offset:020d}.index`` holds 8-byte entries (offset relative to the segment's base,
-position of the batch that starts there), both big-endian uint32, one entry at most every
-``INTERVAL_BYTES`` of segment. The index is a hint, never the truth: it is not fsynced, a reader
-checks that the batch at an entry's position really starts at that offset, and the writer
-rebuilds the index of the last segment when it recovers it. :func:`estimated_end_offset` reads
-the same index to guess where a log ends (for a progress bar, never for a decision).
+``{base_offset:020d}.index`` is Kafka's offset index: 8-byte entries (the *last* offset of a
+batch relative to the segment's base, the position where that batch starts), both big-endian
+uint32, one entry at most every ``INTERVAL_BYTES`` of segment, so Kafka's
+``kafka-dump-log.sh --verify-index-only`` finds no mismatch. An entry says "the batch starting at
+this position holds this offset"; a lookup for offset X takes the greatest entry at or below X
+and scans forward from its position (every batch before it ends below the entry's offset), as
+Kafka's ``OffsetIndex.lookup`` and ``LogSegment.translateOffset`` do.
+
+Earlier aclog versions wrote each batch's *first* offset instead. Such an entry says the same
+thing ("the batch here holds this offset"), so a lookup that checks that the batch at an entry's
+position holds the entry's offset (:func:`batch_at`) is right under both conventions: readers
+use old indexes as they are, and writers rebuild them (:mod:`aclog.log.index_upgrade`).
+
+The index is a hint, never the truth: it is not fsynced, a reader checks the batch at an entry's
+position, and the writer rebuilds the index of the last segment when it recovers it.
+:func:`estimated_end_offset` reads the same index to guess where a log ends (for a progress
+bar, never for a decision). No ``.timeindex`` is written: nothing in aclog looks an offset up
+by time through one.
 
 Not thread-safe for writing (the log's single writer owns it); loading is safe from any process.
-Cost: lookup O(log entries) with ``bisect``.
+Cost: lookup O(log entries) with ``bisect``; :func:`batch_at` one small read.
 """
 
 from __future__ import annotations
@@ -17,7 +29,9 @@ import bisect
 import os
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
+from aclog.log.batch import HEADER_SIZE, MAGIC, parse_header
 from aclog.log.modes import write_private
 from aclog.log.segment import list_segments
 
@@ -32,7 +46,8 @@ def index_path(segment: Path) -> Path:
 
 
 class OffsetIndex:
-    """The (offset, position) entries of one segment, in offset order."""
+    """The (offset, position) entries of one segment, in offset order: the batch starting at
+    each position holds the entry's offset (its last one, in what aclog writes)."""
 
     def __init__(self, base_offset: int, entries: list[tuple[int, int]] | None = None) -> None:
         self.base_offset = base_offset
@@ -51,8 +66,8 @@ class OffsetIndex:
         return cls(base_offset, entries)
 
     def floor(self, offset: int) -> tuple[int, int]:
-        """The last entry at or before ``offset`` as (offset, position); the segment start
-        when there is none."""
+        """The last entry at or before ``offset`` as (offset, position): the batch holding
+        ``offset`` starts at that position or after it. The segment start when there is none."""
         i = bisect.bisect_right(self.offsets, offset) - 1
         if i < 0:
             return self.base_offset, 0
@@ -65,11 +80,18 @@ class OffsetIndex:
         """True when a batch starting at ``position`` should get an entry."""
         return position - self.last_position() >= INTERVAL_BYTES
 
-    def add(self, offset: int, position: int) -> bytes:
-        """Record an entry and return its bytes for the caller to append to the file."""
-        self.offsets.append(offset)
+    def add(self, last_offset: int, position: int) -> bytes:
+        """Record the entry of the batch at ``position`` ending at ``last_offset`` and return
+        its bytes for the caller to append to the file."""
+        self.offsets.append(last_offset)
         self.positions.append(position)
-        return ENTRY.pack(offset - self.base_offset, position)
+        return ENTRY.pack(last_offset - self.base_offset, position)
+
+    def note(self, last_offset: int, position: int) -> None:
+        """Add the entry of the batch at ``position`` ending at ``last_offset`` if one is due
+        (building an index by scanning a segment)."""
+        if self.due(position):
+            self.add(last_offset, position)
 
     def truncate_after(self, position: int) -> None:
         """Drop entries at or after ``position``."""
@@ -93,6 +115,44 @@ class OffsetIndex:
         tmp = index_path(segment).with_suffix(".index.tmp")
         write_private(tmp, data)
         os.replace(tmp, index_path(segment))
+
+
+def batch_at(path: Path, position: int) -> tuple[int, int] | None:
+    """(first offset, last offset) of the batch whose header starts at ``position`` of the
+    segment at ``path``; ``None`` when no batch header is there (the CRC is not checked: the
+    scan that reads the batch does). Cost: opening the file and one read of 61 bytes."""
+    try:
+        with open(path, "rb") as file:
+            return span_at(file, position)
+    except OSError:
+        return None
+
+
+def span_at(file: BinaryIO, position: int) -> tuple[int, int] | None:
+    """:func:`batch_at` in a segment already open as ``file``."""
+    file.seek(position)
+    head = file.read(HEADER_SIZE)
+    if len(head) < HEADER_SIZE:
+        return None
+    header = parse_header(head)
+    if header.magic != MAGIC or header.last_offset_delta < 0:
+        return None
+    return header.base_offset, header.last_offset
+
+
+def kafka_mismatches(segment: Path, base_offset: int) -> list[tuple[int, int | None]]:
+    """The entries of the index of ``segment`` that Kafka's ``kafka-dump-log.sh
+    --verify-index-only`` reports, as (entry offset, last offset of the batch at the entry's
+    position, ``None`` when no batch starts there): those whose offset is not that batch's last.
+    Cost: loading the index and one small read per entry."""
+    index = OffsetIndex.load(segment, base_offset)
+    found: list[tuple[int, int | None]] = []
+    with open(segment, "rb") as file:
+        for offset, position in zip(index.offsets, index.positions, strict=True):
+            span = span_at(file, position)
+            if span is None or span[1] != offset:
+                found.append((offset, None if span is None else span[1]))
+    return found
 
 
 def estimated_end_offset(directory: Path) -> int | None:

@@ -14,6 +14,8 @@ commit's fsync). A torn tail (a crash mid-write, above the recovery point) is mo
 quarantine file, cut back to the last whole batch, logged at WARNING and reported in
 :attr:`SegmentedLog.recovery`; damage below the recovery point or with valid data after it
 raises :class:`CorruptLogError` instead (:mod:`aclog.log.opening`, :mod:`aclog.log.recovery`).
+Opening also rebuilds the offset index of an older segment that an earlier aclog wrote with
+first offsets instead of Kafka's last offsets (:mod:`aclog.log.index_upgrade`).
 The directory is created 0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer
 per directory (a lock file); readers use :mod:`aclog.log.reader` and need no lock. The open
 segment's files: :mod:`aclog.log.active`; truncation's and retention's: :mod:`aclog.log.retention`.
@@ -33,6 +35,7 @@ from pathlib import Path
 from aclog.log.active import ActiveSegment
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.errors import LogError
+from aclog.log.index_upgrade import upgrade_closed_indexes
 from aclog.log.lock import DirectoryLocks
 from aclog.log.modes import make_private_directory
 from aclog.log.opening import open_tail
@@ -71,6 +74,8 @@ class SegmentedLog:
             with self._mutation(refresh=False):
                 self._point = RecoveryPointFile(self.directory, fsync=fsync)
                 self.recovery = self._open_tail()
+                # Closed segments are never rewritten, so their indexes are checked once here.
+                upgrade_closed_indexes(list_segments(self.directory)[:-1])
         except BaseException:
             self._locks.release()
             raise

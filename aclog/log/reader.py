@@ -21,7 +21,7 @@ from pathlib import Path
 
 from aclog.log.batch import record_values
 from aclog.log.errors import CorruptLogError
-from aclog.log.index import OffsetIndex
+from aclog.log.index import OffsetIndex, batch_at
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.segment import (
     RawBatch,
@@ -146,21 +146,19 @@ def _scan_from(
 
 
 def _index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
-    """Where to start scanning for ``from_offset``: an index entry whose batch checks out."""
+    """(first offset, position) of a batch to start scanning at for ``from_offset``: the one
+    at the greatest index entry at or below it, if that batch holds the entry's offset (true of
+    Kafka's last-offset entries and of the first-offset entries older aclog wrote); the segment
+    start when there is none or the index is stale."""
     if from_offset <= base:
         return base, 0
     offset, position = OffsetIndex.load(path, base).floor(from_offset)
     if position == 0:
         return base, 0
-    try:
-        with open(path, "rb") as file:
-            file.seek(position)
-            head = file.read(8)
-    except OSError:
-        return base, 0
-    if len(head) == 8 and int.from_bytes(head, "big", signed=True) == offset:
-        return offset, position
-    return base, 0  # a stale index: fall back to the start of the segment
+    span = batch_at(path, position)
+    if span is None or not base <= span[0] <= offset <= span[1]:
+        return base, 0  # a stale index: fall back to the start of the segment
+    return span[0], position
 
 
 def _to_batch(raw: RawBatch, path: Path) -> LogBatch:

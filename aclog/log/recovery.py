@@ -75,8 +75,7 @@ def recover_tail(
     scan = SegmentScan(path, position=0, next_offset=base, last_epoch=before)
     index = OffsetIndex(base)
     for raw in scan:
-        if index.due(raw.position):
-            index.add(raw.header.base_offset, raw.position)
+        index.note(raw.header.last_offset, raw.position)
         check_epoch(path, raw, point)
     report = None
     if scan.problem is not None:

@@ -74,15 +74,18 @@ def plan_pieces(
 
 
 def _split_offsets(path: Path, base: int, size: int, target: int) -> list[int]:
-    """Offsets of index entries about ``target`` bytes apart (batch starts, per the index)."""
+    """Split offsets about ``target`` bytes apart, each just after an index entry's offset:
+    the first offset of the batch after the entry's (a Kafka index entry holds its batch's last
+    offset; in an older aclog index, its first, and the split falls inside the batch, which
+    only moves it)."""
     if size <= target:
         return []
     index = OffsetIndex.load(path, base)
     splits: list[int] = []
     next_cut = target
     for offset, position in zip(index.offsets, index.positions, strict=True):
-        if position >= next_cut and size - position >= target // 4 and offset > base:
-            splits.append(offset)
+        if position >= next_cut and size - position >= target // 4:
+            splits.append(offset + 1)
             next_cut = position + target
     return splits
 

@@ -1,7 +1,8 @@
 """Verifying a data directory: every batch's CRC, every snapshot's checksum, and that replaying
 the whole log gives the same state as the newest snapshot plus the log after it. A torn tail
 (which the next writer would quarantine and cut) is a problem too; quarantined files, files
-others may read, and a missing or unreadable recovery point are listed as warnings.
+others may read, a missing or unreadable recovery point, and offset indexes Kafka's
+``kafka-dump-log.sh --verify-index-only`` would find mismatches in are listed as warnings.
 
 Thread-safe (no shared state). Cost: two replays of the log plus a read of every snapshot.
 """
@@ -17,6 +18,7 @@ from typing import Any
 from aclog.image import MetadataImage, ReplayError, image_records
 from aclog.kraft import KraftError, list_checkpoints, read_checkpoint, read_kraft, tail_note
 from aclog.log import CorruptLogError, TornTailError, read_batches
+from aclog.log.index import index_path, kafka_mismatches
 from aclog.log.modes import loose_files
 from aclog.log.quarantine import list_quarantined
 from aclog.log.recovery_point import read_recovery_point
@@ -101,11 +103,28 @@ def _storage_warnings(directory: Path, report: VerifyReport) -> None:
             f"{path} has mode {mode:04o}: group or others may read it, and the log holds "
             f"SCRAM salts and keys; chmod {'700' if path.is_dir() else '600'} it"
         )
+    _index_warnings(directory, report)
     point = read_recovery_point(directory)
     if point.problem is not None and list_segments(directory):
         report.warnings.append(
             f"{point.problem}: a damaged newest batch cannot be told from a torn write"
         )
+
+
+def _index_warnings(directory: Path, report: VerifyReport) -> None:
+    """A warning per offset index that Kafka's ``kafka-dump-log.sh --verify-index-only`` would
+    find mismatches in (reads are not affected: an index is only a hint)."""
+    for base, segment in list_segments(directory):
+        mismatches = kafka_mismatches(segment, base)
+        if mismatches:
+            offset, found = mismatches[0]
+            report.warnings.append(
+                f"{index_path(segment)}: {len(mismatches)} entries do not hold the last offset "
+                f"of the batch at their position (first: index offset {offset}, log offset "
+                f"{found}), as Kafka's kafka-dump-log.sh --verify-index-only will report; reads "
+                "are not affected, and the next writer to open the log rebuilds an index in the "
+                "first-offset convention of earlier aclog versions"
+            )
 
 
 def _replays(

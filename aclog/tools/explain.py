@@ -27,8 +27,8 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
+    check_caller_principal,
     check_host,
-    check_principal,
     check_resource_name,
     check_text,
     parse_operation,
@@ -100,11 +100,12 @@ def explain(
 ) -> None:
     """Decide one request against the committed ACLs and say why (exit 0 either way).
 
-    The principal and host are checked as `acls add` checks an ACL's, so a typo is refused
-    instead of answered."""
+    The principal is a caller's (Type:name, either part possibly empty, as Kafka's session
+    principals; :func:`~aclog.tools.options.check_caller_principal`) and the host is checked as
+    `acls add` checks an ACL's, so a typo is refused instead of answered."""
     try:
         resource_type, name = _resource(topic, group, cluster, transactional_id, user)
-        check_principal(principal, "--principal")
+        check_caller_principal(principal, "--principal")
         check_host(host, "--host")
         op = parse_operation(operation)
         supers = parse_super_users(

@@ -73,6 +73,20 @@ def check_principal(principal: str, option: str) -> str:
     return principal
 
 
+def check_caller_principal(principal: str, option: str) -> str:
+    """``principal``, if a client could have it: the requests ``explain``, ``timeline`` and
+    ``reach`` ask about are a session's, and Kafka's session principal is ``Type:name`` with
+    either part possibly empty (``User:``), so it needs only the colon. Such a principal is
+    answered as Kafka's authorizer answers it (a ``User:*`` ACL applies to it); what is refused
+    at ACL creation (:func:`check_principal`) is an ACL that names one."""
+    if ":" not in check_text(principal, option):
+        raise OptionError(
+            f"{option}: Invalid principal {principal!r}: a caller's principal is Type:name, "
+            "for example User:alice (the name may be empty, as in User:)"
+        )
+    return principal
+
+
 def check_host(host: str, option: str, *, glob: bool = False) -> str:
     """``host``, if an ACL could hold it: ``*`` or an IP address (or, with ``glob``, a pattern of
     IP-address characters), the rule ``acls add`` applies

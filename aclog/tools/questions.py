@@ -54,8 +54,8 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
+    check_caller_principal,
     check_host,
-    check_principal,
     check_resource_name,
 )
 from aclog.tools.points import parse_point, show_point_note
@@ -212,7 +212,7 @@ def reach_command(
     grant it something on, with the operations, the deciding ACLs and the DENY exceptions."""
     types = _usage(lambda: _resource_types(resource_type))
     names = _usage(lambda: read_inventory(inventory)) if inventory is not None else None
-    _usage(lambda: check_principal(principal, "--principal"))
+    _usage(lambda: check_caller_principal(principal, "--principal"))
     _checked_host(host)
     authorizer = _authorizer(
         data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found

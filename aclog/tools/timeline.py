@@ -38,8 +38,8 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
+    check_caller_principal,
     check_host,
-    check_principal,
     parse_operation,
 )
 from aclog.tools.points import check_range, parse_range_end, show_point_note
@@ -110,7 +110,7 @@ def _checked(
     """The operation and super users, with the principal and host checked as ``explain``
     checks them; exit 2 on a usage error."""
     try:
-        check_principal(principal, "--principal")
+        check_caller_principal(principal, "--principal")
         if host is not None:
             check_host(host, "--host")
         return parse_operation(operation), frozenset(parse_super_users(super_users))

@@ -1,7 +1,9 @@
 """Option values are checked by one rule wherever they appear, and failures say what to do.
 
-A query (``explain``, ``acls list``) refuses a principal, host or operation that ``acls add``
-would refuse, with the same words, instead of answering about an ACL no one could create; the
+A query (``explain``, ``acls list``) refuses a host or operation that ``acls add`` would refuse,
+with the same words, instead of answering about an ACL no one could create; ``acls list`` refuses
+such a principal too, but ``explain``, ``timeline`` and ``reach`` ask about a *caller*, which
+may be ``User:`` (answered as Kafka answers it) and must only be ``Type:name``; the
 ``--operation`` error lists exactly what the command accepts; a request over Kafka's 10,000
 records is said once; ``acls remove`` asks on a terminal and refuses elsewhere; ``import``
 names the KRaft record types it skips.
@@ -47,15 +49,59 @@ def _add_error(data_dir: Path, *options: str) -> str:
     return found.group(1)
 
 
-def test_explain_and_list_refuse_the_principal_add_refuses_with_the_same_words(
-    data_dir: Path,
-) -> None:
+def test_list_refuses_the_principal_add_refuses_with_the_same_words(data_dir: Path) -> None:
     refused = _add_error(data_dir, "--allow-principal", "ledger")
-    explained = run_main("explain", "--data-dir", str(data_dir), "--principal", "ledger", *ASK)
     listed = run_main("acls", "list", "--data-dir", str(data_dir), "--principal", "ledger")
-    for result in (explained, listed):
-        assert result.code == 2 and result.stdout == ""
-        assert f"--principal: {refused}" in result.stderr
+    assert listed.code == 2 and listed.stdout == ""
+    assert f"--principal: {refused}" in listed.stderr
+
+
+def test_a_caller_without_a_colon_is_a_usage_error(data_dir: Path) -> None:
+    for command in (("explain", *ASK), ("timeline", *ASK), ("reach", "--host", "10.0.0.1")):
+        result = run_main(*command, "--data-dir", str(data_dir), "--principal", "ledger")
+        assert result.code == 2 and result.stdout == "", command
+        assert "--principal: Invalid principal 'ledger': a caller's principal is Type:name" in (
+            result.stderr
+        )
+
+
+def test_explain_answers_a_caller_named_user_colon_as_kafkas_authorizer_does(
+    tmp_path: Path,
+) -> None:
+    """Kafka's StandardAuthorizer applies a ``User:*`` ACL to the session principal ``User:``
+    and denies it when no ACL applies (compared with Kafka's own class in
+    tests/kafka_real/test_caller_principal.py); only creating an ACL *for* ``User:`` is
+    refused."""
+    data = str(tmp_path / "data")
+    add = ("acls", "add", "--data-dir", data, "--operation", "Read")
+    assert run_main(*add, "--allow-principal", "User:*", "--topic", "orders").code == 0
+    assert run_main(*add, "--allow-principal", "User:alice", "--topic", "private").code == 0
+    assert run_main(*add, "--allow-principal", "User:", "--topic", "orders").code == 1
+    answers = {}
+    for caller, topic, extra in (
+        ("User:", "orders", ()),
+        ("User:", "private", ()),
+        ("User:", "private", ("--super-users", "User:")),
+        (":x", "orders", ()),
+    ):
+        explain = ("explain", "--data-dir", data, "--host", "10.0.0.1", "--operation", "Read")
+        result = run_main(*explain, "--principal", caller, "--topic", topic, *extra, "--json")
+        assert result.code == 0, result.stderr
+        answer = json.loads(result.stdout)
+        deciding = answer["deciding_acl"]
+        answers[caller, topic, bool(extra)] = (
+            answer["decision"],
+            deciding and deciding["principal"],
+        )
+    assert answers == {
+        ("User:", "orders", False): ("ALLOWED", "User:*"),
+        ("User:", "private", False): ("DENIED", None),
+        ("User:", "private", True): ("ALLOWED", None),
+        (":x", "orders", False): ("ALLOWED", "User:*"),
+    }
+    for command in (("timeline", *ASK), ("reach", "--host", "10.0.0.1")):
+        asked = run_main(*command, "--data-dir", data, "--principal", "User:", "--json")
+        assert asked.code == 0, (command, asked.stderr)
 
 
 def test_explain_refuses_the_host_add_refuses_with_the_same_words(data_dir: Path) -> None:
