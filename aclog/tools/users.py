@@ -90,12 +90,16 @@ def set_user(
     # The checks that need no hash first: a refused request computes nothing and writes nothing.
     refused = scram_upsertion_error(ScramUpsertion(user, chosen, iterations, b"-", b"-"))
     if refused is not None:
-        _render([ScramAlterResult(user, refused)], json_output, "set")
+        _render(
+            [ScramAlterResult(user, refused)],
+            json_output,
+            f"set {{user}}'s {chosen.mechanism_name} credential",
+        )
         return
     upsertion = upsertion_for_password(user, chosen, secret, iterations)
     with open_admin(target, create=True) as admin:
         results = admin.alter_scram([upsertion], [], local_caller("aclog users set"))
-    _render(results, json_output, "set")
+    _render(results, json_output, f"set {{user}}'s {chosen.mechanism_name} credential")
 
 
 def _text(value: str, option: str) -> str:
@@ -135,7 +139,8 @@ def delete_user(
     target = choose_target(data_dir, bootstrap_server, command_config)
     with open_admin(target) as admin:
         results = admin.alter_scram([], [deletion], local_caller("aclog users delete"))
-    _render(results, json_output, "deleted")
+    name = deletion.mechanism.mechanism_name
+    _render(results, json_output, f"deleted {{user}}'s {name} credential")
 
 
 def _describe(
@@ -149,7 +154,10 @@ def _describe(
         return admin.describe_scram(users, local_caller("aclog users list"))
 
 
-def _render(results: list[ScramAlterResult], json_output: bool, verb: str) -> None:
+def _render(results: list[ScramAlterResult], json_output: bool, done: str) -> None:
+    """The results as JSON, or a line per success from the ``done`` template (``{user}`` is
+    replaced): the line names the mechanism, because a user may keep a credential for the
+    other one."""
     if json_output:
         print_json(
             {
@@ -162,7 +170,7 @@ def _render(results: list[ScramAlterResult], json_output: bool, verb: str) -> No
     else:
         for r in results:
             if r.error.is_success:
-                print_line(f"{verb} {r.user}")
+                print_line(done.format(user=r.user))
     report_failures([(f"user {r.user}", r.error) for r in results if not r.error.is_success])
 
 

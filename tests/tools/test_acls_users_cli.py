@@ -206,6 +206,7 @@ def test_users_set_list_delete(tmp_path: Path) -> None:
         stdin="pa55word\n",
     )
     assert made.exit_code == 0, made.output
+    assert made.stdout == "set alice's SCRAM-SHA-256 credential\n"
     low = _run(
         "users",
         "set",
@@ -227,8 +228,13 @@ def test_users_set_list_delete(tmp_path: Path) -> None:
     }
     dumped = _run("dump", str(tmp_path), "--json", "--no-redact").stdout
     assert "pa55word" not in dumped
+    other = ("--mechanism", "SCRAM-SHA-512", "--password", "y")
+    assert _run("users", "set", "alice", *data, *other).exit_code == 0
     gone = _run("users", "delete", "alice", *data, "--mechanism", "SCRAM-SHA-256")
-    assert gone.exit_code == 0
+    # The line names the mechanism: alice keeps her SCRAM-SHA-512 credential.
+    assert (gone.exit_code, gone.stdout) == (0, "deleted alice's SCRAM-SHA-256 credential\n")
+    assert _run("users", "list", "alice", *data).stdout.count("SCRAM-SHA-512") == 1
+    assert _run("users", "delete", "alice", *data, "--mechanism", "SCRAM-SHA-512").exit_code == 0
     missing = _run("users", "delete", "alice", *data, "--mechanism", "SCRAM-SHA-256")
     assert missing.exit_code == 1 and "RESOURCE_NOT_FOUND" in missing.stderr
     assert json.loads(_run("users", "list", *data, "--json").stdout) == {"users": []}
