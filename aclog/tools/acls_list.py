@@ -88,10 +88,10 @@ def list_acls(
         # a KRaft __cluster_metadata-0 directory is read as replay reads it (never written)
         image = load_state(target, at_offset, at_time, kraft=is_kraft_path(target)).image
         found = {acl.id: acl for acl in image.acls if any(f.matches(acl) for f in filters)}
+    report_failures(failures)  # a listing that failed prints none: "0 ACLs" would be a lie
     if json_output:
         print_json({"acls": [acl_dict(acl) for acl in found.values()]})
     else:
         for acl in found.values():
             print_line(describe(acl))
         print_line(f"{len(found)} ACLs")
-    report_failures(failures)

@@ -187,6 +187,7 @@ def list_users(
         _text(name, "USERS")
     target = choose_target(data_dir, bootstrap_server, command_config)
     error, described = _describe(target, users or None)
+    report_failures([] if error.is_success else [("users", error)])  # no listing, no "0 users"
     found = [
         user_to_dict(d.user, {c.mechanism: c for c in d.credentials})
         for d in described
@@ -201,6 +202,4 @@ def list_users(
             )
             print_line(f"{d.user}: {mechanisms}")
         print_line(f"{len(found)} SCRAM users")  # as 'acls list' ends: an empty log says so
-    failures: list[tuple[str, ApiError]] = [] if error.is_success else [("users", error)]
-    failures += [(f"user {d.user}", d.error) for d in described if not d.error.is_success]
-    report_failures(failures)
+    report_failures([(f"user {d.user}", d.error) for d in described if not d.error.is_success])

@@ -128,10 +128,19 @@ def _succeeded(error: BaseException) -> bool:
     return isinstance(error, typer.Exit | SystemExit) and code in (0, None)
 
 
+def _kafka_description(code: int) -> str:
+    """Kafka's own one-line description of an error code, for an answer that carried no message
+    (Kafka sends none with CLUSTER_AUTHORIZATION_FAILED, for one)."""
+    import kafka.errors  # noqa: PLC0415 - only on a failure: the CLI starts without it
+
+    return str(getattr(kafka.errors.for_code(code), "description", "") or "")
+
+
 def report_failures(failures: list[tuple[str, ApiError]]) -> None:
     """Print each failed item's Kafka error name and message on stderr; exit 1 if any."""
     for item, error in failures:
         name = getattr(error, "kafka_name", error.error.name)  # a code aclog does not know
-        print_line(f"aclog: {item}: {name} ({error.code}): {error.message or ''}", stderr=True)
+        message = error.message or _kafka_description(error.code)
+        print_line(f"aclog: {item}: {name} ({error.code}): {message}", stderr=True)
     if failures:
         raise typer.Exit(EXIT_FAILURE)
