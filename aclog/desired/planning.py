@@ -25,10 +25,10 @@ from typing import Any
 from aclog.authorizer.impact import ResourceImpact, impact_of_changing
 from aclog.desired.current import CurrentState
 from aclog.desired.passwords import Passwords
+from aclog.desired.plan_ids import planning_records
 from aclog.desired.state import DesiredState
 from aclog.image import acl_to_dict
 from aclog.records import (
-    AccessControlEntryRecord,
     AclBinding,
     AclOperation,
     AclPermissionType,
@@ -146,7 +146,12 @@ def plan(
     impact = None
     if inventory is not None:
         impact = tuple(
-            impact_of_changing(_records(current.acls), _records(add), _records(remove), inventory)
+            impact_of_changing(
+                planning_records(current.acls),
+                planning_records(add),
+                planning_records(remove),
+                inventory,
+            )
         )
     return Plan(
         desired.path,
@@ -192,11 +197,6 @@ def _user_upserts(
             )
         upserts.append(UserChange(user.name, user.mechanism, user.iterations, reason))
     return tuple(upserts), tuple(unverified)
-
-
-def _records(bindings: Sequence[AclBinding]) -> list[AccessControlEntryRecord]:
-    # The impact code takes stored ACLs; ids only need to be distinct.
-    return [b.with_id(uuid.UUID(int=i + 1)) for i, b in enumerate(bindings)]
 
 
 def _binding_dict(binding: AclBinding) -> dict[str, str]:

@@ -254,3 +254,21 @@ def test_against_a_served_cluster_changed_out_of_band(workdir: Path, server: Ser
         )
     assert len(left[0]) == 1  # outside the owned scope: untouched
     _no_password_in(server.workdir)
+
+
+def test_plan_with_an_inventory_over_a_data_directory_holding_acls(workdir: Path) -> None:
+    data = ["--data-dir", "data"]
+    assert _aclog(workdir, "acls", "add", *data, "--allow-principal", "User:orders-app",
+                  "--operation", "read", "--topic", "legacy").code == 0  # fmt: skip
+    # Declared and already held, so the plan loads kept, added and removed ACLs together.
+    assert _aclog(workdir, "acls", "add", *data, "--allow-principal", "User:analytics",
+                  "--operation", "read", "--topic", "orders.", "--resource-pattern-type",
+                  "prefixed").code == 0  # fmt: skip
+    (workdir / "topics.txt").write_text("TOPIC:orders.events\nTOPIC:legacy\n")
+    planned = _aclog(workdir, "plan", "acls.yaml", *data, "--inventory", "topics.txt", "--json")
+    assert planned.code == 0, planned.stderr
+    impact = {i["resource_name"]: i["changes"] for i in json.loads(planned.stdout)["impact"]}
+    assert {"principal": "User:orders-app", "host": "0.0.0.0", "operation": "READ",
+            "before": "ALLOWED", "after": "DENIED"} in impact["legacy"]  # fmt: skip
+    assert any(c["operation"] == "WRITE" and c["after"] == "ALLOWED"
+               for c in impact["orders.events"])  # fmt: skip
