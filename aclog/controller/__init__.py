@@ -28,6 +28,7 @@ from aclog.controller.scram_manager import (
 )
 from aclog.controller.validation import (
     CLUSTER_NAME,
+    cluster_pattern_error,
     creation_error,
     host_error,
     principal_error,
@@ -56,6 +57,7 @@ __all__ = [
     "ScramDeletion",
     "ScramUpsertion",
     "check_cluster_access",
+    "cluster_pattern_error",
     "creation_error",
     "host_error",
     "new_salt",

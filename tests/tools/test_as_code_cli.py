@@ -272,3 +272,15 @@ def test_plan_with_an_inventory_over_a_data_directory_holding_acls(workdir: Path
             "before": "ALLOWED", "after": "DENIED"} in impact["legacy"]  # fmt: skip
     assert any(c["operation"] == "WRITE" and c["after"] == "ALLOWED"
                for c in impact["orders.events"])  # fmt: skip
+
+
+def test_a_prefixed_cluster_acl_is_a_bad_file(workdir: Path) -> None:
+    (workdir / "cluster.yaml").write_text(
+        "owns: all\nacls:\n  - resource_type: cluster\n    resource_name: kafka-cluster\n"
+        "    pattern_type: prefixed\n    principal: User:ops\n    operations: [alter]\n"
+    )
+    for command in ("plan", "apply"):
+        run = _aclog(workdir, command, "cluster.yaml", "--data-dir", "data")
+        assert run.code == 2, run.stderr
+        assert run.stderr.startswith("aclog: cluster.yaml:3: invalid ACL: pattern_type prefixed")
+    assert not (workdir / "data").exists()
