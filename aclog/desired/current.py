@@ -3,7 +3,8 @@ directory holds now, as far as a plan needs them, and its fingerprint.
 
 From a data directory's image the credentials' keys are at hand, so a plan can check whether a
 user's password is the one a file names (:meth:`CurrentState.password_matches`); through the
-admin API only mechanisms and iteration counts are visible, and a password cannot be checked.
+admin API only mechanisms and iteration counts are visible, and a password cannot be checked;
+nor can it in a history written by ``aclog follow``, whose credentials have empty keys.
 
 The fingerprint is a SHA-256 over every ACL and every credential's (user, mechanism, iterations)
 in a canonical order: equal states have equal fingerprints whatever order they were listed in,
@@ -80,13 +81,23 @@ class CurrentState:
         canonical = json.dumps({"acls": acls, "users": users}, separators=(",", ":"))
         return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
+    @property
+    def unknown_keys_reason(self) -> str:
+        """Why a credential's password cannot be checked against this state (for a note)."""
+        if self.credentials is None:
+            return "the admin API shows no keys"
+        return "its keys are not recorded: aclog follow cannot read them from a cluster"
+
     def password_matches(self, key: CredentialKey, password: str) -> bool | None:
         """Whether the stored credential for ``key`` is ``password``'s (``None``: the keys are
         not known here, or there is no such credential). Costs one PBKDF2."""
         if self.credentials is None:
             return None
         stored = self.credentials.credential(*key)
-        if stored is None:
+        # Empty keys are unknown keys, never a password's: ``aclog follow`` records a cluster's
+        # credentials without them (the admin API shows none) and the controller refuses an
+        # empty salt or salted password, so nothing else stores them.
+        if stored is None or not stored.salt or not stored.stored_key:
             return None
         salted = salted_password(password, stored.salt, stored.iterations, key[1])
         stored_key, _ = scram_keys(salted, key[1])

@@ -67,7 +67,9 @@ class UserChange:
 class Plan:
     """The changes that take the state with ``fingerprint`` to the desired state of the file
     with ``file_sha256``. ``unverified`` lists credentials whose password could not be checked
-    (the admin API shows no keys); ``impact`` is ``None`` without an inventory."""
+    (the admin API shows no keys, nor does a history ``aclog follow`` wrote), and
+    ``unverified_reason`` says why (``None`` when none is unverified); ``impact`` is ``None``
+    without an inventory."""
 
     file: str
     file_sha256: str
@@ -78,6 +80,7 @@ class Plan:
     delete: tuple[UserChange, ...] = ()
     unverified: tuple[str, ...] = ()
     impact: tuple[ResourceImpact, ...] | None = None
+    unverified_reason: str | None = None
 
     @property
     def has_changes(self) -> bool:
@@ -102,7 +105,7 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON form: format, file, file_sha256, state_fingerprint, changes (as
-        :meth:`changes_dict`), unverified and impact."""
+        :meth:`changes_dict`), unverified, unverified_reason and impact."""
         return {
             "format": PLAN_FORMAT,
             "file": self.file,
@@ -111,6 +114,7 @@ class Plan:
             "has_changes": self.has_changes,
             **self.changes_dict(),
             "unverified": list(self.unverified),
+            "unverified_reason": self.unverified_reason,
             "impact": None if self.impact is None else [i.to_dict() for i in self.impact],
         }
 
@@ -125,7 +129,8 @@ def plan(
 ) -> Plan:
     """The plan from ``current`` to ``desired``; ``passwords`` by (user, mechanism) for the
     users whose entry names a source (:func:`aclog.desired.passwords.read_passwords`).
-    ``set_unverified``: a declared password that cannot be checked (through the admin API) is
+    ``set_unverified``: a declared password that cannot be checked (through the admin API, or
+    in a history ``aclog follow`` wrote) is
     set anyway, so a changed password reaches a cluster (``--set-passwords``)."""
     present = set(current.acls)
     declared = set(desired.acls)
@@ -163,6 +168,7 @@ def plan(
         delete,
         unverified,
         impact,
+        current.unknown_keys_reason if unverified else None,
     )
 
 
@@ -220,6 +226,8 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             tuple(_user_change(row) for row in data["users"]["upsert"]),
             tuple(_user_change(row) for row in data["users"]["delete"]),
             tuple(str(u) for u in data["unverified"]),
+            None,
+            data.get("unverified_reason"),
         )
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, PlanError):

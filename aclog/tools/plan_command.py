@@ -120,7 +120,9 @@ def print_plan(computed: Plan, where: str) -> None:
         )
     for label in computed.unverified:
         print_line(
-            f"note: the password of {label} cannot be checked through the admin API", stderr=True
+            f"note: the password of {label} cannot be checked ({computed.unverified_reason}); "
+            "it is left as it is unless --set-passwords sets it",
+            stderr=True,
         )
     for impact in computed.impact or ():
         print_line(f"access on {impact.resource_type.name}:{impact.name}")

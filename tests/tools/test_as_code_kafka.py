@@ -12,6 +12,7 @@ import pytest
 
 from tests.real_kafka import KafkaBroker, unique
 from tests.tools.harness import Run, run_main
+from tests.tools.test_follow_cli import Follower, _eventually
 
 
 def _file(principal: str, acls: str) -> str:
@@ -69,3 +70,33 @@ def test_plan_with_an_inventory_over_a_cluster_holding_acls(
     changes = {(c["operation"], c["before"], c["after"]) for c in shown["impact"][0]["changes"]}
     assert ("READ", "DENIED", "ALLOWED") in changes
     assert not any(operation == "WRITE" for operation, _, _ in changes)
+
+
+def test_plan_over_a_followed_history_leaves_passwords_it_cannot_check(
+    kafka_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    remote = ["--bootstrap-server", kafka_broker.bootstrap]
+    user = unique("followed")
+    made = _aclog(tmp_path, "users", "set", user, *remote, "--mechanism", "SCRAM-SHA-512",
+                  "--password", "the-real-one")  # fmt: skip
+    assert made.code == 0, made.stderr
+    try:
+        follower = Follower(tmp_path, kafka_broker.bootstrap)
+        assert follower.started(), follower.stderr()
+        assert _eventually(lambda: "recorded" in follower.stderr(), 30), follower.stderr()
+        assert follower.stop()[0] == 0
+    finally:
+        _aclog(tmp_path, "users", "delete", user, *remote, "--mechanism", "SCRAM-SHA-512")
+    (tmp_path / "pw").write_text("not-the-real-one\n")
+    (tmp_path / "users.yaml").write_text(
+        f"owns:\n  principals: [User:{user}]\nusers:\n  - name: {user}\n"
+        "    mechanism: SCRAM-SHA-512\n    password_file: pw\n"
+    )
+    planned = _aclog(tmp_path, "plan", "users.yaml", "--data-dir", "fol", "--detailed-exitcode")
+    # Not "password differs": the history holds no keys, so the password is unknown.
+    assert planned.code == 0, planned.stdout + planned.stderr
+    assert "no changes" in planned.stdout
+    assert f"the password of {user} (SCRAM-SHA-512) cannot be checked" in planned.stderr
+    assert "aclog follow cannot read them" in planned.stderr
+    forced = _aclog(tmp_path, "plan", "users.yaml", "--data-dir", "fol", "--set-passwords")
+    assert "password set (not checkable)" in forced.stdout
