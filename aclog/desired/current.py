@@ -32,12 +32,18 @@ CredentialKey = tuple[str, ScramMechanism]
 @dataclass(frozen=True)
 class CurrentState:
     """The ACL bindings (listing order, no repeats) and credentials' iteration counts of a
-    cluster; ``credentials`` is the SCRAM image when the keys are known (a data directory)."""
+    cluster; ``credentials`` is the SCRAM image when the keys are known (a data directory).
+
+    What the target can take: ``holds_glob``, whether it stores GLOB ACLs (a data directory and
+    ``aclog serve`` do, Kafka does not); ``one_batch``, whether an apply commits as ONE batch
+    (a data directory) rather than request by request (the admin API)."""
 
     acls: tuple[AclBinding, ...]
     users: Mapping[CredentialKey, int]
     credentials: ScramImage | None = field(default=None, compare=False)
     last_offset: int | None = field(default=None, compare=False)
+    holds_glob: bool = field(default=True, compare=False)
+    one_batch: bool = field(default=False, compare=False)
 
     @classmethod
     def from_image(cls, image: MetadataImage) -> CurrentState:
@@ -48,19 +54,24 @@ class CurrentState:
             for mechanism, credential in by_mechanism.items()
         }
         acls = tuple(dict.fromkeys(acl.binding for acl in image.acls))
-        return cls(acls, users, image.scram, image.provenance.last_offset)
+        return cls(acls, users, image.scram, image.provenance.last_offset, one_batch=True)
 
     @classmethod
     def from_described(
-        cls, acls: Iterable[AclBinding], described: Iterable[ScramDescribeResult]
+        cls,
+        acls: Iterable[AclBinding],
+        described: Iterable[ScramDescribeResult],
+        *,
+        holds_glob: bool = True,
     ) -> CurrentState:
-        """The state a cluster's DescribeAcls and DescribeUserScramCredentials answers show."""
+        """The state a cluster's DescribeAcls and DescribeUserScramCredentials answers show;
+        ``holds_glob``: whether the cluster stores GLOB ACLs."""
         users = {
             (result.user, info.mechanism): info.iterations
             for result in described
             for info in result.credentials
         }
-        return cls(tuple(dict.fromkeys(acls)), users)
+        return cls(tuple(dict.fromkeys(acls)), users, holds_glob=holds_glob)
 
     @cached_property
     def fingerprint(self) -> str:

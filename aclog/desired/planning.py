@@ -24,6 +24,7 @@ from typing import Any
 
 from aclog.authorizer.impact import ResourceImpact, impact_of_changing
 from aclog.desired.current import CurrentState
+from aclog.desired.limits import glob_errors, plan_warnings
 from aclog.desired.passwords import Passwords
 from aclog.desired.plan_ids import planning_records
 from aclog.desired.state import DesiredState
@@ -69,7 +70,8 @@ class Plan:
     with ``file_sha256``. ``unverified`` lists credentials whose password could not be checked
     (the admin API shows no keys, nor does a history ``aclog follow`` wrote), and
     ``unverified_reason`` says why (``None`` when none is unverified); ``impact`` is ``None``
-    without an inventory."""
+    without an inventory; ``warnings`` say what applying it would meet (Kafka's cap of 10,000
+    records per request, :func:`aclog.desired.limits.plan_warnings`)."""
 
     file: str
     file_sha256: str
@@ -81,6 +83,7 @@ class Plan:
     unverified: tuple[str, ...] = ()
     impact: tuple[ResourceImpact, ...] | None = None
     unverified_reason: str | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def has_changes(self) -> bool:
@@ -105,7 +108,7 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON form: format, file, file_sha256, state_fingerprint, changes (as
-        :meth:`changes_dict`), unverified, unverified_reason and impact."""
+        :meth:`changes_dict`), unverified, unverified_reason, warnings and impact."""
         return {
             "format": PLAN_FORMAT,
             "file": self.file,
@@ -115,6 +118,7 @@ class Plan:
             **self.changes_dict(),
             "unverified": list(self.unverified),
             "unverified_reason": self.unverified_reason,
+            "warnings": list(self.warnings),
             "impact": None if self.impact is None else [i.to_dict() for i in self.impact],
         }
 
@@ -130,8 +134,13 @@ def plan(
     """The plan from ``current`` to ``desired``; ``passwords`` by (user, mechanism) for the
     users whose entry names a source (:func:`aclog.desired.passwords.read_passwords`).
     ``set_unverified``: a declared password that cannot be checked (through the admin API, or
-    in a history ``aclog follow`` wrote) is
-    set anyway, so a changed password reaches a cluster (``--set-passwords``)."""
+    in a history ``aclog follow`` wrote) is set anyway, so a changed password reaches a cluster
+    (``--set-passwords``).
+    :class:`PlanError` (one line per problem) when a credential needs a password the file does
+    not name, or the file declares GLOB ACLs and ``current``'s target does not store them."""
+    problems = glob_errors(desired, current)
+    if problems:
+        raise PlanError("\n".join(problems))
     present = set(current.acls)
     declared = set(desired.acls)
     add = tuple(a for a in desired.acls if a not in present)
@@ -169,6 +178,7 @@ def plan(
         unverified,
         impact,
         current.unknown_keys_reason if unverified else None,
+        plan_warnings(add, remove, current),
     )
 
 
@@ -228,6 +238,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             tuple(str(u) for u in data["unverified"]),
             None,
             data.get("unverified_reason"),
+            tuple(str(w) for w in data.get("warnings", ())),
         )
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, PlanError):

@@ -284,3 +284,62 @@ def test_a_prefixed_cluster_acl_is_a_bad_file(workdir: Path) -> None:
         assert run.code == 2, run.stderr
         assert run.stderr.startswith("aclog: cluster.yaml:3: invalid ACL: pattern_type prefixed")
     assert not (workdir / "data").exists()
+
+
+GLOB_FILE = """\
+owns:
+  principals: [User:globber]
+acls:
+  - resource_type: topic
+    resource_name: "orders-*"
+    pattern_type: glob
+    principal: User:globber
+    operations: [read]
+  - resource_type: topic
+    resource_name: audit
+    principal: User:globber
+    operations: [read]
+"""
+
+
+def test_a_glob_plans_and_applies_against_aclog_serve(workdir: Path, server: ServerProcess) -> None:
+    (workdir / "glob.yaml").write_text(GLOB_FILE)
+    remote = ["--bootstrap-server", server.bootstrap]
+    planned = _aclog(workdir, "plan", "glob.yaml", *remote, "--json")
+    assert planned.code == 0, planned.stderr
+    assert [a["pattern_type"] for a in json.loads(planned.stdout)["acls"]["add"]] == [
+        "GLOB",
+        "LITERAL",
+    ]
+    applied = _aclog(workdir, "apply", "glob.yaml", *remote)
+    assert applied.code == 0, applied.stderr
+    assert _aclog(workdir, "plan", "glob.yaml", *remote, "--detailed-exitcode").code == 0
+
+
+def _over_the_cap(topics: int) -> str:
+    """A file whose consumer role adds 2 ACLs per topic plus READ on one group."""
+    names = ", ".join(f"t{i}" for i in range(topics))
+    return (
+        "owns:\n  principals: [User:bulk]\nroles:\n  - principal: User:bulk\n"
+        f"    consumer: true\n    groups: [g]\n    topics: [{names}]\n"
+    )
+
+
+def test_a_data_directory_plan_over_the_cap_warns_and_apply_refuses_once(workdir: Path) -> None:
+    (workdir / "bulk.yaml").write_text(_over_the_cap(5_001))  # 10,003 ACLs
+    data = ["--data-dir", "data"]
+    planned = _aclog(workdir, "plan", "bulk.yaml", *data, "--json")
+    assert planned.code == 0, planned.stderr
+    [warning] = json.loads(planned.stdout)["warnings"]
+    assert warning.startswith("apply would fail and change nothing: the plan adds 10,003 ACLs")
+    shown = _aclog(workdir, "plan", "bulk.yaml", *data)
+    assert "warning: apply would fail and change nothing" in shown.stderr
+    applied = _aclog(workdir, "apply", "bulk.yaml", *data)
+    assert applied.code == 1
+    assert applied.stderr.splitlines() == [
+        "aclog: refused: nothing was applied: the plan adds 10,003 ACLs, and Kafka commits at "
+        "most 10,000 records per request (QuorumController.MAX_RECORDS_PER_USER_OP), and a "
+        "data-directory apply is ONE atomic batch: apply it in parts (several files, or owned "
+        "scopes widened step by step)"
+    ]
+    assert not (workdir / "data").exists()
