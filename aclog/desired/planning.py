@@ -135,21 +135,13 @@ def plan(
     users whose entry names a source (:func:`aclog.desired.passwords.read_passwords`).
     ``set_unverified``: a declared password that cannot be checked (through the admin API, or
     in a history ``aclog follow`` wrote) is set anyway, so a changed password reaches a cluster
-    (``--set-passwords``).
-    :class:`PlanError` (one line per problem) when a credential needs a password the file does
-    not name, or the file declares GLOB ACLs and ``current``'s target does not store them."""
+    (``--set-passwords``). :class:`PlanError` (one line per problem) when a credential needs a
+    password the file does not name, or the file declares GLOB ACLs and ``current``'s target
+    does not store them."""
     problems = glob_errors(desired, current)
     if problems:
         raise PlanError("\n".join(problems))
-    present = set(current.acls)
-    declared = set(desired.acls)
-    add = tuple(a for a in desired.acls if a not in present)
-    remove = tuple(
-        sorted(
-            (a for a in current.acls if a not in declared and desired.owns.owns_acl(a)),
-            key=lambda a: a.key,
-        )
-    )
+    add, remove = _acl_changes(desired, current)
     upsert, unverified = _user_upserts(desired, current, passwords or {}, set_unverified)
     wanted = {u.key for u in desired.users}
     delete = tuple(
@@ -180,6 +172,18 @@ def plan(
         current.unknown_keys_reason if unverified else None,
         plan_warnings(add, remove, current),
     )
+
+
+def _acl_changes(
+    desired: DesiredState, current: CurrentState
+) -> tuple[tuple[AclBinding, ...], tuple[AclBinding, ...]]:
+    """The ACLs to add (declared, absent; file order) and to remove (present, owned, not
+    declared; sorted)."""
+    present = set(current.acls)
+    declared = set(desired.acls)
+    add = tuple(a for a in desired.acls if a not in present)
+    owned_gone = (a for a in current.acls if a not in declared and desired.owns.owns_acl(a))
+    return add, tuple(sorted(owned_gone, key=lambda a: a.key))
 
 
 def _user_upserts(
