@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 MAX_PATTERN_LENGTH = 1000
+GLOB_FEATURE = "aclog.glob.version"
+"""The feature a listener that stores GLOB ACLs (pattern type 5, as here) advertises in its
+ApiVersions response (``SupportedFeatures``, KIP-584), at version 1: ``aclog serve`` does, Kafka
+does not. A client asks it before sending GLOB rather than guessing from an address."""
 
 
 class GlobSyntaxError(ValueError):

@@ -10,6 +10,7 @@ from aclog.controller.authorization import ClusterAuthorizer, check_cluster_acce
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
+from aclog.controller.record_cap import cap_exceeded, is_over_cap
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import (
     AclCreateResult,
@@ -28,6 +29,7 @@ from aclog.controller.scram_manager import (
 )
 from aclog.controller.validation import (
     CLUSTER_NAME,
+    cluster_pattern_error,
     creation_error,
     host_error,
     principal_error,
@@ -55,9 +57,12 @@ __all__ = [
     "ScramControlManager",
     "ScramDeletion",
     "ScramUpsertion",
+    "cap_exceeded",
     "check_cluster_access",
+    "cluster_pattern_error",
     "creation_error",
     "host_error",
+    "is_over_cap",
     "new_salt",
     "principal_error",
     "salted_password",

@@ -98,6 +98,22 @@ def creation_error(binding: AclBinding) -> ApiError | None:
     return precheck_error(binding) or new_acl_error(binding)
 
 
+def cluster_pattern_error(resource_type: ResourceType, pattern_type: PatternType) -> str | None:
+    """kafka-acls' rule for the ACLs a person writes (``AclCommand``): the CLUSTER resource is
+    only ever the LITERAL ``kafka-cluster``. Returns why a pattern breaks it, or ``None``.
+
+    The controller does not apply it, as Kafka's controller does not (Kafka 4.0 stores a
+    PREFIXED ``kafka-cluster`` ACL sent through the admin API, where it acts as the LITERAL
+    one); ``acls add`` and a desired-state file do, so a person declares only what kafka-acls
+    would write."""
+    if resource_type != ResourceType.CLUSTER or pattern_type == PatternType.LITERAL:
+        return None
+    return (
+        f"the cluster resource is always the LITERAL {CLUSTER_NAME}; kafka-acls refuses "
+        f"{pattern_type.name} there too"
+    )
+
+
 def _aclog_rules_error(binding: AclBinding) -> ApiError | None:
     is_glob = binding.pattern_type == PatternType.GLOB
     if is_glob:

@@ -17,7 +17,6 @@ from aclog.desired.apply import (
     ItemResult,
     apply_remote,
     check_plan,
-    describe_binding,
 )
 from aclog.desired.atomic import apply_atomically
 from aclog.desired.converge import ApplyOptions, apply_to_cluster, apply_to_directory
@@ -29,7 +28,13 @@ from aclog.desired.nodes import DesiredStateError
 from aclog.desired.passwords import Passwords, read_passwords
 from aclog.desired.planning import Plan, PlanError, UserChange, plan, plan_from_dict
 from aclog.desired.roles import Grant, Roles, role_grants
-from aclog.desired.state import DesiredState, DesiredUser, Ownership, PasswordSource
+from aclog.desired.state import (
+    DesiredState,
+    DesiredUser,
+    Ownership,
+    PasswordSource,
+    describe_binding,
+)
 from aclog.desired.writer import ReadError, read_current
 
 __all__ = [

@@ -7,7 +7,8 @@ directory the state is checked again inside the commit (:mod:`aclog.desired.atom
 change that lands between the plan and the commit is refused, never overwritten; if any item
 would fail there, nothing is committed.
 
-Not thread-safe beyond what the writer is. Cost: one request per kind of change (remote), or
+Not thread-safe beyond what the writer is. Cost: one request per kind of change and part
+(remote: 10,000 creations or 1,000 removals a request), or
 one commit (data directory), plus one PBKDF2 per credential upserted.
 """
 
@@ -28,8 +29,10 @@ from aclog.controller import (
 )
 from aclog.controller.caller import Caller
 from aclog.controller.writer import MetadataWriter
+from aclog.desired.limits import CREATE_PART, DELETE_PART, request_parts
 from aclog.desired.passwords import Passwords
 from aclog.desired.planning import Plan, UserChange
+from aclog.desired.state import describe_binding
 from aclog.records import AclBinding, ScramMechanism
 
 NO_RESULT = ApiError(Errors.UNKNOWN_SERVER_ERROR, "the cluster sent no result for this user")
@@ -100,14 +103,6 @@ def check_plan(plan: Plan, *, allow_delete: bool, saved: Plan | None = None) -> 
             "the plan deletes what the file owns but no longer declares; nothing was applied. "
             "Give --allow-delete to apply it, or declare these again:\n" + "\n".join(doomed)
         )
-
-
-def describe_binding(acl: AclBinding) -> str:
-    """``ALLOW User:alice READ on TOPIC orders (LITERAL) from *``."""
-    return (
-        f"{acl.permission_type.name} {acl.principal} {acl.operation.name} on "
-        f"{acl.resource_type.name} {acl.resource_name} ({acl.pattern_type.name}) from {acl.host}"
-    )
 
 
 def exact_filter(acl: AclBinding) -> AclFilter:
@@ -182,14 +177,16 @@ def acl_subject(acl: AclBinding) -> dict[str, Any]:
 def apply_remote(
     plan: Plan, writer: MetadataWriter, passwords: Passwords, caller: Caller
 ) -> ApplyResult:
-    """Apply through the admin API: CreateAcls, then DeleteAcls (one exact filter per ACL), then
+    """Apply through the admin API: CreateAcls, then DeleteAcls (one exact filter per ACL), each
+    in requests under Kafka's cap of 10,000 records (:mod:`aclog.desired.limits`), then
     AlterUserScramCredentials; each item's result as the cluster answers it."""
     upsertions, deletions = scram_changes(plan, passwords)
     items: list[ItemResult] = []
-    created = writer.create_acls(list(plan.add), caller) if plan.add else []
-    items += acl_items("add", plan.add, created)
-    removed = writer.delete_acls([exact_filter(a) for a in plan.remove], caller)
-    items += acl_items("remove", plan.remove, removed)
+    for adds in request_parts(plan.add, CREATE_PART):
+        items += acl_items("add", adds, writer.create_acls(list(adds), caller))
+    for removes in request_parts(plan.remove, DELETE_PART):
+        removed = writer.delete_acls([exact_filter(a) for a in removes], caller)
+        items += acl_items("remove", removes, removed)
     errors: dict[tuple[str, ScramMechanism], ApiError] = {}
     for round_upserts, round_deletes in scram_rounds(upsertions, deletions):
         answered = writer.alter_scram(round_upserts, round_deletes, caller)

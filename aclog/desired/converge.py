@@ -21,6 +21,7 @@ from aclog.controller.writer import MetadataWriter
 from aclog.desired.apply import ApplyRefused, ApplyResult, apply_remote, check_plan
 from aclog.desired.atomic import apply_atomically
 from aclog.desired.current import CurrentState
+from aclog.desired.limits import directory_cap_problem
 from aclog.desired.passwords import Passwords
 from aclog.desired.planning import Plan, PlanError, plan
 from aclog.desired.state import DesiredState
@@ -45,10 +46,13 @@ def apply_to_directory(
     options: ApplyOptions | None = None,
 ) -> ApplyResult:
     """Apply ``desired`` to a data directory's ``controller`` as ONE batch; :class:`ApplyRefused`
-    (nothing written) when the plan cannot be made, deletes without ``allow_delete``, or is not
-    the ``saved`` one."""
+    (nothing written) when the plan cannot be made, deletes without ``allow_delete``, is not
+    the ``saved`` one, or is over Kafka's cap of 10,000 records per request."""
     current = CurrentState.from_image(controller.image)
     computed = _checked_plan(desired, current, passwords, options or ApplyOptions())
+    problem = directory_cap_problem(computed.add, computed.remove, current)
+    if problem is not None:
+        raise ApplyRefused(f"nothing was applied: {problem}")
     return apply_atomically(computed, controller, passwords, caller)
 
 

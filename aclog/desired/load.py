@@ -2,8 +2,10 @@
 
 Every problem is reported with its line: unknown keys (with the closest known one), values of
 the wrong kind, ACLs the controller would refuse (the same rules:
-:func:`aclog.controller.validation.creation_error`), an ACL or user declared twice, entries
-outside what the file ``owns``, and a ``password`` written into the file.
+:func:`aclog.controller.validation.creation_error`) and a CLUSTER ACL that is not LITERAL, as
+``acls add`` refuses it (:func:`~aclog.controller.validation.cluster_pattern_error`), an ACL
+or user declared twice, entries outside what the file ``owns``, and a ``password`` written into
+the file.
 
 Pure apart from reading the file; thread-safe. Cost: O(size of the file).
 """
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from yaml.nodes import Node, ScalarNode
 
-from aclog.controller.validation import creation_error
+from aclog.controller.validation import cluster_pattern_error, creation_error
 from aclog.desired.fields import FieldReader
 from aclog.desired.nodes import DesiredStateError, compose, line_of
 from aclog.desired.roles import Roles, role_grants
@@ -231,8 +233,15 @@ class _Loader:
     def _add(self, binding: AclBinding, node: Node) -> None:
         line = line_of(node)
         error = creation_error(binding)
+        cluster_problem = cluster_pattern_error(binding.resource_type, binding.pattern_type)
         if error is not None:
             self.read.error(node, f"invalid ACL: {error.message}")
+        elif cluster_problem is not None:
+            self.read.error(
+                node,
+                f"invalid ACL: pattern_type {binding.pattern_type.name.lower()} on the cluster: "
+                f"{cluster_problem}; write pattern_type: literal (or leave it out)",
+            )
         elif binding in self.acl_lines:
             # Reported on the later line, whichever section (acls, roles) came first.
             first, second = sorted((self.acl_lines[binding], line))

@@ -24,11 +24,12 @@ from typing import Any
 
 from aclog.authorizer.impact import ResourceImpact, impact_of_changing
 from aclog.desired.current import CurrentState
+from aclog.desired.limits import glob_errors, plan_warnings
 from aclog.desired.passwords import Passwords
+from aclog.desired.plan_ids import planning_records
 from aclog.desired.state import DesiredState
 from aclog.image import acl_to_dict
 from aclog.records import (
-    AccessControlEntryRecord,
     AclBinding,
     AclOperation,
     AclPermissionType,
@@ -67,7 +68,10 @@ class UserChange:
 class Plan:
     """The changes that take the state with ``fingerprint`` to the desired state of the file
     with ``file_sha256``. ``unverified`` lists credentials whose password could not be checked
-    (the admin API shows no keys); ``impact`` is ``None`` without an inventory."""
+    (the admin API shows no keys, nor does a history ``aclog follow`` wrote), and
+    ``unverified_reason`` says why (``None`` when none is unverified); ``impact`` is ``None``
+    without an inventory; ``warnings`` say what applying it would meet (Kafka's cap of 10,000
+    records per request, :func:`aclog.desired.limits.plan_warnings`)."""
 
     file: str
     file_sha256: str
@@ -78,6 +82,8 @@ class Plan:
     delete: tuple[UserChange, ...] = ()
     unverified: tuple[str, ...] = ()
     impact: tuple[ResourceImpact, ...] | None = None
+    unverified_reason: str | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def has_changes(self) -> bool:
@@ -102,7 +108,7 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON form: format, file, file_sha256, state_fingerprint, changes (as
-        :meth:`changes_dict`), unverified and impact."""
+        :meth:`changes_dict`), unverified, unverified_reason, warnings and impact."""
         return {
             "format": PLAN_FORMAT,
             "file": self.file,
@@ -111,6 +117,8 @@ class Plan:
             "has_changes": self.has_changes,
             **self.changes_dict(),
             "unverified": list(self.unverified),
+            "unverified_reason": self.unverified_reason,
+            "warnings": list(self.warnings),
             "impact": None if self.impact is None else [i.to_dict() for i in self.impact],
         }
 
@@ -125,17 +133,15 @@ def plan(
 ) -> Plan:
     """The plan from ``current`` to ``desired``; ``passwords`` by (user, mechanism) for the
     users whose entry names a source (:func:`aclog.desired.passwords.read_passwords`).
-    ``set_unverified``: a declared password that cannot be checked (through the admin API) is
-    set anyway, so a changed password reaches a cluster (``--set-passwords``)."""
-    present = set(current.acls)
-    declared = set(desired.acls)
-    add = tuple(a for a in desired.acls if a not in present)
-    remove = tuple(
-        sorted(
-            (a for a in current.acls if a not in declared and desired.owns.owns_acl(a)),
-            key=lambda a: a.key,
-        )
-    )
+    ``set_unverified``: a declared password that cannot be checked (through the admin API, or
+    in a history ``aclog follow`` wrote) is set anyway, so a changed password reaches a cluster
+    (``--set-passwords``). :class:`PlanError` (one line per problem) when a credential needs a
+    password the file does not name, or the file declares GLOB ACLs and ``current``'s target
+    does not store them."""
+    problems = glob_errors(desired, current)
+    if problems:
+        raise PlanError("\n".join(problems))
+    add, remove = _acl_changes(desired, current)
     upsert, unverified = _user_upserts(desired, current, passwords or {}, set_unverified)
     wanted = {u.key for u in desired.users}
     delete = tuple(
@@ -146,7 +152,12 @@ def plan(
     impact = None
     if inventory is not None:
         impact = tuple(
-            impact_of_changing(_records(current.acls), _records(add), _records(remove), inventory)
+            impact_of_changing(
+                planning_records(current.acls),
+                planning_records(add),
+                planning_records(remove),
+                inventory,
+            )
         )
     return Plan(
         desired.path,
@@ -158,7 +169,21 @@ def plan(
         delete,
         unverified,
         impact,
+        current.unknown_keys_reason if unverified else None,
+        plan_warnings(add, remove, current),
     )
+
+
+def _acl_changes(
+    desired: DesiredState, current: CurrentState
+) -> tuple[tuple[AclBinding, ...], tuple[AclBinding, ...]]:
+    """The ACLs to add (declared, absent; file order) and to remove (present, owned, not
+    declared; sorted)."""
+    present = set(current.acls)
+    declared = set(desired.acls)
+    add = tuple(a for a in desired.acls if a not in present)
+    owned_gone = (a for a in current.acls if a not in declared and desired.owns.owns_acl(a))
+    return add, tuple(sorted(owned_gone, key=lambda a: a.key))
 
 
 def _user_upserts(
@@ -194,11 +219,6 @@ def _user_upserts(
     return tuple(upserts), tuple(unverified)
 
 
-def _records(bindings: Sequence[AclBinding]) -> list[AccessControlEntryRecord]:
-    # The impact code takes stored ACLs; ids only need to be distinct.
-    return [b.with_id(uuid.UUID(int=i + 1)) for i, b in enumerate(bindings)]
-
-
 def _binding_dict(binding: AclBinding) -> dict[str, str]:
     row = acl_to_dict(binding.with_id(uuid.UUID(int=0)))
     del row["id"]
@@ -220,6 +240,9 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             tuple(_user_change(row) for row in data["users"]["upsert"]),
             tuple(_user_change(row) for row in data["users"]["delete"]),
             tuple(str(u) for u in data["unverified"]),
+            None,
+            data.get("unverified_reason"),
+            tuple(str(w) for w in data.get("warnings", ())),
         )
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, PlanError):

@@ -90,3 +90,11 @@ class DesiredState:
     acls: tuple[AclBinding, ...] = ()
     users: tuple[DesiredUser, ...] = ()
     acl_lines: Mapping[AclBinding, int] = field(default_factory=dict)
+
+
+def describe_binding(acl: AclBinding) -> str:
+    """``ALLOW User:alice READ on TOPIC orders (LITERAL) from *``."""
+    return (
+        f"{acl.permission_type.name} {acl.principal} {acl.operation.name} on "
+        f"{acl.resource_type.name} {acl.resource_name} ({acl.pattern_type.name}) from {acl.host}"
+    )

@@ -67,6 +67,7 @@ from aclog.remote.messages import (
 )
 from aclog.remote.requests import (
     alter_scram_request,
+    api_versions_request,
     create_acls_request,
     delete_acls_request,
     describe_acls_request,
@@ -143,6 +144,16 @@ class RemoteAdmin:
             name = type(request).__name__.removesuffix("Request")
             reason = describe_error(error)
             raise RemoteError(f"{name} to {self.bootstrap} failed: {reason}") from error
+
+    def supported_features(self) -> dict[str, tuple[int, int]]:
+        """The features the cluster's ApiVersions response lists (KIP-584), as name -> (min,
+        max) version; empty for a cluster too old to list any. ``aclog serve`` lists
+        :data:`~aclog.acl.glob.GLOB_FEATURE`; Kafka lists ``metadata.version`` and the like."""
+        try:
+            response = self._send(api_versions_request())
+        except kafka_errors.IncompatibleBrokerVersion:
+            return {}
+        return {f.name: (f.min_version, f.max_version) for f in response.supported_features}
 
     # -- ACLs --
 

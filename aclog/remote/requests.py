@@ -1,7 +1,8 @@
 """The five Kafka admin requests :class:`~aclog.remote.RemoteAdmin` sends, built from aclog's
 values with kafka-python's protocol message classes (the admin client's own methods cannot
-carry GLOB or keep per-item errors; see :mod:`aclog.remote.admin`). Each request asks for the
-lowest version that carries what it holds (:func:`~aclog.remote.messages.min_acl_version`).
+carry GLOB or keep per-item errors; see :mod:`aclog.remote.admin`), and the ApiVersions that
+asks which features a listener supports. Each ACL request asks for the lowest version that
+carries what it holds (:func:`~aclog.remote.messages.min_acl_version`).
 
 Stateless; thread-safe. Cost: O(items).
 """
@@ -18,6 +19,7 @@ from kafka.protocol.admin import (
     DescribeAclsRequest,
     DescribeUserScramCredentialsRequest,
 )
+from kafka.protocol.metadata import ApiVersionsRequest
 
 from aclog.acl.filters import AclFilter
 from aclog.controller import ScramDeletion, ScramUpsertion
@@ -90,4 +92,11 @@ def describe_scram_request(names: Sequence[str] | None) -> Any:
     user_name = DescribeUserScramCredentialsRequest.UserName
     return DescribeUserScramCredentialsRequest(
         users=[user_name(name=n) for n in names] if names else None
+    )
+
+
+def api_versions_request() -> Any:
+    """ApiVersions at version 3 or later, the first whose response lists supported features."""
+    return ApiVersionsRequest(
+        min_version=3, client_software_name="aclog", client_software_version="1"
     )

@@ -17,7 +17,7 @@ Pure functions; thread-safe.
 from __future__ import annotations
 
 from aclog.acl import SUPPORTED_OPERATIONS, AclFilter
-from aclog.controller import CLUSTER_NAME
+from aclog.controller import CLUSTER_NAME, cluster_pattern_error
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -144,10 +144,11 @@ def _grants(options: AclOptions, pattern: PatternType) -> list[Grant]:
             "name a resource: --topic, --group, --cluster, --transactional-id, --user or "
             "--delegation-token"
         )
-    if options.cluster and pattern != PatternType.LITERAL:
+    cluster_problem = cluster_pattern_error(ResourceType.CLUSTER, pattern)
+    if options.cluster and cluster_problem is not None:
         raise OptionError(
-            f"--cluster cannot take --resource-pattern-type {pattern.name.lower()}: the cluster "
-            f"resource is always the LITERAL {CLUSTER_NAME} (kafka-acls refuses it too)"
+            f"--cluster cannot take --resource-pattern-type {pattern.name.lower()}: "
+            f"{cluster_problem}"
         )
     operations = parse_operations(options.operations) or [AclOperation.ALL]
     for resource_type, _ in named:

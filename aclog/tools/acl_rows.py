@@ -12,13 +12,15 @@ from typing import Any
 
 import typer
 
-from aclog.acl import AclFilter, ApiError, Errors
+from aclog.acl import AclFilter, ApiError
 from aclog.authorizer import ANY_OTHER_HOST
 from aclog.controller import (
     MAX_RECORDS_PER_USER_OP,
     AclCreateResult,
     AclDeleteResult,
+    cap_exceeded,
     creation_error,
+    is_over_cap,
 )
 from aclog.records import AccessControlEntryRecord, AclBinding, json_value, record_to_dict
 from aclog.remote import REMOTE_ACL_ID
@@ -108,19 +110,12 @@ def report_create_failures(bindings: list[AclBinding], results: list[AclCreateRe
         (b, r.error) for b, r in zip(bindings, results, strict=True) if not r.error.is_success
     ]
     valid = sum(1 for b in bindings if creation_error(b) is None)
-    if valid > MAX_RECORDS_PER_USER_OP and any(_is_cap(error) for _, error in failed):
+    if valid > MAX_RECORDS_PER_USER_OP and any(is_over_cap(error) for _, error in failed):
         print_line(
-            f"aclog: nothing was created: this request names {valid:,} ACLs, and Kafka commits "
-            f"at most {MAX_RECORDS_PER_USER_OP:,} records per request "
-            "(QuorumController.MAX_RECORDS_PER_USER_OP); split it into commands of at most "
-            f"{MAX_RECORDS_PER_USER_OP:,} new ACLs each",
+            f"aclog: nothing was created: {cap_exceeded(valid, 'this request names')}; split it "
+            f"into commands of at most {MAX_RECORDS_PER_USER_OP:,} new ACLs each",
             stderr=True,
         )
-        report_failures([(describe(b), e) for b, e in failed if not _is_cap(e)])
+        report_failures([(describe(b), e) for b, e in failed if not is_over_cap(e)])
         raise typer.Exit(EXIT_FAILURE)
     report_failures([(describe(b), e) for b, e in failed])
-
-
-def _is_cap(error: ApiError) -> bool:
-    """How Kafka answers each creation of a request over the cap: -1 with no message."""
-    return error.code == Errors.UNKNOWN_SERVER_ERROR and not error.message

@@ -20,6 +20,7 @@ from aclog.tools.acl_rows import impact_host
 from aclog.tools.as_code import (
     DesiredFile,
     SetPasswords,
+    fail_lines,
     read_desired,
     read_target_state,
     target_name,
@@ -72,7 +73,7 @@ def plan_command(
             desired, current, resources, passwords=passwords, set_unverified=set_passwords
         )
     except PlanError as error:
-        fail(str(error), EXIT_FAILURE)
+        fail_lines(str(error).splitlines(), EXIT_FAILURE)
     if out is not None:
         _save(out, computed)
     if json_output:
@@ -118,9 +119,13 @@ def print_plan(computed: Plan, where: str) -> None:
             f"{len(computed.add)} ACLs to add, {len(computed.remove)} to remove; "
             f"{len(computed.upsert)} credentials to set, {len(computed.delete)} to delete"
         )
+    for warning in computed.warnings:
+        print_line(f"warning: {warning}", stderr=True)
     for label in computed.unverified:
         print_line(
-            f"note: the password of {label} cannot be checked through the admin API", stderr=True
+            f"note: the password of {label} cannot be checked ({computed.unverified_reason}); "
+            "it is left as it is unless --set-passwords sets it",
+            stderr=True,
         )
     for impact in computed.impact or ():
         print_line(f"access on {impact.resource_type.name}:{impact.name}")

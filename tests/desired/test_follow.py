@@ -6,9 +6,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aclog.desired import CurrentState
+from aclog.desired import CurrentState, DesiredState, DesiredUser, Ownership, PasswordSource, plan
 from aclog.desired.follow import UNKNOWN_REQUESTER, observed_records, observer
 from aclog.image import MetadataImage, apply_records
+from aclog.records import ScramMechanism
 from tests.desired.test_plan import bindings, credentials
 
 
@@ -42,3 +43,18 @@ def test_the_observer_names_the_cluster_and_no_requester() -> None:
     assert caller.client_address == "10.1.2.3:9092"
     assert caller.api is not None
     assert "2026-11-" in caller.api and "the requester is unknown" in caller.api
+
+
+def test_a_followed_credential_has_an_unknown_password_not_another_one() -> None:
+    key = ("orders-app", ScramMechanism.SCRAM_SHA_512)
+    current = CurrentState.from_image(_image([], {key: 8192}))
+    assert current.password_matches(key, "any-password") is None
+    owns = Ownership(everything=True)
+    user = DesiredUser(key[0], key[1], 8192, PasswordSource(env="UNUSED"), 1)
+    desired = DesiredState("test.yaml", "00", owns, (), (user,), {})
+    computed = plan(desired, current, passwords={key: "any-password"})
+    assert not computed.has_changes
+    assert computed.unverified == ("orders-app (SCRAM-SHA-512)",)
+    assert computed.unverified_reason is not None and "aclog follow" in computed.unverified_reason
+    forced = plan(desired, current, passwords={key: "any-password"}, set_unverified=True)
+    assert [u.reason for u in forced.upsert] == ["password set (not checkable)"]

@@ -11,6 +11,7 @@ from aclog.controller import DEFAULT_ITERATIONS
 from aclog.desired import DesiredStateError, load_desired, read_passwords
 from aclog.desired.roles import Roles, role_grants
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+from tests.tools.harness import run_main
 
 VALID = """\
 version: 1
@@ -210,6 +211,24 @@ def test_acls_are_checked_by_the_controller_rules(tmp_path: Path) -> None:
     assert "Invalid principal 'alice'" in errors[2]
     assert "The only valid name for the CLUSTER resource is kafka-cluster" in errors[3]
     assert errors[4] == "7: unknown operation 'fly'"
+
+
+def test_a_cluster_acl_is_literal_as_acls_add_requires(tmp_path: Path) -> None:
+    text = (
+        "owns: all\nacls:\n"
+        "  - {resource_type: cluster, resource_name: kafka-cluster, pattern_type: prefixed,"
+        " principal: User:a, operations: [alter]}\n"
+    )
+    [error] = _errors(tmp_path, text)
+    assert error.startswith("3: invalid ACL: pattern_type prefixed on the cluster: ")
+    assert "write pattern_type: literal" in error
+    # The CLI refuses the same thing with the same reason (one rule, two callers).
+    refused = run_main("acls", "add", "--data-dir", str(tmp_path / "d"), "--allow-principal",
+                       "User:a", "--operation", "alter", "--cluster",
+                       "--resource-pattern-type", "prefixed")  # fmt: skip
+    assert refused.code == 2
+    assert "kafka-acls refuses PREFIXED there too" in error
+    assert "kafka-acls refuses PREFIXED there too" in refused.stderr
 
 
 def test_nothing_is_declared_outside_what_the_file_owns(tmp_path: Path) -> None:

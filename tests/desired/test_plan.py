@@ -241,6 +241,19 @@ def test_an_inventory_shows_who_loses_access() -> None:
     }
 
 
+@settings(max_examples=30, deadline=None)
+@given(ownerships, st.lists(bindings, max_size=6), st.lists(bindings, max_size=6))
+def test_an_inventory_plans_over_any_state(
+    owns: Ownership, present: list[AclBinding], wanted: list[AclBinding]
+) -> None:
+    # Kept, added and removed ACLs are loaded together: their planning ids never collide.
+    current = CurrentState.from_described(present, [])
+    computed = plan(_desired(owns, wanted, {}), current, [(ResourceType.TOPIC, n) for n in NAMES])
+    assert computed.impact is not None
+    if computed.add or computed.remove:
+        assert computed.impact
+
+
 _ANY_NAME = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12).filter(
     lambda name: name != "*"
 )

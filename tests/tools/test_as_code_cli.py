@@ -254,3 +254,92 @@ def test_against_a_served_cluster_changed_out_of_band(workdir: Path, server: Ser
         )
     assert len(left[0]) == 1  # outside the owned scope: untouched
     _no_password_in(server.workdir)
+
+
+def test_plan_with_an_inventory_over_a_data_directory_holding_acls(workdir: Path) -> None:
+    data = ["--data-dir", "data"]
+    assert _aclog(workdir, "acls", "add", *data, "--allow-principal", "User:orders-app",
+                  "--operation", "read", "--topic", "legacy").code == 0  # fmt: skip
+    # Declared and already held, so the plan loads kept, added and removed ACLs together.
+    assert _aclog(workdir, "acls", "add", *data, "--allow-principal", "User:analytics",
+                  "--operation", "read", "--topic", "orders.", "--resource-pattern-type",
+                  "prefixed").code == 0  # fmt: skip
+    (workdir / "topics.txt").write_text("TOPIC:orders.events\nTOPIC:legacy\n")
+    planned = _aclog(workdir, "plan", "acls.yaml", *data, "--inventory", "topics.txt", "--json")
+    assert planned.code == 0, planned.stderr
+    impact = {i["resource_name"]: i["changes"] for i in json.loads(planned.stdout)["impact"]}
+    assert {"principal": "User:orders-app", "host": "0.0.0.0", "operation": "READ",
+            "before": "ALLOWED", "after": "DENIED"} in impact["legacy"]  # fmt: skip
+    assert any(c["operation"] == "WRITE" and c["after"] == "ALLOWED"
+               for c in impact["orders.events"])  # fmt: skip
+
+
+def test_a_prefixed_cluster_acl_is_a_bad_file(workdir: Path) -> None:
+    (workdir / "cluster.yaml").write_text(
+        "owns: all\nacls:\n  - resource_type: cluster\n    resource_name: kafka-cluster\n"
+        "    pattern_type: prefixed\n    principal: User:ops\n    operations: [alter]\n"
+    )
+    for command in ("plan", "apply"):
+        run = _aclog(workdir, command, "cluster.yaml", "--data-dir", "data")
+        assert run.code == 2, run.stderr
+        assert run.stderr.startswith("aclog: cluster.yaml:3: invalid ACL: pattern_type prefixed")
+    assert not (workdir / "data").exists()
+
+
+GLOB_FILE = """\
+owns:
+  principals: [User:globber]
+acls:
+  - resource_type: topic
+    resource_name: "orders-*"
+    pattern_type: glob
+    principal: User:globber
+    operations: [read]
+  - resource_type: topic
+    resource_name: audit
+    principal: User:globber
+    operations: [read]
+"""
+
+
+def test_a_glob_plans_and_applies_against_aclog_serve(workdir: Path, server: ServerProcess) -> None:
+    (workdir / "glob.yaml").write_text(GLOB_FILE)
+    remote = ["--bootstrap-server", server.bootstrap]
+    planned = _aclog(workdir, "plan", "glob.yaml", *remote, "--json")
+    assert planned.code == 0, planned.stderr
+    assert [a["pattern_type"] for a in json.loads(planned.stdout)["acls"]["add"]] == [
+        "GLOB",
+        "LITERAL",
+    ]
+    applied = _aclog(workdir, "apply", "glob.yaml", *remote)
+    assert applied.code == 0, applied.stderr
+    assert _aclog(workdir, "plan", "glob.yaml", *remote, "--detailed-exitcode").code == 0
+
+
+def _over_the_cap(topics: int) -> str:
+    """A file whose consumer role adds 2 ACLs per topic plus READ on one group."""
+    names = ", ".join(f"t{i}" for i in range(topics))
+    return (
+        "owns:\n  principals: [User:bulk]\nroles:\n  - principal: User:bulk\n"
+        f"    consumer: true\n    groups: [g]\n    topics: [{names}]\n"
+    )
+
+
+def test_a_data_directory_plan_over_the_cap_warns_and_apply_refuses_once(workdir: Path) -> None:
+    (workdir / "bulk.yaml").write_text(_over_the_cap(5_001))  # 10,003 ACLs
+    data = ["--data-dir", "data"]
+    planned = _aclog(workdir, "plan", "bulk.yaml", *data, "--json")
+    assert planned.code == 0, planned.stderr
+    [warning] = json.loads(planned.stdout)["warnings"]
+    assert warning.startswith("apply would fail and change nothing: the plan adds 10,003 ACLs")
+    shown = _aclog(workdir, "plan", "bulk.yaml", *data)
+    assert "warning: apply would fail and change nothing" in shown.stderr
+    applied = _aclog(workdir, "apply", "bulk.yaml", *data)
+    assert applied.code == 1
+    assert applied.stderr.splitlines() == [
+        "aclog: refused: nothing was applied: the plan adds 10,003 ACLs, and Kafka commits at "
+        "most 10,000 records per request (QuorumController.MAX_RECORDS_PER_USER_OP), and a "
+        "data-directory apply is ONE atomic batch: apply it in parts (several files, or owned "
+        "scopes widened step by step)"
+    ]
+    assert not (workdir / "data").exists()

@@ -89,6 +89,9 @@ def test_api_versions(fuzz_server: ServerProcess) -> None:
             ApiVersionsResponse,
         )
         assert ok.error_code == 0 and len(ok.api_keys) == 10
+        # What Kafka cannot hold, said so a client need not guess (KIP-584 supported features).
+        features = [(f.name, f.min_version, f.max_version) for f in ok.supported_features]
+        assert features == [("aclog.glob.version", 1, 1)]
         # Kafka answers an invalid software name with INVALID_REQUEST in a body of the request's
         # version (kafka-python would read it as v0, so check the bytes).
         raw.send(

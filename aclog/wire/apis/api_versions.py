@@ -3,7 +3,9 @@
 Served before authentication. A version newer than the listener's gets UNSUPPORTED_VERSION (35)
 with a version-0 body that still lists every API, so the client can retry with a version both
 sides know (KIP-511); that case is answered by the dispatcher before decoding, since the body of
-an unknown version cannot be read. From v3 the client's software name and version must match
+an unknown version cannot be read. From v3 a success lists the feature ``aclog.glob.version``
+(:data:`~aclog.acl.glob.GLOB_FEATURE`) among its supported features, so a client can tell that
+this listener stores GLOB ACLs. From v3 the client's software name and version must match
 Kafka's pattern, else INVALID_REQUEST (42), as Kafka's ``ApiVersionsRequest.isValid`` does. The
 success body is encoded once per version and reused.
 """
@@ -18,6 +20,7 @@ from typing import Any
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from aclog.acl import ApiError, Errors
+from aclog.acl.glob import GLOB_FEATURE
 from aclog.wire.context import Api, Reply, RequestContext
 from aclog.wire.protocol import EncodedResponse
 
@@ -33,12 +36,15 @@ def _api_keys(advertised: Mapping[int, tuple[int, int]]) -> list[Any]:
 
 
 def _response(version: int, error: int, api_keys: list[Any]) -> Any:
+    # A success says what this listener can hold beyond Kafka: GLOB ACLs (clients ask it).
+    feature = ApiVersionsResponse.SupportedFeatureKey
+    features = [feature(name=GLOB_FEATURE, min_version=1, max_version=1)] if api_keys else []
     return ApiVersionsResponse(
         version=version,
         error_code=error,
         api_keys=api_keys,
         throttle_time_ms=0,
-        supported_features=[],
+        supported_features=features,
         finalized_features_epoch=-1,
         finalized_features=[],
         zk_migration_ready=False,

@@ -1,0 +1,39 @@
+"""Kafka's cap of 10,000 records per request, as a person is told about it.
+
+A CreateAcls that would create more than :data:`~aclog.controller.MAX_RECORDS_PER_USER_OP` ACLs
+(or a DeleteAcls that would remove more) fails whole, and every item of it is answered with an
+error: a Kafka 4.0 broker here sent :data:`KAFKA_CAP_MESSAGE` with UNKNOWN_SERVER_ERROR (-1) or
+POLICY_VIOLATION (44), aclog's controller sends -1 with no message, as the reference describes
+Kafka. Kafka's controller also stumbles on such a request (requests right after it were
+answered -1 for a moment), so aclog never sends one on purpose.
+:func:`is_over_cap` recognises both, so a tool says it once, with :func:`cap_exceeded`, instead of
+once per ACL.
+
+Pure; thread-safe. Cost: O(1).
+"""
+
+from __future__ import annotations
+
+from aclog.acl import ApiError, Errors
+from aclog.controller.acl_manager import MAX_RECORDS_PER_USER_OP
+
+KAFKA_CAP_MESSAGE = "Unable to perform excessively large batch operation."
+"""The message Kafka 4.0 sends with each item of a request over the cap."""
+
+
+def is_over_cap(error: ApiError) -> bool:
+    """Whether ``error`` is how an item of a request over the cap is answered: Kafka's message
+    with any code (a 4.0 broker sent it with -1 and, in another run, with POLICY_VIOLATION
+    (44)), or -1 with no message."""
+    if error.message == KAFKA_CAP_MESSAGE:
+        return True
+    return error.code == Errors.UNKNOWN_SERVER_ERROR and not error.message
+
+
+def cap_exceeded(count: int, what: str) -> str:
+    """``<what> 10,200 ACLs, and Kafka commits at most 10,000 records per request (...)``:
+    the reason a change of ``count`` ACLs cannot go in one request."""
+    return (
+        f"{what} {count:,} ACLs, and Kafka commits at most {MAX_RECORDS_PER_USER_OP:,} records "
+        "per request (QuorumController.MAX_RECORDS_PER_USER_OP)"
+    )
