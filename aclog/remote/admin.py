@@ -39,8 +39,9 @@ from typing import Any, TypeVar
 
 import kafka.errors as kafka_errors
 
-from aclog.acl import ApiError
+from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
+from aclog.acl.glob import GLOB_FEATURE
 from aclog.controller import (
     AclCreateResult,
     AclDeleteResult,
@@ -56,6 +57,7 @@ from aclog.image.scram import CredentialInfo, ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
+    PatternType,
     ScramMechanism,
 )
 from aclog.remote.connection import RemoteError, bootstrap_admin_client, describe_error
@@ -155,6 +157,10 @@ class RemoteAdmin:
             return {}
         return {f.name: (f.min_version, f.max_version) for f in response.supported_features}
 
+    def _holds_glob(self) -> bool:
+        """Whether the cluster stores GLOB ACLs (only ``aclog serve`` lists the feature)."""
+        return GLOB_FEATURE in self.supported_features()
+
     # -- ACLs --
 
     def create_acls(
@@ -169,6 +175,8 @@ class RemoteAdmin:
         if dry_run:
             raise UnsupportedRemotely("Kafka cannot preview CreateAcls")
         errors = [creation_error(acl) for acl in acls]
+        if any(acl.pattern_type == PatternType.GLOB for acl in acls) and not self._holds_glob():
+            errors = [e or _glob_unsupported(acl) for acl, e in zip(acls, errors, strict=True)]
         valid = [acl for acl, error in zip(acls, errors, strict=True) if error is None]
         sent = iter(self._create_acls(valid) if valid else [])
         return [AclCreateResult(e) if e is not None else next(sent) for e in errors]
@@ -296,3 +304,15 @@ def _done(call: Callable[[], T]) -> Future[T]:
     except Exception as error:
         future.set_exception(error)
     return future
+
+
+def _glob_unsupported(acl: AclBinding) -> ApiError | None:
+    """The refusal of a GLOB creation for a cluster without GLOB, before it is sent: Kafka would
+    answer "Invalid patternType UNKNOWN", which does not say what to do."""
+    if acl.pattern_type != PatternType.GLOB:
+        return None
+    return ApiError(
+        Errors.INVALID_REQUEST,
+        "the cluster does not store GLOB ACLs (pattern type 5, KIP-1042: aclog serve does, Kafka "
+        "rejects it); use LITERAL or PREFIXED ACLs there",
+    )
