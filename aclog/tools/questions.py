@@ -36,7 +36,15 @@ from aclog.tools.acl_options import (
     read_inventory,
     resources,
 )
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, load_state
+from aclog.tools.common import (
+    DATA_DIR_ENV,
+    AtOffset,
+    AtTime,
+    JsonFlag,
+    SourceFormat,
+    is_kraft,
+    load_state,
+)
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -63,7 +71,13 @@ from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
 T = TypeVar("T")
 ReadDataDir = Annotated[
-    Path, typer.Option("--data-dir", help="The aclog data directory (read only).", readable=False)
+    Path,
+    typer.Option(
+        "--data-dir",
+        help="The aclog data directory (read only).",
+        envvar=DATA_DIR_ENV,
+        readable=False,
+    ),
 ]
 Host = Annotated[
     str | None,

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -130,9 +131,42 @@ def test_every_data_dir_command_honours_aclog_data_dir(data_dir: Path) -> None:
             "--json",
         ): lambda out: json.loads(out)["decision"] == "ALLOWED",
     }
+    asks[("who-can", "--operation", "Read", "--topic", "orders", "--json")] = lambda out: (
+        "User:alice" in out
+    )
+    asks[("reach", "--principal", "User:alice", "--json")] = lambda out: "orders" in out
+    asks[("lint", "--json")] = lambda out: isinstance(json.loads(out), dict)
+    asks[("timeline", "--principal", "User:alice", "--operation", "Read", "--topic", "orders",
+          "--json")] = lambda out: "flips" in out or "changes" in out or "[" in out  # fmt: skip
     for argv, check in asks.items():
         result = runner.invoke(app, list(argv), env=env)
         assert result.exit_code == 0 and check(result.stdout), (argv, result.output)
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """Every leaf command of a click group (typer's click, duck-typed), with its path."""
+    found = []
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            found += _commands(command, (*path, name))
+        else:
+            found.append(((*path, name), command))
+    return found
+
+
+def _reads_environment(param: Any) -> bool:
+    return param.envvar == "ACLOG_DATA_DIR" or "$ACLOG_DATA_DIR" in (param.help or "")
+
+
+def test_no_data_dir_option_ignores_the_environment() -> None:
+    """Every command's --data-dir reads ACLOG_DATA_DIR, or says it does and reads it itself."""
+    ignoring = [
+        " ".join(path)
+        for path, command in _commands(typer.main.get_command(app))
+        for param in command.params
+        if "--data-dir" in getattr(param, "opts", ()) and not _reads_environment(param)
+    ]
+    assert ignoring == []
 
 
 def _silent_port() -> int:
