@@ -35,7 +35,7 @@ from aclog.tools.console import (
 )
 from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
-from aclog.tools.points import check_range, parse_range_end, point_note
+from aclog.tools.points import check_range, format_time, parse_range_end, point_note
 from aclog.tools.progress import offsets_bar, waiting
 from aclog.tools.writing import open_controller
 
@@ -130,7 +130,11 @@ def diff_command(
     json_output: JsonFlag = False,
 ) -> None:
     """ACLs and SCRAM credentials added, removed and changed between two points, with who
-    changed them and when. --from must not come after --to."""
+    changed them and when. --from must not come after --to.
+
+    A bare number is an offset; write a time in ISO-8601 (2026-11-21T10:00:00Z). The diff is
+    net: a grant made and revoked inside the range does not appear (aclog dump and aclog
+    timeline show every step)."""
     kraft = is_kraft(data_dir, source_format)
     require_log(data_dir, kraft=kraft)
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
@@ -164,17 +168,26 @@ def diff_command(
 
 
 def _describe_change(change: dict[str, Any]) -> str:
+    """One change as a line with everything its JSON says: the ACL with its host (a DENY from
+    one address is not a DENY from everywhere), who asked, from where, with which client, when,
+    and at which offset."""
     if "resource_name" in change:
         what = (
-            f"{change['permission_type']} {change['principal']} {change['operation']} on "
+            f"{change['permission_type']} {change['principal']} {change['operation']} from "
+            f"{change['host']} on "
             f"{change['resource_type']}:{change['pattern_type']}:{change['resource_name']}"
         )
     else:
         what = f"SCRAM {change['name']} {change['mechanism']}"
     author = change.get("author")
-    who = "" if author is None else f" by {author['principal']} from {author['client_address']}"
+    who = ""
+    if author is not None:
+        client = ", ".join(v for v in (author.get("client_id"), author.get("api")) if v)
+        who = f" by {author['principal']} from {author['client_address']}"
+        who += f" ({client})" if client else ""
     at = "" if change["offset"] is None else f" at offset {change['offset']}"
-    return f"{change['change']:<7} {what}{who}{at}"
+    when = "" if change.get("timestamp") is None else f", {format_time(change['timestamp'])}"
+    return f"{change['change']:<7} {what}{who}{at}{when}"
 
 
 @snapshot_app.command("create")

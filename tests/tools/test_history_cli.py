@@ -13,6 +13,7 @@ from aclog.replay.rebuild import rebuild_image
 from aclog.snapshot import list_snapshots
 from aclog.tools.history import state_to_dict
 from aclog.tools.main import app
+from aclog.tools.points import format_time
 
 runner = CliRunner()
 
@@ -153,3 +154,19 @@ def test_diff_of_an_empty_log_says_so_once(tmp_path: Path) -> None:
     result = _run("diff", "--data-dir", str(tmp_path), "--from", "0", "--to", "5")
     assert result.exit_code == 0, result.output
     assert result.stderr.count("aclog: note: the log is empty") == 1, result.stderr
+
+
+def test_diff_text_says_what_the_json_says(tmp_path: Path) -> None:
+    """Each line keeps the ACL's host (a DENY from one address is not a DENY from everywhere),
+    who asked, from where, with which client, when and at which offset."""
+    data = ("--data-dir", str(tmp_path / "d"))
+    _run("acls", "add", *data, "--deny-principal", "User:x", "--deny-host", "10.1.1.1",
+         "--operation", "Read", "--topic", "t")  # fmt: skip
+    text = _run("diff", *data, "--from", "0", "--to", "2").stdout.splitlines()
+    [change] = json.loads(_run("diff", *data, "--from", "0", "--to", "2", "--json").stdout)["acls"]
+    assert text[1].strip() == (
+        "added   DENY User:x READ from 10.1.1.1 on TOPIC:LITERAL:t by "
+        f"{change['author']['principal']} from local (aclog-cli, aclog acls add) at offset 2, "
+        f"{format_time(change['timestamp'])}"
+    )
+    assert "net" in _run("diff", "--help").stdout
