@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -17,7 +18,14 @@ from aclog.log import (
     list_segments,
     segment_base_offset,
 )
-from aclog.records import RECORD_TYPES, RecordDecodeError, record_summary
+from aclog.records import (
+    RECORD_TYPES,
+    AccessControlEntryRecord,
+    RecordDecodeError,
+    RemoveAccessControlEntryRecord,
+    record_summary,
+    record_to_dict,
+)
 from aclog.replay import (
     DecodedBatch,
     Entry,
@@ -27,6 +35,7 @@ from aclog.replay import (
     read_segment_decoded,
 )
 from aclog.snapshot import SNAPSHOT_SUFFIX, SnapshotError, read_snapshot
+from aclog.tools.acl_rows import describe
 from aclog.tools.common import SourceFormat, is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -88,10 +97,10 @@ def dump(
             if not is_kraft_path:
                 _check_readable_as_log(path)
         with _progress(paths) as on_offset:
-            entries = _selected(paths, from_offset, to_offset, types, kraft)
+            entries = _selected(paths, from_offset, to_offset, kraft)
             if on_offset is not None:
                 entries = _reporting(entries, on_offset)
-            _print(entries, json_output, not no_redact)
+            _print(_with_removed(entries, types), json_output, not no_redact)
     except TornTailError as error:
         fail(_torn_message(error), EXIT_FAILURE)
     except BrokenPipeError:
@@ -100,10 +109,34 @@ def dump(
         fail_for(error, "dump")
 
 
-def _print(entries: Iterator[Entry], json_output: bool, redact: bool) -> None:
+Removal = AccessControlEntryRecord | None
+"""For a RemoveAccessControlEntryRecord, the ACL it removed, when the records read added it."""
+
+
+def _with_removed(
+    entries: Iterator[Entry], types: set[str] | None
+) -> Iterator[tuple[Entry, Removal]]:
+    """The entries of the chosen ``types``, each removal with the ACL its id named: a bare id
+    says nothing, and the ACL's addition was read before it (unless the dump starts later, or
+    the ACL is in a snapshot, when it is ``None``). Cost: a dict of the ACLs live in the dump."""
+    added: dict[uuid.UUID, AccessControlEntryRecord] = {}
+    for entry in entries:
+        record, removed = entry.record, None
+        if isinstance(record, AccessControlEntryRecord):
+            added[record.id] = record
+        elif isinstance(record, RemoveAccessControlEntryRecord):
+            removed = added.pop(record.id, None)
+        if types is None or entry.type_name in types:
+            yield entry, removed
+
+
+def _print(entries: Iterator[tuple[Entry, Removal]], json_output: bool, redact: bool) -> None:
     if json_output:
-        for entry in entries:
-            print_json_line(entry.to_dict(redact=redact))
+        for entry, removed in entries:
+            row = entry.to_dict(redact=redact)
+            if isinstance(entry.record, RemoveAccessControlEntryRecord):
+                row["removed_acl"] = None if removed is None else record_to_dict(removed)
+            print_json_line(row)
     else:
         _print_listing(entries, redact=redact)
 
@@ -193,7 +226,6 @@ def _selected(
     paths: list[Path],
     from_offset: int,
     to_offset: int | None,
-    types: set[str] | None,
     kraft: list[bool],
 ) -> Iterator[Entry]:
     for path, is_kraft_path in zip(paths, kraft, strict=True):
@@ -205,21 +237,21 @@ def _selected(
             batches = read_decoded(path, from_offset, to_offset, strict=True)
         else:
             batches = read_segment_decoded(path)
-        for entry in entries_between(batches, from_offset, to_offset):
-            if types is None or entry.type_name in types:
-                yield entry
+        yield from entries_between(batches, from_offset, to_offset)
 
 
-def _print_listing(entries: Iterator[Entry], *, redact: bool) -> None:
+def _print_listing(entries: Iterator[tuple[Entry, Removal]], *, redact: bool) -> None:
     """One header line per batch (epoch, time, author), then one line per record."""
     count = 0
     batch = -1
-    for entry in entries:
+    for entry, removed in entries:
         if entry.batch_base_offset != batch:
             batch = entry.batch_base_offset
             print_line(_batch_line(entry))
         count += 1
         summary = record_summary(entry.record, redact=redact)
+        if removed is not None:
+            summary += f"  (was {describe(removed)})"
         print_line(f"  {entry.offset:>8}  {entry.type_name} v{entry.version}  {summary}")
     print_line(f"{count} records")
 

@@ -121,3 +121,20 @@ def test_missing_path_and_unknown_type_are_usage_errors(tmp_path: Path) -> None:
     unknown = runner.invoke(app, ["dump", str(tmp_path), "--type", "Bogus"])
     assert unknown.exit_code == 2
     assert "AccessControlEntryRecord" in unknown.stderr
+
+
+def test_a_removal_says_which_acl_it_removed(tmp_path: Path) -> None:
+    """A bare id says nothing: the listing and the JSON name the ACL the id was, even when only
+    removals are shown, and ``null`` when its addition was not read (the dump starts later)."""
+    data = ("--data-dir", str(tmp_path))
+    runner.invoke(app, ["acls", "add", *data, "--allow-principal", "User:a", "--allow-host",
+                        "10.0.0.1", "--operation", "Read", "--topic", "t"])  # fmt: skip
+    runner.invoke(app, ["acls", "remove", *data, "--topic", "t", "--force"])
+    only = ("--type", "RemoveAccessControlEntryRecord")
+    listing = runner.invoke(app, ["dump", str(tmp_path), *only]).stdout
+    assert "(was ALLOW User:a READ from 10.0.0.1 on TOPIC:LITERAL:t)" in listing
+    [row] = _json_lines(runner.invoke(app, ["dump", str(tmp_path), *only, "--json"]).stdout)
+    assert row["removed_acl"] == {**row["removed_acl"], "principal": "User:a", "host": "10.0.0.1"}  # type: ignore[dict-item]
+    late = ("--from-offset", str(row["offset"]), "--json")
+    [late_row] = _json_lines(runner.invoke(app, ["dump", str(tmp_path), *late]).stdout)
+    assert late_row["removed_acl"] is None
