@@ -9,6 +9,7 @@ server running for you to connect to until Ctrl-C (``--exit`` stops it instead).
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -57,6 +58,10 @@ def quickstart(
     """
     require_log_target(data_dir)  # before the server starts: its refusal would read as a crash
     server = _start_server(data_dir, listen)
+    # SIGTERM and SIGHUP (make run stopped, its terminal closed) end the walk-through as Ctrl-C
+    # does, so the server is stopped: left running it would hold the port and the writer lock.
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _interrupt)
     try:
         bootstrap = _wait_ready(server)
         _say(json_output, f"1. aclog serve is listening on {bootstrap} (data in {data_dir})")
@@ -93,6 +98,11 @@ def quickstart(
         pass
     finally:
         _stop(server)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    del signum, frame
+    raise KeyboardInterrupt
 
 
 def _say(json_output: bool, text: str) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -123,3 +125,36 @@ def test_demo_refuses_a_directory_of_other_files_and_leaves_it_alone(tmp_path: P
     assert result.code == 2, result.stdout
     assert f"{tmp_path} holds no log segments" in result.stderr
     assert tree_digest(tmp_path) == before
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def test_sigterm_to_quickstart_stops_its_server(tmp_path: Path) -> None:
+    """``make run`` stopped with SIGTERM must not leave ``aclog serve`` holding the port and the
+    writer lock, or the next ``make run`` fails."""
+    command = [sys.executable, "-m", "aclog", "quickstart", "--data-dir", str(tmp_path / "d"),
+               "--listen", "127.0.0.1:0"]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as quickstart:
+        assert quickstart.stdout is not None
+        for line in quickstart.stdout:  # bounded: the walk-through ends with this line
+            if line.startswith("The server keeps running"):
+                break
+        [server] = _children(quickstart.pid)
+        quickstart.send_signal(signal.SIGTERM)
+        assert quickstart.wait(timeout=30) == 0
+    deadline = time.monotonic() + 10
+    while not _gone(server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _gone(server)
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only a zombie waiting for whoever reaps orphans here."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(") ", 1)[1].startswith("Z")
