@@ -28,7 +28,7 @@ from aclog.sample import Tenancy, tenancy, write_tenancy
 from aclog.tools.common import DataDir, JsonFlag, load_state
 from aclog.tools.console import app, fail_os, print_json, print_line
 from aclog.tools.data_dirs import require_log_target
-from aclog.tools.dump import dump
+from aclog.tools.dump import dump, dump_rows
 from aclog.tools.history import state_to_dict
 from aclog.tools.writing import open_controller
 
@@ -175,6 +175,6 @@ def _result(data_dir: Path, fresh: bool, image: MetadataImage, show: bool) -> di
     }
     if show:
         entries = entries_between(read_decoded(data_dir), 0, None)
-        result["records"] = [entry.to_dict() for entry in entries]
+        result["records"] = dump_rows(entries)
         result["state"] = state_to_dict(image)
     return result

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -130,13 +130,24 @@ def _with_removed(
             yield entry, removed
 
 
+def dump_row(entry: Entry, removed: Removal, *, redact: bool = True) -> dict[str, Any]:
+    """One record as ``dump --json`` prints it: the entry's dict and, for a removal,
+    ``removed_acl`` (the ACL its id named, or ``None`` when its addition was not read)."""
+    row = entry.to_dict(redact=redact)
+    if isinstance(entry.record, RemoveAccessControlEntryRecord):
+        row["removed_acl"] = None if removed is None else record_to_dict(removed)
+    return row
+
+
+def dump_rows(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """Every entry as ``dump --json`` prints it (redacted), for the commands that show a log."""
+    return [dump_row(entry, removed) for entry, removed in _with_removed(iter(entries), None)]
+
+
 def _print(entries: Iterator[tuple[Entry, Removal]], json_output: bool, redact: bool) -> None:
     if json_output:
         for entry, removed in entries:
-            row = entry.to_dict(redact=redact)
-            if isinstance(entry.record, RemoveAccessControlEntryRecord):
-                row["removed_acl"] = None if removed is None else record_to_dict(removed)
-            print_json_line(row)
+            print_json_line(dump_row(entry, removed, redact=redact))
     else:
         _print_listing(entries, redact=redact)
 

@@ -35,7 +35,7 @@ from aclog.replay import entries_between, read_decoded, rebuild_image
 from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
 from aclog.tools.data_dirs import require_log_target
-from aclog.tools.dump import dump
+from aclog.tools.dump import dump, dump_rows
 from aclog.tools.explain import explanation_to_dict
 
 STARTUP_SECONDS = 60.0
@@ -78,7 +78,7 @@ def quickstart(
                     "created_acls": created,
                     "failed_acls": failed,
                     "scram_users": ["ledger"],
-                    "records": [e.to_dict() for e in entries_between(read_decoded(data_dir))],
+                    "records": dump_rows(entries_between(read_decoded(data_dir))),
                     "explanations": explanations,
                 }
             )
