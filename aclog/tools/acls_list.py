@@ -26,7 +26,7 @@ from aclog.tools.acls import (
     parse_or_exit,
 )
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, OptionalDataDir, load_state
-from aclog.tools.console import print_json, print_line
+from aclog.tools.console import counted, print_json, print_line
 from aclog.tools.remote import (
     BootstrapServer,
     CommandConfig,
@@ -94,4 +94,4 @@ def list_acls(
     else:
         for acl in found.values():
             print_line(describe(acl))
-        print_line(f"{len(found)} ACLs")
+        print_line(counted(len(found), "ACL"))

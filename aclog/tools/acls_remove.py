@@ -35,7 +35,7 @@ from aclog.tools.acls import (
     parse_or_exit,
 )
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, print_json, print_line
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, counted, fail, print_json, print_line
 from aclog.tools.remote import (
     BootstrapServer,
     CommandConfig,
@@ -141,11 +141,11 @@ def _confirm(planned: list[AclDeleteResult]) -> None:
         return
     if not on_terminal():
         fail(
-            f"this would remove {len(acls)} ACLs; pass --force to confirm "
+            f"this would remove {counted(len(acls), 'ACL')}; pass --force to confirm "
             "(or --dry-run to list them)",
             EXIT_USAGE,
         )
     for acl in acls.values():
         print_line(f"  {describe(acl)}")
-    if not typer.confirm(f"Remove these {len(acls)} ACLs?"):
+    if not typer.confirm(f"Remove {'this ACL' if len(acls) == 1 else f'these {len(acls)} ACLs'}?"):
         fail("nothing removed", EXIT_FAILURE)

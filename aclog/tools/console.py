@@ -73,6 +73,11 @@ out = _Stdout(highlight=False, soft_wrap=True, emoji=False)
 err = _Stderr(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 ACL``, ``0 ACLs``, ``2 SCRAM users``: a count with its noun in the right number."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
 def print_line(text: str, *, stderr: bool = False) -> None:
     """One line for a person, on stdout (or stderr): ``text`` shown through :func:`visible`,
     so a name in it cannot break the line or reach the terminal as a control sequence.

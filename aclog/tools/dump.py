@@ -41,6 +41,7 @@ from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
     app,
+    counted,
     fail,
     print_json_line,
     print_line,
@@ -264,7 +265,7 @@ def _print_listing(entries: Iterator[tuple[Entry, Removal]], *, redact: bool) ->
         if removed is not None:
             summary += f"  (was {describe(removed)})"
         print_line(f"  {entry.offset:>8}  {entry.type_name} v{entry.version}  {summary}")
-    print_line(f"{count} records")
+    print_line(counted(count, "record"))
 
 
 def _batch_line(entry: Entry) -> str:

@@ -10,6 +10,7 @@ Pure functions; thread-safe. Cost: O(length of the value).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Annotated
 
@@ -107,5 +108,15 @@ def parse_operation(name: str, option: str = "--operation") -> AclOperation:
         operation = AclOperation.UNKNOWN
     if operation not in ACL_OPERATIONS:
         names = ", ".join(op.name for op in ACL_OPERATIONS)
-        raise OptionError(f"{option} {name!r} is not an operation; use one of: {names}")
+        raise OptionError(
+            f"{option} {name!r} is not an operation{_closest_operation(name)}; use one of: {names}"
+        )
     return operation
+
+
+def _closest_operation(name: str) -> str:
+    """`` (did you mean 'READ'?)`` for a near miss such as ``Raed`` or ``describe-config``."""
+    folded = {op.name.replace("_", "").lower(): op.name for op in ACL_OPERATIONS}
+    key = name.replace("_", "").replace("-", "").lower()
+    close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.75)
+    return f" (did you mean {folded[close[0]]!r}?)" if close else ""

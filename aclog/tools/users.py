@@ -26,7 +26,7 @@ from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.kraft import is_kraft_path
 from aclog.records import ScramMechanism
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
-from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
+from aclog.tools.console import EXIT_USAGE, app, counted, fail, print_json, print_line
 from aclog.tools.options import OptionError, check_text
 from aclog.tools.remote import (
     BootstrapServer,
@@ -201,5 +201,5 @@ def list_users(
                 f"{c.mechanism.mechanism_name} ({c.iterations} iterations)" for c in d.credentials
             )
             print_line(f"{d.user}: {mechanisms}")
-        print_line(f"{len(found)} SCRAM users")  # as 'acls list' ends: an empty log says so
+        print_line(counted(len(found), "SCRAM user"))  # as 'acls list' ends: an empty log says so
     report_failures([(f"user {d.user}", d.error) for d in described if not d.error.is_success])

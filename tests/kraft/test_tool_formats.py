@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from aclog.replay.kraft_stream import kraft_decoded_batches
 from aclog.replay.stream import entries_between
+from aclog.tools.dump import dump_rows
 from aclog.tools.main import app
 from tests.kraft.layout import ACL_C, ACL_D, Layout, build_layout
 
@@ -34,7 +35,7 @@ def test_dump_reads_a_kraft_directory(layout: Layout, fmt: list[str]) -> None:
     code, stdout, stderr = run("dump", str(layout.directory), "--json", *fmt)
     assert code == 0, stderr
     lines = [json.loads(line) for line in stdout.splitlines()]
-    expected = [e.to_dict() for e in entries_between(kraft_decoded_batches(layout.directory))]
+    expected = dump_rows(entries_between(kraft_decoded_batches(layout.directory)))
     assert lines == expected
     assert [line["offset"] for line in lines] == [r[0] for r in layout.log_records]
 
@@ -52,7 +53,7 @@ def test_dump_reads_one_segment_of_a_kraft_directory(layout: Layout) -> None:
 def test_dump_reads_a_checkpoint(layout: Layout) -> None:
     code, stdout, _ = run("dump", str(layout.checkpoint))
     assert code == 0
-    assert "AccessControlEntryRecord v0" in stdout and "1 records" in stdout
+    assert "AccessControlEntryRecord v0" in stdout and "1 record\n" in stdout
 
 
 def test_dump_reports_a_newer_record_version(layout: Layout) -> None:

@@ -194,7 +194,7 @@ def test_remove_asks_on_a_terminal(
                       stdin=answer)  # fmt: skip
     assert result.code == code, result.stderr
     assert "ALLOW User:a READ from * on TOPIC:LITERAL:orders" in result.stdout
-    assert "Remove these 1 ACLs? [y/N]" in result.stdout
+    assert "Remove this ACL? [y/N]" in result.stdout
     assert _names(two_acls) == (left if left is not None else ["orders", "pay"])
 
 

@@ -239,7 +239,7 @@ def test_a_successful_add_creates_the_directory(tmp_path: Path) -> None:
         "acls", "add", "--data-dir", str(target), "--allow-principal", "User:a", "--topic", "t"
     )
     assert result.code == 0, result.stderr
-    assert run_main("acls", "list", "--data-dir", str(target)).stdout.endswith("1 ACLs\n")
+    assert run_main("acls", "list", "--data-dir", str(target)).stdout.endswith("1 ACL\n")
 
 
 def test_a_dry_run_on_a_missing_directory_shows_the_adds_and_creates_nothing(

@@ -134,11 +134,13 @@ def test_explain(data_dir: Path) -> None:
 def test_diff_and_users_list(data_dir: Path) -> None:
     lines = _lines("diff", "--data-dir", str(data_dir), "--from", "0", "--to", "100")
     assert len(lines) == 4  # the range, two ACLs and the credential
-    assert lines[1].startswith(f"  added   ALLOW {visible(PRINCIPAL)} READ on TOPIC:LITERAL:")
+    assert lines[1].startswith(
+        f"  added   ALLOW {visible(PRINCIPAL)} READ from * on TOPIC:LITERAL:"
+    )
     assert f"by {visible('User:admin' + chr(27) + '[8m')} from 10.0.0.1" in lines[1]
     assert _lines("users", "list", "--data-dir", str(data_dir)) == [
         f"{visible(USER)}: SCRAM-SHA-256 (8192 iterations)",
-        "1 SCRAM users",
+        "1 SCRAM user",
     ]
 
 
