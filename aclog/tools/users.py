@@ -8,6 +8,7 @@ ServerKey.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Annotated
 
@@ -22,6 +23,7 @@ from aclog.controller import (
     scram_upsertion_error,
     upsertion_for_password,
 )
+from aclog.controller.validation import MAX_ITERATIONS, MIN_ITERATIONS
 from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.kraft import is_kraft_path
 from aclog.records import ScramMechanism
@@ -171,7 +173,18 @@ def _render(results: list[ScramAlterResult], json_output: bool, done: str) -> No
         for r in results:
             if r.error.is_success:
                 print_line(done.format(user=r.user))
-    report_failures([(f"user {r.user}", r.error) for r in results if not r.error.is_success])
+    report_failures(
+        [(f"user {r.user}", _with_range(r.error)) for r in results if not r.error.is_success]
+    )
+
+
+def _with_range(error: ApiError) -> ApiError:
+    """Kafka's "Too few iterations" with the range it does not name (stderr only: ``--json``
+    keeps the message the cluster or the controller sent)."""
+    if error.message in ("Too few iterations", "Too many iterations"):
+        wanted = f"{error.message}: use --iterations {MIN_ITERATIONS} to {MAX_ITERATIONS}"
+        return dataclasses.replace(error, message=wanted)
+    return error
 
 
 @users_app.command("list")

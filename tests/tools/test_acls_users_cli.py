@@ -219,7 +219,7 @@ def test_users_set_list_delete(tmp_path: Path) -> None:
         "--iterations",
         "100",
     )
-    assert low.exit_code == 1 and "Too few iterations" in low.stderr
+    assert low.exit_code == 1 and "Too few iterations: use --iterations 4096 to 16384" in low.stderr
     listed = json.loads(_run("users", "list", *data, "--json").stdout)
     assert listed == {
         "users": [
