@@ -33,6 +33,7 @@ from aclog.tools.options import (
     check_text,
     parse_operation,
 )
+from aclog.tools.points import state_header
 
 
 def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
@@ -120,6 +121,9 @@ def explain(
     if json_output:
         print_json(result)
         return
+    if at_offset is not None or at_time is not None:  # an answer about the past says so first
+        when = image.provenance
+        print_line(f"as of {state_header(when.last_offset, when.epoch, when.timestamp_ms)}")
     print_line(f"{result['decision']}: {result['reason']}")
     for acl in result["matching_acls"]:
         print_line(

@@ -35,7 +35,13 @@ from aclog.tools.console import (
 )
 from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
-from aclog.tools.points import check_range, format_time, parse_range_end, point_note
+from aclog.tools.points import (
+    check_range,
+    format_time,
+    parse_range_end,
+    point_note,
+    state_header,
+)
 from aclog.tools.progress import offsets_bar, waiting
 from aclog.tools.writing import open_controller
 
@@ -74,7 +80,8 @@ def replay(
         if snapshot is None
         else (f"snapshot {snapshot.path.name} + {rebuilt.records_replayed} records")
     )
-    print_line(f"state at offset {state['offset']} (epoch {state['epoch']}), from {source}")
+    header = state_header(state["offset"], state["epoch"], state["timestamp"])
+    print_line(f"{header}, from {source}")
     for acl in state["acls"]:
         print_line(
             f"  {acl['permission_type']} {acl['principal']} {acl['operation']} from "

@@ -157,3 +157,11 @@ def _batch_bounds(directory: Path, start: int, kraft: bool) -> Iterator[tuple[in
     else:
         for decoded in read_decoded(directory, start):
             yield decoded.base_offset, decoded.last_offset, decoded.timestamp_ms
+
+
+def state_header(last_offset: int, epoch: int, timestamp_ms: int) -> str:
+    """Which state an answer is about: ``state at offset 41 (epoch 2, 2026-11-21T10:00:00.000Z)``,
+    or ``the empty state (no record yet)`` before the log's first record."""
+    if last_offset < 0:
+        return "the empty state (no record yet)"
+    return f"state at offset {last_offset} (epoch {epoch}, {format_time(timestamp_ms)})"

@@ -51,6 +51,7 @@ from aclog.tools.console import (
     app,
     fail,
     print_json,
+    print_line,
     print_warning,
 )
 from aclog.tools.data_dirs import require_log
@@ -66,7 +67,7 @@ from aclog.tools.options import (
     check_host,
     check_resource_name,
 )
-from aclog.tools.points import parse_point, show_point_note
+from aclog.tools.points import parse_point, show_point_note, state_header
 from aclog.tools.questions_text import show_lint, show_reach, show_who_can
 
 T = TypeVar("T")
@@ -98,14 +99,19 @@ def _authorizer(
     source_format: str,
     super_users: str | None,
     allow_everyone: bool,
+    json_output: bool = True,
 ) -> Authorizer:
-    """The committed ACLs as of the point, loaded into an authorizer with the configuration."""
+    """The committed ACLs as of the point, loaded into an authorizer with the configuration;
+    for a person (not ``json_output``) an answer about a past point starts by naming it."""
     try:
         supers = parse_super_users(super_users)
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
     kraft = is_kraft(data_dir, source_format)
     image = load_state(data_dir, at_offset, at_time, kraft=kraft).image
+    if not json_output and (at_offset is not None or at_time is not None):
+        when = image.provenance
+        print_line(f"as of {state_header(when.last_offset, when.epoch, when.timestamp_ms)}")
     authorizer = Authorizer(supers, allow_everyone)
     call_paused(authorizer.load, image.acls)  # a process edge: see load_state
     return authorizer
@@ -152,7 +158,13 @@ def who_can_command(
     (op,) = _usage(lambda: parse_operations([operation]))
     _checked_host(host)
     authorizer = _authorizer(
-        data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
+        data_dir,
+        at_offset,
+        at_time,
+        source_format,
+        super_users,
+        allow_everyone_if_no_acl_found,
+        json_output,
     )
     result = who_can(authorizer, op, resource_type, name, host)
     if json_output:
@@ -229,7 +241,13 @@ def reach_command(
     _usage(lambda: check_caller_principal(principal, "--principal"))
     _checked_host(host)
     authorizer = _authorizer(
-        data_dir, at_offset, at_time, source_format, super_users, allow_everyone_if_no_acl_found
+        data_dir,
+        at_offset,
+        at_time,
+        source_format,
+        super_users,
+        allow_everyone_if_no_acl_found,
+        json_output,
     )
     result = reach(authorizer, principal, host, types, names)
     if json_output:

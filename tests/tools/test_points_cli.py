@@ -139,3 +139,26 @@ def test_a_time_in_the_future_says_the_state_is_the_latest(data_dir: Path) -> No
         "as of offset 17" in result.stderr
     )
     assert result.stdout == run_main("replay", "--data-dir", str(data_dir)).stdout
+
+
+def test_answers_about_a_past_point_say_which_state_first(tmp_path: Path) -> None:
+    data = ("--data-dir", str(tmp_path / "d"))
+    added = run_main("acls", "add", *data, "--allow-principal", "User:a", "--operation", "Read",
+                     "--topic", "t")  # fmt: skip
+    assert added.code == 0, added.stderr
+    at_start = ("--at-offset", "0")
+    asks = [
+        ("explain", "--principal", "User:a", "--host", "1.1.1.1", "--operation", "Read",
+         "--topic", "t"),
+        ("who-can", "--operation", "Read", "--topic", "t"),
+        ("reach", "--principal", "User:a"),
+    ]  # fmt: skip
+    for ask in asks:
+        past = run_main(*ask, *data, *at_start).stdout.splitlines()
+        assert past[0].startswith("as of state at offset 0 (epoch 1, "), (ask, past)
+        now = run_main(*ask, *data).stdout
+        assert not now.startswith("as of"), (ask, now)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    shown = run_main("replay", "--data-dir", str(empty)).stdout
+    assert shown.startswith("the empty state (no record yet)"), shown
