@@ -38,16 +38,33 @@ def compose(path: str, text: str) -> Node:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else 1
-        hint = ""
-        if "expected alphabetic or numeric character" in str(error.problem):
-            hint = ' (a bare * starts a YAML alias: quote it, as in host: "*")'
-        message = f"{path}:{line}: not valid YAML: {error.problem}{hint}"
+        column = f", column {mark.column + 1}" if mark is not None else ""
+        message = f"{path}:{line}: not valid YAML{column}: {error.problem}{_hint(error.problem)}"
         raise DesiredStateError([message]) from None
     except yaml.YAMLError as error:
         raise DesiredStateError([f"{path}: not valid YAML: {error}"]) from None
     if node is None:
         raise DesiredStateError([f"{path}:1: the file is empty; see docs/as-code.md"])
     return node
+
+
+INDENT_HINT = (
+    " (check this line's indentation: the keys of one entry line up under each other, "
+    "and a list item's keys start two spaces after its '- ')"
+)
+_HINTS = {
+    "expected alphabetic or numeric character": " (a bare * starts a YAML alias: quote it, as "
+    'in host: "*")',
+    "expected <block end>": INDENT_HINT,
+    "mapping values are not allowed here": INDENT_HINT,
+    "did not find expected key": INDENT_HINT,
+    "did not find expected '-' indicator": INDENT_HINT,
+}
+"""What a person should do about PyYAML's messages, which name the parser's state instead."""
+
+
+def _hint(problem: str | None) -> str:
+    return next((hint for start, hint in _HINTS.items() if str(problem).startswith(start)), "")
 
 
 def line_of(node: Node) -> int:

@@ -9,6 +9,7 @@ import pytest
 
 from aclog.controller import DEFAULT_ITERATIONS
 from aclog.desired import DesiredStateError, load_desired, read_passwords
+from aclog.desired.nodes import INDENT_HINT
 from aclog.desired.roles import Roles, role_grants
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from tests.tools.harness import run_main
@@ -124,14 +125,22 @@ def test_passwords_come_from_the_environment_or_a_file(
         ),
         (
             "owns: all\nacls: [\n",
-            ["3: not valid YAML: expected the node content, but found '<stream end>'"],
+            ["3: not valid YAML, column 1: expected the node content, but found '<stream end>'"],
+        ),
+        (
+            "owns: all\nacls:\n  - principal: User:a\n    resource_name: t\n   operations: [r]\n",
+            [
+                "5: not valid YAML, column 4: expected <block end>, but found "
+                f"'<block mapping start>'{INDENT_HINT}"
+            ],
         ),
         ("acls: []\n", ["1: the file needs 'owns'"]),
         (
             "owns: all\nacls:\n  - {resource_type: topic, resource_name: t, principal: User:a,"
             " host: *}\n",
             [
-                "3: not valid YAML: expected alphabetic or numeric character, but found '}' "
+                "3: not valid YAML, column 72: expected alphabetic or numeric character, but "
+                "found '}' "
                 '(a bare * starts a YAML alias: quote it, as in host: "*")'
             ],
         ),
