@@ -22,7 +22,7 @@ from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.authorizer import Authorizer
 from aclog.authorizer.config import parse_allow_everyone, parse_super_users
 from aclog.authorizer.decide import skipped_characters
-from aclog.authorizer.findings import LintReport, Severity
+from aclog.authorizer.findings import Finding, LintReport, Severity
 from aclog.authorizer.host_answers import ANY_HOST, HostAnswer
 from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
 from aclog.authorizer.impact import ANY_OTHER_HOST, impact_of_adding
@@ -57,6 +57,7 @@ __all__ = [
     "Glob",
     "GlobSyntaxError",
     "HostAnswer",
+    "Finding",
     "LintReport",
     "PrincipalAccess",
     "Question",

@@ -29,6 +29,8 @@ from aclog.controller.scram_manager import (
 )
 from aclog.controller.validation import (
     CLUSTER_NAME,
+    MAX_ITERATIONS,
+    MIN_ITERATIONS,
     cluster_pattern_error,
     creation_error,
     host_error,
@@ -38,6 +40,8 @@ from aclog.controller.validation import (
 from aclog.controller.writer import MetadataWriter
 
 __all__ = [
+    "MAX_ITERATIONS",
+    "MIN_ITERATIONS",
     "CLUSTER_NAME",
     "DEFAULT_ELECTION_TIMEOUT_MS",
     "DEFAULT_HEARTBEAT_MS",

@@ -270,6 +270,13 @@ def lint_command(
         str | None,
         typer.Option(help="Exit 1 when a finding this severe or worse exists: info|warning|error."),
     ] = None,
+    show: Annotated[
+        str,
+        typer.Option(help="List findings this severe or worse: info|warning|error (text only)."),
+    ] = "info",
+    every: Annotated[
+        bool, typer.Option("--all", help="List every finding of a large group (text only).")
+    ] = False,
     at_offset: AtOffset = None,
     at_time: AtTime = None,
     source_format: SourceFormat = "auto",
@@ -278,6 +285,7 @@ def lint_command(
     """Hygiene findings: redundant ACLs, ALLOWs a DENY overrides, risky grants, weak or stale
     SCRAM credentials; each with a kind, a severity and the ACLs or user concerned."""
     threshold = None if fail_on is None else _usage(lambda: Severity.parse(fail_on))
+    least = _usage(lambda: Severity.parse(show))
     kraft = is_kraft(data_dir, source_format)
     require_log(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
@@ -289,7 +297,7 @@ def lint_command(
     if json_output:
         print_json(report.to_dict())
     else:
-        show_lint(report)
+        show_lint(report, least, every)
     if threshold is not None and report.at_least(threshold):
         raise typer.Exit(EXIT_FAILURE)
 

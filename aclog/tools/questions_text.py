@@ -9,11 +9,13 @@ named hosts, and ``from H`` for a named host.
 from __future__ import annotations
 
 from aclog.authorizer import (
+    Finding,
     HostAnswer,
     LintReport,
     PrincipalAccess,
     Reach,
     Reachable,
+    Severity,
     WhoCan,
     describe_pattern,
     short_acl,
@@ -93,12 +95,28 @@ def _reachable(entry: Reachable) -> None:
         print_line(f"    except {where}: {taken} denied by {short_acl(acl)}")
 
 
-def show_lint(report: LintReport) -> None:
-    """One line per finding, most severe first, then the counts."""
-    width = max((len(f.kind) for f in report.findings), default=0)
-    for finding in report.findings:
-        severity = finding.severity.value.upper()
-        print_line(f"{severity:<7}  {finding.kind:<{width}}  {finding.message}")
+GROUP_SHOWN = 5
+"""Of a kind with more than :data:`GROUP_LIMIT` findings, the text lists this many, then a count
+(role shortcuts alone can make tens of thousands of alike INFO findings)."""
+GROUP_LIMIT = 20
+
+
+def show_lint(report: LintReport, least: Severity = Severity.INFO, every: bool = False) -> None:
+    """One line per finding of ``least`` severity or worse, most severe first, a large group of
+    one kind cut to its first lines and a count unless ``every``; then the counts of all."""
+    shown = report.at_least(least)
+    width = max((len(f.kind) for f in shown), default=0)
+    groups: dict[tuple[Severity, str], list[Finding]] = {}
+    for finding in shown:
+        groups.setdefault((finding.severity, finding.kind), []).append(finding)
+    for (severity, kind), findings in groups.items():
+        cut = not every and len(findings) > GROUP_LIMIT
+        for finding in findings[:GROUP_SHOWN] if cut else findings:
+            print_line(f"{severity.value.upper():<7}  {kind:<{width}}  {finding.message}")
+        if cut:
+            more = len(findings) - GROUP_SHOWN
+            print_line(f"{'':<7}  {'':<{width}}  … and {more:,} more {kind} ({severity.value}); "
+                       "--all lists every one")  # fmt: skip
     counts = report.counts()
     summary = ", ".join(
         _plural(counts[s], s) if s != "info" else f"{counts[s]} info"
@@ -109,6 +127,9 @@ def show_lint(report: LintReport) -> None:
         f"{_plural(report.credentials_checked, 'SCRAM credential')} checked"
     )
     print_line(f"{checked}: {summary}" if report.findings else f"{checked}: no findings")
+    hidden = len(report.findings) - len(shown)
+    if hidden:
+        print_line(f"({hidden:,} below {least.value} not listed: --show info lists them)")
 
 
 def _plural(count: int, noun: str) -> str:

@@ -17,13 +17,14 @@ import typer
 from aclog.acl import ApiError
 from aclog.controller import (
     DEFAULT_ITERATIONS,
+    MAX_ITERATIONS,
+    MIN_ITERATIONS,
     ScramAlterResult,
     ScramDeletion,
     ScramUpsertion,
     scram_upsertion_error,
     upsertion_for_password,
 )
-from aclog.controller.validation import MAX_ITERATIONS, MIN_ITERATIONS
 from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.kraft import is_kraft_path
 from aclog.records import ScramMechanism

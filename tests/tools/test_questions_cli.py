@@ -20,6 +20,7 @@ from aclog.authorizer.who_can import who_can
 from aclog.controller.controller import replay_log
 from aclog.records import AclOperation, ResourceType
 from aclog.tools.main import app
+from tests.tools.harness import run_main
 
 runner = CliRunner()
 
@@ -302,3 +303,22 @@ def test_a_question_about_an_empty_name_is_refused(data_dir: Path, question: tup
     result = _run(*question, "--data-dir", str(data_dir), "--topic", "")
     assert result.exit_code == 2 and result.stdout == ""
     assert "--topic: the resource name is empty" in result.stderr
+
+
+def test_lint_text_groups_a_flood_and_filters_by_severity(tmp_path: Path) -> None:
+    """Role shortcuts make one redundant DESCRIBE per topic: the text lists a few and counts the
+    rest; --all lists them all, --show warning none, and --json always has every finding."""
+    data = ("--data-dir", str(tmp_path / "d"))
+    topics = [arg for i in range(30) for arg in ("--topic", f"t{i}")]
+    made = run_main("acls", "add", *data, "--allow-principal", "User:c", "--consumer", *topics,
+                    "--group", "g")  # fmt: skip
+    assert made.code == 0, made.stderr
+    lines = run_main("lint", *data).stdout.splitlines()
+    assert len([line for line in lines if line.startswith("INFO")]) == 5
+    assert "… and 25 more redundant_acl (info); --all lists every one" in lines[5]
+    every = run_main("lint", *data, "--all").stdout.splitlines()
+    assert len([line for line in every if line.startswith("INFO")]) == 30
+    quiet = run_main("lint", *data, "--show", "warning").stdout.splitlines()
+    assert quiet[-1] == "(30 below warning not listed: --show info lists them)"
+    findings = json.loads(run_main("lint", *data, "--json").stdout)["findings"]
+    assert len(findings) == 30
