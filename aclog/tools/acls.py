@@ -31,7 +31,9 @@ AllowPrincipal = Annotated[Many, typer.Option("--allow-principal", help="Type:na
 DenyPrincipal = Annotated[Many, typer.Option("--deny-principal", help="Type:name to deny.")]
 AllowHost = Annotated[Many, typer.Option("--allow-host", help="Host to allow (default *).")]
 DenyHost = Annotated[Many, typer.Option("--deny-host", help="Host to deny (default *).")]
-Operation = Annotated[Many, typer.Option("--operation", help="Read, Write, DescribeConfigs…")]
+Operation = Annotated[
+    Many, typer.Option("--operation", help="Read, Write, DescribeConfigs, ... (repeatable).")
+]
 Topic = Annotated[Many, typer.Option("--topic", help="Topic name or pattern.")]
 Group = Annotated[Many, typer.Option("--group", help="Consumer group name or pattern.")]
 Cluster = Annotated[bool, typer.Option("--cluster", help="The cluster resource.")]

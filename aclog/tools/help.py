@@ -8,6 +8,8 @@ of sub-groups): a flag gets no label, a value ``N``, ``PATH``, ``TEXT`` (or its 
 range reads ``0 or more``; single line breaks inside a help paragraph become spaces; a command
 without an epilog gets :func:`exit_codes`. Typer's classes have no hook for the labels, so the
 two label methods are replaced on each parameter object of this CLI (not on Typer's classes).
+Typer's help tables cut long option names with an ellipsis; :class:`_WholeNamesTable` keeps them
+whole.
 
 Typer's context and command types live in its private ``typer._click``, so they are typed
 ``Any`` here.
@@ -22,6 +24,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import typer.rich_utils
+from rich.console import Group
+from rich.table import Table
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 EXIT_FAILURE_MEANS = "a domain failure (a rejected item, a corrupt log, a failed check)"
@@ -34,6 +39,30 @@ def exit_codes(failure: str = EXIT_FAILURE_MEANS) -> str:
 
 _LABELS = {"int": "N", "float": "NUMBER", "str": "TEXT", "path": "PATH", "uuid": "UUID"}
 _TIDY = "_aclog_help_tidy"
+
+
+class _WholeNamesTable(Table):
+    """Typer's help table whose columns but the last never wrap or cut: an option name such as
+    ``--allow-everyone-if-no-acl-found`` stays whole (and copyable) on an 80-column screen,
+    and the help text beside it wraps instead, a word too long for its column folding onto the
+    next line rather than losing its end."""
+
+    def add_row(self, *renderables: Any, **options: Any) -> None:
+        super().add_row(*renderables, **options)
+        for column in self.columns[:-1]:
+            column.no_wrap = True
+        self.columns[-1].overflow = "fold"  # a long word (a Kafka setting) breaks, never cut
+
+
+def _stacked(items: list[Any]) -> Group:
+    """An option's help, default and env var one under another: Typer's ``Columns`` puts them
+    side by side and cuts a long word (``'User:admin;User:ops'``) with an ellipsis."""
+    return Group(*items)
+
+
+# Typer has no hook for either: its module-level names are what its help renderer calls.
+setattr(typer.rich_utils, "Table", _WholeNamesTable)  # noqa: B010
+setattr(typer.rich_utils, "Columns", _stacked)  # noqa: B010
 
 
 class HelpGroup(TyperGroup):

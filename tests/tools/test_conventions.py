@@ -195,3 +195,15 @@ def test_flags_win_over_the_environment_and_two_targets_there_are_refused(
     both = runner.invoke(app, ["acls", "list"], env={**env, "ACLOG_DATA_DIR": str(data_dir)})
     assert both.exit_code == 2
     assert "both ACLOG_DATA_DIR and ACLOG_BOOTSTRAP_SERVER are set" in both.stderr
+
+
+def test_help_keeps_every_option_name_whole_at_80_columns() -> None:
+    """Option names and the words of their help are never cut with an ellipsis, so they can be
+    copied from an 80-column terminal (a long word folds onto the next line instead)."""
+    for path, command in _commands(typer.main.get_command(app)):
+        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
+        assert shown.exit_code == 0, (path, shown.output)
+        assert "…" not in shown.stdout, (path, shown.stdout)
+        names = [o for p in command.params for o in getattr(p, "opts", ()) if o.startswith("--")]
+        missing = [name for name in names if name not in shown.stdout]
+        assert missing == [], (path, missing)
