@@ -3,6 +3,10 @@ the whole log gives the same state as the newest snapshot plus the log after it.
 (which the next writer would quarantine and cut) is a problem too; quarantined files, files
 others may read, and a missing or unreadable recovery point are listed as warnings.
 
+A writer may append while a verify runs (reads take no lock). The first pass, which checks
+every batch, fixes the point verified: the last whole batch it read. Both replays stop there,
+so they compare the same prefix of the log however much was appended between them.
+
 Thread-safe (no shared state). Cost: two replays of the log plus a read of every snapshot.
 """
 
@@ -66,10 +70,12 @@ def verify_directory(directory: Path, on_progress: OnProgress | None = None) -> 
     """Check everything in ``directory``; problems go into the report, nothing raises."""
     report = VerifyReport()
     torn: list[str] = []
+    last = -1  # the point verified: the last offset of the last whole batch read
     try:
         for batch in read_batches(directory, strict=True):
             report.batches += 1
             report.records += len(batch.values)
+            last = batch.last_offset
             if on_progress is not None:
                 on_progress(batch.last_offset, _CHECKING)
     except TornTailError as error:
@@ -83,7 +89,7 @@ def verify_directory(directory: Path, on_progress: OnProgress | None = None) -> 
         except SnapshotError as error:
             report.problems.append(str(error))
     if not report.problems:  # a torn tail is not replayed: compare the rest
-        _compare_replays(directory, report, on_progress)
+        _compare_replays(directory, report, on_progress, last)
     report.problems += torn
     _storage_warnings(directory, report)
     return report
@@ -109,9 +115,10 @@ def _storage_warnings(directory: Path, report: VerifyReport) -> None:
 
 
 def _replays(
-    directory: Path, on_progress: OnProgress | None, *, kraft: bool = False
+    directory: Path, on_progress: OnProgress | None, last: int, *, kraft: bool = False
 ) -> tuple[MetadataImage, MetadataImage, list[str]]:
-    """(the full replay, snapshot + tail, the warnings of choosing the snapshot)."""
+    """(the full replay, snapshot + tail, the warnings of choosing the snapshot), both as of
+    offset ``last`` (whatever a writer appended after the first pass is left out of both)."""
 
     def told(what: str) -> Callable[[Any], None] | None:
         if on_progress is None:
@@ -119,16 +126,22 @@ def _replays(
         return lambda batch: on_progress(batch.last_offset, what)
 
     full = rebuild_image(
-        directory, use_snapshots=False, on_batch=told("full replay"), kraft=kraft
+        directory, at_offset=last, use_snapshots=False, on_batch=told("full replay"), kraft=kraft
     ).image
     warnings: list[str] = []
     fast = rebuild_image(
-        directory, on_warning=warnings.append, on_batch=told("snapshot + tail replay"), kraft=kraft
+        directory,
+        at_offset=last,
+        on_warning=warnings.append,
+        on_batch=told("snapshot + tail replay"),
+        kraft=kraft,
     ).image
     return full, fast, warnings
 
 
-def _compare_replays(directory: Path, report: VerifyReport, on_progress: OnProgress | None) -> None:
+def _compare_replays(
+    directory: Path, report: VerifyReport, on_progress: OnProgress | None, last: int
+) -> None:
     segments = list_segments(directory)
     if segments and segments[0][0] > 0:
         report.problems.append(
@@ -137,7 +150,7 @@ def _compare_replays(directory: Path, report: VerifyReport, on_progress: OnProgr
         )
         return
     try:
-        full, fast, warnings = _replays(directory, on_progress)
+        full, fast, warnings = _replays(directory, on_progress, last)
     except (RebuildError, ValueError) as error:
         report.problems.append(f"replay failed: {error}")
         return
@@ -157,10 +170,12 @@ def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = Non
     newest checkpoint + tail must hold the same ACLs and credentials as a full replay (KRaft
     snapshots list ACLs in their own order, so order is not compared)."""
     report = VerifyReport()
+    last = -1  # the point verified, as in verify_directory: Kafka appends meanwhile
     try:
         for batch in read_kraft(directory, on_tail=partial(_judge_kraft_tail, report)):
             report.batches += 1
             report.records += batch.record_count
+            last = batch.last_offset
             if on_progress is not None:
                 on_progress(batch.last_offset, _CHECKING)
     except KraftError as error:
@@ -177,7 +192,7 @@ def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = Non
     if segments and segments[0][0] > 0:
         return report  # Kafka deleted the segments below its snapshots: nothing to compare
     try:
-        full, fast, warnings = _replays(directory, on_progress, kraft=True)
+        full, fast, warnings = _replays(directory, on_progress, last, kraft=True)
     except (RebuildError, ReplayError, ValueError) as error:
         report.problems.append(f"replay failed: {error}")
         return report
