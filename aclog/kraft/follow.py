@@ -223,13 +223,22 @@ class KraftFollow:
         context = import_context(self.origin, timestamp, position)
         values = encode_many([context, *records])
         result = log.append(values, checkpoint.epoch, timestamp_ms=timestamp)
-        self.on_append(Appended(position, result, records))
+        self._count(Appended(position, result, records))
         self.log(
             f"KRaft offsets {needed}..{checkpoint.last_offset} were deleted before they were "
             f"read; recorded their net effect from {checkpoint.path.name} ({len(records)} "
             "records) as one batch"
         )
         return checkpoint.end_offset
+
+    def _count(self, appended: Appended) -> None:
+        """Put the reconciled batch in the report, as import_batch does the others."""
+        report, records = self.report, appended.records
+        report.batches_written += 1
+        report.records_written += len(records)
+        report.records_by_type.update(type(r).__name__ for r in records)
+        report.reconciled = appended.to_dict()
+        self.on_append(appended)
 
     def _finish_snapshot(self, log: SegmentedLog, position: SnapshotPosition) -> int:
         """Write the rest of a snapshot an interrupted import began; its end offset."""

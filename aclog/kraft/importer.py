@@ -39,7 +39,8 @@ from aclog.records import NoOpRecord, Record, encode_many
 
 @dataclass
 class ImportReport:
-    """What an import read and wrote."""
+    """What an import (or a follow) read and wrote; every aclog batch written is counted,
+    a follow's reconciled batch too (also described on its own in ``reconciled``)."""
 
     source: Path
     data_dir: Path
@@ -54,6 +55,7 @@ class ImportReport:
     skipped: Counter[str] = field(default_factory=Counter)
     skipped_control: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    reconciled: dict[str, Any] | None = None  # a follow's --reconcile batch, as its JSON line
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` form."""
@@ -71,6 +73,7 @@ class ImportReport:
             "skipped": dict(sorted(self.skipped.items())),
             "skipped_control": dict(sorted(self.skipped_control.items())),
             "warnings": self.warnings,
+            "reconciled": self.reconciled,
         }
 
 

@@ -24,10 +24,23 @@ from aclog.desired import FollowLoop, FollowReport, ReadError
 from aclog.remote import RemoteAdmin, RemoteError
 from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_json, print_line
-from aclog.tools.remote import BootstrapServer, CommandConfig, RemoteTarget, choose_target
+from aclog.tools.remote import CommandConfig, RemoteTarget, choose_target
 from aclog.tools.writing import open_controller
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+# Not the shared BootstrapServer option: there --bootstrap-server replaces --data-dir, here the
+# cluster is read and --data-dir is where its history goes, so the help must say both are given.
+FollowedCluster = Annotated[
+    str | None,
+    typer.Option(
+        "--bootstrap-server",
+        metavar="HOST:PORT",
+        help="The cluster to follow, read through its admin API (default "
+        "$ACLOG_BOOTSTRAP_SERVER); every change observed there is recorded in --data-dir, which "
+        "is required too.",
+    ),
+]
 
 
 def parse_interval(text: str) -> float:
@@ -41,7 +54,7 @@ def parse_interval(text: str) -> float:
 @app.command("follow")
 def follow_command(
     data_dir: DataDir,
-    bootstrap_server: BootstrapServer = None,
+    bootstrap_server: FollowedCluster = None,
     command_config: CommandConfig = None,
     interval: Annotated[
         str, typer.Option("--interval", help="Time between polls: 30s, 500ms, 2m...")

@@ -162,6 +162,14 @@ def _print_report(report: ImportReport) -> None:
     )
     for name, count in sorted(report.records_by_type.items()):
         print_line(f"  {count:>8}  {name}")
+    reconciled = report.reconciled
+    if reconciled is not None:
+        first, last = reconciled["aclog_offsets"]
+        print_line(
+            f"reconciled KRaft offsets from {reconciled['reconciled_from']} with "
+            f"{reconciled['kraft_snapshot']}: {reconciled['records']} records as one batch "
+            f"(aclog {first}..{last})"
+        )
     skipped = sum(report.skipped.values())
     if skipped:
         kinds = ", ".join(f"{name} {n}" for name, n in report.skipped.most_common())
