@@ -18,8 +18,7 @@ from typing import Any
 
 from aclog.records import RequestContextRecord
 from aclog.replay.stream import read_decoded
-from tests.kraft.layout import acl
-from tests.kraft.live import LiveKraft, remove
+from tests.kraft.live import LiveKraft, acl, remove
 from tests.tools.harness import run_main
 from tests.wire.harness import REPO
 

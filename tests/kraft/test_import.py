@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 import aclog.tools.kraft_import  # noqa: F401  (registers the command until main.py does)
+from aclog.controller import RecordAdmission
 from aclog.image.metadata import MetadataImage
 from aclog.image.metadata_delta import MetadataDelta
 from aclog.image.provenance import MetadataProvenance
@@ -246,7 +247,8 @@ def test_the_json_report_is_the_library_report_with_skipped_types_by_name(
             "TopicRecord": 1,
         }
     )
-    library = import_kraft(layout.directory, tmp_path / "library").to_dict()
+    admission = RecordAdmission(MetadataImage.EMPTY)
+    library = import_kraft(layout.directory, tmp_path / "library", admission=admission).to_dict()
     for report in (printed, library):
         report.pop("data_dir")
     assert printed == library
