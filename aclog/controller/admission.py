@@ -43,12 +43,13 @@ from aclog.replay import rebuild_image
 _INVALID = Errors.INVALID_REQUEST
 
 
-def rule_error(record: Record) -> ApiError | None:
-    """The controller's rule a record breaks on its own (no state needed), or ``None``."""
+def rule_error(record: Record, *, observed: bool = False) -> ApiError | None:
+    """The controller's rule a record breaks on its own (no state needed), or ``None``
+    (``observed``: see :func:`~aclog.controller.validation.scram_record_error`)."""
     if isinstance(record, AccessControlEntryRecord):
         return creation_error(record.binding)
     if isinstance(record, UserScramCredentialRecord):
-        return scram_record_error(record)
+        return scram_record_error(record, observed=observed)
     if isinstance(record, RemoveUserScramCredentialRecord):
         return scram_user_error(record.name, record.mechanism)
     return None
@@ -65,6 +66,7 @@ class RecordAdmission:
     """Admits source records onto ``image`` (the state of the log they go to)."""
 
     image: MetadataImage
+    observed: bool = False  # records aclog follow observed: credentials without salt or keys
     kept_out_acls: dict[uuid.UUID, str] = field(default_factory=dict)  # id -> where it was
 
     @classmethod
@@ -85,7 +87,7 @@ class RecordAdmission:
         """The verdict on one batch (see :class:`aclog.kraft.admission.Admission`)."""
         refused: dict[int, Rejected] = {}
         for i, (offset, record) in enumerate(records):
-            error = rule_error(record)
+            error = rule_error(record, observed=self.observed)
             if error is not None:
                 refused[i] = _rejected(offset, record, error, snapshot, first_index + i)
         while True:  # a refusal can fell other records (a user's, a removal): decide again

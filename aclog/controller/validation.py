@@ -188,22 +188,28 @@ def scram_deletion_error(image: ScramImage, deletion: ScramDeletion) -> ApiError
     return None
 
 
-def scram_credential_error(
-    name: str, mechanism: ScramMechanism, iterations: int, salt: bytes
-) -> ApiError | None:
-    """What every stored credential meets, whatever asked for it (§10.1 rules 4, 5, 7), then
-    aclog's non-empty salt (DESIGN.md §3; Kafka stores an empty salt)."""
+def scram_settings_error(name: str, mechanism: ScramMechanism, iterations: int) -> ApiError | None:
+    """What every stored credential's user, mechanism and iterations meet, whatever asked for
+    it (§10.1 rules 4, 5, 7)."""
     error = scram_user_error(name, mechanism)
     if error is not None:
         return error
-    unacceptable = Errors.UNACCEPTABLE_CREDENTIAL
     if iterations < MIN_ITERATIONS:
-        return ApiError(unacceptable, "Too few iterations")
+        return ApiError(Errors.UNACCEPTABLE_CREDENTIAL, "Too few iterations")
     if iterations > MAX_ITERATIONS:
-        return ApiError(unacceptable, "Too many iterations")
-    if not salt:
-        return ApiError(unacceptable, "Salt must not be empty")
+        return ApiError(Errors.UNACCEPTABLE_CREDENTIAL, "Too many iterations")
     return None
+
+
+def scram_credential_error(
+    name: str, mechanism: ScramMechanism, iterations: int, salt: bytes
+) -> ApiError | None:
+    """:func:`scram_settings_error`, then aclog's non-empty salt (DESIGN.md §3; Kafka stores an
+    empty salt)."""
+    error = scram_settings_error(name, mechanism, iterations)
+    if error is None and not salt:
+        return ApiError(Errors.UNACCEPTABLE_CREDENTIAL, "Salt must not be empty")
+    return error
 
 
 def scram_upsertion_error(upsertion: ScramUpsertion) -> ApiError | None:
@@ -222,10 +228,23 @@ def scram_upsertion_error(upsertion: ScramUpsertion) -> ApiError | None:
 _KEY_SIZES = {ScramMechanism.SCRAM_SHA_256: 32, ScramMechanism.SCRAM_SHA_512: 64}
 
 
-def scram_record_error(record: UserScramCredentialRecord) -> ApiError | None:
+def scram_record_error(
+    record: UserScramCredentialRecord, *, observed: bool = False
+) -> ApiError | None:
     """A credential record that did not come through :func:`scram_upsertion_error` (an import):
     the same credential rules, and StoredKey and ServerKey of the mechanism's digest size, as
-    keys derived from a salted password are (the record holds no salted password to check)."""
+    keys derived from a salted password are (the record holds no salted password to check).
+
+    ``observed``: a credential ``aclog follow`` saw through the admin API, which shows its
+    mechanism and iterations but never its salt or keys. Its settings meet the same rules; its
+    salt and keys must be empty (so no login can ever succeed against it)."""
+    if observed:
+        error = scram_settings_error(record.name, record.mechanism, record.iterations)
+        if error is None and (record.salt or record.stored_key or record.server_key):
+            return ApiError(
+                Errors.UNACCEPTABLE_CREDENTIAL, "An observed credential holds no salt or keys"
+            )
+        return error
     error = scram_credential_error(record.name, record.mechanism, record.iterations, record.salt)
     if error is not None:
         return error

@@ -39,10 +39,11 @@ class Rejected:
 
     def describe(self) -> str:
         """One line for stderr (salts and keys redacted)."""
-        return (
-            f"kept out {type(self.record).__name__} at {self.where()}: {self.error}: "
-            f"{self.reason} ({record_to_dict(self.record)})"
-        )
+        return f"kept out {type(self.record).__name__} at {self.where()}: {self.why()}"
+
+    def why(self) -> str:
+        """The error, the reason and the record (salts and keys redacted)."""
+        return f"{self.error}: {self.reason} ({record_to_dict(self.record)})"
 
     def to_dict(self) -> dict[str, object]:
         """The ``--json`` form (salts and keys redacted)."""

@@ -23,7 +23,15 @@ import typer
 from aclog.desired import FollowLoop, FollowReport, ReadError
 from aclog.remote import RemoteAdmin, RemoteError
 from aclog.tools.common import DataDir, JsonFlag
-from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_json, print_line
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_IO,
+    EXIT_USAGE,
+    app,
+    fail,
+    print_json,
+    print_line,
+)
 from aclog.tools.remote import CommandConfig, RemoteTarget, choose_target
 from aclog.tools.writing import open_controller
 
@@ -85,6 +93,12 @@ def follow_command(
     # A directory this command created and then recorded nothing in is removed on the way
     # out (open_controller): it has no end to report.
     _show_stop(target.bootstrap, data_dir, report, end, json_output)
+    if report.polls and report.rejected:
+        fail(
+            f"{len(report.rejected)} observed ACLs or credentials broke aclog's rules and were "
+            f"kept out of {data_dir} (see above); everything else was recorded",
+            EXIT_FAILURE,
+        )
     if report.polls == 0:
         fail(
             f"stopped without ever reaching {target.bootstrap}: nothing was observed or "
@@ -106,6 +120,7 @@ def _show_stop(
                 "polls": report.polls,
                 "polls_recorded": report.recorded,
                 "log_end": end if kept else None,
+                "rejected": [r.to_dict() for r in report.rejected],
             }
         )
     elif kept:
