@@ -76,6 +76,7 @@ from aclog.kraft.position import (
     BatchPosition,
     SnapshotPosition,
     import_context,
+    opening_context,
     position_of,
 )
 from aclog.kraft.reconciled import append_reconciled
@@ -84,7 +85,7 @@ from aclog.kraft.tail import KraftTail
 from aclog.kraft.tail_errors import REIMPORT, KraftRolledError
 from aclog.log import SegmentedLog, list_segments
 from aclog.log.appends import MAX_BATCH_RECORDS
-from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode, encode_many
+from aclog.records import Record, encode_many
 from aclog.records.warning import ignore_warning
 
 
@@ -176,7 +177,7 @@ class KraftFollow:
 
     def _resume(self, log: SegmentedLog) -> KraftTail:
         last = list(log.read(log.end_offset - 1))[-1]
-        context = _context(last.values[0])
+        context = opening_context(last.values[0])
         position = position_of(context)
         if context is None or position is None:
             raise ImportTargetError(
@@ -296,12 +297,3 @@ class KraftFollow:
         for each in appended:
             self._told(each)
         self._unwritten = None if appended or batch.from_checkpoint else batch
-
-
-def _context(value: bytes) -> RequestContextRecord | None:
-    """The request context a batch opens with, if its first record is one."""
-    try:
-        record = decode(value)
-    except RecordDecodeError:
-        return None
-    return record if isinstance(record, RequestContextRecord) else None

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aclog.kraft.admission import Admission, Rejected
+from aclog.kraft.admission import Admission, Admitted, Rejected
 from aclog.kraft.appended import Appended
 from aclog.kraft.batch import KraftBatch
 from aclog.kraft.checkpoint import CheckpointInfo, checkpoint_batch
@@ -203,18 +203,32 @@ def import_batch(
         verdict = admission.admit(
             chunk, atomic=not batch.from_checkpoint, snapshot=snapshot, first_index=start
         )
-        report.rejected += verdict.rejected
         # The position covers the records read, kept or not: a batch whose records were all
         # kept out still records that it was read, so a resume neither repeats nor skips it.
         position = _position(batch, start, len(chunk), len(records))
-        context = import_context(origin, batch.timestamp_ms, position)
-        values = encode_many([context, *verdict.kept])
-        result = log.append(values, batch.epoch, timestamp_ms=batch.timestamp_ms, fsync=fsync)
-        report.batches_written += 1
-        report.records_written += len(verdict.kept)
-        report.records_by_type.update(type(r).__name__ for r in verdict.kept)
-        appended.append(Appended(position, result, verdict.kept, verdict.rejected))
+        appended.append(_append(log, origin, batch, position, verdict, report, fsync=fsync))
     return appended
+
+
+def _append(
+    log: SegmentedLog,
+    origin: Path,
+    batch: KraftBatch,
+    position: Position,
+    verdict: Admitted,
+    report: ImportReport,
+    *,
+    fsync: bool,
+) -> Appended:
+    """Append what ``verdict`` kept, led by the request context naming ``position``."""
+    context = import_context(origin, batch.timestamp_ms, position)
+    values = encode_many([context, *verdict.kept])
+    result = log.append(values, batch.epoch, timestamp_ms=batch.timestamp_ms, fsync=fsync)
+    report.batches_written += 1
+    report.records_written += len(verdict.kept)
+    report.records_by_type.update(type(r).__name__ for r in verdict.kept)
+    report.rejected += verdict.rejected
+    return Appended(position, result, verdict.kept, verdict.rejected)
 
 
 def _position(batch: KraftBatch, start: int, count: int, total: int) -> Position:

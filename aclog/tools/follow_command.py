@@ -93,17 +93,22 @@ def follow_command(
     # A directory this command created and then recorded nothing in is removed on the way
     # out (open_controller): it has no end to report.
     _show_stop(target.bootstrap, data_dir, report, end, json_output)
-    if report.polls and report.rejected:
-        fail(
-            f"{len(report.rejected)} observed ACLs or credentials broke aclog's rules and were "
-            f"kept out of {data_dir} (see above); everything else was recorded",
-            EXIT_FAILURE,
-        )
+    _fail_for_rejected(report, data_dir)
     if report.polls == 0:
         fail(
             f"stopped without ever reaching {target.bootstrap}: nothing was observed or "
             "recorded; check the address and --command-config (see the errors above)",
             EXIT_IO,
+        )
+
+
+def _fail_for_rejected(report: FollowReport, data_dir: Path) -> None:
+    """Exit 1 (a rejected item) when an observed change was kept out."""
+    if report.polls and report.rejected:
+        fail(
+            f"{len(report.rejected)} observed ACLs or credentials broke aclog's rules and were "
+            f"kept out of {data_dir} (see above); everything else was recorded",
+            EXIT_FAILURE,
         )
 
 
