@@ -62,6 +62,12 @@ class Follower:
             raise
 
 
+def expected_exit(report: dict[str, Any]) -> int:
+    """The exit code an import or follow owes: 1 when the broker's history (shared by the
+    session's tests) held a record aclog's rules keep out, such as a host-name ACL, else 0."""
+    return 1 if report["rejected"] else 0
+
+
 def eventually(check: Callable[[], bool], timeout: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
