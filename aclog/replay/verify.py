@@ -5,13 +5,16 @@ others may read, and a missing or unreadable recovery point are listed as warnin
 
 A writer may append while a verify runs (reads take no lock). The first pass, which checks
 every batch, fixes the point verified: the last whole batch it read. Both replays stop there,
-so they compare the same prefix of the log however much was appended between them.
+so they compare the same prefix of the log however much was appended between them. A torn
+tail is read again after :data:`SETTLE_S` before it counts: a writer's append caught half-way
+has completed by then.
 
 Thread-safe (no shared state). Cost: two replays of the log plus a read of every snapshot.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -69,19 +72,11 @@ OnProgress = Callable[[int, str], None]
 def verify_directory(directory: Path, on_progress: OnProgress | None = None) -> VerifyReport:
     """Check everything in ``directory``; problems go into the report, nothing raises."""
     report = VerifyReport()
-    torn: list[str] = []
-    last = -1  # the point verified: the last offset of the last whole batch read
-    try:
-        for batch in read_batches(directory, strict=True):
-            report.batches += 1
-            report.records += len(batch.values)
-            last = batch.last_offset
-            if on_progress is not None:
-                on_progress(batch.last_offset, _CHECKING)
-    except TornTailError as error:
-        torn.append(str(error))
-    except CorruptLogError as error:
-        report.problems.append(str(error))
+    last, torn = _check_batches(directory, report, on_progress)
+    if torn is not None:  # perhaps a writer's append caught half-way: look again once it is done
+        time.sleep(SETTLE_S)
+        report = VerifyReport()
+        last, torn = _check_batches(directory, report, on_progress)
     for snapshot in list_snapshots(directory):
         report.snapshots += 1
         try:
@@ -90,9 +85,35 @@ def verify_directory(directory: Path, on_progress: OnProgress | None = None) -> 
             report.problems.append(str(error))
     if not report.problems:  # a torn tail is not replayed: compare the rest
         _compare_replays(directory, report, on_progress, last)
-    report.problems += torn
+    report.problems += [] if torn is None else [torn]
     _storage_warnings(directory, report)
     return report
+
+
+SETTLE_S = 0.2
+"""How long a verify waits before it reads a torn tail again: a writer's append in progress
+completes well within it, a tail torn by a crash stays torn."""
+
+
+def _check_batches(
+    directory: Path, report: VerifyReport, on_progress: OnProgress | None
+) -> tuple[int, str | None]:
+    """The first pass: every batch's CRC, counted into ``report`` (corruption in its problems).
+    Returns the point verified (the last offset of the last whole batch read, -1 for none:
+    what a writer appends later is left to the next verify) and a torn tail's description."""
+    last = -1
+    try:
+        for batch in read_batches(directory, strict=True):
+            report.batches += 1
+            report.records += len(batch.values)
+            last = batch.last_offset
+            if on_progress is not None:
+                on_progress(batch.last_offset, _CHECKING)
+    except TornTailError as error:
+        return last, str(error)
+    except CorruptLogError as error:
+        report.problems.append(str(error))
+    return last, None
 
 
 def _storage_warnings(directory: Path, report: VerifyReport) -> None:
