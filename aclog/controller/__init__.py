@@ -6,6 +6,7 @@ anything; the state changes only when those records are committed and replayed.
 """
 
 from aclog.controller.acl_manager import MAX_RECORDS_PER_USER_OP, AclControlManager
+from aclog.controller.admission import RecordAdmission
 from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
@@ -57,6 +58,7 @@ __all__ = [
     "ControllerResult",
     "LocalOperator",
     "MetadataWriter",
+    "RecordAdmission",
     "ScramAlterResult",
     "ScramControlManager",
     "ScramDeletion",

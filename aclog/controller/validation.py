@@ -36,7 +36,7 @@ from aclog.records.enums import (
     ResourceType,
     ScramMechanism,
 )
-from aclog.records.types import AclBinding
+from aclog.records.types import AclBinding, UserScramCredentialRecord
 
 CLUSTER_NAME = "kafka-cluster"
 MIN_ITERATIONS = 4096
@@ -204,20 +204,70 @@ def scram_deletion_error(image: ScramImage, deletion: ScramDeletion) -> ApiError
     return None
 
 
-def scram_upsertion_error(upsertion: ScramUpsertion) -> ApiError | None:
-    """An upsertion's checks (§10.1 rules 4, 5, 7), then aclog's non-empty salt and salted
-    password (DESIGN.md §3; Kafka stores an empty salt and fails an empty salted password with
-    UNKNOWN_SERVER_ERROR)."""
-    error = scram_user_error(upsertion.name, upsertion.mechanism)
+def scram_settings_error(name: str, mechanism: ScramMechanism, iterations: int) -> ApiError | None:
+    """What every stored credential's user, mechanism and iterations meet, whatever asked for
+    it (§10.1 rules 4, 5, 7)."""
+    error = scram_user_error(name, mechanism)
     if error is not None:
         return error
-    unacceptable = Errors.UNACCEPTABLE_CREDENTIAL
-    if upsertion.iterations < MIN_ITERATIONS:
-        return ApiError(unacceptable, "Too few iterations")
-    if upsertion.iterations > MAX_ITERATIONS:
-        return ApiError(unacceptable, "Too many iterations")
-    if not upsertion.salt:
-        return ApiError(unacceptable, "Salt must not be empty")
+    if iterations < MIN_ITERATIONS:
+        return ApiError(Errors.UNACCEPTABLE_CREDENTIAL, "Too few iterations")
+    if iterations > MAX_ITERATIONS:
+        return ApiError(Errors.UNACCEPTABLE_CREDENTIAL, "Too many iterations")
+    return None
+
+
+def scram_credential_error(
+    name: str, mechanism: ScramMechanism, iterations: int, salt: bytes
+) -> ApiError | None:
+    """:func:`scram_settings_error`, then aclog's non-empty salt (DESIGN.md §3; Kafka stores an
+    empty salt)."""
+    error = scram_settings_error(name, mechanism, iterations)
+    if error is None and not salt:
+        return ApiError(Errors.UNACCEPTABLE_CREDENTIAL, "Salt must not be empty")
+    return error
+
+
+def scram_upsertion_error(upsertion: ScramUpsertion) -> ApiError | None:
+    """An upsertion's checks: :func:`scram_credential_error`, then aclog's non-empty salted
+    password (Kafka fails an empty one with UNKNOWN_SERVER_ERROR)."""
+    error = scram_credential_error(
+        upsertion.name, upsertion.mechanism, upsertion.iterations, upsertion.salt
+    )
+    if error is not None:
+        return error
     if not upsertion.salted_password:
-        return ApiError(unacceptable, "Salted password must not be empty")
+        return ApiError(Errors.UNACCEPTABLE_CREDENTIAL, "Salted password must not be empty")
+    return None
+
+
+_KEY_SIZES = {ScramMechanism.SCRAM_SHA_256: 32, ScramMechanism.SCRAM_SHA_512: 64}
+
+
+def scram_record_error(
+    record: UserScramCredentialRecord, *, observed: bool = False
+) -> ApiError | None:
+    """A credential record that did not come through :func:`scram_upsertion_error` (an import):
+    the same credential rules, and StoredKey and ServerKey of the mechanism's digest size, as
+    keys derived from a salted password are (the record holds no salted password to check).
+
+    ``observed``: a credential ``aclog follow`` saw through the admin API, which shows its
+    mechanism and iterations but never its salt or keys. Its settings meet the same rules; its
+    salt and keys must be empty (so no login can ever succeed against it)."""
+    if observed:
+        error = scram_settings_error(record.name, record.mechanism, record.iterations)
+        if error is None and (record.salt or record.stored_key or record.server_key):
+            return ApiError(
+                Errors.UNACCEPTABLE_CREDENTIAL, "An observed credential holds no salt or keys"
+            )
+        return error
+    error = scram_credential_error(record.name, record.mechanism, record.iterations, record.salt)
+    if error is not None:
+        return error
+    size = _KEY_SIZES[record.mechanism]
+    if len(record.stored_key) != size or len(record.server_key) != size:
+        return ApiError(
+            Errors.UNACCEPTABLE_CREDENTIAL,
+            f"StoredKey and ServerKey must be {size} bytes for {record.mechanism.mechanism_name}",
+        )
     return None

@@ -3,11 +3,13 @@ DescribeUserScramCredentials) is compared with the data directory's image, and t
 is appended as ONE batch whose request context says where and when it was observed and that the
 requester is unknown (the admin API does not say who changed anything).
 
-What is recorded is what was observed, not what aclog would accept: an ACL the cluster holds is
-recorded even if aclog's own rules would refuse to create it. The admin API shows a credential's
+What is recorded passes the rules every change to a log passes
+(:class:`~aclog.controller.admission.RecordAdmission`, the controller's definitions): an ACL
+the cluster holds that aclog's rules refuse (a host name where aclog wants an IP address, say)
+is kept out and logged once, and the stop report lists it. The admin API shows a credential's
 mechanism and iteration count but never its salt or keys, so an observed credential is recorded
-with empty salt and keys: history shows it came, changed iterations and went; no SCRAM login
-can succeed against it.
+with empty salt and keys (the one rule that differs for it): history shows it came, changed
+iterations and went; no SCRAM login can succeed against it.
 
 The first poll of an empty data directory records the initial state; later polls (and a
 restarted follower, which starts from the image on disk) record only changes.
@@ -28,6 +30,7 @@ from threading import Event
 from typing import Any
 
 from aclog.acl import ApiError
+from aclog.controller.admission import RecordAdmission
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller
 from aclog.controller.group import Ticket
@@ -36,12 +39,14 @@ from aclog.controller.writer import MetadataWriter
 from aclog.desired.current import CurrentState
 from aclog.desired.writer import read_current
 from aclog.image import MetadataImage
+from aclog.kraft import Rejected
 from aclog.records import (
     Record,
     RemoveAccessControlEntryRecord,
     RemoveUserScramCredentialRecord,
     UserScramCredentialRecord,
     new_acl_id,
+    record_to_dict,
 )
 
 UNKNOWN_REQUESTER = "unknown"
@@ -95,6 +100,7 @@ class Observation:
 
     records: int
     error: ApiError | None = None
+    rejected: tuple[Rejected, ...] = ()
 
 
 def record_observation(
@@ -105,7 +111,11 @@ def record_observation(
 
     def decide(image: MetadataImage) -> ControllerResult[Observation]:
         records = observed_records(image, observed)
-        return ControllerResult(tuple(records), Observation(len(records)))
+        verdict = RecordAdmission(image, observed=True).admit(
+            [(image.provenance.last_offset + 1, r) for r in records], atomic=False
+        )
+        kept = tuple(verdict.kept)
+        return ControllerResult(kept, Observation(len(kept), rejected=tuple(verdict.rejected)))
 
     return controller.commit(Ticket(decide, caller, lambda e: Observation(0, e)))
 
@@ -117,6 +127,7 @@ class FollowReport:
 
     polls: int
     recorded: int
+    rejected: tuple[Rejected, ...] = ()  # each observed record kept out, once
 
 
 @dataclass
@@ -137,6 +148,7 @@ class FollowLoop:
     log: Callable[[str], None]
     clock: Callable[[], float] = time.time
     stop: Event = field(default_factory=Event)
+    _rejected: dict[str, Rejected] = field(default_factory=dict, init=False)
 
     def run(self) -> FollowReport:
         """Follow until stopped; how many polls reached the cluster and recorded something."""
@@ -162,16 +174,29 @@ class FollowLoop:
             recorded += self._report(observation)
             self.stop.wait(self.interval)
         _closed(reader)
-        return FollowReport(polls, recorded)
+        return FollowReport(polls, recorded, tuple(self._rejected.values()))
 
     def _report(self, observation: Observation) -> int:
         if observation.error is not None:
             self.log(f"could not record an observation: {observation.error.message}")
             return 0
+        for rejected in observation.rejected:
+            # A kept-out ACL is seen again at every poll (with a new id each time): say it once.
+            key = _observed_text(rejected)
+            if key not in self._rejected:
+                self._rejected[key] = rejected
+                self.log(f"kept out an observed {key}")
         if observation.records:
             end = self.controller.log.end_offset
             self.log(f"recorded {observation.records} records of observed changes (log end {end})")
         return 1 if observation.records else 0
+
+
+def _observed_text(rejected: Rejected) -> str:
+    """What was kept out and why, without the id aclog made for an observed ACL."""
+    record = rejected.record
+    shown = {k: v for k, v in record_to_dict(record).items() if k != "id"}
+    return f"{type(record).__name__}: {rejected.error}: {rejected.reason} ({shown})"
 
 
 def _closed(reader: MetadataWriter | None) -> None:

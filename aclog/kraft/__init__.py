@@ -11,6 +11,7 @@ it imports only ``aclog.records`` and ``aclog.log``.
 """
 
 from aclog.kraft.acl_batch import AclColumns
+from aclog.kraft.admission import Admission, Admitted, Rejected
 from aclog.kraft.appended import Appended
 from aclog.kraft.batch import KraftBatch, KraftRecord
 from aclog.kraft.checkpoint import (
@@ -47,6 +48,9 @@ from aclog.kraft.tail_report import check_newest_tail, once_each, tail_warner
 
 __all__ = [
     "AclColumns",
+    "Admission",
+    "Admitted",
+    "Rejected",
     "Appended",
     "BatchPosition",
     "KraftFollow",

@@ -5,9 +5,10 @@ Immutable; thread-safe. Cost: O(records) for :meth:`Appended.to_dict`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from aclog.kraft.admission import Rejected
 from aclog.kraft.position import BatchPosition, Position
 from aclog.log import AppendResult
 from aclog.records import Record
@@ -20,6 +21,7 @@ class Appended:
     position: Position
     result: AppendResult
     records: list[Record]
+    rejected: list[Rejected] = field(default_factory=list)  # the source records kept out
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` line: KRaft source, aclog offsets, epoch, time and record counts."""
@@ -42,4 +44,5 @@ class Appended:
             "aclog_offsets": [self.result.base_offset, self.result.last_offset],
             "records": len(self.records),
             "records_by_type": dict(sorted(types.items())),
+            "rejected": [r.to_dict() for r in self.rejected],
         }

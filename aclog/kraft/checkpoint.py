@@ -34,6 +34,7 @@ from aclog.kraft.batch import (
 )
 from aclog.kraft.codec import SNAPSHOT_FOOTER, SNAPSHOT_HEADER, snapshot_header_timestamp
 from aclog.kraft.errors import KraftCorruptError, KraftError
+from aclog.kraft.schemas import record_name
 from aclog.log.segment import RawBatch, SegmentScan
 from aclog.records import Record
 
@@ -82,14 +83,16 @@ class CheckpointInfo:
         return self.end_offset - 1
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready: path, end_offset, epoch, timestamp, records, skipped (by api key)."""
+        """JSON-ready: path, end_offset, epoch, timestamp, records, and skipped: the count of
+        each other KRaft record type by name (``{"TopicRecord": 3}``, as the import report's
+        ``skipped``; a type this build does not name is ``"api key N"``)."""
         return {
             "path": str(self.path),
             "end_offset": self.end_offset,
             "epoch": self.epoch,
             "timestamp": self.timestamp_ms,
             "records": self.record_count,
-            "skipped": {str(k): v for k, v in sorted(self.skipped.items())},
+            "skipped": dict(sorted((record_name(k), v) for k, v in self.skipped.items())),
         }
 
 

@@ -54,10 +54,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Event
 
+from aclog.kraft.admission import Admission
 from aclog.kraft.appended import Appended
 from aclog.kraft.batch import KraftBatch
 from aclog.kraft.checkpoint import (
-    checkpoint_timestamp,
     list_checkpoints,
     parse_checkpoint_name,
     read_checkpoint_info,
@@ -76,14 +76,16 @@ from aclog.kraft.position import (
     BatchPosition,
     SnapshotPosition,
     import_context,
+    opening_context,
     position_of,
 )
+from aclog.kraft.reconciled import append_reconciled
 from aclog.kraft.replay import kraft_replay_batches
 from aclog.kraft.tail import KraftTail
 from aclog.kraft.tail_errors import REIMPORT, KraftRolledError
 from aclog.log import SegmentedLog, list_segments
 from aclog.log.appends import MAX_BATCH_RECORDS
-from aclog.records import Record, RecordDecodeError, RequestContextRecord, decode, encode_many
+from aclog.records import Record, encode_many
 from aclog.records.warning import ignore_warning
 
 
@@ -92,6 +94,10 @@ class KraftFollow:
     """Import ``source`` into ``data_dir``, then tail it every ``interval`` seconds until
     :attr:`stop` is set or ``max_polls`` polls ran (``None``: no limit; the start's catch-up
     is the first poll). ``on_append`` hears of each batch written, ``log`` of progress.
+
+    ``admission`` makes, once the data directory is locked, the checker every record goes
+    through (the controller's rules, :class:`~aclog.controller.admission.RecordAdmission`, on
+    the directory's state); what it keeps out is logged, reported and never written.
 
     ``reconcile``, when given, lets a resume go on past a roll: called with the end offset of
     the newest snapshot the segments continue after, it returns the records that take the
@@ -102,6 +108,7 @@ class KraftFollow:
     source: Path
     data_dir: Path
     interval: float
+    admission: Callable[[], Admission]
     skip_noop: bool = False
     max_polls: int | None = None
     reconcile: Callable[[int], list[Record]] | None = None
@@ -124,6 +131,7 @@ class KraftFollow:
         fresh = not existed or not any(os.scandir(self.data_dir))
         with SegmentedLog(self.data_dir) as log:
             try:
+                self._admission = self.admission()  # the state as of now, under the lock
                 tail = self._start(log)
             except BaseException:
                 if fresh and log.end_offset == 0:  # nothing imported: leave no empty log behind
@@ -169,7 +177,7 @@ class KraftFollow:
 
     def _resume(self, log: SegmentedLog) -> KraftTail:
         last = list(log.read(log.end_offset - 1))[-1]
-        context = _context(last.values[0])
+        context = opening_context(last.values[0])
         position = position_of(context)
         if context is None or position is None:
             raise ImportTargetError(
@@ -218,18 +226,22 @@ class KraftFollow:
         if len(records) >= MAX_BATCH_RECORDS:
             raise KraftLayoutError(f"{rolled}; reconciling would take {len(records)} records, more "
                                    "than one atomic batch holds")  # fmt: skip
-        position = SnapshotPosition.reconciled(checkpoint.path.name, needed)
-        timestamp = checkpoint_timestamp(checkpoint.path)
-        context = import_context(self.origin, timestamp, position)
-        values = encode_many([context, *records])
-        result = log.append(values, checkpoint.epoch, timestamp_ms=timestamp)
-        self.on_append(Appended(position, result, records))
+        appended = append_reconciled(
+            log, self.origin, needed, checkpoint, records, self._admission, self.report
+        )
+        self._told(appended)
         self.log(
             f"KRaft offsets {needed}..{checkpoint.last_offset} were deleted before they were "
             f"read; recorded their net effect from {checkpoint.path.name} ({len(records)} "
             "records) as one batch"
         )
         return checkpoint.end_offset
+
+    def _told(self, appended: Appended) -> None:
+        """Say what was appended, and each record kept out as it happens (stderr)."""
+        for rejected in appended.rejected:
+            self.log(rejected.describe())
+        self.on_append(appended)
 
     def _finish_snapshot(self, log: SegmentedLog, position: SnapshotPosition) -> int:
         """Write the rest of a snapshot an interrupted import began; its end offset."""
@@ -277,19 +289,11 @@ class KraftFollow:
             self.origin,
             batch,
             self.report,
+            admission=self._admission,
             skip_noop=self.skip_noop,
             fsync=fsync,
             snapshot_from=snapshot_from,
         )
-        for position, result, records in appended:
-            self.on_append(Appended(position, result, records))
+        for each in appended:
+            self._told(each)
         self._unwritten = None if appended or batch.from_checkpoint else batch
-
-
-def _context(value: bytes) -> RequestContextRecord | None:
-    """The request context a batch opens with, if its first record is one."""
-    try:
-        record = decode(value)
-    except RecordDecodeError:
-        return None
-    return record if isinstance(record, RequestContextRecord) else None

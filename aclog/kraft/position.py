@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from aclog.records import RequestContextRecord
+from aclog.records import RecordDecodeError, RequestContextRecord, decode
 
 IMPORT_CLIENT_ID = "aclog-import-kraft"
 """The client id of every batch imported from KRaft."""
@@ -128,3 +128,12 @@ def position_of(context: RequestContextRecord | None) -> Position | None:
     if reconciled is not None:
         return SnapshotPosition.reconciled(reconciled.group(1), int(reconciled.group(2)))
     return None
+
+
+def opening_context(value: bytes) -> RequestContextRecord | None:
+    """The request context a batch opens with (its first record ``value``), if it is one."""
+    try:
+        record = decode(value)
+    except RecordDecodeError:
+        return None
+    return record if isinstance(record, RequestContextRecord) else None

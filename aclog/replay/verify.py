@@ -4,11 +4,18 @@ the whole log gives the same state as the newest snapshot plus the log after it.
 others may read, a missing or unreadable recovery point, and offset indexes Kafka's
 ``kafka-dump-log.sh --verify-index-only`` would find mismatches in are listed as warnings.
 
+A writer may append while a verify runs (reads take no lock). The first pass, which checks
+every batch, fixes the point verified: the last whole batch it read. Both replays stop there,
+so they compare the same prefix of the log however much was appended between them. A torn
+tail is read again after :data:`SETTLE_S` before it counts: a writer's append caught half-way
+has completed by then.
+
 Thread-safe (no shared state). Cost: two replays of the log plus a read of every snapshot.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -67,17 +74,11 @@ OnProgress = Callable[[int, str], None]
 def verify_directory(directory: Path, on_progress: OnProgress | None = None) -> VerifyReport:
     """Check everything in ``directory``; problems go into the report, nothing raises."""
     report = VerifyReport()
-    torn: list[str] = []
-    try:
-        for batch in read_batches(directory, strict=True):
-            report.batches += 1
-            report.records += len(batch.values)
-            if on_progress is not None:
-                on_progress(batch.last_offset, _CHECKING)
-    except TornTailError as error:
-        torn.append(str(error))
-    except CorruptLogError as error:
-        report.problems.append(str(error))
+    last, torn = _check_batches(directory, report, on_progress)
+    if torn is not None:  # perhaps a writer's append caught half-way: look again once it is done
+        time.sleep(SETTLE_S)
+        report = VerifyReport()
+        last, torn = _check_batches(directory, report, on_progress)
     for snapshot in list_snapshots(directory):
         report.snapshots += 1
         try:
@@ -85,10 +86,36 @@ def verify_directory(directory: Path, on_progress: OnProgress | None = None) -> 
         except SnapshotError as error:
             report.problems.append(str(error))
     if not report.problems:  # a torn tail is not replayed: compare the rest
-        _compare_replays(directory, report, on_progress)
-    report.problems += torn
+        _compare_replays(directory, report, on_progress, last)
+    report.problems += [] if torn is None else [torn]
     _storage_warnings(directory, report)
     return report
+
+
+SETTLE_S = 0.2
+"""How long a verify waits before it reads a torn tail again: a writer's append in progress
+completes well within it, a tail torn by a crash stays torn."""
+
+
+def _check_batches(
+    directory: Path, report: VerifyReport, on_progress: OnProgress | None
+) -> tuple[int, str | None]:
+    """The first pass: every batch's CRC, counted into ``report`` (corruption in its problems).
+    Returns the point verified (the last offset of the last whole batch read, -1 for none:
+    what a writer appends later is left to the next verify) and a torn tail's description."""
+    last = -1
+    try:
+        for batch in read_batches(directory, strict=True):
+            report.batches += 1
+            report.records += len(batch.values)
+            last = batch.last_offset
+            if on_progress is not None:
+                on_progress(batch.last_offset, _CHECKING)
+    except TornTailError as error:
+        return last, str(error)
+    except CorruptLogError as error:
+        report.problems.append(str(error))
+    return last, None
 
 
 def _storage_warnings(directory: Path, report: VerifyReport) -> None:
@@ -128,9 +155,10 @@ def _index_warnings(directory: Path, report: VerifyReport) -> None:
 
 
 def _replays(
-    directory: Path, on_progress: OnProgress | None, *, kraft: bool = False
+    directory: Path, on_progress: OnProgress | None, last: int, *, kraft: bool = False
 ) -> tuple[MetadataImage, MetadataImage, list[str]]:
-    """(the full replay, snapshot + tail, the warnings of choosing the snapshot)."""
+    """(the full replay, snapshot + tail, the warnings of choosing the snapshot), both as of
+    offset ``last`` (whatever a writer appended after the first pass is left out of both)."""
 
     def told(what: str) -> Callable[[Any], None] | None:
         if on_progress is None:
@@ -138,16 +166,22 @@ def _replays(
         return lambda batch: on_progress(batch.last_offset, what)
 
     full = rebuild_image(
-        directory, use_snapshots=False, on_batch=told("full replay"), kraft=kraft
+        directory, at_offset=last, use_snapshots=False, on_batch=told("full replay"), kraft=kraft
     ).image
     warnings: list[str] = []
     fast = rebuild_image(
-        directory, on_warning=warnings.append, on_batch=told("snapshot + tail replay"), kraft=kraft
+        directory,
+        at_offset=last,
+        on_warning=warnings.append,
+        on_batch=told("snapshot + tail replay"),
+        kraft=kraft,
     ).image
     return full, fast, warnings
 
 
-def _compare_replays(directory: Path, report: VerifyReport, on_progress: OnProgress | None) -> None:
+def _compare_replays(
+    directory: Path, report: VerifyReport, on_progress: OnProgress | None, last: int
+) -> None:
     segments = list_segments(directory)
     if segments and segments[0][0] > 0:
         report.problems.append(
@@ -156,7 +190,7 @@ def _compare_replays(directory: Path, report: VerifyReport, on_progress: OnProgr
         )
         return
     try:
-        full, fast, warnings = _replays(directory, on_progress)
+        full, fast, warnings = _replays(directory, on_progress, last)
     except (RebuildError, ValueError) as error:
         report.problems.append(f"replay failed: {error}")
         return
@@ -176,10 +210,12 @@ def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = Non
     newest checkpoint + tail must hold the same ACLs and credentials as a full replay (KRaft
     snapshots list ACLs in their own order, so order is not compared)."""
     report = VerifyReport()
+    last = -1  # the point verified, as in verify_directory: Kafka appends meanwhile
     try:
         for batch in read_kraft(directory, on_tail=partial(_judge_kraft_tail, report)):
             report.batches += 1
             report.records += batch.record_count
+            last = batch.last_offset
             if on_progress is not None:
                 on_progress(batch.last_offset, _CHECKING)
     except KraftError as error:
@@ -196,7 +232,7 @@ def verify_kraft_directory(directory: Path, on_progress: OnProgress | None = Non
     if segments and segments[0][0] > 0:
         return report  # Kafka deleted the segments below its snapshots: nothing to compare
     try:
-        full, fast, warnings = _replays(directory, on_progress, kraft=True)
+        full, fast, warnings = _replays(directory, on_progress, last, kraft=True)
     except (RebuildError, ReplayError, ValueError) as error:
         report.problems.append(f"replay failed: {error}")
         return report

@@ -23,11 +23,32 @@ import typer
 from aclog.desired import FollowLoop, FollowReport, ReadError
 from aclog.remote import RemoteAdmin, RemoteError
 from aclog.tools.common import DataDir, JsonFlag
-from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_json, print_line
-from aclog.tools.remote import BootstrapServer, CommandConfig, RemoteTarget, choose_target
+from aclog.tools.console import (
+    EXIT_FAILURE,
+    EXIT_IO,
+    EXIT_USAGE,
+    app,
+    fail,
+    print_json,
+    print_line,
+)
+from aclog.tools.remote import CommandConfig, RemoteTarget, choose_target
 from aclog.tools.writing import open_controller
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+# Not the shared BootstrapServer option: there --bootstrap-server replaces --data-dir, here the
+# cluster is read and --data-dir is where its history goes, so the help must say both are given.
+FollowedCluster = Annotated[
+    str | None,
+    typer.Option(
+        "--bootstrap-server",
+        metavar="HOST:PORT",
+        help="The cluster to follow, read through its admin API (default "
+        "$ACLOG_BOOTSTRAP_SERVER); every change observed there is recorded in --data-dir, which "
+        "is required too.",
+    ),
+]
 
 
 def parse_interval(text: str) -> float:
@@ -41,7 +62,7 @@ def parse_interval(text: str) -> float:
 @app.command("follow")
 def follow_command(
     data_dir: DataDir,
-    bootstrap_server: BootstrapServer = None,
+    bootstrap_server: FollowedCluster = None,
     command_config: CommandConfig = None,
     interval: Annotated[
         str, typer.Option("--interval", help="Time between polls: 30s, 500ms, 2m...")
@@ -72,11 +93,22 @@ def follow_command(
     # A directory this command created and then recorded nothing in is removed on the way
     # out (open_controller): it has no end to report.
     _show_stop(target.bootstrap, data_dir, report, end, json_output)
+    _fail_for_rejected(report, data_dir)
     if report.polls == 0:
         fail(
             f"stopped without ever reaching {target.bootstrap}: nothing was observed or "
             "recorded; check the address and --command-config (see the errors above)",
             EXIT_IO,
+        )
+
+
+def _fail_for_rejected(report: FollowReport, data_dir: Path) -> None:
+    """Exit 1 (a rejected item) when an observed change was kept out."""
+    if report.polls and report.rejected:
+        fail(
+            f"{len(report.rejected)} observed ACLs or credentials broke aclog's rules and were "
+            f"kept out of {data_dir} (see above); everything else was recorded",
+            EXIT_FAILURE,
         )
 
 
@@ -93,6 +125,7 @@ def _show_stop(
                 "polls": report.polls,
                 "polls_recorded": report.recorded,
                 "log_end": end if kept else None,
+                "rejected": [r.to_dict() for r in report.rejected],
             }
         )
     elif kept:

@@ -20,6 +20,8 @@ from typing import Annotated
 
 import typer
 
+from aclog.controller import RecordAdmission
+from aclog.image import MetadataImage
 from aclog.kraft import (
     CHECKPOINT_SUFFIX,
     Appended,
@@ -35,6 +37,7 @@ from aclog.log import LogError, estimated_end_offset
 from aclog.replay import RebuildError, kraft_reconcile
 from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
+    EXIT_FAILURE,
     EXIT_USAGE,
     app,
     fail,
@@ -137,15 +140,35 @@ def import_command(
         end = None if from_kraft.is_file() else estimated_end_offset(from_kraft)
         with offsets_bar("importing: KRaft", end) as on_offset:
             on_batch = None if on_offset is None else lambda b: on_offset(b.last_offset)
-            report = import_kraft(from_kraft, data_dir, skip_noop=skip_noop, on_batch=on_batch)
+            report = import_kraft(
+                from_kraft,
+                data_dir,
+                admission=RecordAdmission(MetadataImage.EMPTY),
+                skip_noop=skip_noop,
+                on_batch=on_batch,
+            )
     except (ImportTargetError, KraftError, LogError, OSError) as error:
         fail_for(error, f"import {from_kraft} into {data_dir}")
     for warning in report.warnings:
         print_line(f"aclog: warning: {warning}", stderr=True)
+    for rejected in report.rejected:
+        print_line(f"aclog: {rejected.describe()}", stderr=True)
     if json_output:
         print_json(report.to_dict())
-        return
-    _print_report(report)
+    else:
+        _print_report(report)
+    _exit_for_rejected(report)
+
+
+def _exit_for_rejected(report: ImportReport) -> None:
+    """Exit 1 (a rejected item) once everything else was imported and reported."""
+    if report.rejected:
+        print_line(
+            f"aclog: {len(report.rejected)} KRaft records broke aclog's rules and were kept "
+            f"out of {report.data_dir}; everything else was imported (see above)",
+            stderr=True,
+        )
+        raise typer.Exit(EXIT_FAILURE)
 
 
 def _print_report(report: ImportReport) -> None:
@@ -162,6 +185,14 @@ def _print_report(report: ImportReport) -> None:
     )
     for name, count in sorted(report.records_by_type.items()):
         print_line(f"  {count:>8}  {name}")
+    reconciled = report.reconciled
+    if reconciled is not None:
+        first, last = reconciled["aclog_offsets"]
+        print_line(
+            f"reconciled KRaft offsets from {reconciled['reconciled_from']} with "
+            f"{reconciled['kraft_snapshot']}: {reconciled['records']} records as one batch "
+            f"(aclog {first}..{last})"
+        )
     skipped = sum(report.skipped.values())
     if skipped:
         kinds = ", ".join(f"{name} {n}" for name, n in report.skipped.most_common())
@@ -191,6 +222,7 @@ def _follow(source: Path, data_dir: Path, options: FollowOptions) -> None:
         source,
         data_dir,
         seconds,
+        lambda: RecordAdmission.of_directory(data_dir),
         skip_noop=options.skip_noop,
         max_polls=options.max_polls,
         reconcile=(lambda end: kraft_reconcile(data_dir, source, end))
@@ -209,6 +241,7 @@ def _follow(source: Path, data_dir: Path, options: FollowOptions) -> None:
         print_json_line(report.to_dict())
     else:
         _print_report(report)
+    _exit_for_rejected(report)
 
 
 def _json_line(appended: Appended) -> None:

@@ -19,6 +19,7 @@ from aclog.records import (
     Record,
     RemoveAccessControlEntryRecord,
 )
+from tests.kraft import layout
 from tests.kraft.fakes import topic_record
 
 T0 = 1_700_000_000_000
@@ -107,3 +108,9 @@ class LiveKraft:
             p.name: hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(self.directory.iterdir())
         }
+
+
+def acl(n: int, name: str = "orders", principal: str | None = None) -> AccessControlEntryRecord:
+    """ACL ``n`` with a binding of its own (``User:alice-n`` unless given): Kafka never commits
+    one binding under two ids, and an import keeps such a duplicate out."""
+    return layout.acl(n, name, principal or f"User:alice-{n}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import aclog.kraft.importer
+from aclog.controller import RecordAdmission
 from aclog.image.metadata import MetadataImage
 from aclog.image.metadata_delta import MetadataDelta
 from aclog.image.provenance import MetadataProvenance
@@ -40,12 +42,17 @@ from aclog.records import (
 )
 from aclog.replay import kraft_reconcile, rebuild_image, reconcile_records
 from aclog.replay.stream import DecodedBatch, read_decoded
-from tests.kraft.layout import acl, scram
-from tests.kraft.live import LiveKraft, remove
+from tests.kraft.layout import scram
+from tests.kraft.live import LiveKraft, acl, remove
+
+
+def checked(target: Path) -> Callable[[], RecordAdmission]:
+    """The controller's checks on the state of ``target``, as ``aclog import`` passes them."""
+    return lambda: RecordAdmission.of_directory(target)
 
 
 def follow(kraft: LiveKraft, target: Path, polls: int = 1) -> KraftFollow:
-    follower = KraftFollow(kraft.directory, target, 0.01, max_polls=polls)
+    follower = KraftFollow(kraft.directory, target, 0.01, checked(target), max_polls=polls)
     follower.run()
     return follower
 
@@ -73,7 +80,7 @@ def test_follow_imports_then_picks_up_new_batches(tmp_path: Path) -> None:
     kraft.append([acl(1)], other=2)
     kraft.append([], other=3)  # a batch with nothing aclog tracks writes nothing
     target = tmp_path / "aclog"
-    follower = KraftFollow(kraft.directory, target, 0.01, max_polls=3)
+    follower = KraftFollow(kraft.directory, target, 0.01, checked(target), max_polls=3)
     seen: list[tuple[int, int]] = []
 
     def on_append(appended: object) -> None:
@@ -410,7 +417,7 @@ def test_stress_a_writer_appending_in_pieces_while_followed(tmp_path: Path, seed
     rng = random.Random(seed)
     kraft = LiveKraft(tmp_path)
     target = tmp_path / "aclog"
-    follower = KraftFollow(kraft.directory, target, 0.005)
+    follower = KraftFollow(kraft.directory, target, 0.005, checked(target))
 
     def controller() -> None:
         for n in range(2, 40):
@@ -473,7 +480,9 @@ def test_reconcile_records_the_net_effect_of_deleted_segments(tmp_path: Path) ->
     def reconcile(end: int) -> list[Record]:
         return kraft_reconcile(target, kraft.directory, end)
 
-    follower = KraftFollow(kraft.directory, target, 0.01, max_polls=1, reconcile=reconcile)
+    follower = KraftFollow(
+        kraft.directory, target, 0.01, checked(target), max_polls=1, reconcile=reconcile
+    )
     follower.run()
     reconciled, last = batches(target)[-2:]
     assert position_of(reconciled.author) == SnapshotPosition.reconciled(snapshot.name, 3)

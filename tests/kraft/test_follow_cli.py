@@ -18,8 +18,7 @@ from typing import Any
 
 from aclog.records import RequestContextRecord
 from aclog.replay.stream import read_decoded
-from tests.kraft.layout import acl
-from tests.kraft.live import LiveKraft, remove
+from tests.kraft.live import LiveKraft, acl, remove
 from tests.tools.harness import run_main
 from tests.wire.harness import REPO
 
@@ -228,11 +227,23 @@ def test_a_roll_past_the_position_stops_with_what_to_do(tmp_path: Path) -> None:
     reconciled = run_main("import", "--from-kraft", str(kraft.directory), "--data-dir", target,
                           "--follow", "--max-polls", "1", "--reconcile", "--json")  # fmt: skip
     assert reconciled.code == 0, reconciled.stderr
-    first, second, _ = [json.loads(line) for line in reconciled.stdout.splitlines()]
+    first, second, report = [json.loads(line) for line in reconciled.stdout.splitlines()]
     assert first["reconciled_from"] == 2 and first["records_by_type"] == {
         "AccessControlEntryRecord": 1
     }
     assert second["kraft_offsets"] == [3, 3]
+    # the stop report counts the reconciled batch with the others, and names it
+    assert report["reconciled"] == first
+    assert report["batches_written"] == 2 and report["records_written"] == 2
+    assert report["records_by_type"] == {"AccessControlEntryRecord": 2}
     assert "KRaft offsets 2..2 were deleted before they were read" in reconciled.stderr
     leader = kraft.records[0][1]
     assert imported(tmp_path / "aclog") == [leader, acl(1), acl(2, "payments"), acl(3, "refunds")]
+
+
+def test_follow_help_says_bootstrap_server_goes_with_data_dir() -> None:
+    shown = run_main("follow", "--help")
+    assert shown.code == 0
+    text = " ".join(shown.stdout.replace("│", " ").split())
+    assert "excludes --data-dir" not in text
+    assert "recorded in --data-dir, which is required too" in text

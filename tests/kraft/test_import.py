@@ -12,10 +12,17 @@ import pytest
 from typer.testing import CliRunner
 
 import aclog.tools.kraft_import  # noqa: F401  (registers the command until main.py does)
+from aclog.controller import RecordAdmission
 from aclog.image.metadata import MetadataImage
 from aclog.image.metadata_delta import MetadataDelta
 from aclog.image.provenance import MetadataProvenance
-from aclog.kraft import BatchPosition, SnapshotPosition, kraft_records_for_replay, position_of
+from aclog.kraft import (
+    BatchPosition,
+    SnapshotPosition,
+    import_kraft,
+    kraft_records_for_replay,
+    position_of,
+)
 from aclog.kraft.encoding import encode_record, frame
 from aclog.kraft.writer import LogBuilder, write_checkpoint
 from aclog.records import NoOpRecord, RequestContextRecord
@@ -218,3 +225,30 @@ def test_bootstrap_snapshot_records_come_before_the_log(tmp_path: Path) -> None:
     target = tmp_path / "aclog"
     assert run("import", "--from-kraft", str(source), "--data-dir", str(target))[0] == 0
     assert [e.record for e in _changes(read_decoded(target))] == [BOB, ACL_B]
+
+
+def test_the_json_report_is_the_library_report_with_skipped_types_by_name(
+    layout: Layout, tmp_path: Path
+) -> None:
+    code, stdout, stderr = run(
+        "import", "--from-kraft", str(layout.directory), "--data-dir", str(tmp_path / "cli"),
+        "--json",
+    )  # fmt: skip
+    assert code == 0, stderr
+    printed = json.loads(stdout)
+    # the snapshot's skipped records are counted by type name, as the report's own are: JSON
+    # object keys that say what they count, not api keys turned into strings
+    assert (
+        printed["snapshot"]["skipped"]
+        == printed["skipped"]
+        == {
+            "FeatureLevelRecord": 1,
+            "RegisterBrokerRecord": 1,
+            "TopicRecord": 1,
+        }
+    )
+    admission = RecordAdmission(MetadataImage.EMPTY)
+    library = import_kraft(layout.directory, tmp_path / "library", admission=admission).to_dict()
+    for report in (printed, library):
+        report.pop("data_dir")
+    assert printed == library
