@@ -71,28 +71,33 @@ def offsets_bar(what: str, end_offset: int | None) -> Iterator[OnOffset | None]:
         return
     with _display(
         SpinnerColumn(),
-        TextColumn("{task.fields[what]}: offset {task.fields[offset]}", markup=False),
+        TextColumn(
+            "{task.fields[what]}: offset {task.fields[offset]} of {task.fields[end]}", markup=False
+        ),
         BarColumn(),
         TaskProgressColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
         TimeElapsedColumn(),
     ) as progress:
-        task = progress.add_task(what, total=None, offset="-", what=what)
+        end = "?" if end_offset is None else f"{end_offset:,}"
+        task = progress.add_task(what, total=None, offset="-", what=what, end=end)
         passing, start = what, -1
 
         def update(last_offset: int, what: str | None = None) -> None:
             nonlocal passing, start
             if start < 0 or (what is not None and what != passing):
                 passing, start = what or passing, last_offset
-                progress.reset(task, what=passing, offset=last_offset)
+                progress.reset(task, what=passing, offset=f"{last_offset:,}", end=end)
                 if end_offset is not None and end_offset > last_offset:
                     progress.update(task, total=end_offset - last_offset)
             done = last_offset - start
             total = progress.tasks[0].total
             if total is not None and done > total:
                 progress.update(task, total=done)
-            progress.update(task, completed=done, offset=last_offset)
+            if end_offset is not None and last_offset > end_offset:  # the estimate was passed
+                progress.update(task, end=f"{last_offset:,}")
+            progress.update(task, completed=done, offset=f"{last_offset:,}")
 
         yield update
 

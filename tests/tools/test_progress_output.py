@@ -5,6 +5,7 @@ address and the wait; the JVM's start-up notice never reaches stderr."""
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 import time
@@ -60,6 +61,7 @@ def test_progress_shows_on_a_terminal(
     assert result.exit_code == 0, result.output
     drawn = buffer.getvalue()
     assert shown in drawn and "ETA" in drawn and "%" in drawn
+    assert re.search(r"offset [\d,]+ of [\d,]+", drawn), drawn  # the total, not only a percent
     assert shown not in result.stdout  # the data stream stays clean
 
 
