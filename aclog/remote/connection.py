@@ -23,6 +23,8 @@ import kafka.errors as kafka_errors
 from kafka.admin import KafkaAdminClient
 from kafka.net.compat import KafkaNetClient
 
+from aclog.remote.listener_probe import sasl_mechanisms
+
 DEFAULT_TIMEOUT_MS = 15_000
 CLIENT_ID = "aclog-cli"
 
@@ -43,21 +45,49 @@ class _BootstrapWatch(logging.Handler):
         kafka_errors.UnsupportedSaslMechanismError,
     )
 
-    def __init__(self) -> None:
+    def __init__(self, bootstrap: str, plaintext: bool) -> None:
         super().__init__(logging.WARNING)
         self.reason: BaseException | None = None
         self.clients: list[Any] = []
+        self.bootstrap = bootstrap
+        self.probe = plaintext  # a client without SASL settings may be at a SASL listener
 
     def emit(self, record: logging.LogRecord) -> None:
         # Runs on the client's I/O thread, inside the bootstrap loop that logged the record.
-        if record.name != "kafka.net.manager" or not isinstance(record.args, tuple):
+        if not isinstance(record.args, tuple) or isinstance(self.reason, SaslRequired):
             return
-        for arg in record.args:
-            if isinstance(arg, BaseException) and not isinstance(arg, _TIMEOUT):
-                self.reason = arg
-                if isinstance(arg, self._FATAL):
+        errors = [a for a in record.args if isinstance(a, BaseException)]
+        if record.name == "kafka.net.connection":  # "Connection lost": was it a SASL listener?
+            errors = [e for e in map(self._sasl_required, errors) if e is not None]
+        elif record.name != "kafka.net.manager":
+            return
+        for error in errors:
+            if not isinstance(error, _TIMEOUT):
+                self.reason = error
+                if isinstance(error, (*self._FATAL, SaslRequired)):
                     for client in self.clients:
                         client._manager.closed = True  # the loop stops before its next try
+
+    def _sasl_required(self, error: BaseException) -> SaslRequired | None:
+        """At the first closed connection of a client without SASL settings, whether the
+        listener wants SASL (it answers ApiVersions, then closes): retrying cannot fix that."""
+        if not self.probe or not isinstance(error, kafka_errors.KafkaConnectionError):
+            return None
+        self.probe = False
+        mechanisms = sasl_mechanisms(self.bootstrap)
+        return None if mechanisms is None else SaslRequired(mechanisms)
+
+
+class SaslRequired(Exception):
+    """The listener takes only SASL logins, and the client has no SASL settings."""
+
+    def __init__(self, mechanisms: list[str]) -> None:
+        super().__init__(
+            "the listener wants a SASL login (it offers "
+            f"{', '.join(mechanisms)}) and this client has none: pass --command-config with "
+            "security.protocol=SASL_PLAINTEXT (or SASL_SSL), sasl.mechanism and the user's "
+            "sasl.jaas.config (or sasl.username and sasl.password)"
+        )
 
 
 def bootstrap_admin_client(bootstrap: str, settings: dict[str, Any] | None = None) -> Any:
@@ -68,7 +98,8 @@ def bootstrap_admin_client(bootstrap: str, settings: dict[str, Any] | None = Non
         "bootstrap_timeout_ms": DEFAULT_TIMEOUT_MS,
         **(settings or {}),
     }
-    watch = _BootstrapWatch()
+    protocol = str(options.get("security_protocol", "PLAINTEXT")).upper()
+    watch = _BootstrapWatch(bootstrap, plaintext=protocol == "PLAINTEXT")
 
     def make_client(**configs: Any) -> Any:
         client = KafkaNetClient(**configs)
@@ -99,6 +130,8 @@ def connect_failure(bootstrap: str, reason: BaseException, timeout_ms: int) -> s
     """Why a bootstrap failed: an authentication error as Kafka names it; otherwise that the
     cluster gave no usable answer within the timeout, with the last attempt's error (kafka-python
     reports a connect that timed out as a bare "socket disconnected", said here in words)."""
+    if isinstance(reason, SaslRequired):
+        return f"cannot connect to {bootstrap}: {reason}"
     if isinstance(reason, _BootstrapWatch._FATAL):
         return f"cannot connect to {bootstrap}: {describe_error(reason)}"
     if isinstance(reason, kafka_errors.KafkaConnectionError) and "disconnected" in str(reason):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import re
 import struct
+import time
 from typing import Any
 
 import pytest
@@ -31,8 +32,10 @@ from kafka.protocol.sasl import (
     SaslHandshakeRequest,
     SaslHandshakeResponse,
 )
+from typer.testing import CliRunner
 
 from aclog.controller import DEFAULT_ITERATIONS
+from aclog.tools.main import app
 from tests.real_kafka import KafkaBroker, KafkaTarget
 from tests.wire.clients import Target, confluent, kafka_python, settled, settled_when
 from tests.wire.conftest import ADMIN, ADMIN_PASSWORD
@@ -358,3 +361,14 @@ def test_v0_handshake_then_bare_scram_tokens(scram_target: Target) -> None:
         )
         raw.send_raw(struct.pack(">i", 5) + b"bogus")
         assert raw.is_closed_by_server()
+
+
+def test_a_client_without_sasl_settings_is_told_at_once(scram_target: Target) -> None:
+    """Both listeners answer ApiVersions and then close a client that has not logged in; the
+    CLI asks the listener why instead of retrying until its timeout (17 s before)."""
+    started = time.monotonic()
+    listed = CliRunner().invoke(app, ["acls", "list", "--bootstrap-server", scram_target.bootstrap])
+    assert listed.exit_code == 3, listed.output
+    assert "the listener wants a SASL login (it offers SCRAM-SHA-" in listed.stderr
+    assert "security.protocol=SASL_PLAINTEXT" in listed.stderr
+    assert time.monotonic() - started < 10
