@@ -30,6 +30,7 @@ one poll of the log tail when the commit was not handed over in memory.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -224,6 +225,12 @@ class Node:
         """Whether the published ACLs allow the operation on the LITERAL resource."""
         decision = self.authorizer.authorize(principal, host, operation, resource_type, name)
         return decision is Decision.ALLOWED
+
+    def scram_mechanisms_held(self) -> tuple[str, ...]:
+        """The SCRAM mechanisms the published users hold, the most held first (what a first
+        client should be told to log in with)."""
+        held = Counter(m for creds in self.credentials.image.users.values() for m in creds)
+        return tuple(m.mechanism_name for m, _ in held.most_common())
 
     def scram_credential(self, user: str, mechanism: ScramMechanism) -> ScramCredential | None:
         """The published credential a login checks against."""

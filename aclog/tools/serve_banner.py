@@ -25,7 +25,7 @@ def render_ready(info: ListenerInfo, config: ServerConfig, json_output: bool) ->
         f"node {info.node_id}, cluster {info.cluster_id}, data dir {config.data_dir}"
     )
     _say("Connect with:")
-    for line in connect_lines(str(info.advertised), config):
+    for line in connect_lines(str(info.advertised), config, info.user_mechanisms):
         _say(f"  {line}")
     for line in _notes(info, config):
         _say(line)
@@ -33,27 +33,29 @@ def render_ready(info: ListenerInfo, config: ServerConfig, json_output: bool) ->
     sys.stdout.flush()
 
 
-def connect_lines(target: str, config: ServerConfig) -> list[str]:
+def connect_lines(target: str, config: ServerConfig, held: tuple[str, ...] = ()) -> list[str]:
     """A client setting per kind of client (kafka-python, confluent-kafka, the command line)
-    that reaches ``target`` with ``config``'s security protocol."""
+    that reaches ``target`` with ``config``'s security protocol, naming the SCRAM mechanism the
+    stored users hold most (``held``; SCRAM-SHA-256 while there are none)."""
     protocol = config.security_protocol.value
+    mechanism = held[0] if held else "SCRAM-SHA-256"
     kp = [f'bootstrap_servers="{target}"']
     ck = [f'"bootstrap.servers": "{target}"']
     cli = [f"-b {target}"]
     if config.security_protocol.uses_sasl:
         kp += [
             f'security_protocol="{protocol}"',
-            'sasl_mechanism="SCRAM-SHA-256"',
+            f'sasl_mechanism="{mechanism}"',
             'sasl_plain_username="USER"',
             'sasl_plain_password="PASSWORD"',
         ]
         ck += [
             f'"security.protocol": "{protocol}"',
-            '"sasl.mechanism": "SCRAM-SHA-256"',
+            f'"sasl.mechanism": "{mechanism}"',
             '"sasl.username": "USER"',
             '"sasl.password": "PASSWORD"',
         ]
-        cli += [f"-S {protocol}", "-M SCRAM-SHA-256", "-U USER", "-P PASSWORD"]
+        cli += [f"-S {protocol}", f"-M {mechanism}", "-U USER", "-P PASSWORD"]
     if config.security_protocol.uses_tls:
         kp.append(f'ssl_cafile="{config.tls_cert}"')
         ck.append(f'"ssl.ca.location": "{config.tls_cert}"')
@@ -66,7 +68,12 @@ def connect_lines(target: str, config: ServerConfig) -> list[str]:
 
 def _notes(info: ListenerInfo, config: ServerConfig) -> list[str]:
     """Who a client is here and who may administer."""
-    if config.security_protocol.uses_sasl:
+    if config.security_protocol.uses_sasl and info.user_mechanisms:
+        notes = [
+            "SCRAM users log in as User:<name> with a mechanism they hold (here: "
+            f"{', '.join(info.user_mechanisms)})."
+        ]
+    elif config.security_protocol.uses_sasl:
         notes = [
             "SCRAM users log in as User:<name>. Create the first one before starting: "
             "aclog users set USER --mechanism SCRAM-SHA-256 --password-stdin --data-dir "

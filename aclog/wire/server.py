@@ -48,6 +48,8 @@ class ListenerInfo:
     sasl_mechanisms: tuple[str, ...]
     topics: int
     controller_mode: str = "exclusive"
+    user_mechanisms: tuple[str, ...] = ()
+    """The SCRAM mechanisms the stored users hold at start, the most held first."""
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
@@ -62,6 +64,7 @@ class ListenerInfo:
             "data_dir": str(self.data_dir),
             "topics": self.topics,
             "controller": self.controller_mode,
+            "user_mechanisms": list(self.user_mechanisms),
         }
 
 
@@ -133,6 +136,7 @@ class Server:
             tuple(SUPPORTED_MECHANISMS) if config.security_protocol.uses_sasl else (),
             len(self.node.topics.topics),
             "shared" if config.controller else "exclusive",
+            self.node.scram_mechanisms_held() if config.security_protocol.uses_sasl else (),
         )
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
