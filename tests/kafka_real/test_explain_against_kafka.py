@@ -29,6 +29,7 @@ from kafka.admin import (
 from tests.real_kafka import KafkaBroker, KafkaTarget, unique
 from tests.tools.test_remote_cli import _run
 from tests.wire.clients import confluent, kafka_python
+from tests.wire.harness import RawClient
 from tests.wire.test_acls_interop import kp_acl, kp_filter
 
 TOPIC_OPS = ("READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "DESCRIBE_CONFIGS",
@@ -83,11 +84,25 @@ def reader(kafka_broker: KafkaBroker) -> Iterator[tuple[str, str]]:
         topics = [f"{p}{t}" for t in ("orders", "pay.eu", "pay.us", "audit", "other")]
         admin.create_topics([NewTopic(t, 1, 1) for t in topics])
         assert admin.create_acls(_acls(user, p))["failed"] == []
+    _wait_for_login(kafka_broker, user)
     try:
         yield user, p
     finally:
         with kafka_python(KafkaTarget(kafka_broker)) as admin:
             admin.delete_acls([kp_filter(f"User:{user}"), kp_filter("User:*", name=f"{p}audit")])
+
+
+def _wait_for_login(broker: KafkaBroker, user: str) -> None:
+    """Until the broker's SCRAM cache, which follows its metadata log, lets ``user`` log in."""
+    target = KafkaTarget(broker, sasl=True)
+    deadline = time.monotonic() + 20
+    while True:
+        with RawClient(target.host, target.port) as raw:
+            answer = raw.login(user, PASSWORD)
+        if answer is not None and answer.error_code == 0:
+            return
+        assert time.monotonic() < deadline, f"{user} cannot log in: {answer}"
+        time.sleep(0.2)
 
 
 def _kafka_decisions(broker: KafkaBroker, user: str, topics: list[str]) -> dict[str, set[str]]:
