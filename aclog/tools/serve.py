@@ -151,6 +151,8 @@ def serve(
     max_connections: lim.MaxConnections = lim.DEFAULTS.max_connections,
     max_connections_per_ip: lim.MaxConnectionsPerIp = lim.DEFAULTS.max_connections_per_ip,
     connections_max_idle_ms: lim.IdleMs = int(lim.DEFAULTS.idle_timeout * 1000),
+    log_events_per_ip: lim.LogEventsPerIp = lim.DEFAULTS.log_events_per_ip,
+    log_events_interval_ms: lim.LogEventsIntervalMs = int(lim.DEFAULTS.log_events_interval * 1000),
     controller: Annotated[
         bool,
         typer.Option(
@@ -210,6 +212,8 @@ def serve(
             max_connections=max_connections,
             max_connections_per_ip=max_connections_per_ip,
             connections_max_idle_ms=connections_max_idle_ms,
+            log_events_per_ip=log_events_per_ip,
+            log_events_interval_ms=log_events_interval_ms,
         ),
         (controller, heartbeat_ms, election_timeout_ms),
     )
