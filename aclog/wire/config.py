@@ -173,6 +173,8 @@ class ServerConfig:
     controller: bool = False
     heartbeat_ms: int = DEFAULT_HEARTBEAT_MS
     election_timeout_ms: int = DEFAULT_ELECTION_TIMEOUT_MS
+    scrub_interval: float = 60.0
+    """Seconds between re-reads of the acknowledged log and snapshots (:mod:`aclog.node.scrub`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.node_id <= 2**31 - 1:
@@ -202,3 +204,5 @@ class ServerConfig:
             raise ConfigError("workers must be at least 1")
         if self.shutdown_timeout <= 0:
             raise ConfigError("shutdown_timeout must be a positive number of seconds")
+        if self.scrub_interval <= 0:
+            raise ConfigError("the scrub interval must be a positive number of seconds")
