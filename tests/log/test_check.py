@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aclog.log import CorruptLogError, SegmentedLog, list_segments, read_batches
+from aclog.log import check as check_module
 from aclog.log.check import check_batches
 
 
@@ -36,18 +37,30 @@ def _outcome(call: object) -> tuple[str, int] | None:
     where=st.floats(0, 1, exclude_max=True),
     bit=st.integers(0, 7),
     from_offset=st.integers(0, 12),
+    chunk=st.sampled_from([70, 200, 1 << 22]),  # small reads cut batches: read on
+    cut=st.booleans(),
 )
 def test_the_check_and_a_full_read_agree(
-    sizes: list[int], segment: int, where: float, bit: int, from_offset: int
+    sizes: list[int],
+    segment: int,
+    where: float,
+    bit: int,
+    from_offset: int,
+    chunk: int,
+    cut: bool,
 ) -> None:
     directory = Path(tempfile.mkdtemp(prefix="aclog-check-"))
+    check_module._CHUNK, kept = chunk, check_module._CHUNK
     try:
         _make(directory, sizes)
         segments = list_segments(directory)
         assert check_batches(directory) == sum(p.stat().st_size for _, p in segments)
         path = segments[segment % len(segments)][1]
         data = bytearray(path.read_bytes())
-        data[int(where * len(data))] ^= 1 << bit
+        if cut:
+            del data[int(where * len(data)) :]
+        else:
+            data[int(where * len(data))] ^= 1 << bit
         path.write_bytes(bytes(data))
         read = _outcome(lambda: list(read_batches(directory)))
         assert _outcome(lambda: check_batches(directory)) == read
@@ -57,6 +70,7 @@ def test_the_check_and_a_full_read_agree(
         if later is not None:
             assert _outcome(lambda: check_batches(directory, from_offset)) is not None
     finally:
+        check_module._CHUNK = kept
         shutil.rmtree(directory)
 
 
