@@ -4,11 +4,14 @@ bytes the next start would refuse; the log says so once, and again when it clear
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
 from kafka.protocol.admin import CreateAclsRequest, CreateAclsResponse
 
-from aclog.log import read_batches
+from aclog.log import SegmentedLog, list_segments, read_batches
+from aclog.node.scrub import Scrub
 from tests.wire.harness import RawClient, ServerProcess
 
 STORAGE_ERROR = 56
@@ -61,3 +64,29 @@ def test_the_scrub_stops_writes_behind_damage_and_resumes_once_repaired(tmp_path
     assert log.count("the scrub found damage") == 1  # said once, not at every pass
     names = [b.values for b in read_batches(server.data_dir)]
     assert not any(b"behind-the-damage" in value for values in names for value in values)
+
+
+def test_a_pass_finds_damage_in_any_segment_and_says_it_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with SegmentedLog(tmp_path, segment_bytes=200) as log:
+        for n in range(9):
+            log.append([bytes([n]) * 60], epoch=1, timestamp_ms=n)
+    segments = list_segments(tmp_path)
+    assert len(segments) >= 3
+    middle = segments[len(segments) // 2][1]
+    scrub = Scrub(tmp_path, interval=60)
+    scrub.run_pass()
+    assert scrub.damage is None
+    _flip(middle, 70)
+    with caplog.at_level(logging.ERROR, logger="aclog.node.scrub"):
+        scrub.run_pass()
+        scrub.run_pass()
+        assert scrub.damage is not None and scrub.damage.path == str(middle)
+        _flip(middle, 70)
+        scrub.run_pass()
+    assert scrub.damage is None
+    messages = [record.getMessage() for record in caplog.records]
+    assert len(messages) == 2, messages
+    assert f"corrupt log segment {middle} at byte 0" in messages[0]
+    assert "whole again" in messages[1]
