@@ -92,9 +92,12 @@ class EventLog:
         self._total_start = self._clock()
         self._total_logged = 0
 
-    def note(self, address: str, level: int, line: str, event: str) -> None:
+    def note(
+        self, address: str, level: int, line: str, event: str, *, exc_info: bool = False
+    ) -> None:
         """Log ``line`` now if ``address`` (and the log as a whole) has allowance left, else
-        count it under ``event``'s kind for the address's summary."""
+        count it under ``event``'s kind for the address's summary. ``exc_info``: with the
+        exception being handled (logged lines only; a summary counts it)."""
         if not self.logger.isEnabledFor(level):
             return
         now = self._clock()
@@ -107,7 +110,7 @@ class EventLog:
         if ended is not None:
             self._emit_summaries([ended], now)
         if logged:
-            self.logger.log(level, "%s", _cut(line, MAX_LINE))
+            self.logger.log(level, "%s", _cut(line, MAX_LINE), exc_info=exc_info)
 
     def flush(self, *, final: bool = False) -> None:
         """Write the summary of every window that has ended (``final``: of every window)."""

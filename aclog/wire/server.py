@@ -29,6 +29,7 @@ from aclog.wire.apis import APIS
 from aclog.wire.budget import Budget
 from aclog.wire.config import SecurityProtocol, ServerConfig
 from aclog.wire.connection import Connection
+from aclog.wire.dispatch import FAILURES
 from aclog.wire.event_log import EventLog
 from aclog.wire.protocol import warm_up
 from aclog.wire.scram import SUPPORTED_MECHANISMS
@@ -184,6 +185,7 @@ class Server:
         while True:
             await asyncio.sleep(min(1.0, self.config.limits.log_events_interval))
             self.events.flush()
+            FAILURES.flush()
 
     async def stop(self) -> None:
         """Stop accepting and reading; wait (up to the shutdown timeout) for the requests being
@@ -212,6 +214,7 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._flusher
         self.events.flush(final=True)
+        FAILURES.flush(final=True)
 
 
 def serve(
