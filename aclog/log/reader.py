@@ -130,7 +130,7 @@ def read_segment_file(path: Path, base_offset: int) -> Iterator[LogBatch]:
 def _scan_from(
     path: Path, base: int, from_offset: int, *, is_last: bool, strict: bool, in_log: bool = True
 ) -> Iterator[RawBatch]:
-    start_offset, start_position = _index_start(path, base, from_offset)
+    start_offset, start_position = index_start(path, base, from_offset)
     scan = SegmentScan(
         path, position=start_position, next_offset=start_offset, skip_below=from_offset
     )
@@ -145,7 +145,7 @@ def _scan_from(
         raise TornTailError(torn)
 
 
-def _index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
+def index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
     """(first offset, position) of a batch to start scanning at for ``from_offset``: the one
     at the greatest index entry at or below it, if that batch holds the entry's offset (true of
     Kafka's last-offset entries and of the first-offset entries older aclog wrote); the segment
@@ -240,7 +240,7 @@ class LogTail:
         if not segments:
             return
         base, path = segments[first]
-        offset, position = _index_start(path, base, from_offset)
+        offset, position = index_start(path, base, from_offset)
         try:
             yield from self._follow(_Place(path, position, offset, -1), from_offset, to_offset)
         except _Lost:  # a segment vanished or shrank while this read went on: read again

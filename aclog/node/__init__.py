@@ -5,7 +5,8 @@ Sits above the broker and the controller and below :mod:`aclog.wire`, which only
 Kafka protocol to a :class:`Node`. Modules: :mod:`~aclog.node.node` (the node),
 :mod:`~aclog.node.writers` (which writer, and how the loader follows it),
 :mod:`~aclog.node.cluster` (what clients are told about the cluster),
-:mod:`~aclog.node.published` (read-your-writes), :mod:`~aclog.node.endpoint`,
+:mod:`~aclog.node.published` (read-your-writes), :mod:`~aclog.node.scrub` (re-reading what
+was acknowledged; writes stop while it finds damage), :mod:`~aclog.node.endpoint`,
 :mod:`~aclog.node.topics` and :mod:`~aclog.node.login_secret` (what a node reads at start).
 """
 

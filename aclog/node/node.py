@@ -36,7 +36,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from aclog.acl import ApiError
+from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
 from aclog.authorizer import Authorizer, Decision
 from aclog.broker import MetadataLoader, ScramCredentialCache
@@ -51,6 +51,7 @@ from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_clust
 from aclog.node.endpoint import Endpoint
 from aclog.node.login_secret import load_login_secret
 from aclog.node.published import PublishedOffset
+from aclog.node.scrub import Scrub
 from aclog.node.topics import TopicInventory, load_topics
 from aclog.node.writers import NodeWriter, WriterSettings, open_node_writer
 from aclog.records import AclBinding, AclOperation, ResourceType, ScramMechanism
@@ -77,6 +78,8 @@ class NodeSettings(WriterSettings, Protocol):
     def super_users(self) -> frozenset[str]: ...
     @property
     def allow_everyone_if_no_acl_found(self) -> bool: ...
+    @property
+    def scrub_interval(self) -> float: ...
 
 
 class Node:
@@ -92,6 +95,7 @@ class Node:
         published: PublishedOffset,
         topics: TopicInventory,
         login_secret: bytes,
+        scrub: Scrub | None = None,
     ) -> None:
         self.config = settings
         self.controller: MetadataWriter = writer.writer
@@ -104,6 +108,8 @@ class Node:
         self.topics = topics
         self.login_secret = login_secret
         """The data directory's secret for the salts of unknown SCRAM users."""
+        self.scrub = scrub or Scrub(settings.data_dir, settings.scrub_interval)
+        """Re-reads what was acknowledged; writes stop while it finds the log damaged."""
         self.node_id = settings.node_id
         self.cluster_id = settings.cluster_id or default_cluster_id(settings.data_dir)
         self.advertised: Endpoint = settings.advertised or settings.listen
@@ -140,6 +146,7 @@ class Node:
         start taking part in elections (a leader announces where it listens)."""
         self.advertised = advertised
         self._start(str(advertised))
+        self.scrub.start()
 
     def cluster_view(self) -> ClusterView:
         """The brokers and controller clients should use (see :meth:`ClusterView.of`)."""
@@ -154,6 +161,7 @@ class Node:
     def close(self) -> None:
         """Finish the writes under way, stop following the log, then release the data
         directory (queued commits are made first; the log fsyncs on close)."""
+        self.scrub.stop()
         self.controller.close()
         self._waits.shutdown(wait=True)
         self.loader.stop()
@@ -164,12 +172,18 @@ class Node:
         self, bindings: Sequence[AclBinding], caller: Caller
     ) -> Future[list[AclCreateResult]]:
         """CreateAcls through the writer, without blocking the calling thread."""
+        damage = self._damage()
+        if damage is not None:
+            return _done([AclCreateResult(damage) for _ in bindings])
         return self._published(self.controller.create_acls_later(bindings, caller))
 
     def delete_acls(
         self, filters: Sequence[AclFilter], caller: Caller
     ) -> Future[list[AclDeleteResult]]:
         """DeleteAcls through the writer, without blocking the calling thread."""
+        damage = self._damage()
+        if damage is not None:
+            return _done([AclDeleteResult(damage) for _ in filters])
         return self._published(self.controller.delete_acls_later(filters, caller))
 
     def alter_scram(
@@ -179,7 +193,17 @@ class Node:
         caller: Caller,
     ) -> Future[list[ScramAlterResult]]:
         """AlterUserScramCredentials through the writer, without blocking the caller."""
+        damage = self._damage()
+        if damage is not None:
+            users = dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions])
+            return _done([ScramAlterResult(user, damage) for user in users])
         return self._published(self.controller.alter_scram_later(upsertions, deletions, caller))
+
+    def _damage(self) -> ApiError | None:
+        """KAFKA_STORAGE_ERROR naming the file and byte while the scrub finds the log damaged:
+        a write appended behind damage would be unreadable at the next start."""
+        damage = self.scrub.damage
+        return None if damage is None else ApiError(Errors.KAFKA_STORAGE_ERROR, str(damage))
 
     def _published(self, commit: Future[T]) -> Future[T]:
         """``commit``'s outcome, once the loader has published it: at once when the commit
@@ -257,3 +281,10 @@ class Node:
                 PUBLISH_WAIT_SECONDS,
                 self.published.offset,
             )
+
+
+def _done(value: T) -> Future[T]:
+    """A future that already holds ``value``."""
+    future: Future[T] = Future()
+    future.set_result(value)
+    return future

@@ -29,6 +29,7 @@ from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.acl_column_rows import of_chunks, of_records
 from aclog.image.acl_table import AclTable
 from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source, read_checkpoint_info
+from aclog.log.check import check_batches
 from aclog.log.segment import list_segments
 from aclog.records.types import Record
 from aclog.records.warning import OnWarning, ignore_warning
@@ -127,7 +128,10 @@ def _rebuild_from_log(
         image = _restated_contents(info, contents)
         start = info.last_offset + 1
     _check_log_reaches(directory, start)
+    check_batches(directory, 0, start)  # damage a snapshot covers is damage all the same
     image, replayed = replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
+    if at_offset is not None or at_time_ms is not None:
+        check_batches(directory, image.provenance.last_offset + 1)  # and so is damage after
     return Rebuilt(image, found[0] if found else None, replayed)
 
 

@@ -57,6 +57,7 @@ def _config(
     topics: Path | None,
     limits: Limits,
     quorum: tuple[bool, int, int],
+    scrub_interval_ms: int,
 ) -> ServerConfig:
     try:
         protocol = SecurityProtocol(security_protocol.strip().upper())
@@ -79,6 +80,7 @@ def _config(
             controller=quorum[0],
             heartbeat_ms=quorum[1],
             election_timeout_ms=quorum[2],
+            scrub_interval=scrub_interval_ms / 1000,
         )
     except ValueError as error:  # ConfigError, or a super user without a colon
         fail(str(error), EXIT_USAGE)
@@ -151,6 +153,8 @@ def serve(
     max_connections: lim.MaxConnections = lim.DEFAULTS.max_connections,
     max_connections_per_ip: lim.MaxConnectionsPerIp = lim.DEFAULTS.max_connections_per_ip,
     connections_max_idle_ms: lim.IdleMs = int(lim.DEFAULTS.idle_timeout * 1000),
+    log_events_per_ip: lim.LogEventsPerIp = lim.DEFAULTS.log_events_per_ip,
+    log_events_interval_ms: lim.LogEventsIntervalMs = int(lim.DEFAULTS.log_events_interval * 1000),
     controller: Annotated[
         bool,
         typer.Option(
@@ -171,6 +175,14 @@ def serve(
             help="With --controller: how long the log may stand still before a standby takes over.",
         ),
     ] = DEFAULT_ELECTION_TIMEOUT_MS,
+    scrub_interval_ms: Annotated[
+        int,
+        typer.Option(
+            "--scrub-interval-ms",
+            help="How often to re-read the acknowledged log and snapshots; while the log is "
+            "found damaged, writes fail with KAFKA_STORAGE_ERROR naming the file and byte.",
+        ),
+    ] = 60_000,
     log_level: Annotated[
         str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR (on stderr).")
     ] = "INFO",
@@ -210,8 +222,11 @@ def serve(
             max_connections=max_connections,
             max_connections_per_ip=max_connections_per_ip,
             connections_max_idle_ms=connections_max_idle_ms,
+            log_events_per_ip=log_events_per_ip,
+            log_events_interval_ms=log_events_interval_ms,
         ),
         (controller, heartbeat_ms, election_timeout_ms),
+        scrub_interval_ms,
     )
     require_log_target(data_dir)
     # A listener that never started leaves no data directory behind; once it has, clients

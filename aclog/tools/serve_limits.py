@@ -127,6 +127,23 @@ IdleMs = Annotated[
         "connections.max.idle.ms).",
     ),
 ]
+LogEventsPerIp = Annotated[
+    int,
+    typer.Option(
+        "--log-events-per-ip",
+        help="Connection events (refused, closed with a reason, logged in) from one client "
+        "address logged one by one per --log-events-interval-ms; the rest are counted and "
+        "summarized in one line per address and interval (Kafka has no such setting).",
+    ),
+]
+LogEventsIntervalMs = Annotated[
+    int,
+    typer.Option(
+        "--log-events-interval-ms",
+        help="The window of --log-events-per-ip, in milliseconds: at most one summary line "
+        "per client address in each.",
+    ),
+]
 
 
 def limits(
@@ -145,6 +162,8 @@ def limits(
     max_connections: int,
     max_connections_per_ip: int,
     connections_max_idle_ms: int,
+    log_events_per_ip: int,
+    log_events_interval_ms: int,
 ) -> Limits:
     """The limits the options give; a setting that cannot work exits 2 with why."""
     try:
@@ -163,6 +182,8 @@ def limits(
             frame_timeout=frame_timeout,
             idle_timeout=connections_max_idle_ms / 1000,
             write_timeout=write_timeout,
+            log_events_per_ip=log_events_per_ip,
+            log_events_interval=log_events_interval_ms / 1000,
         )
     except ConfigError as error:
         fail(str(error), EXIT_USAGE)

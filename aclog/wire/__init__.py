@@ -6,8 +6,9 @@ decoding on kafka-python's message classes), :mod:`~aclog.wire.apis` (one module
 :mod:`~aclog.wire.scram` (the SCRAM server), :mod:`~aclog.wire.dispatch` (one frame in, one
 response out), :mod:`~aclog.wire.intake` (framing, what a connection may read),
 :mod:`~aclog.wire.budget` (request bytes per connection and server-wide),
-:mod:`~aclog.wire.connection` (answering in order, slow readers) and :mod:`~aclog.wire.server`
-(connections per address). What the listener serves, the writer plus the broker side that
+:mod:`~aclog.wire.connection` (answering in order, slow readers), :mod:`~aclog.wire.server`
+(connections per address) and :mod:`~aclog.wire.event_log` (what the server's log says of
+them, within a bound per address). What the listener serves, the writer plus the broker side that
 follows the log, is a :class:`~aclog.node.Node`.
 """
 

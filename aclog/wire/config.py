@@ -67,6 +67,10 @@ class Limits:
     bytes beyond the connections' reserves (``None``: four times the frame limit, at least
     64 MiB); ``max_connections`` (``max.connections``) and ``max_connections_per_ip``
     (``max.connections.per.ip``): more are accepted and closed at once.
+
+    The server's log: ``log_events_per_ip`` connection events (refused, closed with a reason,
+    logged in) per client address are logged one by one in each ``log_events_interval``
+    seconds, the rest counted and summarized (:mod:`aclog.wire.event_log`).
     """
 
     max_frame_bytes: int = MEBIBYTE
@@ -86,6 +90,8 @@ class Limits:
     authentication_timeout: float = 30.0
     write_timeout: float = 30.0
     tls_handshake_timeout: float = 10.0
+    log_events_per_ip: int = 20
+    log_events_interval: float = 60.0
 
     def __post_init__(self) -> None:
         if self.max_frame_bytes < 64:
@@ -112,6 +118,7 @@ class Limits:
             "max_unsent_bytes_per_connection",
             "max_connections",
             "max_connections_per_ip",
+            "log_events_per_ip",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
@@ -124,6 +131,7 @@ class Limits:
             "authentication_timeout",
             "write_timeout",
             "tls_handshake_timeout",
+            "log_events_interval",
         ):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be a positive number of seconds")
@@ -165,6 +173,8 @@ class ServerConfig:
     controller: bool = False
     heartbeat_ms: int = DEFAULT_HEARTBEAT_MS
     election_timeout_ms: int = DEFAULT_ELECTION_TIMEOUT_MS
+    scrub_interval: float = 60.0
+    """Seconds between re-reads of the acknowledged log and snapshots (:mod:`aclog.node.scrub`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.node_id <= 2**31 - 1:
@@ -194,3 +204,5 @@ class ServerConfig:
             raise ConfigError("workers must be at least 1")
         if self.shutdown_timeout <= 0:
             raise ConfigError("shutdown_timeout must be a positive number of seconds")
+        if self.scrub_interval <= 0:
+            raise ConfigError("the scrub interval must be a positive number of seconds")

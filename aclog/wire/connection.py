@@ -42,10 +42,9 @@ from aclog.wire.config import ServerConfig
 from aclog.wire.context import Session
 from aclog.wire.dispatch import Outcome, Pending, process, queues_commit
 from aclog.wire.errors import Offload
+from aclog.wire.event_log import EventLog
 from aclog.wire.intake import End, Intake
 from aclog.wire.outlet import Outlet
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +62,14 @@ class _Frame:
 
 class Listener(Protocol):
     """What a connection needs of the listener that accepted it (the server): its
-    configuration, the node it serves, the worker threads and the shared request-byte pool."""
+    configuration, the node it serves, the worker threads, the shared request-byte pool and
+    the log of connection events."""
 
     config: ServerConfig
     node: Node
     executor: ThreadPoolExecutor
     budget: Budget
+    events: EventLog
 
 
 class Connection:
@@ -114,7 +115,7 @@ class Connection:
 
     async def run(self) -> None:
         """Serve the connection; returns once it is closed."""
-        logger.debug("connection %s opened", self.name)
+        self._note(logging.DEBUG, "opened")
         self._reader_task = asyncio.create_task(self._read_loop())
         end = End("the connection ended", logging.DEBUG)
         try:
@@ -124,8 +125,13 @@ class Connection:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader_task
             self._drop_queued()
-            logger.log(end.level, "connection %s closed: %s", self.name, end.reason)
+            self._note(end.level, f"closed: {end.reason}")
             await self._outlet.close(end.abort)
+
+    def _note(self, level: int, event: str) -> None:
+        """Log ``event`` (``closed: why``) within the bounds on its client address."""
+        line = f"connection {self.name} {event}"
+        self.server.events.note(self.session.client_host, level, line, event)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -154,6 +160,7 @@ class Connection:
     async def _answer(self, payload: bytes) -> End | None:
         """Process one frame and queue its answer behind the ones not yet sent."""
         server = self.server
+        was_authenticated = self.session.authenticated
         try:
             if self._answers and not self._queues_behind(payload):
                 # Anything but another write must see the writes before it: answer them first.
@@ -169,6 +176,10 @@ class Connection:
         except BaseException:
             server.budget.release(self.usage, len(payload))
             raise
+        if self.session.authenticated and not was_authenticated:
+            mechanism = self.session.mechanism
+            how = mechanism.mechanism_name if mechanism else "SASL"
+            self._note(logging.INFO, f"logged in as {self.session.principal} ({how})")
         self._answers.append((outcome, len(payload)))
         pending = outcome.pending
         if pending is None or pending.commit.done():

@@ -43,9 +43,13 @@ from aclog.node import Node
 from aclog.wire.apis import ADVERTISED_VERSIONS, APIS, api_versions, sasl_authenticate
 from aclog.wire.context import Api, Reply, RequestContext, SaslState, Session
 from aclog.wire.errors import CloseConnection, Offload
+from aclog.wire.event_log import EventLog
 from aclog.wire.protocol import decode_request, encode_raw_frame, encode_response, peek_header
 
 logger = logging.getLogger(__name__)
+FAILURES = EventLog(logger, per_address=5, total=20)
+"""Requests the server's own code failed on, with their tracebacks: a client that can make
+that happen again and again must not fill the log (the listener flushes the summaries)."""
 
 LARGE_FRAME_BYTES = 64 * 1024
 _large_frames = threading.BoundedSemaphore(1)
@@ -157,19 +161,20 @@ def _handle(api: Api, ctx: RequestContext, request: Any) -> Reply:
 
 
 def _log_failure(api: Api, ctx: RequestContext) -> None:
-    logger.exception(
-        "%s v%d from %s on connection %s failed; answering UNKNOWN_SERVER_ERROR",
-        api.name,
-        ctx.version,
-        ctx.session.principal,
-        ctx.session.connection_id,
+    session = ctx.session
+    line = (
+        f"{api.name} v{ctx.version} from {session.principal} on connection "
+        f"{session.connection_id} failed; answering UNKNOWN_SERVER_ERROR"
     )
+    event = f"{api.name} failed; answered UNKNOWN_SERVER_ERROR"
+    FAILURES.note(session.client_host, logging.ERROR, line, event, exc_info=True)
 
 
 def _encoded(api: Api, reply: Reply, correlation_id: int) -> Outcome:
     try:
         data = encode_response(reply.response, correlation_id)
     except Exception as error:
-        logger.exception("cannot encode the %s response", api.name)
+        line = f"cannot encode the {api.name} response"
+        FAILURES.note("the server", logging.ERROR, line, line, exc_info=True)
         raise CloseConnection(f"cannot encode the {api.name} response: {error}") from None
     return Outcome(data, reply.close_reason, api.name)

@@ -17,7 +17,8 @@ aclog's defaults still shows that a credential was stored by some other client.)
 Kafka's other behaviour is kept: the user name is unescaped (``=2C``, ``=3D``) and the principal
 is ``User:<name>``. One limit comes from scramp: a stored salt shorter than 12 bytes cannot be
 used for a login (both admin clients send 24 bytes or more); such a user is answered like an
-unknown one and a warning goes to the server log.
+unknown one and a warning goes to the server log, once per stored credential (any client can
+try a login as often as it likes; the log must not grow with its tries).
 
 Not thread-safe: one login belongs to one connection, which handles one request at a time.
 Cost: besides scramp's work, two HMACs and a hash per login to build the stand-in credential,
@@ -55,6 +56,9 @@ MIN_SALT_BYTES = 12
 """The shortest salt scramp accepts."""
 
 INVALID_CREDENTIALS = "the user is unknown or the password is wrong"
+_WARNED_SHORT_SALTS: set[tuple[str, ScramMechanism, bytes]] = set()
+"""The short-salt credentials already warned about (bounded by the credentials stored; a set's
+``add`` is atomic, so logins on several threads at most warn twice)."""
 """Why a login with a well-formed but wrong proof failed: the same for both causes."""
 
 
@@ -106,14 +110,7 @@ class ScramLogin:
         stand_in = stand_in_credential(self._secret, username, self.mechanism)
         credential = self._lookup(username, self.mechanism)
         if credential is not None and len(credential.salt) < MIN_SALT_BYTES:
-            logger.warning(
-                "the %s credential of %r has a %d-byte salt; logins need %d bytes or more, so it "
-                "cannot log in (set its password again)",
-                self.mechanism.mechanism_name,
-                username,
-                len(credential.salt),
-                MIN_SALT_BYTES,
-            )
+            _warn_short_salt(username, self.mechanism, credential.salt)
             credential = None
         chosen = stand_in if credential is None else credential
         return chosen.salt, chosen.stored_key, chosen.server_key, chosen.iterations
@@ -142,3 +139,19 @@ class ScramLogin:
                 raise ScramLoginFailed(INVALID_CREDENTIALS) from None
             raise ScramLoginFailed(str(error)) from None
         return str(reply).encode("utf-8")
+
+
+def _warn_short_salt(user: str, mechanism: ScramMechanism, salt: bytes) -> None:
+    """Warn, once per stored credential, that it cannot log in."""
+    key = (user, mechanism, salt)
+    if key in _WARNED_SHORT_SALTS:
+        return
+    _WARNED_SHORT_SALTS.add(key)
+    logger.warning(
+        "the %s credential of %r has a %d-byte salt; logins need %d bytes or more, so it "
+        "cannot log in (set its password again)",
+        mechanism.mechanism_name,
+        user[:200],
+        len(salt),
+        MIN_SALT_BYTES,
+    )

@@ -29,6 +29,8 @@ from aclog.wire.apis import APIS
 from aclog.wire.budget import Budget
 from aclog.wire.config import SecurityProtocol, ServerConfig
 from aclog.wire.connection import Connection
+from aclog.wire.dispatch import FAILURES
+from aclog.wire.event_log import EventLog
 from aclog.wire.protocol import warm_up
 from aclog.wire.scram import SUPPORTED_MECHANISMS
 
@@ -101,6 +103,13 @@ class Server:
         self.tls = tls
         limits = config.limits
         self.budget = Budget(limits.total_buffered_bytes)
+        self.events = EventLog(
+            logging.getLogger("aclog.wire.connection"),
+            per_address=limits.log_events_per_ip,
+            interval=limits.log_events_interval,
+        )
+        """Connection events (refused, closed, logged in), bounded per client address."""
+        self._flusher: asyncio.Task[None] | None = None
         self._connections: dict[Connection, asyncio.Task[None]] = {}
         self._per_host: Counter[str] = Counter()
         """Open connections per client address, for ``max_connections_per_ip``."""
@@ -123,6 +132,7 @@ class Server:
             ssl_handshake_timeout=config.limits.tls_handshake_timeout if self.tls else None,
             reuse_address=True,
         )
+        self._flusher = asyncio.create_task(self._flush_events())
         port = self._server.sockets[0].getsockname()[1]
         bound = Endpoint(config.listen.host, int(port))
         self.node.start(config.advertised or bound)
@@ -145,7 +155,8 @@ class Server:
         connection_id = f"c{next(self._ids)}"
         refusal = self._refusal(host)
         if refusal is not None:
-            logger.warning("connection %s from %s refused: %s", connection_id, host, refusal)
+            line = f"connection {connection_id} from {host} refused: {refusal}"
+            self.events.note(host, logging.WARNING, line, f"refused: {refusal}")
             writer.close()
             return
         connection = Connection(self, reader, writer, connection_id, host)
@@ -172,9 +183,18 @@ class Server:
             return f"{self._per_host[host]} connections from it are open (max.connections.per.ip)"
         return None
 
+    async def _flush_events(self) -> None:
+        """Write the summaries of connection events whose windows have ended: a wake-up a
+        second (at most one per window), a few microseconds when there is nothing to say."""
+        while True:
+            await asyncio.sleep(min(1.0, self.config.limits.log_events_interval))
+            self.events.flush()
+            FAILURES.flush()
+
     async def stop(self) -> None:
         """Stop accepting and reading; wait (up to the shutdown timeout) for the requests being
-        answered, then close every connection."""
+        answered, then close every connection and write the connection events not yet
+        summarized."""
         if self._server is not None:
             self._server.close()
         for connection in list(self._connections):
@@ -193,6 +213,12 @@ class Server:
         if self._server is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._server.wait_closed(), 5.0)
+        if self._flusher is not None:
+            self._flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._flusher
+        self.events.flush(final=True)
+        FAILURES.flush(final=True)
 
 
 def serve(

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aclog.log import read_batches
+from aclog.controller.controller import Controller
+from aclog.log import SegmentedLog, list_segments, read_batches
 from aclog.log.quarantine import list_quarantined
 from aclog.log.recovery_point import FILE_NAME, encode
 from aclog.records import ScramMechanism
@@ -56,3 +57,25 @@ def test_serve_refuses_a_damaged_acknowledged_batch(tmp_path: Path, mode: str) -
     assert server.process is not None and server.process.returncode == 1
     assert f"corrupt log segment {newest.segment} at byte {newest.position}" in server.stderr()
     assert newest.segment.read_bytes() == bytes(data)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_serve_refuses_damage_a_snapshot_covers(tmp_path: Path, mode: str) -> None:
+    """The one damage policy (README "The data directory"): a snapshot does not hide damage
+    from the broker's loader or the writer, any more than from the CLI's readers."""
+    server = _server(tmp_path, mode)
+    first = list(read_batches(server.data_dir))[-1]  # not the first: that one names the cluster
+    with Controller.open(server.data_dir) as controller:
+        controller.snapshot()
+    for user in ("carol", "dave"):  # two segments after it: the writer reads only those
+        with SegmentedLog(server.data_dir) as log:
+            log.roll()
+        server.seed_user(user, f"{user}-secret")
+    assert list_segments(server.data_dir)[-3][1] == first.segment
+    data = bytearray(first.segment.read_bytes())
+    data[first.position + 70] ^= 0x10
+    first.segment.write_bytes(bytes(data))
+    with pytest.raises(RuntimeError, match="did not start"):
+        server.start(timeout=20)
+    assert server.process is not None and server.process.returncode == 1
+    assert f"corrupt log segment {first.segment} at byte {first.position}" in server.stderr()

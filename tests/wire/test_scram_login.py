@@ -5,6 +5,7 @@ keeps made-up salts stable."""
 from __future__ import annotations
 
 import base64
+import logging
 import os
 import stat
 import threading
@@ -156,10 +157,18 @@ def test_whether_a_user_exists_never_changes_how_a_login_ends(user: str) -> None
         assert outcome == ("client-final", INVALID_CREDENTIALS, str(DEFAULT_ITERATIONS))
 
 
-def test_short_stored_salt_is_answered_like_an_unknown_user() -> None:
+def test_short_stored_salt_is_answered_like_an_unknown_user(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     short = ScramCredential(b"tiny", b"k" * 32, b"v" * 32, 4096)
-    login = ScramLogin(SHA256, lambda user, mechanism: short, SECRET)
-    assert _final_error(login, "old", "x") == INVALID_CREDENTIALS
+    with caplog.at_level(logging.WARNING, logger="aclog.wire.scram"):
+        for _ in range(50):  # a client may try as often as it likes: one warning (issue 35.4)
+            login = ScramLogin(SHA256, lambda user, mechanism: short, SECRET)
+            assert _final_error(login, "old", "x") == INVALID_CREDENTIALS
+    assert [r.getMessage() for r in caplog.records] == [
+        "the SCRAM-SHA-256 credential of 'old' has a 4-byte salt; logins need 12 bytes or "
+        "more, so it cannot log in (set its password again)"
+    ]
 
 
 def test_login_secret_is_created_private_then_reused(tmp_path: Path) -> None:

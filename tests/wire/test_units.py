@@ -42,7 +42,7 @@ from aclog.wire import (
 )
 from aclog.wire.apis import describe_acls
 from aclog.wire.context import Session
-from aclog.wire.dispatch import process
+from aclog.wire.dispatch import FAILURES, process
 from aclog.wire.errors import CloseConnection, Offload
 from aclog.wire.protocol import decode_request
 
@@ -381,3 +381,31 @@ def test_a_write_is_queued_from_the_event_loop_and_answered_once_committed(
     done = outcome.pending.finish(outcome.pending.commit)  # UNKNOWN_SERVER_ERROR, as Kafka
     response = CreateAclsResponse.decode(done.data[4:], version=3, header=True)  # type: ignore[index]
     assert [r.error_code for r in response.results] == [-1]
+
+
+def test_failures_of_the_servers_own_code_are_logged_within_a_bound(
+    node: Node, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that can make the server fail, again and again, gets a few tracebacks and a
+    count, not a traceback per request (issue 35.4)."""
+
+    def failed(*args: object) -> Future[object]:
+        future: Future[object] = Future()
+        future.set_exception(RuntimeError("the commit thread failed"))
+        return future
+
+    monkeypatch.setattr(node, "create_acls", failed)
+    session = Session.start("t", "10.9.8.7", SecurityProtocol.PLAINTEXT)
+    FAILURES.flush(final=True)  # a fresh window for this address
+    with caplog.at_level(logging.ERROR, logger="aclog.wire.dispatch"):
+        for i in range(30):
+            outcome = process(node, session, _create(f"t{i}"), on_loop=True)
+            assert outcome.pending is not None
+            outcome.pending.finish(outcome.pending.commit)
+        FAILURES.flush(final=True)
+    lines = [r for r in caplog.records if "10.9.8.7" in r.getMessage() or r.exc_info]
+    tracebacks = [r for r in lines if r.exc_info]
+    assert 1 <= len(tracebacks) <= 5
+    [summary] = [r.getMessage() for r in lines if "more connection events" in r.getMessage()]
+    assert summary.startswith(f"{30 - len(tracebacks)} more connection events from 10.9.8.7")
+    assert "CreateAcls failed; answered UNKNOWN_SERVER_ERROR" in summary

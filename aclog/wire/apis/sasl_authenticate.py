@@ -14,7 +14,6 @@ messages and a failure simply closes the connection.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from kafka.protocol.sasl import SaslAuthenticateRequest, SaslAuthenticateResponse
@@ -23,8 +22,6 @@ from aclog.acl import ApiError, Errors
 from aclog.wire.context import Api, Reply, RequestContext, SaslState, Session
 from aclog.wire.errors import CloseConnection
 from aclog.wire.scram import ScramLoginFailed
-
-logger = logging.getLogger(__name__)
 
 
 def failure_message(session: Session) -> str:
@@ -62,14 +59,7 @@ def step(session: Session, token: bytes) -> tuple[bytes | None, str | None]:
     if login.done:
         session.principal = f"User:{login.user}"
         session.state = SaslState.AUTHENTICATED
-        session.login = None
-        logger.info(
-            "connection %s from %s logged in as %s (%s)",
-            session.connection_id,
-            session.client_host,
-            session.principal,
-            login.mechanism.mechanism_name,
-        )
+        session.login = None  # the connection logs the login (aclog.wire.event_log)
     return reply, None
 
 
