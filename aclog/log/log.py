@@ -16,6 +16,9 @@ quarantine file, cut back to the last whole batch, logged at WARNING and reporte
 raises :class:`CorruptLogError` instead (:mod:`aclog.log.opening`, :mod:`aclog.log.recovery`).
 Opening also rebuilds the offset index of an older segment that an earlier aclog wrote with
 first offsets instead of Kafka's last offsets (:mod:`aclog.log.index_upgrade`).
+A failed append is undone completely or the writer stops (:mod:`aclog.log.failure`); every
+file operation goes through one seam (:mod:`aclog.log.files`), which opens no file through a
+symbolic link and lets tests fail any call on purpose.
 The directory is created 0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer
 per directory (a lock file); readers use :mod:`aclog.log.reader` and need no lock. The open
 segment's files: :mod:`aclog.log.active`; truncation's and retention's: :mod:`aclog.log.retention`.
@@ -35,6 +38,8 @@ from pathlib import Path
 from aclog.log.active import ActiveSegment
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.errors import LogError
+from aclog.log.failure import WriteGuard
+from aclog.log.index import index_path
 from aclog.log.index_upgrade import upgrade_closed_indexes
 from aclog.log.lock import DirectoryLocks
 from aclog.log.modes import make_private_directory
@@ -43,7 +48,7 @@ from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
 from aclog.log.recovery import RecoveryReport, batch_starting_at, last_epoch
 from aclog.log.recovery_point import RecoveryPointFile
 from aclog.log.retention import delete_below, truncate_segments
-from aclog.log.segment import list_segments
+from aclog.log.segment import list_segments, segment_file_name
 
 DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
 logger = logging.getLogger(__name__)
@@ -69,6 +74,7 @@ class SegmentedLog:
         self.shared = shared
         self._active: ActiveSegment
         self._point: RecoveryPointFile | None = None
+        self._guard = WriteGuard(self.directory, fsync=fsync)
         self._locks = DirectoryLocks(self.directory, shared=shared)
         try:
             with self._mutation(refresh=False):
@@ -174,16 +180,21 @@ class SegmentedLog:
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
         # the group's first batches durable even if the rest of it then failed.
         self._maybe_roll(sum(len(batch) for _, batch in built))
-        start = self._active.size
-        # A lone batch keeps the one-batch write path (fault injection hooks it).
-        if len(built) == 1:
-            self._write_batch(built[0][1], built[0][0])
-        else:
-            self._active.write(built)
-        if self.fsync if fsync is None else fsync:
-            self._active.sync_or_cut(start)
-            # Before anyone is told it committed: from here on, damage to it is corruption.
-            self._points().write(results[-1].last_offset + 1, results[-1].epoch)
+        mark = self._active.mark()
+        try:
+            # A lone batch keeps the one-batch write path (fault injection hooks it).
+            if len(built) == 1:
+                self._write_batch(built[0][1], built[0][0])
+            else:
+                self._active.write(built)
+            if self.fsync if fsync is None else fsync:
+                self._active.sync()
+                # Before anyone is told it committed: from here on, damage to it is corruption.
+                self._points().write(results[-1].last_offset + 1, results[-1].epoch)
+        except OSError as error:
+            action = f"appending offsets {results[0].base_offset}..{results[-1].last_offset}"
+            raise self._guard.undo(action, error, self._active, mark) from error
+        self._guard.health.succeeded()
         self.end_offset = results[-1].last_offset + 1
         self.latest_epoch = results[-1].epoch
         return results
@@ -205,12 +216,23 @@ class SegmentedLog:
     def _roll(self) -> None:
         if self._active.size == 0:
             return
+        action = f"rolling {self._active.path} to a new segment at offset {self.end_offset}"
         if self.fsync:
-            os.fsync(self._active.fd)
-            self._points().sync()
+            try:
+                self._active.sync()
+                self._points().sync()
+            except OSError as error:
+                raise self._guard.stop(action, error, "nothing new had been written") from error
+        path = self.directory / segment_file_name(self.end_offset)
+        # Only files this roll creates are removed if it fails; a file already there is not ours.
+        created = [p for p in (path, index_path(path)) if not os.path.lexists(p)]
+        try:
+            active = ActiveSegment.create(self.directory, self.end_offset, fsync=self.fsync)
+        except OSError as error:
+            raise self._guard.undo_create(action, error, created) from error
         self._active.close()
         self._bases.append(self.end_offset)
-        self._active = ActiveSegment.create(self.directory, self.end_offset, fsync=self.fsync)
+        self._active = active
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -269,22 +291,28 @@ class SegmentedLog:
     # -- closing -----------------------------------------------------------------------------
 
     def _check_open(self) -> None:
+        """Refuse a mutation of a closed log, or of one whose writer stopped."""
         if self._active.fd < 0:
             raise LogError(f"the log in {self.directory} is closed")
+        self._guard.check()
 
     def close(self) -> None:
-        """Flush, close the files and release the writer lock (idempotent)."""
-        if self._active.fd >= 0 and self.fsync:
-            os.fsync(self._active.fd)
-            if self._point is not None and not self._locks.shared:
-                # Exclusive: everything up to the end is fsynced now. (Shared writers moved
-                # the point with each append; another may have appended since.)
-                self._point.write(self.end_offset, self.latest_epoch, durable=True)
-        self._active.close()
-        if self._point is not None:
-            self._point.close()
-            self._point = None
-        self._locks.release()
+        """Flush, close the files and release the writer lock (idempotent). A writer that
+        stopped fsyncs nothing (a failed fsync is never retried as if it could succeed)."""
+        try:
+            self._guard.finish_undo()
+            if self._active.fd >= 0 and self.fsync and self._guard.stopped is None:
+                self._active.sync()
+                if self._point is not None and not self._locks.shared:
+                    # Exclusive: everything up to the end is fsynced now. (Shared writers moved
+                    # the point with each append; another may have appended since.)
+                    self._point.write(self.end_offset, self.latest_epoch, durable=True)
+        finally:
+            self._active.close()
+            if self._point is not None:
+                self._point.close()
+                self._point = None
+            self._locks.release()
 
     def __enter__(self) -> SegmentedLog:
         return self

@@ -209,7 +209,7 @@ def test_a_group_is_one_fsync_and_a_later_duplicate_sees_the_earlier_request(
     ("error", "code", "fenced"),
     [
         (FencedEpochError(1, 2), Errors.NOT_CONTROLLER, True),
-        (OSError(28, "No space left on device"), Errors.UNKNOWN_SERVER_ERROR, False),
+        (OSError(28, "No space left on device"), Errors.KAFKA_STORAGE_ERROR, False),
     ],
 )
 def test_a_failed_group_append_fails_every_request_in_it_and_moves_nothing(
