@@ -102,9 +102,9 @@ def open_fd(path: Path, flags: int, mode: int = 0o600) -> int:
         raise _located(error, path) from None
 
 
-def open_reader(path: Path, buffering: int = -1) -> BinaryIO:
+def open_reader(path: Path, buffering: int = -1) -> io.BufferedReader:
     """``path`` opened for binary reading, without following a link."""
-    return os.fdopen(open_fd(path, os.O_RDONLY), "rb", buffering)
+    return cast(io.BufferedReader, os.fdopen(open_fd(path, os.O_RDONLY), "rb", buffering))
 
 
 def read_bytes(path: Path) -> bytes:
