@@ -18,12 +18,16 @@ Not thread-safe: the log's single writer owns it. Cost: nothing until a failure.
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 from aclog.log import files
 from aclog.log.active import ActiveSegment, Mark
 from aclog.log.errors import StorageError, WriterStoppedError, describe_os_error
 from aclog.log.health import StorageHealth
+from aclog.log.index import index_path
+from aclog.log.segment import segment_file_name
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +75,27 @@ class WriteGuard:
         if isinstance(error, files.FsyncError):
             return self.stop(action, error, "it was undone, but after a failed fsync")
         return self.health.failed(StorageError(action, error, UNDONE))
+
+    def roll(
+        self, active: ActiveSegment, end_offset: int, sync_point: Callable[[], None]
+    ) -> ActiveSegment:
+        """A new, empty segment at ``end_offset`` to follow ``active`` (which the caller then
+        closes), once ``active`` and the recovery point (``sync_point``) are fsynced: a failed
+        fsync stops the writer, a failed creation removes what it made."""
+        action = f"rolling {active.path} to a new segment at offset {end_offset}"
+        if self.fsync:
+            try:
+                active.sync()
+                sync_point()
+            except OSError as error:
+                raise self.stop(action, error, "nothing new had been written") from error
+        path = active.path.parent / segment_file_name(end_offset)
+        # Only files this roll creates are removed if it fails; a file already there is not ours.
+        created = [p for p in (path, index_path(path)) if not os.path.lexists(p)]
+        try:
+            return ActiveSegment.create(path.parent, end_offset, fsync=self.fsync)
+        except OSError as error:
+            raise self.undo_create(action, error, created) from error
 
     def undo_create(self, action: str, error: OSError, created: list[Path]) -> StorageError:
         """Remove the ``created`` files of a segment a roll failed to create (``action``)."""

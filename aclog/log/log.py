@@ -29,7 +29,6 @@ Not thread-safe: one thread owns a writer. Cost: an append is O(batch bytes) plu
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -39,7 +38,6 @@ from aclog.log.active import ActiveSegment
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.errors import LogError
 from aclog.log.failure import WriteGuard
-from aclog.log.index import index_path
 from aclog.log.index_upgrade import upgrade_closed_indexes
 from aclog.log.lock import DirectoryLocks
 from aclog.log.modes import make_private_directory
@@ -48,7 +46,7 @@ from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
 from aclog.log.recovery import RecoveryReport, batch_starting_at, last_epoch
 from aclog.log.recovery_point import RecoveryPointFile
 from aclog.log.retention import delete_below, truncate_segments
-from aclog.log.segment import list_segments, segment_file_name
+from aclog.log.segment import list_segments
 
 DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
 logger = logging.getLogger(__name__)
@@ -216,20 +214,7 @@ class SegmentedLog:
     def _roll(self) -> None:
         if self._active.size == 0:
             return
-        action = f"rolling {self._active.path} to a new segment at offset {self.end_offset}"
-        if self.fsync:
-            try:
-                self._active.sync()
-                self._points().sync()
-            except OSError as error:
-                raise self._guard.stop(action, error, "nothing new had been written") from error
-        path = self.directory / segment_file_name(self.end_offset)
-        # Only files this roll creates are removed if it fails; a file already there is not ours.
-        created = [p for p in (path, index_path(path)) if not os.path.lexists(p)]
-        try:
-            active = ActiveSegment.create(self.directory, self.end_offset, fsync=self.fsync)
-        except OSError as error:
-            raise self._guard.undo_create(action, error, created) from error
+        active = self._guard.roll(self._active, self.end_offset, self._points().sync)
         self._active.close()
         self._bases.append(self.end_offset)
         self._active = active
