@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from aclog.log import files
 from aclog.log.batch import parse_header
@@ -25,9 +25,9 @@ from aclog.log.modes import open_private
 from aclog.log.segment import segment_file_name
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
-    """Where an active segment stood before an append: its size and its index's entry count."""
+class Mark(NamedTuple):
+    """Where an active segment stood before an append: its size and its index's entry count.
+    (A tuple: one is made per append.)"""
 
     size: int
     entries: int
