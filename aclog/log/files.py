@@ -24,7 +24,7 @@ from __future__ import annotations
 import errno
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -42,19 +42,29 @@ class FsyncError(OSError):
 class Faults:
     """A plan of injected failures, for tests: the ``fail_at``-th call through the seam (from 1;
     ``None`` fails nothing) fails with ``kind``, and with ``persist`` every later call too (a
-    disk that stays broken). ``calls`` records each call as (operation, path), so a first run
-    without a fault tells a test how many calls an operation makes. Not thread-safe."""
+    disk that stays broken). Only calls ``where`` accepts (operation, path) count, when given.
+    ``calls`` records each counted call as (operation, path), so a first run without a fault
+    tells a test how many calls an operation makes. Not thread-safe."""
 
-    def __init__(self, fail_at: int | None = None, kind: str = "EIO", *, persist: bool = False):
+    def __init__(
+        self,
+        fail_at: int | None = None,
+        kind: str = "EIO",
+        *,
+        persist: bool = False,
+        where: Callable[[str, str], bool] | None = None,
+    ):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-        self.fail_at, self.kind, self.persist = fail_at, kind, persist
+        self.fail_at, self.kind, self.persist, self.where = fail_at, kind, persist, where
         self.calls: list[tuple[str, str]] = []
         self.failed = 0
 
     def check(self, operation: str, path: Path | str, size: int = 0) -> int:
         """Count a call; raise its injected error, or return how many of ``size`` bytes a
         write may write (fewer for a short write)."""
+        if self.where is not None and not self.where(operation, str(path)):
+            return size
         self.calls.append((operation, str(path)))
         n = len(self.calls)
         if self.fail_at is None or n < self.fail_at or (n > self.fail_at and not self.persist):

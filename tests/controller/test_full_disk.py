@@ -6,8 +6,6 @@ with one line otherwise."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,25 +16,15 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.replay.verify import verify_directory
+from tests.small_fs import small_tmpfs
 
 ADMIN = Caller("User:admin", "10.0.0.1", "full-disk", "CreateAcls")
 
 
 @pytest.fixture
 def small_fs(tmp_path: Path) -> Iterator[Path]:
-    """A 192 KiB tmpfs mounted at a fresh directory, unmounted afterwards."""
-    mount_point = tmp_path / "fs"
-    mount_point.mkdir()
-    command = ["mount", "-t", "tmpfs", "-o", "size=192k,mode=0700", "tmpfs", str(mount_point)]
-    if os.geteuid() != 0:
-        pytest.skip("the full-disk test mounts a tmpfs: run the tests as root to include it")
-    mounted = subprocess.run(command, capture_output=True, text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"the full-disk test cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
+    with small_tmpfs(tmp_path / "fs", "192k") as mount_point:
         yield mount_point
-    finally:
-        subprocess.run(["umount", str(mount_point)], check=True)
 
 
 def _acl(i: int) -> AclBinding:
