@@ -16,7 +16,9 @@ from aclog.acl import Errors
 from aclog.acl.filters import AclFilter
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
+from aclog.controller.quorum import ControllerNode, Role
 from aclog.log import read_records
+from aclog.log.files import Faults, injected
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -112,3 +114,36 @@ def test_a_failed_fsync_stops_the_writer_until_it_is_reopened(
     assert "accepts no more writes" in str(refused.message)
     with Controller.open(tmp_path, authorizer=LocalOperator()) as reopened:
         assert reopened.create_acls([_acl("after")], ADMIN)[0].error.is_success
+
+
+def test_a_quorum_leader_whose_writer_stops_steps_down_and_a_standby_takes_over(
+    tmp_path: Path,
+) -> None:
+    now = [0.0]
+    nodes = [
+        ControllerNode(tmp_path, i, clock=lambda: now[0], authorizer=LocalOperator())
+        for i in (1, 2)
+    ]
+    for _ in range(20):
+        now[0] += 0.25
+        for node in nodes:
+            node.tick()
+    active = next(n for n in nodes if n.is_active)
+    standby = next(n for n in nodes if not n.is_active)
+    assert active.create_acls([_acl("kept")], ADMIN)[0].error.is_success
+    # The disk breaks under the leader for good: its heartbeat fails and so does the undo.
+    broken = Faults(1, "EIO", persist=True, where=lambda op, path: op in ("write", "truncate"))
+    now[0] += 1.0
+    with injected(broken):
+        active.tick()
+    assert active.role is Role.STANDBY  # it can commit nothing: it does not claim to lead
+    assert active.create_acls([_acl("refused")], ADMIN)[0].error.error == Errors.NOT_CONTROLLER
+    for _ in range(12):  # past the election timeout, on a disk that works again
+        now[0] += 0.25
+        for node in nodes:
+            node.tick()
+    assert standby.is_active and not active.is_active
+    assert standby.create_acls([_acl("after")], ADMIN)[0].error.is_success
+    for node in nodes:
+        node.close()
+    assert _names(tmp_path) == ["after", "kept"]
