@@ -5,8 +5,8 @@ changes yet), replays those records into a pending delta (a failure there is a b
 as :class:`~aclog.image.ReplayError`), appends them as ONE batch with the controller's epoch, led
 by a :class:`RequestContextRecord` naming who asked, fsyncs, and only then advances its image and
 returns the results. A failed append leaves the image untouched and fails every item of the
-request: NOT_CONTROLLER (41) when a newer epoch has fenced this controller, UNKNOWN_SERVER_ERROR
-(-1) for an I/O failure.
+request: NOT_CONTROLLER (41) when a newer epoch has fenced this controller, KAFKA_STORAGE_ERROR
+(56) with the OS error and the file for a storage failure.
 
 Group commit (:mod:`aclog.controller.group`): mutations that arrive while a commit runs queue
 up, and the next thread to commit decides them one after another, each against the pending image

@@ -4,7 +4,9 @@ The leader of a group decides every ticket against the pending image the earlier
 appends their batches with one write and one fsync (conditional on the log ending where the
 image ends), then advances the image, tells the commit listeners and the snapshot policy, and
 answers. A failed append fails every request in the group: NOT_CONTROLLER (41) when a newer
-epoch fenced this controller, UNKNOWN_SERVER_ERROR (-1) for an I/O failure.
+epoch fenced this controller, KAFKA_STORAGE_ERROR (56) for a storage failure, with the log's
+message (the OS error, the file, whether the write was undone or the writer stopped); the log
+itself logs each storage condition once (:mod:`aclog.log.health`).
 
 A mixin of :class:`~aclog.controller.controller.Controller` for the reason
 :class:`~aclog.controller.leadership.LeadershipMixin` is one: it reads and changes the
@@ -26,13 +28,20 @@ from aclog.controller.group import GroupPlan, Ticket
 from aclog.controller.snapshots import ControllerSnapshots
 from aclog.image import MetadataImage
 from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
+from aclog.log.errors import describe_os_error
 from aclog.records import Record
 from aclog.replay.batches import CommittedBatch
 
 logger = logging.getLogger(__name__)
 
 NOT_CONTROLLER = ApiError(Errors.NOT_CONTROLLER, "This controller is no longer the active one.")
-STORAGE_FAILED = ApiError(Errors.UNKNOWN_SERVER_ERROR, None)
+
+
+def storage_failed(error: LogError | OSError) -> ApiError:
+    """KAFKA_STORAGE_ERROR (56) saying what failed: the OS error and the file, and what the log
+    did about it (never an empty UNKNOWN_SERVER_ERROR)."""
+    message = str(error) if isinstance(error, LogError) else describe_os_error(error)
+    return ApiError(Errors.KAFKA_STORAGE_ERROR, message)
 
 
 class GroupCommitMixin:
@@ -60,8 +69,8 @@ class GroupCommitMixin:
             # A newer controller has written: this one is deposed and its image is stale.
             self.fenced = True
             plan.fail(NOT_CONTROLLER)
-        except (LogError, OSError):
-            plan.fail(STORAGE_FAILED)
+        except (LogError, OSError) as error:
+            plan.fail(storage_failed(error))
         else:
             plan.publish()
 

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 
 from aclog.image import MetadataImage
-from aclog.log import FencedEpochError, SegmentedLog, StaleOffsetError
+from aclog.log import FencedEpochError, SegmentedLog, StaleOffsetError, WriterStoppedError
 from aclog.records import LeaderChangeRecord, NoOpRecord, Record
 from aclog.replay.batches import replay_batches
 from aclog.replay.rebuild import rebuild_image
@@ -72,7 +72,8 @@ class LeadershipMixin:
             self.epoch = epoch
             try:
                 self._append([LeaderChangeRecord(self.node_id, epoch)], None)
-            except (FencedEpochError, StaleOffsetError):
+            except (FencedEpochError, StaleOffsetError, WriterStoppedError):
+                # Lost the race, or this writer stopped: it must not lead until a restart.
                 self.epoch = previous
                 return False
             self.fenced = False
@@ -94,11 +95,13 @@ class LeadershipMixin:
 
     def heartbeat(self) -> bool:
         """Append a no-op record so standbys see the active controller alive; False when this
-        controller turned out to be deposed."""
+        controller turned out to be deposed, or its writer stopped (a failed fsync, an undo
+        that failed): it can commit nothing more, so it steps down and clients go to the
+        standby that takes over, instead of getting KAFKA_STORAGE_ERROR here until a restart."""
         with self._lock:
             try:
                 self._append([NoOpRecord()], None)
-            except (FencedEpochError, StaleOffsetError):
+            except (FencedEpochError, StaleOffsetError, WriterStoppedError):
                 self.fenced = True
                 return False
             return True

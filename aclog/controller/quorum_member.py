@@ -30,6 +30,7 @@ from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.image import MetadataImage
 from aclog.image.scram import ScramDescribeResult
+from aclog.log import StorageError
 from aclog.records import AccessControlEntryRecord, AclBinding
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,9 @@ class QuorumMember:
             try:
                 with self._lock:
                     self.node.tick()
-            except Exception:  # the thread must survive a bad tick (a full disk, ...)
+            except StorageError:
+                pass  # logged once per condition by the log (aclog.log.health), not per tick
+            except Exception:  # the thread must survive a bad tick
                 logger.exception("controller tick failed; retrying")
             self._log_role_change()
 

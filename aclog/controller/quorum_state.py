@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.durable import replace_file
 
 FILE_NAME = "quorum-state"
@@ -84,7 +85,7 @@ class QuorumStateFile:
 
     def _parse(self) -> QuorumState | None:
         try:
-            return QuorumState.from_json(self.path.read_bytes())
+            return QuorumState.from_json(files.read_bytes(self.path))
         except (OSError, ValueError, KeyError, TypeError) as error:
             logger.warning(
                 "ignoring %s: %s (the active controller rewrites it at its next election)",

@@ -10,6 +10,8 @@ from aclog.log.errors import (
     LogError,
     LogLockedError,
     StaleOffsetError,
+    StorageError,
+    WriterStoppedError,
 )
 from aclog.log.index import estimated_end_offset
 from aclog.log.lock import LOCK_FILE
@@ -35,7 +37,9 @@ __all__ = [
     "RecoveryReport",
     "SegmentedLog",
     "StaleOffsetError",
+    "StorageError",
     "TornTailError",
+    "WriterStoppedError",
     "estimated_end_offset",
     "holds_recovery_point",
     "list_segments",

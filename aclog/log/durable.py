@@ -2,6 +2,7 @@
 
 A reader sees the old content or the new one, never a mix, and after :func:`replace_file`
 returns the new content survives power loss (the file and its directory entry are fsynced).
+Every operation goes through :mod:`aclog.log.files`.
 """
 
 from __future__ import annotations
@@ -9,14 +10,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.modes import open_private
 
 
 def fsync_path(path: Path) -> None:
-    """Flush what was written to the file or directory at ``path`` to disk."""
-    fd = os.open(path, os.O_RDONLY)
+    """Flush what was written to the file at ``path`` to disk."""
+    fd = files.open_fd(path, os.O_RDONLY)
     try:
-        os.fsync(fd)
+        files.fsync(fd, path)
     finally:
         os.close(fd)
 
@@ -24,7 +26,7 @@ def fsync_path(path: Path) -> None:
 def fsync_directory(directory: Path) -> None:
     """Make renames and creations in ``directory`` durable."""
     # A rename survives a crash only once the directory entry is on disk.
-    fsync_path(directory)
+    files.fsync_directory(directory)
 
 
 def replace_file(path: Path, data: bytes) -> None:
@@ -33,11 +35,13 @@ def replace_file(path: Path, data: bytes) -> None:
     Cost: two fsyncs."""
     temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temp, path)
+        fd = open_private(temp, os.O_WRONLY | os.O_TRUNC)
+        try:
+            files.write_all(fd, data, temp)
+            files.fsync(fd, temp)
+        finally:
+            os.close(fd)
+        files.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

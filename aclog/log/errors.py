@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class LogError(Exception):
     """Base class of every log error."""
@@ -56,3 +58,39 @@ class StaleOffsetError(LogError):
         self.expected = expected
         self.actual = actual
         super().__init__(f"log end offset is {actual}, not the expected {expected}")
+
+
+class StorageError(LogError):
+    """A file operation of an append, a roll or a truncation failed, and what it had written
+    was undone: the log is as it was before, and accepts the next write.
+
+    ``os_error`` is the operating system's error (its ``filename`` the file), ``path`` that
+    file (``None`` when unknown)."""
+
+    def __init__(self, action: str, os_error: OSError, outcome: str) -> None:
+        self.os_error = os_error
+        self.path = None if os_error.filename is None else str(os_error.filename)
+        super().__init__(f"{action} failed: {describe_os_error(os_error)}; {outcome}")
+
+    @property
+    def condition(self) -> tuple[int | None, str | None]:
+        """What failed, for logging a condition once: the error number and the file."""
+        return self.os_error.errno, self.path
+
+
+class WriterStoppedError(StorageError):
+    """The writer stopped accepting writes (fail-stop): an fsync failed, so the durability of
+    what it wrote is unknown, or a failed append could not be undone. Every acknowledged write
+    is intact; a new writer (a restart) recovers the log when it opens it."""
+
+
+def describe_os_error(error: OSError) -> str:
+    """``No space left on device (ENOSPC) on /data/0000.log``: the OS error and its file."""
+    name = errno_name(error.errno)
+    where = f" on {error.filename}" if error.filename is not None else ""
+    return f"{error.strerror or error}{f' ({name})' if name else ''}{where}"
+
+
+def errno_name(number: int | None) -> str:
+    """``ENOSPC`` for 28; an empty string for an unknown number."""
+    return errno.errorcode.get(number, "") if number is not None else ""

@@ -26,11 +26,11 @@ Cost: lookup O(log entries) with ``bisect``; :func:`batch_at` one small read.
 from __future__ import annotations
 
 import bisect
-import os
 import struct
 from pathlib import Path
 from typing import BinaryIO
 
+from aclog.log import files
 from aclog.log.batch import HEADER_SIZE, MAGIC, parse_header
 from aclog.log.modes import write_private
 from aclog.log.segment import list_segments
@@ -58,7 +58,7 @@ class OffsetIndex:
     def load(cls, segment: Path, base_offset: int) -> OffsetIndex:
         """Read the index beside ``segment``; a missing or torn file gives what is readable."""
         try:
-            data = index_path(segment).read_bytes()
+            data = files.read_bytes(index_path(segment))
         except FileNotFoundError:
             return cls(base_offset)
         usable = len(data) - len(data) % ENTRY.size
@@ -93,6 +93,11 @@ class OffsetIndex:
         if self.due(position):
             self.add(last_offset, position)
 
+    def keep(self, count: int) -> None:
+        """Keep only the first ``count`` entries (undoing the entries of a failed append)."""
+        del self.offsets[count:]
+        del self.positions[count:]
+
     def truncate_after(self, position: int) -> None:
         """Drop entries at or after ``position``."""
         keep = bisect.bisect_left(self.positions, position)
@@ -108,13 +113,13 @@ class OffsetIndex:
             for o, p in zip(self.offsets, self.positions, strict=True)
         )
         try:
-            if index_path(segment).read_bytes() == data:
+            if files.read_bytes(index_path(segment)) == data:
                 return
-        except OSError:  # missing or unreadable: write it
+        except FileNotFoundError:  # missing: write it (a link is refused, never replaced)
             pass
         tmp = index_path(segment).with_suffix(".index.tmp")
         write_private(tmp, data)
-        os.replace(tmp, index_path(segment))
+        files.replace(tmp, index_path(segment))
 
 
 def batch_at(path: Path, position: int) -> tuple[int, int] | None:
@@ -122,7 +127,7 @@ def batch_at(path: Path, position: int) -> tuple[int, int] | None:
     segment at ``path``; ``None`` when no batch header is there (the CRC is not checked: the
     scan that reads the batch does). Cost: opening the file and one read of 61 bytes."""
     try:
-        with open(path, "rb") as file:
+        with files.open_reader(path) as file:
             return span_at(file, position)
     except OSError:
         return None
@@ -147,7 +152,7 @@ def kafka_mismatches(segment: Path, base_offset: int) -> list[tuple[int, int | N
     Cost: loading the index and one small read per entry."""
     index = OffsetIndex.load(segment, base_offset)
     found: list[tuple[int, int | None]] = []
-    with open(segment, "rb") as file:
+    with files.open_reader(segment) as file:
         for offset, position in zip(index.offsets, index.positions, strict=True):
             span = span_at(file, position)
             if span is None or span[1] != offset:

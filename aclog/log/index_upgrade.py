@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.index import OffsetIndex, span_at
 from aclog.log.segment import SegmentScan
 
@@ -50,7 +51,7 @@ def upgrade_closed_indexes(segments: list[tuple[int, Path]]) -> list[Path]:
 def follows_kafka(index: OffsetIndex, segment: Path) -> bool:
     """Whether ``index`` maps last offsets to their batches, as far as its first telling
     entry shows (see the module's docstring)."""
-    with open(segment, "rb") as file:
+    with files.open_reader(segment) as file:
         for offset, position in zip(index.offsets, index.positions, strict=True):
             span = span_at(file, position)
             if span is None or not index.base_offset <= span[0] <= offset <= span[1]:

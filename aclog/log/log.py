@@ -16,6 +16,9 @@ quarantine file, cut back to the last whole batch, logged at WARNING and reporte
 raises :class:`CorruptLogError` instead (:mod:`aclog.log.opening`, :mod:`aclog.log.recovery`).
 Opening also rebuilds the offset index of an older segment that an earlier aclog wrote with
 first offsets instead of Kafka's last offsets (:mod:`aclog.log.index_upgrade`).
+A failed append is undone completely or the writer stops (:mod:`aclog.log.failure`); every
+file operation goes through one seam (:mod:`aclog.log.files`), which opens no file through a
+symbolic link and lets tests fail any call on purpose.
 The directory is created 0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer
 per directory (a lock file); readers use :mod:`aclog.log.reader` and need no lock. The open
 segment's files: :mod:`aclog.log.active`; truncation's and retention's: :mod:`aclog.log.retention`.
@@ -26,7 +29,6 @@ Not thread-safe: one thread owns a writer. Cost: an append is O(batch bytes) plu
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -35,6 +37,7 @@ from pathlib import Path
 from aclog.log.active import ActiveSegment
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.errors import LogError
+from aclog.log.failure import WriteGuard
 from aclog.log.index_upgrade import upgrade_closed_indexes
 from aclog.log.lock import DirectoryLocks
 from aclog.log.modes import make_private_directory
@@ -69,6 +72,7 @@ class SegmentedLog:
         self.shared = shared
         self._active: ActiveSegment
         self._point: RecoveryPointFile | None = None
+        self._guard = WriteGuard(self.directory, fsync=fsync)
         self._locks = DirectoryLocks(self.directory, shared=shared)
         try:
             with self._mutation(refresh=False):
@@ -174,16 +178,21 @@ class SegmentedLog:
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
         # the group's first batches durable even if the rest of it then failed.
         self._maybe_roll(sum(len(batch) for _, batch in built))
-        start = self._active.size
-        # A lone batch keeps the one-batch write path (fault injection hooks it).
-        if len(built) == 1:
-            self._write_batch(built[0][1], built[0][0])
-        else:
-            self._active.write(built)
-        if self.fsync if fsync is None else fsync:
-            self._active.sync_or_cut(start)
-            # Before anyone is told it committed: from here on, damage to it is corruption.
-            self._points().write(results[-1].last_offset + 1, results[-1].epoch)
+        mark = self._active.mark()
+        try:
+            # A lone batch keeps the one-batch write path (fault injection hooks it).
+            if len(built) == 1:
+                self._write_batch(built[0][1], built[0][0])
+            else:
+                self._active.write(built)
+            if self.fsync if fsync is None else fsync:
+                self._active.sync()
+                # Before anyone is told it committed: from here on, damage to it is corruption.
+                self._points().write(results[-1].last_offset + 1, results[-1].epoch)
+        except OSError as error:
+            action = f"appending offsets {results[0].base_offset}..{results[-1].last_offset}"
+            raise self._guard.undo(action, error, self._active, mark) from error
+        self._guard.health.succeeded()
         self.end_offset = results[-1].last_offset + 1
         self.latest_epoch = results[-1].epoch
         return results
@@ -205,12 +214,10 @@ class SegmentedLog:
     def _roll(self) -> None:
         if self._active.size == 0:
             return
-        if self.fsync:
-            os.fsync(self._active.fd)
-            self._points().sync()
+        active = self._guard.roll(self._active, self.end_offset, self._points().sync)
         self._active.close()
         self._bases.append(self.end_offset)
-        self._active = ActiveSegment.create(self.directory, self.end_offset, fsync=self.fsync)
+        self._active = active
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -269,22 +276,28 @@ class SegmentedLog:
     # -- closing -----------------------------------------------------------------------------
 
     def _check_open(self) -> None:
+        """Refuse a mutation of a closed log, or of one whose writer stopped."""
         if self._active.fd < 0:
             raise LogError(f"the log in {self.directory} is closed")
+        self._guard.check()
 
     def close(self) -> None:
-        """Flush, close the files and release the writer lock (idempotent)."""
-        if self._active.fd >= 0 and self.fsync:
-            os.fsync(self._active.fd)
-            if self._point is not None and not self._locks.shared:
-                # Exclusive: everything up to the end is fsynced now. (Shared writers moved
-                # the point with each append; another may have appended since.)
-                self._point.write(self.end_offset, self.latest_epoch, durable=True)
-        self._active.close()
-        if self._point is not None:
-            self._point.close()
-            self._point = None
-        self._locks.release()
+        """Flush, close the files and release the writer lock (idempotent). A writer that
+        stopped fsyncs nothing (a failed fsync is never retried as if it could succeed)."""
+        try:
+            self._guard.finish_undo()
+            if self._active.fd >= 0 and self.fsync and self._guard.stopped is None:
+                self._active.sync()
+                if self._point is not None and not self._locks.shared:
+                    # Exclusive: everything up to the end is fsynced now. (Shared writers moved
+                    # the point with each append; another may have appended since.)
+                    self._point.write(self.end_offset, self.latest_epoch, durable=True)
+        finally:
+            self._active.close()
+            if self._point is not None:
+                self._point.close()
+                self._point = None
+            self._locks.release()
 
     def __enter__(self) -> SegmentedLog:
         return self

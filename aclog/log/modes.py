@@ -5,7 +5,12 @@ so a data directory is created 0700 and every file in it 0600, whatever the proc
 (``os.open``'s mode only ever loses bits to the umask, so the mode is set again explicitly).
 Existing files keep the mode they have; :func:`loose_files` finds the ones others can read.
 
-Thread-safe (functions over the file system). Cost: one ``chmod`` per creation.
+Creating a directory fsyncs its parent, so the directory entry (and with it every file a
+writer then fsyncs in it) survives a power loss. Files go through :mod:`aclog.log.files`, so
+none is opened through a symbolic link.
+
+Thread-safe (functions over the file system). Cost: one ``chmod`` per creation, one parent
+fsync per directory created.
 """
 
 from __future__ import annotations
@@ -14,17 +19,29 @@ import os
 import stat
 from pathlib import Path
 
+from aclog.log import files
+
 PRIVATE_DIRECTORY = 0o700
 PRIVATE_FILE = 0o600
 
 
 def make_private_directory(directory: Path) -> None:
     """Create ``directory`` (and missing parents) if needed; a directory this call creates is
-    0700. An existing one is left as it is."""
+    0700. An existing one is left as it is. The parent of each directory created is fsynced:
+    until its entry is on disk, so is nothing in it."""
     if directory.is_dir():
         return
-    directory.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIRECTORY)
-    os.chmod(directory, PRIVATE_DIRECTORY)
+    missing = [directory, *(p for p in directory.parents if not p.is_dir())]
+    for path in reversed(missing):
+        try:
+            files.mkdir(path, PRIVATE_DIRECTORY if path == directory else 0o777)
+        except FileExistsError:
+            if not path.is_dir():
+                raise
+            continue  # made meanwhile by someone else, who owns its durability
+        if path == directory:
+            os.chmod(directory, PRIVATE_DIRECTORY)
+        files.fsync_directory(path.parent)
 
 
 def open_private(path: Path, flags: int) -> int:
@@ -32,10 +49,14 @@ def open_private(path: Path, flags: int) -> int:
 
     Returns the descriptor. With ``O_EXCL`` in ``flags`` an existing file raises
     ``FileExistsError``; without it an existing file keeps its mode."""
-    created = not path.exists()
-    fd = os.open(path, flags | os.O_CREAT, PRIVATE_FILE)
+    created = not os.path.lexists(path)
+    fd = files.open_fd(path, flags | os.O_CREAT, PRIVATE_FILE)
     if created or flags & os.O_EXCL:
-        os.fchmod(fd, PRIVATE_FILE)
+        try:
+            files.fchmod(fd, PRIVATE_FILE, path)
+        except BaseException:
+            os.close(fd)
+            raise
     return fd
 
 
@@ -43,9 +64,7 @@ def write_private(path: Path, data: bytes) -> None:
     """Replace ``path``'s content with ``data`` (not fsynced), the file 0600 if it is new."""
     fd = open_private(path, os.O_WRONLY | os.O_TRUNC)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        files.write_all(fd, data, path)
     finally:
         os.close(fd)
 

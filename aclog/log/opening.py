@@ -10,10 +10,10 @@ the segment and of the recovery point when batches above the point are kept.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.active import ActiveSegment
 from aclog.log.recovery import RecoveryReport, check_nothing_missing, recover_tail
 from aclog.log.recovery_point import RecoveryPointFile
@@ -44,7 +44,7 @@ def open_tail(directory: Path, points: RecoveryPointFile, *, fsync: bool) -> Ope
     if fsync and tail.end_offset > point.offset:
         # Whole batches a crashed writer wrote but never fsynced are kept (as Kafka keeps
         # them); once fsynced here, the recovery point covers them.
-        os.fsync(active.fd)
+        files.fsync(active.fd, active.path)
         points.write(tail.end_offset, tail.latest_epoch)
     bases = [base for base, _ in segments]
     return OpenedTail(bases, active, tail.end_offset, tail.latest_epoch, tail.report)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.durable import fsync_directory
 from aclog.log.modes import open_private
 
@@ -23,16 +24,14 @@ SUFFIX = ".quarantine"
 def quarantine_bytes(segment: Path, position: int, *, fsync: bool = True) -> Path:
     """Copy ``segment``'s bytes from ``position`` to its end into a new quarantine file and
     return that file's path. The segment is not changed."""
-    with open(segment, "rb") as source:
+    with files.open_reader(segment) as source:
         source.seek(position)
         data = source.read()
     target, fd = _new_file(segment, position)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        files.write_all(fd, data, target)
         if fsync:
-            os.fsync(fd)
+            files.fsync(fd, target)
     finally:
         os.close(fd)
     if fsync:

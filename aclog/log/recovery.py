@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.errors import CorruptLogError
 from aclog.log.index import OffsetIndex
 from aclog.log.quarantine import quarantine_bytes
@@ -119,9 +120,12 @@ def cut_tail(path: Path, position: int, size: int, reason: str) -> RecoveryRepor
 
     Only for bytes that must go: a torn tail after :func:`quarantine_bytes`, or whole
     batches a deliberate truncation removes."""
-    with open(path, "r+b") as file:
-        file.truncate(position)
-        os.fsync(file.fileno())
+    fd = files.open_fd(path, os.O_WRONLY)
+    try:
+        files.truncate(fd, position, path)
+        files.fsync(fd, path)
+    finally:
+        os.close(fd)
     return RecoveryReport(path, position, size - position, reason, "", None)
 
 

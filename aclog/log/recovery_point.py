@@ -33,6 +33,7 @@ from pathlib import Path
 
 from kafka.record.util import calc_crc32c
 
+from aclog.log import files
 from aclog.log.durable import fsync_directory
 from aclog.log.modes import open_private
 
@@ -80,7 +81,7 @@ def holds_recovery_point(directory: Path) -> bool:
     of the same name in each log directory (the parent of its partitions), so the file's
     first bytes decide. Cost: one small read."""
     try:
-        with (directory / FILE_NAME).open("rb") as file:
+        with files.open_reader(directory / FILE_NAME) as file:
             return file.read(len(_PREFIX)) == _PREFIX
     except OSError:  # missing, a directory, unreadable: not one aclog can use
         return False
@@ -89,7 +90,7 @@ def holds_recovery_point(directory: Path) -> bool:
 def read_recovery_point(directory: Path) -> RecoveryPoint:
     """The recovery point of the log in ``directory`` (offset 0 when there is none yet)."""
     try:
-        data = (directory / FILE_NAME).read_bytes()
+        data = files.read_bytes(directory / FILE_NAME)
     except FileNotFoundError:
         return RecoveryPoint(
             0, problem=f"no {FILE_NAME} yet (the first writer to open the log makes it)"
@@ -103,7 +104,7 @@ class RecoveryPointFile:
     def __init__(self, directory: Path, *, fsync: bool) -> None:
         self.path = directory / FILE_NAME
         self._fsync = fsync
-        created = not self.path.exists()
+        created = not os.path.lexists(self.path)
         self._fd = open_private(self.path, os.O_RDWR)
         self._oversized = os.fstat(self._fd).st_size > _SIZE
         if created:
@@ -129,17 +130,17 @@ class RecoveryPointFile:
         writer that commits nothing leaves its mtime alone."""
         data = encode(offset, epoch)
         if self._oversized or os.pread(self._fd, _SIZE, 0) != data:
-            os.pwrite(self._fd, data, 0)
+            files.pwrite(self._fd, data, 0, self.path)
         if self._oversized:  # a foreign file: keep only the line just written
-            os.ftruncate(self._fd, _SIZE)
+            files.truncate(self._fd, _SIZE, self.path)
             self._oversized = False
         if durable and self._fsync:
-            os.fsync(self._fd)
+            files.fsync(self._fd, self.path)
 
     def sync(self) -> None:
         """Make the last write durable."""
         if self._fsync:
-            os.fsync(self._fd)
+            files.fsync(self._fd, self.path)
 
     def close(self) -> None:
         """Close the file (idempotent)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.active import ActiveSegment
 from aclog.log.durable import fsync_directory
 from aclog.log.index import OffsetIndex, index_path
@@ -52,6 +53,6 @@ def delete_below(
 def remove_segment(directory: Path, base: int) -> Path:
     """Delete the segment starting at offset ``base`` and its index; returns its path."""
     path = directory / segment_file_name(base)
-    index_path(path).unlink(missing_ok=True)
-    path.unlink()
+    files.unlink(index_path(path), missing_ok=True)
+    files.unlink(path)
     return path

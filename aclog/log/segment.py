@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from aclog.log import files
 from aclog.log.batch import HEADER_SIZE, MAGIC, BatchHeader, crc_ok, parse_header
 
 SEGMENT_SUFFIX = ".log"
@@ -107,7 +108,7 @@ class SegmentScan:
         self.size = path.stat().st_size
 
     def __iter__(self) -> Iterator[RawBatch]:
-        with open(self.path, "rb", buffering=1 << 20) as file:
+        with files.open_reader(self.path, buffering=1 << 20) as file:
             file.seek(self.end_position)
             while self.end_position < self.size:
                 batch = self._next(file)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.batch import HEADER_SIZE, MAGIC, parse_header
 from aclog.log.errors import CorruptLogError, LogError
 from aclog.log.quarantine import quarantine_name
@@ -86,7 +87,7 @@ def describe(path: Path, problem: ScanProblem, size: int) -> TornTail:
     """The :class:`TornTail` for ``problem`` in a segment ``size`` bytes long."""
     last = None
     if size - problem.position >= HEADER_SIZE:
-        with open(path, "rb") as file:
+        with files.open_reader(path) as file:
             file.seek(problem.position)
             header = parse_header(file.read(HEADER_SIZE))
         if header.magic == MAGIC and header.base_offset == problem.offset:

@@ -21,6 +21,7 @@ import os
 import secrets
 from pathlib import Path
 
+from aclog.log import files
 from aclog.log.durable import fsync_directory
 
 SECRET_FILE = "login-secret"
@@ -44,7 +45,7 @@ def load_login_secret(data_dir: Path) -> bytes:
 
 
 def _read(path: Path) -> bytes:
-    with path.open("rb") as file:
+    with files.open_reader(path) as file:  # a link there is refused, never followed
         secret = file.read(SECRET_BYTES + 1)
     if len(secret) != SECRET_BYTES:
         size = f"{len(secret)} bytes" if len(secret) <= SECRET_BYTES else "too long"
@@ -58,12 +59,11 @@ def _read(path: Path) -> bytes:
 def _create(path: Path) -> None:
     """Write a fresh secret under ``path`` unless another process got there first."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = files.open_fd(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         try:
-            if os.write(fd, secrets.token_bytes(SECRET_BYTES)) != SECRET_BYTES:
-                raise OSError(f"short write to {temporary}")
-            os.fsync(fd)
+            files.write_all(fd, secrets.token_bytes(SECRET_BYTES), temporary)
+            files.fsync(fd, temporary)
         finally:
             os.close(fd)
         # Atomic, and unlike a rename it never replaces a secret: if another node created

@@ -17,6 +17,7 @@ fastavro call per container block (:mod:`aclog.snapshot.blocks`) plus the record
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ import crc32c
 import fastavro
 from fastavro.read import SchemaResolutionError
 
+from aclog.log import files
 from aclog.records.types import Record
 from aclog.snapshot.blocks import decode_blocks
 from aclog.snapshot.contents import SnapshotContents, decode_contents
@@ -95,7 +97,7 @@ class SnapshotReader:
         """What ``decode`` yields from the file, under every check a read makes: the file is
         the one verified, decode errors name the file, the counts are the header's."""
         path = self.info.path
-        with open(path, "rb") as file:
+        with files.open_reader(path) as file:
             if _identity(os.fstat(file.fileno())) != self._identity:
                 raise SnapshotCorruptError(path, "the file changed after it was verified")
             counts = dict.fromkeys(self.info.record_counts, 0)
@@ -129,10 +131,21 @@ class _Decoder(Protocol[T_co]):
     ) -> Iterator[T_co]: ...
 
 
+def _open_unlinked(path: Path) -> io.BufferedReader:
+    """``path`` opened for reading; a symbolic link there makes the snapshot unusable (readers
+    then take an older one or the log), never followed."""
+    try:
+        return files.open_reader(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise SnapshotCorruptError(path, str(error.strerror)) from None
+        raise
+
+
 def read_snapshot(path: Path | str) -> SnapshotReader:
     """Open and verify the snapshot at ``path`` (size and checksum); decode nothing yet."""
     path = Path(path)
-    with open(path, "rb") as file:
+    with _open_unlinked(path) as file:
         stat = os.fstat(file.fileno())
         header, metadata = _read_header(path, file, stat.st_size)
         format_version = check_format(path, metadata)

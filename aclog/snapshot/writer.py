@@ -16,6 +16,7 @@ and two fsyncs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import IO, Any, BinaryIO, cast
 import crc32c
 from fastavro.write import Writer
 
+from aclog.log import files
 from aclog.log.durable import fsync_directory
 from aclog.log.modes import open_private
 from aclog.records.codec import record_to_fields
@@ -106,7 +108,7 @@ def write_snapshot(
     final = directory / snapshot_file_name(last_offset, epoch)
     temp = directory / temp_file_name(last_offset, epoch)
     try:
-        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as file:
+        with files.open_writer(temp, open_private(temp, os.O_WRONLY | os.O_TRUNC)) as file:
             metadata = initial_metadata(last_offset, epoch, timestamp_ms, versions, rows)
             counts, sink = _write_container(file, records, metadata, rows)
             header, checksum = finish_header(sink.header, counts, sink.data_bytes, sink.data_crc)
@@ -114,10 +116,10 @@ def write_snapshot(
             file.write(header)
             file.flush()
             if fsync:
-                os.fsync(file.fileno())
-        os.replace(temp, final)
+                files.fsync(file.fileno(), temp)
+        files.replace(temp, final)
     except BaseException:
-        temp.unlink(missing_ok=True)
+        _remove_quietly(temp)
         raise
     if fsync:
         fsync_directory(directory)
@@ -131,6 +133,12 @@ def write_snapshot(
         len(header) + sink.data_bytes,
         checksum,
     )
+
+
+def _remove_quietly(temp: Path) -> None:
+    """Remove what a failed write left; a failure here must not hide the one that matters."""
+    with contextlib.suppress(OSError):
+        files.unlink(temp, missing_ok=True)
 
 
 def _write_container(

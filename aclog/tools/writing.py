@@ -14,12 +14,12 @@ from pathlib import Path
 
 import typer
 
-from aclog.acl import ApiError
+from aclog.acl import ApiError, Errors
 from aclog.controller import Caller, Controller, LocalOperator
 from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
-from aclog.tools.console import EXIT_FAILURE, print_line
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, print_line
 from aclog.tools.data_dirs import refuse_kraft, refuse_other_files, require_data_dir
 from aclog.tools.exit_codes import fail_for
 
@@ -137,10 +137,13 @@ def _kafka_description(code: int) -> str:
 
 
 def report_failures(failures: list[tuple[str, ApiError]]) -> None:
-    """Print each failed item's Kafka error name and message on stderr; exit 1 if any."""
+    """Print each failed item's Kafka error name and message on stderr; exit 1 if any, 3 when
+    one is a storage failure (KAFKA_STORAGE_ERROR: the disk, not the request, is at fault)."""
     for item, error in failures:
         name = getattr(error, "kafka_name", error.error.name)  # a code aclog does not know
         message = error.message or _kafka_description(error.code)
         print_line(f"aclog: {item}: {name} ({error.code}): {message}", stderr=True)
+    if any(error.error == Errors.KAFKA_STORAGE_ERROR for _, error in failures):
+        raise typer.Exit(EXIT_IO)
     if failures:
         raise typer.Exit(EXIT_FAILURE)

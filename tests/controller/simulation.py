@@ -32,7 +32,7 @@ from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.requests import ScramDeletion
 from aclog.log import CorruptLogError
-from aclog.log import log as log_module
+from aclog.log import files as files_module
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
@@ -158,7 +158,7 @@ class Sim:
                 return
             if kind == "torn":
                 cut = sim.rng.randrange(1, len(batch))
-                log_module.os.write(log._active.fd, bytes(batch[:cut]))
+                files_module.os.write(log._active.fd, bytes(batch[:cut]))
                 raise SimulatedCrash("crashed mid-append")
             real(batch, base)
             raise SimulatedCrash("crashed after the write, before the acknowledgement")
@@ -206,7 +206,7 @@ class Sim:
         acknowledged = any(r.error.is_success for r in results)
         grew = segment.exists() and segment.stat().st_size > size_before
         if self.ack_before_write and acknowledged and grew:
-            log_module.os.truncate(segment, size_before)
+            files_module.os.truncate(segment, size_before)
             raise SimulatedCrash("power loss before the acknowledged batch was durable")
 
     def _scram(self, node: ControllerNode, request: str, caller: Caller) -> None:

@@ -60,6 +60,7 @@ def test_api_error_helpers() -> None:
         41,
         42,
         54,
+        56,
         58,
         91,
         92,

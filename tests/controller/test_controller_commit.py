@@ -103,7 +103,8 @@ def test_failed_append_changes_nothing_and_fails_every_item(
 
     monkeypatch.setattr(controller.log, "append", broken)
     results = controller.create_acls([_binding("x"), _binding("y")], ADMIN)
-    assert [r.error.error for r in results] == [Errors.UNKNOWN_SERVER_ERROR] * 2
+    assert [r.error.error for r in results] == [Errors.KAFKA_STORAGE_ERROR] * 2
+    assert results[0].error.message == "No space left on device (ENOSPC)"
     assert controller.image is before and controller.log.end_offset == end
 
     def fenced(*args: object, **kwargs: object) -> None:

@@ -22,7 +22,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator, replay_log
 from aclog.controller.group import GroupPlan, Ticket
 from aclog.log import FencedEpochError
-from aclog.log import log as log_module
+from aclog.log import files as files_module
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -87,14 +87,14 @@ def _random_request(rng: random.Random, name: str) -> Request:
 def slow_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count fsyncs of the log and make each take a while, so requests queue up behind it."""
     calls: list[int] = []
-    real = log_module.os.fsync
+    real = files_module.os.fsync
 
     def fsync(fd: int) -> None:
         calls.append(fd)
         time.sleep(0.002)
         real(fd)
 
-    monkeypatch.setattr(log_module.os, "fsync", fsync)
+    monkeypatch.setattr(files_module.os, "fsync", fsync)
     return calls
 
 
@@ -209,7 +209,7 @@ def test_a_group_is_one_fsync_and_a_later_duplicate_sees_the_earlier_request(
     ("error", "code", "fenced"),
     [
         (FencedEpochError(1, 2), Errors.NOT_CONTROLLER, True),
-        (OSError(28, "No space left on device"), Errors.UNKNOWN_SERVER_ERROR, False),
+        (OSError(28, "No space left on device"), Errors.KAFKA_STORAGE_ERROR, False),
     ],
 )
 def test_a_failed_group_append_fails_every_request_in_it_and_moves_nothing(

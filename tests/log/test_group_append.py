@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
-from aclog.log import log as log_module
+from aclog.log import files as files_module
 from aclog.log.segment import list_segments
 
 GROUP = [
@@ -28,7 +28,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
         calls.append(fd)
         return real(fd, *args)
 
-    monkeypatch.setattr(log_module.os, name, counted)
+    monkeypatch.setattr(files_module.os, name, counted)
     return calls
 
 
@@ -109,7 +109,7 @@ def test_a_short_group_write_is_cut_back_whole(
         def short(fd: int, data: bytes) -> int:
             return real(fd, bytes(data)[: len(data) - 7])
 
-        monkeypatch.setattr(log_module.os, "write", short)
+        monkeypatch.setattr(files_module.os, "write", short)
         with pytest.raises(LogError, match="short write"):
             log.append_batches(GROUP)
         monkeypatch.undo()

@@ -14,6 +14,7 @@ from aclog.log import (
     LogLockedError,
     SegmentedLog,
     StaleOffsetError,
+    WriterStoppedError,
     read_batches,
     read_records,
 )
@@ -319,10 +320,12 @@ def _assert_built_as_kafka_python(
     assert build_batch(values, base_offset, epoch, timestamp_ms) == expected
 
 
-def test_a_failed_fsync_cuts_the_batch_so_it_never_reappears(
+def test_a_failed_fsync_cuts_the_batch_and_stops_the_writer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import aclog.log.log as log_module
+    """After a failed fsync the durability of what was written is unknown: the batch is cut
+    (so it never reappears) and the writer takes no further write until it is reopened."""
+    import aclog.log.files as files_module
 
     real_fsync = os.fsync
     with SegmentedLog(tmp_path) as log:
@@ -331,14 +334,16 @@ def test_a_failed_fsync_cuts_the_batch_so_it_never_reappears(
         def failing(fd: int) -> None:
             raise OSError(5, "Input/output error")
 
-        monkeypatch.setattr(log_module.os, "fsync", failing)
-        with pytest.raises(OSError, match="Input/output"):
+        monkeypatch.setattr(files_module.os, "fsync", failing)
+        with pytest.raises(WriterStoppedError, match=r"Input/output error \(EIO\) on .*\.log"):
             log.append([b"lost-1", b"lost-2"], epoch=1)
-        monkeypatch.setattr(log_module.os, "fsync", real_fsync)
+        monkeypatch.setattr(files_module.os, "fsync", real_fsync)
         assert log.end_offset == 1
-        log.append([b"next"], epoch=1)  # takes the failed batch's offset, as a retry would
+        with pytest.raises(WriterStoppedError, match="accepts no more writes"):
+            log.append([b"next"], epoch=1)  # never retried as if the fsync had worked
     with SegmentedLog(tmp_path) as reopened:
         assert reopened.recovery is None  # nothing torn: the failed batch was cut at once
+        reopened.append([b"next"], epoch=1)  # takes the failed batch's offset, as a retry would
         assert [(r.offset, r.value) for r in read_records(tmp_path)] == [(0, b"kept"), (1, b"next")]
 
 
