@@ -136,11 +136,21 @@ def test_follow_across_snapshots_and_segment_deletion_keeps_the_broker_state(
             changes.deny_group,
             lambda: changes.delete_user("SCRAM-SHA-256"),
         ]
-        deadline = time.monotonic() + 45
+        deadline = time.monotonic() + 90
         for step in steps:  # spread over the broker's rolls: a snapshot every 5 s
             step()
+        # Kafka snapshots (and then deletes old segments) only after new records: keep making
+        # some, an ALTER granted and revoked, until it has (a young broker may take a minute).
+        toggles = 0
         while not _rolled_and_deleted(source, before) and time.monotonic() < deadline:
-            time.sleep(0.5)
+            if toggles % 2 == 0:
+                changes.grant("Alter")
+            else:
+                changes.revoke("Alter")
+            toggles += 1
+            time.sleep(1.0)
+        if toggles % 2:
+            changes.revoke("Alter")
         assert _rolled_and_deleted(source, before), sorted(listing(source))
         expected = _broker_state(broker)
         assert eventually(lambda: _imported_state(target) == expected, 20)
