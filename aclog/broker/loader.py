@@ -1,6 +1,7 @@
 """The metadata loader: builds a broker's view of the log and keeps it current.
 
-At start it loads the newest valid snapshot and replays the log after it, then publishes the
+At start it loads the newest valid snapshot and replays the log after it (or, beside the
+writer in its process, takes the image the writer rebuilt as it opened), then publishes the
 result once, as a SNAPSHOT, only after it has caught up with the end of the log; until then the
 authorizer it feeds is not ready and only super users pass. Afterwards it tails the log and
 publishes each poll's new batches as one LOG_DELTA; when the writer runs in the same process it
@@ -71,6 +72,7 @@ class MetadataLoader:
         poll_interval: float = 0.01,
         on_warning: OnWarning = logger.warning,
         durable_end: Callable[[], int] | None = None,
+        image: MetadataImage | None = None,
     ) -> None:
         self.directory = Path(directory)
         # In the writer's own process, the offset below which the log is fsynced: a batch
@@ -81,6 +83,9 @@ class MetadataLoader:
         self.poll_interval = poll_interval
         self.on_warning = on_warning
         self.image = MetadataImage.EMPTY
+        # The writer's image of this log as it opened (its own replay of it): catch-up starts
+        # there instead of replaying the whole log again, and polls read what follows it.
+        self._opened = image
         self.caught_up = False
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -88,7 +93,23 @@ class MetadataLoader:
         self._thread: threading.Thread | None = None
 
     def catch_up(self) -> Manifest:
-        """Load the newest snapshot and the log after it, then publish it as one SNAPSHOT."""
+        """Load the newest snapshot and the log after it (or take the writer's image of it, when
+        given one), then publish it as one SNAPSHOT."""
+        if self._opened is not None:
+            self.image, self._opened = self._opened, None
+            manifest = Manifest(ManifestKind.SNAPSHOT, self.image.provenance, 0, 0)
+        else:
+            manifest = self._rebuild()
+        self._publish(
+            None, manifest
+        )  # rebuilt: from a table, which the authorizer loads by columns
+        if self.durable_end is not None:  # the writer is in this process: it offers commits
+            self.image = self.image.in_a_mapping()
+        self.caught_up = True
+        return manifest
+
+    def _rebuild(self) -> Manifest:
+        """Load the newest snapshot and replay the log after it into :attr:`image`."""
         counted: list[int] = [0]
 
         def count(batch: DecodedBatch) -> None:
@@ -96,14 +117,9 @@ class MetadataLoader:
 
         rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
         self.image = rebuilt.image
-        manifest = Manifest(
+        return Manifest(
             ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
         )
-        self._publish(None, manifest)  # from the table: the authorizer loads it column-wise
-        if self.durable_end is not None:  # the writer is in this process: it offers commits
-            self.image = self.image.in_a_mapping()
-        self.caught_up = True
-        return manifest
 
     def poll(self) -> Manifest | None:
         """Replay the batches committed since the last poll and publish them as one delta.

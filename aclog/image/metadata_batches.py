@@ -9,7 +9,10 @@ changes: :data:`_BATCHABLE`) goes onto the table in one go
 largest pieces the table takes (:meth:`~aclog.image.acl_table_replay.AclTableReplay.
 replay_split`), a single record it declines through the one-by-one reference, which raises the
 first error. A batch of fewer than :data:`BULK_MIN` records, or one with a record that may fail
-(SCRAM), is replayed one record at a time.
+(SCRAM), is replayed one record at a time. In a backlog's replay
+(:attr:`~aclog.image.acl_table_replay.AclTableReplay.queues`) a batch of records (no columns) is
+too: its ACL records join the queue of the batches before it, and the queue is applied in
+one go (so a log written a request at a time pays a few table applies, not one per batch).
 
 Not thread-safe (a delta is owned by the task that replays). Cost: O(records); a batch decoded
 from a segment builds no ACL record unless the table declines it.
@@ -96,6 +99,8 @@ def _replay_acl_batch(delta: MetadataDelta, records: Sequence[Record], first_off
     tables = delta.table_replay()
     if tables is None:
         return _replay_mapping_batch(delta, records, first_offset)
+    if tables.queues:  # a backlog: queued with the batches around it, applied at once
+        return False
     pairs = _acl_pairs(records, first_offset)
     others: list[tuple[int, Record]] = []
     if len(pairs) < len(records):  # a request context (or another record that cannot fail)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import Any
+from typing import Any, NoReturn
 
 from aclog.image.acl_table import AclTable
 from aclog.image.acl_table_replay import AclTableReplay
@@ -43,11 +43,19 @@ class MetadataDelta:
 
     Not thread-safe; owned by the task that replays. Per-domain deltas are created on first use.
     ``snapshot=True`` means the records restate a whole image (see :class:`AclsDelta`).
+    ``backlog=True`` (a replay of many batches, :func:`aclog.replay.batches.replay_batches`):
+    ACL records replayed one at a time onto a table are queued and replayed in runs
+    (:meth:`AclTableReplay.replay`), so an error may be raised by a later call than the
+    record's, at the latest by :meth:`settle` or :meth:`apply`, still naming its offset and
+    still the first error in offset order; after an error such a delta is not to be applied.
     """
 
-    def __init__(self, image: MetadataImage, *, snapshot: bool = False) -> None:
+    def __init__(
+        self, image: MetadataImage, *, snapshot: bool = False, backlog: bool = False
+    ) -> None:
         self._image = image
         self._snapshot = snapshot
+        self._backlog = backlog
         self._acls: AclsDelta | None = None
         # While set, every ACL replay goes through it (see aclog.image.acl_table_replay);
         # reading the ACL delta turns it into _acls.
@@ -91,7 +99,7 @@ class MetadataDelta:
         """The replay onto the table, made at the first ACL record unless an ACL delta
         exists or the base image is held in a mapping (or this restates a non-empty one)."""
         if self._tables is None and self._acls is None and not self._snapshot:
-            self._tables = AclTableReplay.over(self._image.acls)
+            self._tables = AclTableReplay.over(self._image.acls, queue=self._backlog)
         return self._tables
 
     def _release_tables(self) -> None:
@@ -110,7 +118,7 @@ class MetadataDelta:
         """Apply one record read at ``offset``; raise :class:`ReplayError` if it cannot apply."""
         handler = _HANDLERS.get(type(record))
         if handler is None:
-            raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
+            self._fail(ReplayError(f"unknown metadata record type {type(record).__name__}", offset))
         handler(self, record, offset)
 
     def replay_records(self, records: Iterable[Record], first_offset: int) -> None:
@@ -160,8 +168,23 @@ class MetadataDelta:
         for offset, record in pairs:
             handler = handlers.get(type(record))
             if handler is None:
-                raise ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
+                self._fail(
+                    ReplayError(f"unknown metadata record type {type(record).__name__}", offset)
+                )
             handler(self, record, offset)
+
+    def settle(self) -> None:
+        """Replay the ACL records still queued (see :meth:`AclTableReplay.replay`); raises the
+        first one's :class:`ReplayError`. Whoever stops replaying on an error of its own (a
+        batch that does not decode) settles first, so that an earlier record's error wins."""
+        if self._tables is not None:
+            self._tables.settle()
+
+    def _fail(self, error: ReplayError) -> NoReturn:
+        """Raise ``error``, or the error of an ACL record queued before it (its offset is
+        earlier): the first error is the one one-by-one replay raises."""
+        self.settle()
+        raise error
 
     def finish_snapshot(self) -> None:
         """Everything in the base image that the snapshot did not restate becomes a removal
@@ -194,7 +217,10 @@ class MetadataDelta:
     def _replay_scram(
         self, record: UserScramCredentialRecord | RemoveUserScramCredentialRecord, offset: int
     ) -> None:
-        self.get_or_create_scram_delta().replay(record, offset)
+        try:
+            self.get_or_create_scram_delta().replay(record, offset)
+        except ReplayError as error:
+            self._fail(error)
 
     def _replay_request_context(self, record: RequestContextRecord, offset: int) -> None:
         del offset

@@ -12,8 +12,8 @@ parser in :mod:`aclog.log.batch` decides, with its exact errors. A batch that pa
 the values the general parser gives, since both read the same bytes under the same layout.
 
 :mod:`aclog.log.canonical_vector` finds the same values with numpy passes and no step per
-record, and is tried first; when it cannot tell (a value holds bytes that look like a record's
-prefix) the loop below decides.
+record, and is tried first for a batch of :data:`VECTOR_MIN` records or more; when it cannot
+tell (a value holds bytes that look like a record's prefix) the loop below decides.
 
 Thread-safe (the tables are replaced whole, never changed in place). Cost: one short Python
 loop step per record and about ten C-level passes, plus one join and compare of the records'
@@ -30,6 +30,12 @@ from aclog.varint import zigzag
 
 MAX_RECORDS = 1 << 16
 """Larger batches take the general parser (the tables below would grow past a few MB)."""
+
+VECTOR_MIN = 128
+"""Smaller batches skip :mod:`~aclog.log.canonical_vector`: its numpy passes cost about
+0.15-0.25 ms a batch whatever its size, the loop about 1 us a record, so in a log written a
+request at a time (a few records a batch) the vector path was most of the cost of reading it.
+Measured in turn (``benchmarks/results/by-suite/smallreplay/``): the two cross near 256."""
 
 SMALL_VARINTS = [zigzag(n) for n in range(8192)]
 """The zigzag varints of 0..8191 (one or two bytes each), ready-made."""
@@ -62,9 +68,10 @@ def canonical_values(batch: bytes, start: int, count: int) -> list[bytes] | None
     :func:`~aclog.log.batch.build_batch` writes for those values; else ``None``."""
     if not 0 < count <= MAX_RECORDS:
         return None
-    found = vector_values(batch, start, count)  # no loop step per record, when it can tell
-    if found is not None:
-        return found
+    if count >= VECTOR_MIN:
+        found = vector_values(batch, start, count)  # no loop step per record, when it can tell
+        if found is not None:
+            return found
     try:
         prefixes, prefix_sizes = _record_prefixes(count)
         values, lengths = _cut_values(batch, start, count, prefix_sizes)

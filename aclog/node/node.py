@@ -131,6 +131,7 @@ class Node:
                 settings.data_dir,
                 [AuthorizerPublisher(authorizer), credentials, published],
                 durable_end=writer.durable_end,
+                image=writer.image,
             )
             loader.start()
             writer.follow(loader)

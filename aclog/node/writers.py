@@ -8,7 +8,8 @@ Alone on its directory the controller hands each durable commit to the loader in
 directory other processes append too, so the loader reads to the end of what is written. The
 writer's kind is decided here, once, from the settings; nothing downstream asks which it is.
 
-Cost: opening rebuilds the committed image (newest snapshot plus the log after it).
+Cost: opening rebuilds the committed image (newest snapshot plus the log after it), once: the
+exclusive controller hands the image it rebuilt to the loader.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from aclog.controller.controller import Controller
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.quorum_member import QuorumMember
 from aclog.controller.writer import MetadataWriter
+from aclog.image import MetadataImage
 from aclog.snapshot import SnapshotPolicy
 
 
@@ -55,12 +57,15 @@ class NodeWriter:
     ``durable_end``: where the fsynced log ends, if this process is its only writer (else the
     loader reads to the end of what is written); ``follow``: hand the loader this process's
     commits in memory; ``start``: clients reach the node at this ``host:port`` now (a shared
-    directory's member begins to take part in elections)."""
+    directory's member begins to take part in elections); ``image``: the image the writer
+    rebuilt when it opened, at the end of the log it alone writes (the loader starts from it
+    rather than replaying the log a second time), or ``None``."""
 
     writer: MetadataWriter
     durable_end: Callable[[], int] | None
     follow: Callable[[MetadataLoader], None]
     start: Callable[[str], None]
+    image: MetadataImage | None = None
 
 
 def open_node_writer(settings: WriterSettings, access: ClusterAuthorizer) -> NodeWriter:
@@ -84,6 +89,7 @@ def _exclusive(settings: WriterSettings, access: ClusterAuthorizer) -> NodeWrite
         durable_end=lambda: log.end_offset,  # advances only after a group's fsync
         follow=lambda loader: controller.add_commit_listener(loader.offer),
         start=_never,
+        image=controller.image,  # no commit yet: nobody reaches the node before it listens
     )
 
 

@@ -115,6 +115,8 @@ def _decode_body(value: bytes, offset: int | None) -> tuple[Plan, dict[str, Any]
     plan = _PLANS.get(value[:3])
     if plan is not None:  # the frame of every record type below 128: three single bytes
         start = 3
+    elif (plan := _LONG_PLANS.get(value[:4])) is not None:  # 128 and up: a request context
+        start = 4
     else:
         record_type, version, start = _read_frame(value, offset)
         plan = _plan(record_type, version)
@@ -270,6 +272,16 @@ _PLANS: dict[bytes, Plan] = {
     for record_type in RecordType
     if record_type < 0x80
     for version in known_versions(record_type)
+}
+
+# The same for the four frame bytes of the types from 128 to 255 (leader changes and the
+# request context that leads every batch a controller writes), at versions below 128.
+_LONG_PLANS: dict[bytes, Plan] = {
+    frame_of(record_type, version): _plan(record_type, version)
+    for record_type in RecordType
+    if 0x80 <= record_type < 0x100
+    for version in known_versions(record_type)
+    if version < 0x80
 }
 
 # What ``encode`` needs per record class at its current version, looked up once per call.

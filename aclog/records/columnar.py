@@ -222,10 +222,10 @@ def checked_fields(value: bytes, offset: int | None) -> tuple[DecodedKind, dict[
 def _check_ints(kind: tuple[int, int], fields: dict[str, Any], offset: int | None) -> None:
     """Avro's ``int`` is 32 bits; fastavro reads a longer varint there without complaint, but
     no column (and no Kafka field) holds it: the record is corrupt."""
-    record_type, version = RecordType(kind[0]), kind[1]
-    for name in _int_fields(record_type):
+    for name in _int_fields(kind[0]):  # an int's key is its RecordType's: no enum call
         value = fields.get(name)
         if isinstance(value, int) and not -(1 << 31) <= value < 1 << 31:
+            record_type, version = RecordType(kind[0]), kind[1]
             where = "record" if offset is None else f"record at offset {offset}"
             raise RecordDecodeError(
                 f"{where}: field {name} of {record_type.name} version {version} holds "
@@ -234,9 +234,10 @@ def _check_ints(kind: tuple[int, int], fields: dict[str, Any], offset: int | Non
 
 
 @cache
-def _int_fields(record_type: RecordType) -> tuple[str, ...]:
-    """The ``int`` fields of today's schema of ``record_type``."""
-    fields = raw_schema(record_type, CURRENT_VERSIONS[record_type])["fields"]
+def _int_fields(record_type: int) -> tuple[str, ...]:
+    """The ``int`` fields of today's schema of ``record_type`` (cached per code)."""
+    code = RecordType(record_type)
+    fields = raw_schema(code, CURRENT_VERSIONS[code])["fields"]
     return tuple(field["name"] for field in fields if field["type"] == "int")
 
 

@@ -24,12 +24,16 @@ from aclog.records.columnar import Offsets, checked_fields, offset_of
 from aclog.records.decoded import DecodedRecords
 from aclog.records.types import Record
 
-SMALL_BATCH = 32
-"""Batches of fewer values are decoded record by record; larger ones as columns. Measured
-(``benchmarks/probe_small_batch.py``, session 14, a request context and N-1 ACLs): record by
-record is 0.05x the columnar decoder's time at 1-8 records and about 0.3x (to records) and
-0.9x (decoded and replayed onto a table) at 32; replay crosses over at 40-50 records, the
-decode to records at about 100 (``benchmarks/results/by-suite/session14/smallwrites/``)."""
+SMALL_BATCH = 128
+"""Batches of fewer values are decoded record by record; larger ones as columns. Session 14
+measured (``benchmarks/probe_small_batch.py``, a request context and N-1 ACLs) record by record
+at 0.05x the columnar decoder's time at 1-8 records; decoded to records the two crossed at
+about 100 records, replayed onto a table at 40-50, when each small batch still paid a table
+apply. A backlog's replay now queues small batches' ACL records and applies them together
+(:mod:`aclog.image.acl_table_net`), and the columnar decoder's fixed cost grows with the kinds
+a batch holds (a batch with SCRAM changes has four or five): decoded to records, record by
+record stays ahead up to about 250 values of mixed kinds and 150 of ACLs alone
+(``benchmarks/results/by-suite/smallreplay/``)."""
 
 
 def decode_small(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:

@@ -96,23 +96,32 @@ def replay_batches(
     >>> len(replay_batches(replayed.image, [removed]).image.acls)
     0
     """
-    delta = MetadataDelta(image)
+    delta = MetadataDelta(image, backlog=True)
     last: ReplayBatch | None = None
     count = records = 0
-    for batch in batches:
-        skip = 0 if start is None else max(start - batch.base_offset, 0)
-        decoded = batch.decoded if isinstance(batch, DecodedBatch) else None
-        if skip:
-            delta.replay_records(batch.records[skip:], batch.base_offset + skip)
-        elif decoded is not None:  # read from a segment: its records a type at a time
-            delta.replay_decoded(decoded, batch.base_offset)
-        else:
-            delta.replay_records(batch.records, batch.base_offset)
-        count += 1
-        size = decoded.count if decoded is not None else len(batch.records)
-        records += max(size - skip, 0)
-        last = batch
+    try:
+        for batch in batches:
+            records += _replay_one(delta, batch, start)
+            count += 1
+            last = batch
+    except Exception:
+        delta.settle()  # an ACL record queued before whatever failed raises its error first
+        raise
     if last is None:
         return Replayed(image, None, 0, 0)
     provenance = MetadataProvenance(last.last_offset, last.epoch, last.timestamp_ms)
     return Replayed(delta.apply(provenance), delta, count, records)
+
+
+def _replay_one(delta: MetadataDelta, batch: ReplayBatch, start: int | None) -> int:
+    """Replay ``batch`` (from ``start`` on) into ``delta``; how many records went in."""
+    skip = 0 if start is None else max(start - batch.base_offset, 0)
+    decoded = batch.decoded if isinstance(batch, DecodedBatch) else None
+    if skip:
+        delta.replay_records(batch.records[skip:], batch.base_offset + skip)
+    elif decoded is not None:  # read from a segment: its records a type at a time
+        delta.replay_decoded(decoded, batch.base_offset)
+    else:
+        delta.replay_records(batch.records, batch.base_offset)
+    size = decoded.count if decoded is not None else len(batch.records)
+    return max(size - skip, 0)

@@ -64,6 +64,33 @@ def test_not_ready_until_caught_up_then_follows_the_log(tmp_path: Path) -> None:
     controller.close()
 
 
+def test_beside_its_writer_the_loader_starts_from_the_writers_image(tmp_path: Path) -> None:
+    """Given the image the controller rebuilt as it opened, catch-up publishes it without
+    reading the log again, and a poll reads only the batches after it."""
+    first = Controller.open(tmp_path, authorizer=LocalOperator())
+    first.create_acls([_acl("orders", AclPermissionType.ALLOW)], CALLER)
+    first.close()
+    controller = Controller.open(tmp_path, authorizer=LocalOperator())
+    authorizer = Authorizer()
+    log = controller.log
+    loader = MetadataLoader(
+        tmp_path,
+        [AuthorizerPublisher(authorizer)],
+        durable_end=lambda: log.end_offset,
+        image=controller.image,
+    )
+    manifest = loader.catch_up()
+    assert manifest.kind is ManifestKind.SNAPSHOT and manifest.batches == 0
+    assert loader.image == controller.image
+    assert authorizer.authorize("User:bob", "1.2.3.4", READ, TOPIC, "orders") is Decision.ALLOWED
+    controller.create_acls([_acl("orders", AclPermissionType.DENY)], CALLER)
+    delta = loader.poll()
+    assert delta is not None and delta.batches == 1
+    assert authorizer.authorize("User:bob", "1.2.3.4", READ, TOPIC, "orders") is Decision.DENIED
+    assert loader.image == controller.image
+    controller.close()
+
+
 def test_tailing_makes_a_commit_visible_within_50_ms(tmp_path: Path) -> None:
     controller = Controller.open(tmp_path, authorizer=LocalOperator())
     authorizer = Authorizer()

@@ -77,8 +77,9 @@ def test_damaged_values_give_the_same_first_error_at_their_own_offset(
     damaged = _damage(data, values)
     small = _outcome(decode_small, damaged, 700)
     assert small == _outcome(decode_columnar_records, damaged, 700)
-    if isinstance(small, str):
-        assert small.startswith("record at offset 7")
+    if isinstance(small, str):  # the offset of one of the batch's records
+        offset = int(small.removeprefix("record at offset ").split(":")[0])
+        assert 700 <= offset < 700 + len(damaged)
 
 
 def test_the_batch_decoder_switches_at_the_threshold() -> None:
