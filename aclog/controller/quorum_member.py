@@ -19,6 +19,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import suppress
 from typing import TypeVar
 
 from aclog.acl import ApiError
@@ -76,13 +77,17 @@ class QuorumMember:
     def _run(self) -> None:
         while not self._stop.wait(TICK_SECONDS):
             try:
-                with self._lock:
-                    self.node.tick()
-            except StorageError:
-                pass  # logged once per condition by the log (aclog.log.health), not per tick
+                self._tick()
             except Exception:  # the thread must survive a bad tick
                 logger.exception("controller tick failed; retrying")
             self._log_role_change()
+
+    def _tick(self) -> None:
+        """One heartbeat or election step. A storage failure is not logged here: the log's
+        health (aclog.log.health) says it once per condition, where a tick every few hundred
+        milliseconds would repeat it; a leader whose writer stopped steps down at its next tick."""
+        with self._lock, suppress(StorageError):
+            self.node.tick()
 
     def _log_role_change(self) -> None:
         active = self.node.is_active
