@@ -4,20 +4,16 @@ changes, and a listing of the KRaft directory to show aclog changed nothing in i
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.kraft.follower import ImportFollower
+from tests.kraft.follower import eventually as wait_for
 from tests.real_kafka import KafkaBroker
-from tests.wire.harness import REPO
 
 # Every name Kafka itself writes in __cluster_metadata-0 (aclog must add none of its own).
 KAFKA_FILE = re.compile(
@@ -27,39 +23,7 @@ KAFKA_FILE = re.compile(
 )
 
 
-class Follower:
-    """One ``aclog import --from-kraft DIR --follow --json`` subprocess; output in files."""
-
-    def __init__(self, workdir: Path, source: Path, target: Path, *extra: str) -> None:
-        stamp = time.monotonic_ns()
-        self.out, self.err = workdir / f"out-{stamp}", workdir / f"err-{stamp}"
-        command = [sys.executable, "-m", "aclog", "import", "--from-kraft", str(source),
-                   "--data-dir", str(target), "--follow", "--json", *extra]  # fmt: skip
-        with self.out.open("wb") as out, self.err.open("wb") as err:
-            self.process = subprocess.Popen(
-                command,
-                stdout=out,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "PYTHONPATH": str(REPO)},
-            )
-
-    def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.out.read_text().splitlines() if line]
-
-    def stderr(self) -> str:
-        return self.err.read_text()
-
-    def stop(self) -> int:
-        """SIGTERM by pid, then the exit code (SIGKILL after 15 s)."""
-        if self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=5)
-            raise
+Follower = ImportFollower
 
 
 def expected_exit(report: dict[str, Any]) -> int:
@@ -69,12 +33,8 @@ def expected_exit(report: dict[str, Any]) -> int:
 
 
 def eventually(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return False
+    """:func:`tests.kraft.follower.eventually` with a real broker's longer default."""
+    return wait_for(check, timeout)
 
 
 def caught_up(follower: Follower) -> Callable[[], bool]:

@@ -8,69 +8,25 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from aclog.records import RequestContextRecord
 from aclog.replay.stream import read_decoded
+from tests.kraft.follower import ImportFollower, eventually
 from tests.kraft.live import LiveKraft, acl, remove
 from tests.tools.harness import run_main
-from tests.wire.harness import REPO
 
 INTERVAL = "0.2s"
 
 
-class Follower:
-    """One ``aclog import --follow`` subprocess; stdout and stderr in files."""
+class Follower(ImportFollower):
+    """A following import of ``kraft`` into ``workdir/aclog``, polling every :data:`INTERVAL`."""
 
     def __init__(self, workdir: Path, kraft: LiveKraft, *extra: str) -> None:
-        stamp = time.monotonic_ns()
-        self.out, self.err = workdir / f"out-{stamp}", workdir / f"err-{stamp}"
-        command = [sys.executable, "-m", "aclog", "import", "--from-kraft", str(kraft.directory),
-                   "--data-dir", str(workdir / "aclog"), "--follow", "--interval", INTERVAL,
-                   "--json", *extra]  # fmt: skip
-        with self.out.open("wb") as out, self.err.open("wb") as err:
-            self.process = subprocess.Popen(
-                command,
-                stdout=out,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "PYTHONPATH": str(REPO)},
-            )
-
-    def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.out.read_text().splitlines() if line]
-
-    def stderr(self) -> str:
-        return self.err.read_text()
-
-    def wait(self, timeout: float = 20) -> int:
-        try:
-            return self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5)
-            raise
-
-    def stop(self) -> int:
-        """SIGTERM by pid, then the exit code (SIGKILL after 15 s)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        return self.wait(15)
-
-
-def eventually(check: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
+        target = workdir / "aclog"
+        super().__init__(workdir, kraft.directory, target, "--interval", INTERVAL, *extra)
 
 
 def imported(target: Path) -> list[Any]:
