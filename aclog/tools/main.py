@@ -19,6 +19,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     follow_command,
     history,
     kraft_import,
+    lint_command,
     pipeline,
     plan_command,
     questions,

@@ -16,19 +16,12 @@ from typing import Annotated, TypeVar
 import typer
 
 from aclog.authorizer import (
-    DEFAULT_MIN_ITERATIONS,
     Authorizer,
-    LintReport,
-    Severity,
-    lint_directory,
     parse_super_users,
     reach,
     who_can,
 )
-from aclog.image import ReplayError
-from aclog.log import CorruptLogError
-from aclog.records import RecordDecodeError, ResourceType, call_paused
-from aclog.replay import RebuildError
+from aclog.records import ResourceType, call_paused
 from aclog.tools.acl_options import (
     AclOptions,
     OptionError,
@@ -46,16 +39,12 @@ from aclog.tools.common import (
     load_state,
 )
 from aclog.tools.console import (
-    EXIT_FAILURE,
     EXIT_USAGE,
     app,
     fail,
     print_json,
     print_line,
-    print_warning,
 )
-from aclog.tools.data_dirs import require_log
-from aclog.tools.exit_codes import fail_for
 from aclog.tools.options import (
     ClusterFlag,
     DelegationTokenName,
@@ -67,8 +56,8 @@ from aclog.tools.options import (
     check_host,
     check_resource_name,
 )
-from aclog.tools.points import parse_point, show_point_note, state_header
-from aclog.tools.questions_text import show_lint, show_reach, show_who_can
+from aclog.tools.points import state_header
+from aclog.tools.questions_text import show_reach, show_who_can
 
 T = TypeVar("T")
 ReadDataDir = Annotated[
@@ -117,7 +106,7 @@ def _authorizer(
     return authorizer
 
 
-def _usage(action: Callable[[], T]) -> T:
+def usage(action: Callable[[], T]) -> T:
     """``action()``, with an :class:`OptionError` or ``ValueError`` turned into exit 2."""
     try:
         return action()
@@ -129,7 +118,7 @@ def _checked_host(host: str | None) -> None:
     """Exit 2 on a ``--host`` that is not an IP address, as ``explain`` does (a name such as
     ``localhost`` is never a client address, so it would match only ``*`` ACLs)."""
     if host is not None:
-        _usage(lambda: check_host(host, "--host"))
+        usage(lambda: check_host(host, "--host"))
 
 
 @app.command("who-can")
@@ -155,7 +144,7 @@ def who_can_command(
     resource_type, name = one_resource(
         topic, group, cluster, transactional_id, user, delegation_token
     )
-    (op,) = _usage(lambda: parse_operations([operation]))
+    (op,) = usage(lambda: parse_operations([operation]))
     _checked_host(host)
     authorizer = _authorizer(
         data_dir,
@@ -199,7 +188,7 @@ def one_resource(
         )
     resource_type, name = named[0]
     option = f"--{resource_type.name.lower().replace('_', '-')}"
-    return resource_type, _usage(lambda: check_resource_name(name, option))
+    return resource_type, usage(lambda: check_resource_name(name, option))
 
 
 def _resource_types(names: list[str] | None) -> list[ResourceType]:
@@ -236,9 +225,9 @@ def reach_command(
 ) -> None:
     """What a principal can reach: every resource pattern (or inventory resource) its ACLs
     grant it something on, with the operations, the deciding ACLs and the DENY exceptions."""
-    types = _usage(lambda: _resource_types(resource_type))
-    names = _usage(lambda: read_inventory(inventory)) if inventory is not None else None
-    _usage(lambda: check_caller_principal(principal, "--principal"))
+    types = usage(lambda: _resource_types(resource_type))
+    names = usage(lambda: read_inventory(inventory)) if inventory is not None else None
+    usage(lambda: check_caller_principal(principal, "--principal"))
     _checked_host(host)
     authorizer = _authorizer(
         data_dir,
@@ -254,71 +243,3 @@ def reach_command(
         print_json(result.to_dict())
     else:
         show_reach(result)
-
-
-@app.command("lint")
-def lint_command(
-    data_dir: ReadDataDir,
-    min_iterations: Annotated[
-        int, typer.Option(min=1, help="SCRAM credentials need at least this many iterations.")
-    ] = DEFAULT_MIN_ITERATIONS,
-    max_credential_age_days: Annotated[
-        int | None,
-        typer.Option(min=0, help="Report SCRAM credentials not changed for more days than this."),
-    ] = None,
-    fail_on: Annotated[
-        str | None,
-        typer.Option(help="Exit 1 when a finding this severe or worse exists: info|warning|error."),
-    ] = None,
-    show: Annotated[
-        str,
-        typer.Option(help="List findings this severe or worse: info|warning|error (text only)."),
-    ] = "info",
-    every: Annotated[
-        bool, typer.Option("--all", help="List every finding of a large group (text only).")
-    ] = False,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    source_format: SourceFormat = "auto",
-    json_output: JsonFlag = False,
-) -> None:
-    """Hygiene findings: redundant ACLs, ALLOWs a DENY overrides, risky grants, weak or stale
-    SCRAM credentials; each with a kind, a severity and the ACLs or user concerned."""
-    threshold = None if fail_on is None else _usage(lambda: Severity.parse(fail_on))
-    least = _usage(lambda: Severity.parse(show))
-    kraft = is_kraft(data_dir, source_format)
-    require_log(data_dir, kraft=kraft)
-    at_offset, at_time_ms = parse_point(at_offset, at_time)
-    report = _lint(data_dir, at_offset, at_time_ms, kraft, min_iterations, max_credential_age_days)
-    if report.last_offset is not None:  # where the point landed, as replay and who-can say
-        show_point_note(
-            data_dir, report.last_offset, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft
-        )
-    if json_output:
-        print_json(report.to_dict())
-    else:
-        show_lint(report, least, every)
-    if threshold is not None and report.at_least(threshold):
-        raise typer.Exit(EXIT_FAILURE)
-
-
-def _lint(
-    data_dir: Path,
-    at_offset: int | None,
-    at_time_ms: int | None,
-    kraft: bool,
-    min_iterations: int,
-    max_age_days: int | None,
-) -> LintReport:
-    try:
-        return lint_directory(
-            data_dir,
-            at_offset=at_offset,
-            at_time_ms=at_time_ms,
-            kraft=kraft,
-            min_iterations=min_iterations,
-            max_age_days=max_age_days,
-            on_warning=print_warning,
-        )
-    except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError) as error:
-        fail_for(error, f"replay {data_dir}")
