@@ -127,6 +127,7 @@ class Connection:
             self._drop_queued()
             self._note(end.level, f"closed: {end.reason}")
             await self._outlet.close(end.abort)
+            self._intake.forget_error()
 
     def _note(self, level: int, event: str) -> None:
         """Log ``event`` (``closed: why``) within the bounds on its client address."""

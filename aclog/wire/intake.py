@@ -92,6 +92,15 @@ class Intake:
         except (ConnectionError, OSError) as error:
             return End(f"connection error: {error}", logging.INFO)
 
+    def forget_error(self) -> None:
+        """Drop the traceback of the error that ended the connection, kept by its stream
+        reader: the traceback's frames hold this connection (its answers, its socket's send
+        buffer) in a reference cycle that only a full garbage collection frees, which may come
+        minutes later, so the memory of a closed slow reader would stay taken until then."""
+        error = self._reader.exception()
+        if error is not None:
+            error.__traceback__ = None
+
     async def _read_frames(self) -> End:
         while True:
             while self._muted:

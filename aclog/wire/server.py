@@ -31,6 +31,7 @@ from aclog.wire.config import SecurityProtocol, ServerConfig
 from aclog.wire.connection import Connection
 from aclog.wire.dispatch import FAILURES
 from aclog.wire.event_log import EventLog
+from aclog.wire.memory import MemoryReturn
 from aclog.wire.protocol import warm_up
 from aclog.wire.scram import SUPPORTED_MECHANISMS
 
@@ -111,6 +112,7 @@ class Server:
         """Connection events (refused, closed, logged in), bounded per client address."""
         self._flusher: asyncio.Task[None] | None = None
         self._connections: dict[Connection, asyncio.Task[None]] = {}
+        self._memory = MemoryReturn()
         self._per_host: Counter[str] = Counter()
         """Open connections per client address, for ``max_connections_per_ip``."""
         self._ids = itertools.count(1)
@@ -170,6 +172,7 @@ class Server:
             logger.exception("connection %s failed", connection.name)
         finally:
             self._connections.pop(connection, None)
+            self._memory.connection_closed()
             self._per_host[host] -= 1
             if not self._per_host[host]:
                 del self._per_host[host]
@@ -190,6 +193,7 @@ class Server:
             await asyncio.sleep(min(1.0, self.config.limits.log_events_interval))
             self.events.flush()
             FAILURES.flush()
+            self._memory.maybe_trim()
 
     async def stop(self) -> None:
         """Stop accepting and reading; wait (up to the shutdown timeout) for the requests being
