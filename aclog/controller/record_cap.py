@@ -3,7 +3,8 @@
 A CreateAcls that would create more than :data:`~aclog.controller.MAX_RECORDS_PER_USER_OP` ACLs
 (or a DeleteAcls that would remove more) fails whole, and every item of it is answered with an
 error: a Kafka 4.0 broker here sent :data:`KAFKA_CAP_MESSAGE` with UNKNOWN_SERVER_ERROR (-1) or
-POLICY_VIOLATION (44), aclog's controller sends -1 with no message, as the reference describes
+POLICY_VIOLATION (44) for each creation, and aclog's controller sends the same (-1 with that
+message); for a DeleteAcls over the cap it sends -1 with no message, as the reference describes
 Kafka. Kafka's controller also stumbles on such a request (requests right after it were
 answered -1 for a moment), so aclog never sends one on purpose.
 :func:`is_over_cap` recognises both, so a tool says it once, with :func:`cap_exceeded`, instead of
@@ -15,10 +16,7 @@ Pure; thread-safe. Cost: O(1).
 from __future__ import annotations
 
 from aclog.acl import ApiError, Errors
-from aclog.controller.acl_manager import MAX_RECORDS_PER_USER_OP
-
-KAFKA_CAP_MESSAGE = "Unable to perform excessively large batch operation."
-"""The message Kafka 4.0 sends with each item of a request over the cap."""
+from aclog.controller.acl_manager import KAFKA_CAP_MESSAGE, MAX_RECORDS_PER_USER_OP
 
 
 def is_over_cap(error: ApiError) -> bool:
