@@ -25,7 +25,6 @@ from aclog.authorizer.decide import skipped_characters
 from aclog.authorizer.findings import Finding, LintReport, Severity
 from aclog.authorizer.host_answers import ANY_HOST, HostAnswer
 from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
-from aclog.authorizer.impact import ANY_OTHER_HOST, impact_of_adding
 from aclog.authorizer.pattern_text import describe_pattern, short_acl
 from aclog.authorizer.reach import reach
 from aclog.authorizer.reachable import Reach, Reachable
@@ -43,7 +42,6 @@ from aclog.authorizer.who_can import PrincipalAccess, WhoCan, who_can
 __all__ = [
     "ADDED",
     "ANY_HOST",
-    "ANY_OTHER_HOST",
     "BEGINNING",
     "DEFAULT_MIN_ITERATIONS",
     "SUPPORTED_OPERATIONS",
@@ -71,7 +69,6 @@ __all__ = [
     "compile_glob",
     "describe_acl",
     "describe_pattern",
-    "impact_of_adding",
     "kafka_order",
     "lint_directory",
     "operations_bitfield",

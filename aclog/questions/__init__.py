@@ -1,0 +1,22 @@
+"""What security teams ask of the ACLs, answered on the authorizer's public face
+(:mod:`aclog.authorizer`'s ``__all__``): the impact of a change on an inventory.
+
+The authorizer answers one request fast; this package asks it many, or reads the log around it,
+and never reaches into its index. Sits above :mod:`aclog.authorizer`, :mod:`aclog.replay` and
+:mod:`aclog.image`, and below :mod:`aclog.tools`, :mod:`aclog.pipeline` and
+:mod:`aclog.desired`, which render and distribute its answers.
+"""
+
+from aclog.questions.impact import (
+    ANY_OTHER_HOST,
+    ResourceImpact,
+    impact_of_adding,
+    impact_of_changing,
+)
+
+__all__ = [
+    "ANY_OTHER_HOST",
+    "ResourceImpact",
+    "impact_of_adding",
+    "impact_of_changing",
+]
