@@ -35,14 +35,10 @@ from aclog.authorizer.results import (
     UnknownAclError,
     describe_acl,
 )
-from aclog.authorizer.timeline import BEGINNING, Question, timeline
-from aclog.authorizer.timeline_result import ADDED, Flip, Timeline
 from aclog.authorizer.who_can import PrincipalAccess, WhoCan, who_can
 
 __all__ = [
-    "ADDED",
     "ANY_HOST",
-    "BEGINNING",
     "DEFAULT_MIN_ITERATIONS",
     "SUPPORTED_OPERATIONS",
     "AclFilter",
@@ -51,18 +47,15 @@ __all__ = [
     "AuthorizerNotReadyError",
     "Decision",
     "Explanation",
-    "Flip",
     "Glob",
     "GlobSyntaxError",
     "HostAnswer",
     "Finding",
     "LintReport",
     "PrincipalAccess",
-    "Question",
     "Reach",
     "Reachable",
     "Severity",
-    "Timeline",
     "UnknownAclError",
     "WhoCan",
     "canonical_host",
@@ -80,7 +73,6 @@ __all__ = [
     "short_acl",
     "skipped_characters",
     "supported_operations",
-    "timeline",
     "validate_glob",
     "who_can",
 ]

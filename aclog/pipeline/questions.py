@@ -3,7 +3,7 @@
 
 Each answer is the library's own (:func:`~aclog.authorizer.who_can.who_can`,
 :func:`~aclog.authorizer.reach.reach`, :func:`~aclog.authorizer.lint.lint_acls`,
-:func:`~aclog.authorizer.timeline.timelines`), so a job's row equals the in-process answer row
+:func:`~aclog.questions.timeline.timelines`), so a job's row equals the in-process answer row
 for row: there is one definition of each rule. What Spark adds is the fan-out:
 
 - ``who-can`` and ``reach``: the state's ACLs (from the ``state`` job) are collected once and
@@ -39,10 +39,10 @@ from aclog.authorizer.hygiene import CredentialAge, lint_credentials
 from aclog.authorizer.lint import allows_that_never_decide, redundant_acls
 from aclog.authorizer.reach import reach
 from aclog.authorizer.risky import risky_grants
-from aclog.authorizer.timeline import Question, timelines
 from aclog.authorizer.who_can import who_can
 from aclog.kraft import check_newest_tail
 from aclog.pipeline.schema import ACL_FIELDS, SCRAM_CODE, SOURCE_SNAPSHOT
+from aclog.questions.timeline import Question, timelines
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -192,7 +192,7 @@ def _answer_timelines(
     rows: Iterable[tuple[int, Question]],
 ) -> Iterator[tuple[Any, ...]]:
     """In a task: the timeline rows of one slice of numbered questions, each walk over the log
-    at ``path`` shared by the slice (:func:`aclog.authorizer.timelines`)."""
+    at ``path`` shared by the slice (:func:`aclog.questions.timelines`)."""
     mine = list(rows)
     found = timelines(
         Path(path),

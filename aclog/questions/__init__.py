@@ -1,5 +1,6 @@
 """What security teams ask of the ACLs, answered on the authorizer's public face
-(:mod:`aclog.authorizer`'s ``__all__``): the impact of a change on an inventory.
+(:mod:`aclog.authorizer`'s ``__all__``): when a principal gained or lost an operation
+(:func:`timeline`), and the impact of a change on an inventory (:func:`impact_of_adding`).
 
 The authorizer answers one request fast; this package asks it many, or reads the log around it,
 and never reaches into its index. Sits above :mod:`aclog.authorizer`, :mod:`aclog.replay` and
@@ -13,10 +14,19 @@ from aclog.questions.impact import (
     impact_of_adding,
     impact_of_changing,
 )
+from aclog.questions.timeline import BEGINNING, Question, timeline, timelines
+from aclog.questions.timeline_result import ADDED, Flip, Timeline
 
 __all__ = [
+    "ADDED",
     "ANY_OTHER_HOST",
+    "BEGINNING",
+    "Flip",
+    "Question",
+    "Timeline",
     "ResourceImpact",
     "impact_of_adding",
     "impact_of_changing",
+    "timeline",
+    "timelines",
 ]

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from aclog.authorizer import Decision
 from aclog.authorizer.host_answers import HostAnswer
-from aclog.authorizer.results import Decision
 from aclog.image import MetadataProvenance
 from aclog.records import (
     AccessControlEntryRecord,
