@@ -22,9 +22,7 @@ from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.authorizer import Authorizer
 from aclog.authorizer.config import parse_allow_everyone, parse_super_users
 from aclog.authorizer.decide import skipped_characters
-from aclog.authorizer.findings import Finding, LintReport, Severity
 from aclog.authorizer.host_answers import ANY_HOST, HostAnswer
-from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
 from aclog.authorizer.pattern_text import describe_pattern, short_acl
 from aclog.authorizer.reach import reach
 from aclog.authorizer.reachable import Reach, Reachable
@@ -39,7 +37,6 @@ from aclog.authorizer.who_can import PrincipalAccess, WhoCan, who_can
 
 __all__ = [
     "ANY_HOST",
-    "DEFAULT_MIN_ITERATIONS",
     "SUPPORTED_OPERATIONS",
     "AclFilter",
     "AclIndex",
@@ -50,12 +47,9 @@ __all__ = [
     "Glob",
     "GlobSyntaxError",
     "HostAnswer",
-    "Finding",
-    "LintReport",
     "PrincipalAccess",
     "Reach",
     "Reachable",
-    "Severity",
     "UnknownAclError",
     "WhoCan",
     "canonical_host",
@@ -63,7 +57,6 @@ __all__ = [
     "describe_acl",
     "describe_pattern",
     "kafka_order",
-    "lint_directory",
     "operations_bitfield",
     "operations_from_bitfield",
     "parse_allow_everyone",

@@ -2,7 +2,7 @@
 :mod:`aclog.authorizer` asked for a whole inventory at once, spread over Spark tasks.
 
 Each answer is the library's own (:func:`~aclog.authorizer.who_can.who_can`,
-:func:`~aclog.authorizer.reach.reach`, :func:`~aclog.authorizer.lint.lint_acls`,
+:func:`~aclog.authorizer.reach.reach`, :func:`~aclog.questions.lint.lint_acls`,
 :func:`~aclog.questions.timeline.timelines`), so a job's row equals the in-process answer row
 for row: there is one definition of each rule. What Spark adds is the fan-out:
 
@@ -34,14 +34,14 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from aclog.authorizer import Authorizer, kafka_order
-from aclog.authorizer.findings import Finding, LintReport
-from aclog.authorizer.hygiene import CredentialAge, lint_credentials
-from aclog.authorizer.lint import allows_that_never_decide, redundant_acls
 from aclog.authorizer.reach import reach
-from aclog.authorizer.risky import risky_grants
 from aclog.authorizer.who_can import who_can
 from aclog.kraft import check_newest_tail
 from aclog.pipeline.schema import ACL_FIELDS, SCRAM_CODE, SOURCE_SNAPSHOT
+from aclog.questions.findings import Finding, LintReport
+from aclog.questions.hygiene import CredentialAge, lint_credentials
+from aclog.questions.lint import allows_that_never_decide, redundant_acls
+from aclog.questions.risky import risky_grants
 from aclog.questions.timeline import Question, timelines
 from aclog.records import (
     AccessControlEntryRecord,
@@ -209,7 +209,7 @@ def _answer_timelines(
 
 
 _STAGES = (redundant_acls, allows_that_never_decide, risky_grants)
-"""The ACL checks in the order :func:`~aclog.authorizer.lint.lint_acls` lists them."""
+"""The ACL checks in the order :func:`~aclog.questions.lint.lint_acls` lists them."""
 
 
 def lint_job(
