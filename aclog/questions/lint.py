@@ -28,7 +28,6 @@ from collections.abc import Iterable
 from heapq import merge
 
 from aclog.acl import kafka_order
-from aclog.authorizer.pattern_text import short_acl
 from aclog.questions.coverage import (
     Span,
     decided_operations,
@@ -39,6 +38,7 @@ from aclog.questions.coverage import (
     span_covers,
 )
 from aclog.questions.findings import Finding, Severity
+from aclog.questions.pattern_text import short_acl
 from aclog.questions.risky import risky_grants
 from aclog.records import AccessControlEntryRecord, AclOperation, AclPermissionType, ResourceType
 

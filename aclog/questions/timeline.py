@@ -8,7 +8,7 @@ the state as of that batch, as ``explain --at-offset`` rebuilds it) and its ACL 
 handed to an :class:`Authorizer` the way the broker's publisher hands them over. Only a batch
 that adds or removes an ACL whose pattern applies to the resource can change the answer (the
 decision reads those ACLs alone), so only then is the request explained again. Every answer is
-:meth:`Authorizer.explain`'s, folded per host class by :mod:`~aclog.authorizer.host_answers`.
+:meth:`Authorizer.explain`'s, folded per host class by :mod:`~aclog.questions.host_answers`.
 
 Many questions share one walk (:func:`timelines`): the pipeline's ``timeline`` job asks each
 task's questions so.
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.authorizer import AclFilter, Authorizer, pattern_applies
-from aclog.authorizer.host_answers import HostAnswer, answers_by_host, named_hosts
 from aclog.image import MetadataImage
 from aclog.image.acl_reads import stored_records
 from aclog.kraft import once_each, read_kraft, tail_warner
+from aclog.questions.host_answers import HostAnswer, answers_by_host, named_hosts
 from aclog.questions.timeline_result import (
     ADDED,
     REMOVED,

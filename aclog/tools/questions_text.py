@@ -8,16 +8,18 @@ named hosts, and ``from H`` for a named host.
 
 from __future__ import annotations
 
-from aclog.authorizer import (
+from aclog.questions import (
+    Finding,
     HostAnswer,
+    LintReport,
     PrincipalAccess,
     Reach,
     Reachable,
+    Severity,
     WhoCan,
     describe_pattern,
     short_acl,
 )
-from aclog.questions import Finding, LintReport, Severity
 from aclog.records import PatternType
 from aclog.tools.console import print_line
 

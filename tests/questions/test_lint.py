@@ -204,9 +204,9 @@ def _group_key(acl: AccessControlEntryRecord) -> tuple[object, ...]:
 def _naive_lint(acls: list[AccessControlEntryRecord]) -> list[Finding]:
     """Lint by the definitions, every ACL against every other: what the indexed lint must equal."""
     from aclog.acl import kafka_order
-    from aclog.authorizer.pattern_text import short_acl
     from aclog.questions.coverage import resource_span, span_covers
     from aclog.questions.lint import _decided
+    from aclog.questions.pattern_text import short_acl
 
     ordered = kafka_order(list(acls))
     found = []

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from aclog.acl.filters import AclFilter
 from aclog.authorizer import Authorizer, Decision
-from aclog.authorizer.host_answers import answers_by_host, named_hosts
+from aclog.questions.host_answers import answers_by_host, named_hosts
 from aclog.questions.timeline import Question, timeline, timelines
 from aclog.questions.timeline_result import ADDED, REMOVED, Timeline, state_key
 from aclog.records import AclOperation, PatternType, ResourceType
