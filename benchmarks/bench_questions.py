@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aclog.authorizer import Authorizer
-from aclog.authorizer.hygiene import lint_directory
-from aclog.authorizer.reach import reach
-from aclog.authorizer.timeline import Question, timelines
-from aclog.authorizer.who_can import who_can
+from aclog.questions.hygiene import lint_directory
+from aclog.questions.reach import reach
+from aclog.questions.timeline import Question, timelines
+from aclog.questions.who_can import who_can
 from aclog.records import AclOperation, ResourceType
 from aclog.replay import Point, diff, rebuild_image
 from aclog.sample import Tenancy

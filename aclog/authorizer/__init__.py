@@ -1,11 +1,12 @@
-"""How questions are answered fast: the pattern index and the authorizer (``authorize``,
-``explain``, KIP-430 operations, ``authorizeByResourceType``), and the questions built on it
-(who can, what can a principal reach, lint, the impact of a change).
+"""The hot path: the pattern index and the authorizer (``authorize``, ``explain``, KIP-430
+operations, ``authorizeByResourceType``) and how it loads from an image. Nothing else: the
+questions asked of it (who can, reach, lint, timeline, impact) are :mod:`aclog.questions`, on
+this face.
 
 What an ACL means (GLOB, filters, operations, matchers) is :mod:`aclog.acl`; this face hands
 the names callers of the authorizer need on, so they need not import both. Imports
-:mod:`aclog.acl`, :mod:`aclog.replay` (for the hygiene of a data directory) and the layers
-below.
+:mod:`aclog.acl`, :mod:`aclog.image` and the layers below; never :mod:`aclog.replay` or
+:mod:`aclog.questions` (an import-linter contract).
 """
 
 from aclog.acl.filters import AclFilter, pattern_applies
@@ -20,15 +21,9 @@ from aclog.acl.operations import (
 from aclog.acl.ordering import kafka_order
 from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.authorizer import Authorizer
+from aclog.authorizer.by_type import fresh_character, proposals
 from aclog.authorizer.config import parse_allow_everyone, parse_super_users
 from aclog.authorizer.decide import skipped_characters
-from aclog.authorizer.findings import Finding, LintReport, Severity
-from aclog.authorizer.host_answers import ANY_HOST, HostAnswer
-from aclog.authorizer.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
-from aclog.authorizer.impact import ANY_OTHER_HOST, impact_of_adding
-from aclog.authorizer.pattern_text import describe_pattern, short_acl
-from aclog.authorizer.reach import reach
-from aclog.authorizer.reachable import Reach, Reachable
 from aclog.authorizer.results import (
     AuthorizerNotReadyError,
     Decision,
@@ -36,16 +31,8 @@ from aclog.authorizer.results import (
     UnknownAclError,
     describe_acl,
 )
-from aclog.authorizer.timeline import BEGINNING, Question, timeline
-from aclog.authorizer.timeline_result import ADDED, Flip, Timeline
-from aclog.authorizer.who_can import PrincipalAccess, WhoCan, who_can
 
 __all__ = [
-    "ADDED",
-    "ANY_HOST",
-    "ANY_OTHER_HOST",
-    "BEGINNING",
-    "DEFAULT_MIN_ITERATIONS",
     "SUPPORTED_OPERATIONS",
     "AclFilter",
     "AclIndex",
@@ -53,37 +40,21 @@ __all__ = [
     "AuthorizerNotReadyError",
     "Decision",
     "Explanation",
-    "Flip",
     "Glob",
     "GlobSyntaxError",
-    "HostAnswer",
-    "Finding",
-    "LintReport",
-    "PrincipalAccess",
-    "Question",
-    "Reach",
-    "Reachable",
-    "Severity",
-    "Timeline",
     "UnknownAclError",
-    "WhoCan",
     "canonical_host",
     "compile_glob",
+    "fresh_character",
     "describe_acl",
-    "describe_pattern",
-    "impact_of_adding",
     "kafka_order",
-    "lint_directory",
     "operations_bitfield",
     "operations_from_bitfield",
     "parse_allow_everyone",
     "parse_super_users",
     "pattern_applies",
-    "reach",
-    "short_acl",
+    "proposals",
     "skipped_characters",
     "supported_operations",
-    "timeline",
     "validate_glob",
-    "who_can",
 ]

@@ -4,7 +4,7 @@
 :class:`~aclog.desired.current.CurrentState`: the ACLs to add (declared, absent), the ACLs to
 remove (present, owned, not declared), the SCRAM credentials to create or replace (absent,
 other iterations, or, where keys are known, another password) and to delete (owned, not
-declared), and, given an inventory, the effect on access (:mod:`aclog.authorizer.impact`).
+declared), and, given an inventory, the effect on access (:mod:`aclog.questions.impact`).
 
 A :class:`Plan` is a value: its JSON form (:meth:`Plan.to_dict`) is stable for the same inputs
 and holds the fingerprint of the state it was computed against, the desired file's SHA-256, and
@@ -22,13 +22,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aclog.authorizer.impact import ResourceImpact, impact_of_changing
 from aclog.desired.current import CurrentState
 from aclog.desired.limits import glob_errors, plan_warnings
 from aclog.desired.passwords import Passwords
 from aclog.desired.plan_ids import planning_records
 from aclog.desired.state import DesiredState
 from aclog.image import acl_to_dict
+from aclog.questions import ResourceImpact, impact_of_changing
 from aclog.records import (
     AclBinding,
     AclOperation,

@@ -13,7 +13,9 @@ DEFAULT_PORT = 9092
 
 
 class ConfigError(ValueError):
-    """A setting that cannot work; the message says which and how to fix it."""
+    """A setting that cannot work, wherever it was given (an endpoint, the listener's settings,
+    a ``--command-config`` file); the message says which and how to fix it. The one such error:
+    every command maps it to exit 2."""
 
 
 @dataclass(frozen=True, slots=True)

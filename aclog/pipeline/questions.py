@@ -1,9 +1,9 @@
 """The ``who-can``, ``reach``, ``lint`` and ``timeline`` jobs: the in-process questions of
 :mod:`aclog.authorizer` asked for a whole inventory at once, spread over Spark tasks.
 
-Each answer is the library's own (:func:`~aclog.authorizer.who_can.who_can`,
-:func:`~aclog.authorizer.reach.reach`, :func:`~aclog.authorizer.lint.lint_acls`,
-:func:`~aclog.authorizer.timeline.timelines`), so a job's row equals the in-process answer row
+Each answer is the library's own (:func:`~aclog.questions.who_can.who_can`,
+:func:`~aclog.questions.reach.reach`, :func:`~aclog.questions.lint.lint_acls`,
+:func:`~aclog.questions.timeline.timelines`), so a job's row equals the in-process answer row
 for row: there is one definition of each rule. What Spark adds is the fan-out:
 
 - ``who-can`` and ``reach``: the state's ACLs (from the ``state`` job) are collected once and
@@ -34,15 +34,15 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from aclog.authorizer import Authorizer, kafka_order
-from aclog.authorizer.findings import Finding, LintReport
-from aclog.authorizer.hygiene import CredentialAge, lint_credentials
-from aclog.authorizer.lint import allows_that_never_decide, redundant_acls
-from aclog.authorizer.reach import reach
-from aclog.authorizer.risky import risky_grants
-from aclog.authorizer.timeline import Question, timelines
-from aclog.authorizer.who_can import who_can
 from aclog.kraft import check_newest_tail
 from aclog.pipeline.schema import ACL_FIELDS, SCRAM_CODE, SOURCE_SNAPSHOT
+from aclog.questions.findings import Finding, LintReport
+from aclog.questions.hygiene import CredentialAge, lint_credentials
+from aclog.questions.lint import allows_that_never_decide, redundant_acls
+from aclog.questions.reach import reach
+from aclog.questions.risky import risky_grants
+from aclog.questions.timeline import Question, timelines
+from aclog.questions.who_can import who_can
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -192,7 +192,7 @@ def _answer_timelines(
     rows: Iterable[tuple[int, Question]],
 ) -> Iterator[tuple[Any, ...]]:
     """In a task: the timeline rows of one slice of numbered questions, each walk over the log
-    at ``path`` shared by the slice (:func:`aclog.authorizer.timelines`)."""
+    at ``path`` shared by the slice (:func:`aclog.questions.timelines`)."""
     mine = list(rows)
     found = timelines(
         Path(path),
@@ -209,7 +209,7 @@ def _answer_timelines(
 
 
 _STAGES = (redundant_acls, allows_that_never_decide, risky_grants)
-"""The ACL checks in the order :func:`~aclog.authorizer.lint.lint_acls` lists them."""
+"""The ACL checks in the order :func:`~aclog.questions.lint.lint_acls` lists them."""
 
 
 def lint_job(

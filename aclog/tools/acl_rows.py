@@ -13,7 +13,6 @@ from typing import Any
 import typer
 
 from aclog.acl import AclFilter, ApiError
-from aclog.authorizer import ANY_OTHER_HOST
 from aclog.controller import (
     MAX_RECORDS_PER_USER_OP,
     AclCreateResult,
@@ -22,6 +21,7 @@ from aclog.controller import (
     creation_error,
     is_over_cap,
 )
+from aclog.questions import ANY_OTHER_HOST
 from aclog.records import AccessControlEntryRecord, AclBinding, json_value, record_to_dict
 from aclog.remote import REMOTE_ACL_ID
 from aclog.tools.console import EXIT_FAILURE, print_line

@@ -14,9 +14,9 @@ from typing import Annotated, Any
 import typer
 
 from aclog.acl import AclFilter
-from aclog.authorizer import impact_of_adding
 from aclog.controller import AclControlManager, AclCreateResult, MetadataWriter, creation_error
 from aclog.image import MetadataImage
+from aclog.questions import impact_of_adding
 from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType
 from aclog.tools.acl_options import bindings_for_add
 from aclog.tools.acl_rows import create_row, print_created, print_impacts, report_create_failures

@@ -8,8 +8,8 @@ a ``sasl.jaas.config`` login (:func:`parse_jaas`, PLAIN or SCRAM login modules o
 :mod:`~aclog.tools.key_stores`) and timeouts. :func:`client_settings` turns the properties into
 keyword arguments for kafka-python's :class:`~kafka.admin.KafkaAdminClient`. A key it does not
 use is reported through ``on_warning`` and ignored, as Kafka's clients ignore unknown keys
-(:data:`SUPPORTED_KEYS` lists those it uses); a value it cannot use is a :class:`ConfigError`
-naming the key.
+(:data:`SUPPORTED_KEYS` lists those it uses); a value it cannot use is a
+:class:`~aclog.node.ConfigError` (the one error for a setting that cannot work) naming the key.
 
 Thread-safe: functions of their arguments (and, for file-valued keys, of the files). Cost:
 linear in the size of the file, which is read once; a store is read and written as PEM once.
@@ -24,12 +24,8 @@ from typing import Any
 
 import javaproperties
 
+from aclog.node import ConfigError
 from aclog.tools.key_stores import StoreError, certificates_file, is_pem, key_file, read_store
-
-
-class ConfigError(ValueError):
-    """A command config that cannot be used; the message names the file and key."""
-
 
 _SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")

@@ -1,5 +1,5 @@
 """``aclog lint``: hygiene findings about a data directory's state as of a point, on the
-library's :func:`~aclog.authorizer.lint_directory`; the text groups large runs of alike findings
+library's :func:`~aclog.questions.lint_directory`; the text groups large runs of alike findings
 (:func:`~aclog.tools.questions_text.show_lint`)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from aclog.authorizer import DEFAULT_MIN_ITERATIONS, LintReport, Severity, lint_directory
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError
+from aclog.questions import DEFAULT_MIN_ITERATIONS, LintReport, Severity, lint_directory
 from aclog.records import RecordDecodeError
 from aclog.replay import RebuildError
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft

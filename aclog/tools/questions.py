@@ -15,12 +15,8 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from aclog.authorizer import (
-    Authorizer,
-    parse_super_users,
-    reach,
-    who_can,
-)
+from aclog.authorizer import Authorizer, parse_super_users
+from aclog.questions import reach, who_can
 from aclog.records import ResourceType, call_paused
 from aclog.tools.acl_options import (
     AclOptions,

@@ -8,7 +8,7 @@ named hosts, and ``from H`` for a named host.
 
 from __future__ import annotations
 
-from aclog.authorizer import (
+from aclog.questions import (
     Finding,
     HostAnswer,
     LintReport,

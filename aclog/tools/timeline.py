@@ -2,7 +2,7 @@
 batch, time, author and ACL changes behind each flip, between two points of a data directory
 (or a KRaft metadata log). Reads only: no lock, no write.
 
-The handler parses its options, calls :func:`aclog.authorizer.timeline.timeline` and renders
+The handler parses its options, calls :func:`aclog.questions.timeline` and renders
 the result; ``--json`` prints the result's ``to_dict()``; ``--plot FILE.png`` also draws it.
 """
 
@@ -13,9 +13,10 @@ from typing import Annotated
 
 import typer
 
-from aclog.authorizer import BEGINNING, Timeline, parse_super_users, timeline
+from aclog.authorizer import parse_super_users
 from aclog.image import ReplayError
 from aclog.log import CorruptLogError
+from aclog.questions import BEGINNING, Timeline, timeline
 from aclog.records import AclOperation, RecordDecodeError, ResourceType
 from aclog.replay import Point, RebuildError
 from aclog.tools.common import JsonFlag, SourceFormat, is_kraft

@@ -18,7 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from aclog.authorizer import ADDED, ANY_HOST, Decision, Flip, HostAnswer, Timeline, describe_pattern
+from aclog.authorizer import Decision
+from aclog.questions import ADDED, ANY_HOST, Flip, HostAnswer, Timeline, describe_pattern
 from aclog.records import PatternType
 
 COLORS = {Decision.ALLOWED: "tab:green", Decision.DENIED: "tab:red"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aclog.authorizer import Flip, HostAnswer, Timeline, describe_pattern, short_acl
+from aclog.questions import Flip, HostAnswer, Timeline, describe_pattern, short_acl
 from aclog.records import PatternType
 from aclog.tools.console import print_line
 from aclog.tools.points import format_time

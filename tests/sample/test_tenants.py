@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aclog.authorizer import Authorizer, Decision
-from aclog.authorizer.lint import lint_acls
+from aclog.questions.lint import lint_acls
 from aclog.records import AclOperation, ResourceType
 from aclog.replay import read_decoded, rebuild_image
 from aclog.sample import setup_requests, tenancy, write_tenancy

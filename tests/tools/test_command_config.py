@@ -14,8 +14,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 
+from aclog.node import ConfigError
 from aclog.tools.command_config import (
-    ConfigError,
     client_settings,
     read_command_config,
     read_properties,

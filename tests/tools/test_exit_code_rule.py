@@ -5,6 +5,7 @@ be processed; an operating-system error by the path rule (missing or wrong kind 
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 
 import pytest
 from kafka.errors import IncompatibleBrokerVersion
@@ -18,6 +19,7 @@ from aclog.records import RecordDecodeError
 from aclog.remote import RemoteError
 from aclog.replay import RebuildError
 from aclog.snapshot import SnapshotError
+from aclog.tools.command_config import read_command_config
 from aclog.tools.exit_codes import exit_code_for, fail_for, reason
 from aclog.tools.options import OptionError
 
@@ -47,6 +49,16 @@ CASES = [
 @pytest.mark.parametrize(("error", "code"), CASES, ids=lambda v: type(v).__name__)
 def test_every_caught_error_has_one_exit_code(error: BaseException, code: int) -> None:
     assert exit_code_for(error) == code
+
+
+def test_a_command_config_that_cannot_work_is_the_one_config_error_and_exits_2(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "admin.properties"
+    config.write_text("security.protocol=CARRIER_PIGEON\n")
+    with pytest.raises(ConfigError, match=r"admin\.properties") as caught:
+        read_command_config(config)
+    assert exit_code_for(caught.value) == 2
 
 
 def test_an_os_error_names_its_path_and_reason() -> None:

@@ -14,10 +14,10 @@ from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from aclog.authorizer import Authorizer
-from aclog.authorizer.hygiene import lint_directory
-from aclog.authorizer.reach import reach
-from aclog.authorizer.who_can import who_can
 from aclog.controller.controller import replay_log
+from aclog.questions.hygiene import lint_directory
+from aclog.questions.reach import reach
+from aclog.questions.who_can import who_can
 from aclog.records import AclOperation, ResourceType
 from aclog.tools.main import app
 from tests.tools.harness import run_main

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from aclog.node import ConfigError
 from aclog.records import ScramMechanism
-from aclog.tools.command_config import ConfigError, client_settings, parse_jaas, read_properties
+from aclog.tools.command_config import client_settings, parse_jaas, read_properties
 from aclog.tools.main import app
 from tests.wire.harness import ServerProcess, make_certificate
 

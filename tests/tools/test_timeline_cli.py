@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from aclog.authorizer.timeline import timeline
+from aclog.questions.timeline import timeline
 from aclog.records import AclOperation, ResourceType
 from aclog.replay import Point
 from aclog.tools.points import format_time

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.authorizer import DEFAULT_MIN_ITERATIONS, Severity
+from aclog.questions import DEFAULT_MIN_ITERATIONS, Severity
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import (
     EXIT_FAILURE,

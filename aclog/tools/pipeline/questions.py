@@ -251,7 +251,7 @@ def timeline_command(
     assert data_dir is not None  # check_source exits otherwise
     with spark_for(master, conf, driver_host, out=out_path) as spark:
         found = jobs()
-        from aclog.authorizer import Question  # noqa: PLC0415
+        from aclog.questions import Question  # noqa: PLC0415
 
         asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
         frame = found.timeline_job(

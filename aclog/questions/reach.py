@@ -7,7 +7,7 @@ Two forms of the answer:
   principal (its own, ``User:*``'s, or a GLOB principal's) is examined. A LITERAL name is a
   resource; a PREFIXED, GLOB or LITERAL ``*`` pattern stands for every name it applies to and is
   decided from a *typical* name: the stem followed by a long run of a character no resource
-  name of the type contains (:func:`~aclog.authorizer.by_type.proposals`), so that only
+  name of the type contains (:func:`~aclog.authorizer.proposals`), so that only
   patterns covering the whole pattern apply to it. Each supported operation is explained
   there (implied operations come out as Kafka computes them) and kept when the pattern's own
   ALLOW matches: ALLOWED, or DENIED when a DENY covering the pattern takes it away. A DENY
@@ -20,7 +20,7 @@ Two forms of the answer:
   every supported operation, exactly as ``aclog explain`` would; a resource is listed when at
   least one operation is allowed.
 
-Hosts are folded as :mod:`aclog.authorizer.host_answers` describes (or the asked host alone).
+Hosts are folded as :mod:`aclog.questions.host_answers` describes (or the asked host alone).
 Super users are allowed everything by configuration: the per-pattern answer says so instead of
 listing patterns. Resources with no ACL at all are allowed to everyone when the authorizer
 allows everyone by default; the answer says so but cannot list them without an inventory.
@@ -39,11 +39,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from aclog.acl import AclFilter, compile_glob, kafka_order, pattern_applies, supported_operations
-from aclog.authorizer.authorizer import Authorizer
-from aclog.authorizer.by_type import fresh_character, proposals
-from aclog.authorizer.host_answers import HostAnswer, answers_by_host, host_text, named_hosts
-from aclog.authorizer.reachable import Exclusion, OperationAnswer, Reach, Reachable
-from aclog.authorizer.results import Decision, Explanation
+from aclog.authorizer import Authorizer, Decision, Explanation, fresh_character, proposals
+from aclog.questions.host_answers import HostAnswer, answers_by_host, host_text, named_hosts
+from aclog.questions.reachable import Exclusion, OperationAnswer, Reach, Reachable
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

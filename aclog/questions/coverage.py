@@ -31,7 +31,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from aclog.acl import GlobSyntaxError, canonical_host, compile_glob, supported_operations
-from aclog.authorizer.authorizer import Authorizer
+from aclog.authorizer import Authorizer
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

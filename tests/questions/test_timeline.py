@@ -17,16 +17,16 @@ from hypothesis import strategies as st
 
 from aclog.acl.filters import AclFilter
 from aclog.authorizer import Authorizer, Decision
-from aclog.authorizer.host_answers import answers_by_host, named_hosts
-from aclog.authorizer.timeline import Question, timeline, timelines
-from aclog.authorizer.timeline_result import ADDED, REMOVED, Timeline, state_key
+from aclog.questions.host_answers import answers_by_host, named_hosts
+from aclog.questions.timeline import Question, timeline, timelines
+from aclog.questions.timeline_result import ADDED, REMOVED, Timeline, state_key
 from aclog.records import AclOperation, PatternType, ResourceType
 from aclog.replay import Point, read_decoded, rebuild_image
 from aclog.replay.batches import replay_batches
 from tests.image.tabled import tabling
 from tests.pipeline.logs import REQUEST_HOSTS, REQUEST_NAMES, REQUEST_PRINCIPALS, write_log
 
-timeline_module = importlib.import_module("aclog.authorizer.timeline")  # the package's
+timeline_module = importlib.import_module("aclog.questions.timeline")  # the package's
 # ``timeline`` attribute is the function of that name
 
 OPERATIONS = [AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.ALTER]

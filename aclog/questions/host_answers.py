@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from aclog.acl import GlobSyntaxError, canonical_host, compile_glob
-from aclog.authorizer.results import Decision, Explanation
+from aclog.authorizer import Decision, Explanation
 from aclog.records import AccessControlEntryRecord, AclPermissionType, PatternType, record_to_dict
 
 ANY_HOST = "*"
 OTHER_HOST_CANDIDATES = ("0.0.0.0", "::", "255.255.255.255", "192.0.2.1", "2001:db8::1")
 """Addresses tried, in order, as "any other host": the first that no host-specific ACL matching
-the request names is used (``0.0.0.0`` is what :mod:`aclog.authorizer.impact` uses too)."""
+the request names is used (``0.0.0.0`` is what :mod:`aclog.questions.impact` uses too)."""
 
 Explainer = Callable[[str], Explanation]
 """Decides one fixed request (principal, operation, resource) from the given host."""

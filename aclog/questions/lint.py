@@ -10,9 +10,9 @@
 - ``allow_never_decides`` (warning): DENY ACLs together cover every (name, principal, host)
   the ALLOW applies to and deny every operation it would grant; since a DENY wins at any
   specificity, the ALLOW never decides anything.
-- the risky grants of :mod:`aclog.authorizer.risky`.
+- the risky grants of :mod:`aclog.questions.risky`.
 
-Coverage is :mod:`aclog.authorizer.coverage`'s: sound, so every finding is certain, and
+Coverage is :mod:`aclog.questions.coverage`'s: sound, so every finding is certain, and
 complete except for unusual GLOBs (a finding may then be missed, never invented).
 
 Pure; thread-safe. Cost: O(sum over (type, permission, principal, host) groups of size²) for
@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from heapq import merge
 
 from aclog.acl import kafka_order
-from aclog.authorizer.coverage import (
+from aclog.questions.coverage import (
     Span,
     decided_operations,
     entry_covers,
@@ -37,9 +37,9 @@ from aclog.authorizer.coverage import (
     resource_span,
     span_covers,
 )
-from aclog.authorizer.findings import Finding, Severity
-from aclog.authorizer.pattern_text import short_acl
-from aclog.authorizer.risky import risky_grants
+from aclog.questions.findings import Finding, Severity
+from aclog.questions.pattern_text import short_acl
+from aclog.questions.risky import risky_grants
 from aclog.records import AccessControlEntryRecord, AclOperation, AclPermissionType, ResourceType
 
 

@@ -19,10 +19,7 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from aclog.acl.filters import AclFilter, pattern_applies
-from aclog.acl.operations import supported_operations
-from aclog.authorizer.authorizer import Authorizer
-from aclog.authorizer.results import Decision
+from aclog.authorizer import AclFilter, Authorizer, Decision, pattern_applies, supported_operations
 from aclog.records import AccessControlEntryRecord, PatternType, ResourceType
 
 ANY_OTHER_HOST = "0.0.0.0"

@@ -1,4 +1,4 @@
-"""What :func:`aclog.authorizer.reach.reach` answers: resources and resource patterns a
+"""What :func:`aclog.questions.reach.reach` answers: resources and resource patterns a
 principal reaches, with the operations per host and the DENYs that carve names out.
 
 Immutable values; thread-safe.
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from aclog.authorizer.host_answers import HostAnswer
-from aclog.authorizer.pattern_text import describe_pattern
-from aclog.authorizer.results import Decision
+from aclog.authorizer import Decision
+from aclog.questions.host_answers import HostAnswer
+from aclog.questions.pattern_text import describe_pattern
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

@@ -2,7 +2,7 @@
 and every change point after it (the batch, its author and the ACL records that flipped it).
 
 A *state* is the request's answer per host class, folded as
-:mod:`aclog.authorizer.host_answers` folds it (with a host given: that host's answer alone).
+:mod:`aclog.questions.host_answers` folds it (with a host given: that host's answer alone).
 Two states are the same when every host class has the same decision; a change of deciding ACL
 or reason alone is not a flip.
 
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aclog.authorizer.host_answers import HostAnswer
-from aclog.authorizer.results import Decision
+from aclog.authorizer import Decision
 from aclog.image import MetadataProvenance
+from aclog.questions.host_answers import HostAnswer
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

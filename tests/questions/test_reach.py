@@ -7,10 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.authorizer import Authorizer, Decision, pattern_applies, supported_operations
-from aclog.authorizer.reach import reach
-from aclog.authorizer.reachable import Reach, Reachable
+from aclog.questions.reach import reach
+from aclog.questions.reachable import Reach, Reachable
 from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
-from tests.authorizer.answers import OTHER_HOST, decision_of, expected, hosts_to_check, pick
 from tests.authorizer.reference import ReferenceAuthorizer
 from tests.authorizer.strategies import (
     REQUEST_HOSTS,
@@ -21,6 +20,7 @@ from tests.authorizer.strategies import (
     request_names,
     types,
 )
+from tests.questions.answers import OTHER_HOST, decision_of, expected, hosts_to_check, pick
 
 O = AclOperation  # noqa: E741
 TOPIC, GROUP = ResourceType.TOPIC, ResourceType.GROUP

@@ -1,4 +1,4 @@
-"""The hygiene of one data directory: the ACL findings of :mod:`aclog.authorizer.lint` plus
+"""The hygiene of one data directory: the ACL findings of :mod:`aclog.questions.lint` plus
 SCRAM credential findings, for the state as of a point.
 
 - ``weak_iterations`` (warning): a credential with fewer iterations than the minimum asked
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from aclog.authorizer.findings import Finding, LintReport, Severity
-from aclog.authorizer.lint import lint_acls
+from aclog.questions.findings import Finding, LintReport, Severity
+from aclog.questions.lint import lint_acls
 from aclog.records import ScramMechanism, UserScramCredentialRecord
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image

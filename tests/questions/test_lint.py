@@ -12,11 +12,11 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 
-from aclog.authorizer import lint as lint_module
 from aclog.authorizer import pattern_applies
-from aclog.authorizer.coverage import entry_covers, host_span, principal_span
-from aclog.authorizer.findings import Finding, LintReport, Severity
-from aclog.authorizer.lint import lint_acls
+from aclog.questions import lint as lint_module
+from aclog.questions.coverage import entry_covers, host_span, principal_span
+from aclog.questions.findings import Finding, LintReport, Severity
+from aclog.questions.lint import lint_acls
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -204,9 +204,9 @@ def _group_key(acl: AccessControlEntryRecord) -> tuple[object, ...]:
 def _naive_lint(acls: list[AccessControlEntryRecord]) -> list[Finding]:
     """Lint by the definitions, every ACL against every other: what the indexed lint must equal."""
     from aclog.acl import kafka_order
-    from aclog.authorizer.coverage import resource_span, span_covers
-    from aclog.authorizer.lint import _decided
-    from aclog.authorizer.pattern_text import short_acl
+    from aclog.questions.coverage import resource_span, span_covers
+    from aclog.questions.lint import _decided
+    from aclog.questions.pattern_text import short_acl
 
     ordered = kafka_order(list(acls))
     found = []

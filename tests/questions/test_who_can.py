@@ -7,9 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.authorizer import Authorizer, Decision
-from aclog.authorizer.who_can import WhoCan, who_can
+from aclog.questions.who_can import WhoCan, who_can
 from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
-from tests.authorizer.answers import decision_of, expected, hosts_to_check, pick
 from tests.authorizer.reference import ReferenceAuthorizer
 from tests.authorizer.strategies import (
     REQUEST_HOSTS,
@@ -20,6 +19,7 @@ from tests.authorizer.strategies import (
     request_names,
     types,
 )
+from tests.questions.answers import decision_of, expected, hosts_to_check, pick
 
 READ, WRITE, ALL = AclOperation.READ, AclOperation.WRITE, AclOperation.ALL
 TOPIC = ResourceType.TOPIC

@@ -4,7 +4,7 @@ principal's (or resource's) row for the host, else its ``*`` row, else not allow
 from __future__ import annotations
 
 from aclog.authorizer import Decision, canonical_host
-from aclog.authorizer.host_answers import HostAnswer, host_text
+from aclog.questions.host_answers import HostAnswer, host_text
 from aclog.records import AccessControlEntryRecord
 
 OTHER_HOST = "192.0.2.7"

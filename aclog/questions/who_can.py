@@ -16,7 +16,7 @@ reports:
 - a GLOB principal pattern (``User:svc-*``) is listed as a pattern, decided from its own text:
   it answers for the principals it matches that no other listed row names; where rows overlap,
   a DENY wins as always;
-- hosts are folded as :mod:`aclog.authorizer.host_answers` describes: one answer per host the
+- hosts are folded as :mod:`aclog.questions.host_answers` describes: one answer per host the
   ACLs name that differs from "any other host", then ``*``; with ``host`` given, the answer
   from that host alone.
 
@@ -36,9 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from aclog.acl import AclFilter, GlobSyntaxError, compile_glob
-from aclog.authorizer.authorizer import Authorizer
-from aclog.authorizer.host_answers import HostAnswer, answers_by_host, named_hosts
-from aclog.authorizer.results import Decision
+from aclog.authorizer import Authorizer, Decision
+from aclog.questions.host_answers import HostAnswer, answers_by_host, named_hosts
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,

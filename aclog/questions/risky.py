@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from aclog.authorizer.coverage import is_universal, principal_span, resource_span
-from aclog.authorizer.findings import Finding, Severity
-from aclog.authorizer.pattern_text import short_acl
+from aclog.questions.coverage import is_universal, principal_span, resource_span
+from aclog.questions.findings import Finding, Severity
+from aclog.questions.pattern_text import short_acl
 from aclog.records import AccessControlEntryRecord, AclOperation, AclPermissionType, ResourceType
 
 _O = AclOperation

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from freezegun import freeze_time
 
-from aclog.authorizer.hygiene import credential_ages, lint_directory
 from aclog.controller import upsertion_for_password
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
+from aclog.questions.hygiene import credential_ages, lint_directory
 from aclog.records import (
     AclBinding,
     AclOperation,

@@ -8,7 +8,7 @@ the state as of that batch, as ``explain --at-offset`` rebuilds it) and its ACL 
 handed to an :class:`Authorizer` the way the broker's publisher hands them over. Only a batch
 that adds or removes an ACL whose pattern applies to the resource can change the answer (the
 decision reads those ACLs alone), so only then is the request explained again. Every answer is
-:meth:`Authorizer.explain`'s, folded per host class by :mod:`aclog.authorizer.host_answers`.
+:meth:`Authorizer.explain`'s, folded per host class by :mod:`~aclog.questions.host_answers`.
 
 Many questions share one walk (:func:`timelines`): the pipeline's ``timeline`` job asks each
 task's questions so.
@@ -25,10 +25,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aclog.acl.filters import AclFilter, pattern_applies
-from aclog.authorizer.authorizer import Authorizer
-from aclog.authorizer.host_answers import HostAnswer, answers_by_host, named_hosts
-from aclog.authorizer.timeline_result import (
+from aclog.authorizer import AclFilter, Authorizer, pattern_applies
+from aclog.image import MetadataImage
+from aclog.image.acl_reads import stored_records
+from aclog.kraft import once_each, read_kraft, tail_warner
+from aclog.questions.host_answers import HostAnswer, answers_by_host, named_hosts
+from aclog.questions.timeline_result import (
     ADDED,
     REMOVED,
     AclChange,
@@ -36,9 +38,6 @@ from aclog.authorizer.timeline_result import (
     Timeline,
     state_key,
 )
-from aclog.image import MetadataImage
-from aclog.image.acl_reads import stored_records
-from aclog.kraft import once_each, read_kraft, tail_warner
 from aclog.records import AccessControlEntryRecord, AclOperation, PatternType, ResourceType
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.batches import replay_batches

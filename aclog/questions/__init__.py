@@ -1,0 +1,57 @@
+"""What security teams ask of the ACLs, answered on the authorizer's public face
+(:mod:`aclog.authorizer`'s ``__all__``), never on its index: who can do an operation on a
+resource (:func:`who_can`), what a principal can reach (:func:`reach`), the hygiene of a data
+directory's ACLs and SCRAM credentials (:func:`lint_directory`), when a principal gained or lost
+an operation (:func:`timeline`), and what a change would do to an inventory
+(:func:`impact_of_adding`).
+
+The authorizer answers one request fast; this package asks it many, or reads the log around it
+(:mod:`aclog.replay`). Sits above :mod:`aclog.authorizer`, :mod:`aclog.replay` and
+:mod:`aclog.image`, and below :mod:`aclog.tools`, :mod:`aclog.pipeline` and
+:mod:`aclog.desired`, which render and distribute its answers.
+"""
+
+from aclog.questions.findings import Finding, LintReport, Severity
+from aclog.questions.host_answers import ANY_HOST, HostAnswer
+from aclog.questions.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
+from aclog.questions.impact import (
+    ANY_OTHER_HOST,
+    ResourceImpact,
+    impact_of_adding,
+    impact_of_changing,
+)
+from aclog.questions.pattern_text import describe_pattern, short_acl
+from aclog.questions.reach import reach
+from aclog.questions.reachable import Reach, Reachable
+from aclog.questions.timeline import BEGINNING, Question, timeline, timelines
+from aclog.questions.timeline_result import ADDED, Flip, Timeline
+from aclog.questions.who_can import PrincipalAccess, WhoCan, who_can
+
+__all__ = [
+    "ADDED",
+    "ANY_HOST",
+    "ANY_OTHER_HOST",
+    "BEGINNING",
+    "DEFAULT_MIN_ITERATIONS",
+    "Finding",
+    "Flip",
+    "HostAnswer",
+    "LintReport",
+    "PrincipalAccess",
+    "Question",
+    "Reach",
+    "Reachable",
+    "ResourceImpact",
+    "Severity",
+    "Timeline",
+    "WhoCan",
+    "describe_pattern",
+    "impact_of_adding",
+    "impact_of_changing",
+    "lint_directory",
+    "reach",
+    "short_acl",
+    "timeline",
+    "timelines",
+    "who_can",
+]
