@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 import kafka.errors as kafka_errors
 
-from aclog.acl import ApiError, Errors
+from aclog.acl import ApiError
 from aclog.acl.filters import AclFilter
 from aclog.acl.glob import GLOB_FEATURE
 from aclog.controller import (
@@ -48,7 +48,6 @@ from aclog.controller import (
     ScramAlterResult,
     ScramDeletion,
     ScramUpsertion,
-    creation_error,
 )
 from aclog.controller.caller import Caller
 from aclog.controller.quorum_state import QuorumState
@@ -57,7 +56,6 @@ from aclog.image.scram import CredentialInfo, ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
-    PatternType,
     ScramMechanism,
 )
 from aclog.remote.connection import RemoteError, bootstrap_admin_client, describe_error
@@ -67,6 +65,7 @@ from aclog.remote.messages import (
     api_error,
     check_count,
 )
+from aclog.remote.refusals import creation_refusals
 from aclog.remote.requests import (
     alter_scram_request,
     api_versions_request,
@@ -167,16 +166,11 @@ class RemoteAdmin:
         self, acls: Sequence[AclBinding], caller: Caller | None = None, *, dry_run: bool = False
     ) -> list[AclCreateResult]:
         """CreateAcls: one result per binding, in request order (no ids: Kafka has none).
-
-        A binding aclog's controller would refuse is refused here and never sent: Kafka stores
-        principals such as ``alice`` or ``User:`` and hosts that are not addresses (which then
-        break or never match authorizations), where kafka-acls.sh refuses at least the first."""
+        What :mod:`aclog.remote.refusals` refuses is answered here and never sent."""
         del caller
         if dry_run:
             raise UnsupportedRemotely("Kafka cannot preview CreateAcls")
-        errors = [creation_error(acl) for acl in acls]
-        if any(acl.pattern_type == PatternType.GLOB for acl in acls) and not self._holds_glob():
-            errors = [e or _glob_unsupported(acl) for acl, e in zip(acls, errors, strict=True)]
+        errors = creation_refusals(acls, self._holds_glob)
         valid = [acl for acl, error in zip(acls, errors, strict=True) if error is None]
         sent = iter(self._create_acls(valid) if valid else [])
         return [AclCreateResult(e) if e is not None else next(sent) for e in errors]
@@ -304,15 +298,3 @@ def _done(call: Callable[[], T]) -> Future[T]:
     except Exception as error:
         future.set_exception(error)
     return future
-
-
-def _glob_unsupported(acl: AclBinding) -> ApiError | None:
-    """The refusal of a GLOB creation for a cluster without GLOB, before it is sent: Kafka would
-    answer "Invalid patternType UNKNOWN", which does not say what to do."""
-    if acl.pattern_type != PatternType.GLOB:
-        return None
-    return ApiError(
-        Errors.INVALID_REQUEST,
-        "the cluster does not store GLOB ACLs (pattern type 5, KIP-1042: aclog serve does, Kafka "
-        "rejects it); use LITERAL or PREFIXED ACLs there",
-    )
