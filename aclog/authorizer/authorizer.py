@@ -51,8 +51,8 @@ class Authorizer:
     per applicable pattern for a new principal on a known name, else one for the LITERAL name, one
     per distinct prefix length (and GLOB suffix length) up to ``len(name)`` whose edge character
     the name has, plus one GLOB match per candidate GLOB pattern (see
-    :mod:`aclog.authorizer.names`); then one per applicable pattern. About 1 µs on the common
-    path, whatever the number of ACLs.
+    :mod:`aclog.authorizer.names`); then one per applicable pattern: the common path does not
+    grow with the number of ACLs (the ``authorizer`` suite of ``make bench`` times it).
 
     :meth:`authorize` answers, :meth:`explain` says why (``+ELLIPSIS``: the ACL's id text):
 
@@ -119,8 +119,9 @@ class Authorizer:
 
     def load(self, acls: Iterable[AccessControlEntryRecord] | AclsImage) -> None:
         """Replace every ACL with ``acls`` (records, or an :class:`AclsImage`, which a load
-        only reads) and mark the authorizer ready. O(ACLs), about 2 µs per ACL at a million,
-        of which the cyclic garbage collector takes about 40% unless the program pauses it
+        only reads) and mark the authorizer ready. O(ACLs) (the ``coldstart`` suite of ``make
+        bench`` times it), of which the cyclic garbage collector takes a large share unless the
+        program pauses it
         (:func:`~aclog.records.collector.gc_paused`, as a broker's loader does when it
         starts). From an image (whose ids are distinct) the writer's view of the ids is the
         image itself plus the changes since (:class:`StoredIds`), so neither the load nor the

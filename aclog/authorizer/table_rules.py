@@ -67,8 +67,8 @@ class RowSource:
 
     def acls_of(self, span: slice) -> Acls:
         """The records of the rows ``order[span]``, in image order (new objects). One pattern
-        at a time costs some 30 µs; after :attr:`_patience` patterns (a listing walks them
-        all) every row's record is made at once, about 1 µs a row, and kept."""
+        at a time pays a fixed cost per call; after :attr:`_patience` patterns (a listing walks
+        them all) every row's record is made at once, in one pass, and kept."""
         everything = self._all
         if everything is None:
             self._asked += 1  # a lost count between racing threads only delays the switch

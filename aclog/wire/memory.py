@@ -11,7 +11,7 @@ follows the load down (tests/wire/test_memory_return.py).
 Where the C library is not glibc (musl, macOS) there is no ``malloc_trim`` and nothing is done.
 
 Used from the event loop only. Cost: one ``malloc_trim(0)`` per interval in which connections
-closed — it walks the allocator's free lists, about a millisecond per 100 MB of heap.
+closed; it walks the allocator's free lists, O(heap).
 """
 
 from __future__ import annotations
