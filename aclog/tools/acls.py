@@ -14,16 +14,13 @@ from aclog.tools.acl_options import (
     AclOptions,
     OptionError,
 )
+from aclog.tools.commands import ACLS_COMMANDS, COMMANDS
 from aclog.tools.console import EXIT_USAGE, app, fail, fail_os
+from aclog.tools.lazy import lazy_typer
 
 T = TypeVar("T")
 
-acls_app = typer.Typer(
-    help="Add, remove and list ACLs (options as in kafka-acls), in a data directory "
-    "(--data-dir) or on a Kafka cluster (--bootstrap-server; Kafka has no ACL ids, so JSON "
-    'shows "id": null).',
-    no_args_is_help=True,
-)
+acls_app = lazy_typer(ACLS_COMMANDS, help=COMMANDS["acls"].help, no_args_is_help=True)
 app.add_typer(acls_app, name="acls")
 
 Many = list[str] | None

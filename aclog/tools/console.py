@@ -26,7 +26,9 @@ from rich.table import Table
 from rich.text import Text
 
 from aclog.tools.closed_pipe import QuietOnClosedPipe
-from aclog.tools.help import HelpGroup, exit_codes
+from aclog.tools.commands import COMMANDS
+from aclog.tools.help import exit_codes
+from aclog.tools.lazy import LazyGroup, lazy_typer
 from aclog.tools.visible import visible
 
 EXIT_OK = 0
@@ -35,14 +37,16 @@ EXIT_USAGE = 2
 EXIT_IO = 3
 
 
-class _AclogGroup(QuietOnClosedPipe, HelpGroup):
-    """The ``aclog`` command group: tidy help (:mod:`aclog.tools.help`) and a quiet exit when
+class _AclogGroup(QuietOnClosedPipe, LazyGroup):
+    """The ``aclog`` command group: each command imported only when it runs
+    (:mod:`aclog.tools.lazy`), tidy help (:mod:`aclog.tools.help`) and a quiet exit when
     whoever reads stdout goes away (:mod:`aclog.tools.closed_pipe`)."""
 
 
-app = typer.Typer(
-    name="aclog",
+app = lazy_typer(
+    COMMANDS,
     cls=_AclogGroup,
+    name="aclog",
     help="Keep, replay and question Kafka ACLs and SCRAM credentials as an event-sourced log.",
     epilog=exit_codes(),
     no_args_is_help=True,

@@ -28,6 +28,7 @@ from aclog.controller import (
 from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.kraft import is_kraft_path
 from aclog.records import ScramMechanism
+from aclog.tools.commands import COMMANDS
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import EXIT_USAGE, app, counted, fail, print_json, print_line
 from aclog.tools.options import OptionError, check_text
@@ -41,11 +42,7 @@ from aclog.tools.remote import (
 )
 from aclog.tools.writing import local_caller, report_failures
 
-users_app = typer.Typer(
-    help="Manage SCRAM users (salts and keys are never shown) in a data directory (--data-dir) "
-    "or on a Kafka cluster (--bootstrap-server).",
-    no_args_is_help=True,
-)
+users_app = typer.Typer(help=COMMANDS["users"].help, no_args_is_help=True)
 app.add_typer(users_app, name="users")
 
 Mechanism = Annotated[str, typer.Option("--mechanism", help="SCRAM-SHA-256 or SCRAM-SHA-512.")]
