@@ -35,6 +35,7 @@ from aclog.tools.options import (
     ClusterFlag,
     DelegationTokenName,
     GroupName,
+    OperationName,
     TopicName,
     TransactionalIdName,
     UserResourceName,
@@ -53,7 +54,7 @@ PointOption = "An offset (a bare number) or an ISO-8601 time"
 def timeline_command(
     data_dir: ReadDataDir,
     principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
-    operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
+    operation: OperationName,
     topic: TopicName = None,
     group: GroupName = None,
     cluster: ClusterFlag = False,
