@@ -18,7 +18,7 @@ from aclog.image import ReplayError
 from aclog.log import CorruptLogError
 from aclog.records import AclOperation, RecordDecodeError, ResourceType
 from aclog.replay import Point, RebuildError
-from aclog.tools.common import JsonFlag, SourceFormat, is_kraft
+from aclog.tools.common import JsonFlag, SourceFormat, is_kraft, log_bar
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -133,12 +133,12 @@ def _walk(
     kraft: bool,
 ) -> Timeline:
     try:
-        return timeline(
-            data_dir, principal, operation, resource_type, name, host=host, start=start,
-            end=end, super_users=super_users, allow_everyone_if_no_acl_found=allow_everyone,
-            kraft=kraft,
-            on_warning=print_warning,
-        )  # fmt: skip
+        with log_bar(data_dir, "replaying", end.offset) as on_offset:
+            return timeline(
+                data_dir, principal, operation, resource_type, name, host=host, start=start,
+                end=end, super_users=super_users, allow_everyone_if_no_acl_found=allow_everyone,
+                kraft=kraft, on_warning=print_warning, on_progress=on_offset,
+            )  # fmt: skip
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
         fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
     except OSError as error:
