@@ -90,22 +90,16 @@ class LazyGroup(HelpGroup):
         """The click command that the module just imported registered as ``name``."""
         app = self.typer_app
         assert app is not None, f"{type(self).__name__} has no typer app"
-        markup = app.rich_markup_mode
+        settings: dict[str, Any] = {
+            "pretty_exceptions_short": app.pretty_exceptions_short,
+            "rich_markup_mode": app.rich_markup_mode,
+        }
         for info in app.registered_commands:
             if _command_name(info) == name:
-                return typer.main.get_command_from_info(
-                    info,
-                    pretty_exceptions_short=app.pretty_exceptions_short,
-                    rich_markup_mode=markup,
-                )
+                return typer.main.get_command_from_info(info, **settings)
         for group in app.registered_groups:
             if _group_name(group) == name:
-                return typer.main.get_group_from_info(
-                    group,
-                    pretty_exceptions_short=app.pretty_exceptions_short,
-                    suggest_commands=True,
-                    rich_markup_mode=markup,
-                )
+                return typer.main.get_group_from_info(group, suggest_commands=True, **settings)
         raise LookupError(f"{self.table[name].module} registers no command {name!r}")
 
 
