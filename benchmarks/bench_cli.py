@@ -1,5 +1,6 @@
 """Whole-command CLI output: ``aclog replay``, ``aclog dump`` and ``aclog export`` (a
-desired-state YAML file), text beside ``--json``.
+desired-state YAML file), text beside ``--json``; first, the start-up rows of
+:mod:`benchmarks.bench_startup` (``--help``, ``--version``, a small listing, completion).
 
 Each command runs as a user runs it, ``python -m aclog ...`` in a subprocess with stdout on a
 pipe that the benchmark drains and counts, so the row holds the interpreter start, the read
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from aclog.log import SegmentedLog
 from aclog.records import RemoveAccessControlEntryRecord, RequestContextRecord, encode_many
+from benchmarks import bench_startup
 from benchmarks.bench_log import acl_records
 from benchmarks.harness import SCALE
 from benchmarks.report import Report, Row
@@ -78,6 +80,7 @@ def _run(argv: list[str]) -> tuple[float, int]:
 
 
 def run(report: Report, quick: bool) -> None:
+    bench_startup.run(report, quick)
     records = SCALE.pick(1_000_000, 50_000, 2_000) if quick else 1_000_000
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "log"

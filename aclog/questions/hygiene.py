@@ -20,6 +20,7 @@ when ages are asked, else a rebuild from the newest snapshot; then the lint.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,13 +56,17 @@ def credential_ages(
     kraft: bool = False,
     on_warning: OnWarning = ignore_warning,
     full_replay: bool = True,
+    on_batch: Callable[[DecodedBatch], None] | None = None,
 ) -> tuple[Rebuilt, list[CredentialAge]]:
     """The state as of the point and every credential in it with its last change time.
     ``full_replay=False`` starts from the newest snapshot, as every reader does: faster, but a
-    credential not changed since is dated only by the snapshot."""
+    credential not changed since is dated only by the snapshot. ``on_batch`` is told each batch
+    replayed (progress)."""
     changed: dict[tuple[str, ScramMechanism], int] = {}
 
     def remember(batch: DecodedBatch) -> None:
+        if on_batch is not None:
+            on_batch(batch)
         for record in batch.records:
             if isinstance(record, UserScramCredentialRecord):
                 changed[(record.name, record.mechanism)] = batch.timestamp_ms
@@ -156,9 +161,11 @@ def lint_directory(
     max_age_days: float | None = None,
     now_ms: int | None = None,
     on_warning: OnWarning = ignore_warning,
+    on_batch: Callable[[DecodedBatch], None] | None = None,
 ) -> LintReport:
     """Every finding about the state of ``directory`` as of the point (see the module
-    docstring); ``now_ms`` defaults to ``at_time_ms``, else the clock."""
+    docstring); ``now_ms`` defaults to ``at_time_ms``, else the clock. ``on_batch`` is told
+    each batch replayed (progress)."""
     rebuilt, ages = credential_ages(
         directory,
         at_offset=at_offset,
@@ -166,6 +173,7 @@ def lint_directory(
         kraft=kraft,
         on_warning=on_warning,
         full_replay=max_age_days is not None,
+        on_batch=on_batch,
     )
     if now_ms is None:
         now_ms = at_time_ms if at_time_ms is not None else int(time.time() * 1000)

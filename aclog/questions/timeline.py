@@ -21,7 +21,7 @@ resource.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +48,10 @@ from aclog.replay.stream import DecodedBatch, read_decoded
 
 BEGINNING = Point(offset=-1)
 """The state before the first record: where a timeline starts unless told otherwise."""
+
+
+OnProgress = Callable[[int, str], None]
+"""Told the last offset done and the pass it belongs to (``replaying``, then ``walking``)."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +87,12 @@ def timeline(
     allow_everyone_if_no_acl_found: bool = False,
     kraft: bool = False,
     on_warning: OnWarning = ignore_warning,
+    on_progress: OnProgress | None = None,
 ) -> Timeline:
     """The request's answer at ``start`` and every flip up to ``end`` (whole batches at or
     below an end offset and at or before an end time; ``Point()``: the end of the log).
+    ``on_progress`` is told each batch's last offset and the pass it is in (``replaying`` to
+    the start, then ``walking`` to the end).
 
     ``ValueError`` for operation or resource type ANY; :class:`RebuildError` when the log cannot
     give the start state."""
@@ -98,6 +105,7 @@ def timeline(
         allow_everyone_if_no_acl_found=allow_everyone_if_no_acl_found,
         kraft=kraft,
         on_warning=on_warning,
+        on_progress=on_progress,
     )
     return found
 
@@ -112,6 +120,7 @@ def timelines(
     allow_everyone_if_no_acl_found: bool = False,
     kraft: bool = False,
     on_warning: OnWarning = ignore_warning,
+    on_progress: OnProgress | None = None,
 ) -> list[Timeline]:
     """:func:`timeline` for each question, in order, from one walk of the log."""
     for question in questions:
@@ -123,6 +132,7 @@ def timelines(
         at_time_ms=start.time_ms,
         kraft=kraft,
         on_warning=on_warning,
+        on_batch=None if on_progress is None else lambda b: on_progress(b.last_offset, "replaying"),
     )
     image = rebuilt.image
     authorizer = Authorizer(super_users, allow_everyone_if_no_acl_found)
@@ -132,6 +142,8 @@ def timelines(
     flips: list[list[Flip]] = [[] for _ in questions]
     next_offset = image.provenance.last_offset + 1
     for batch in _batches(directory, next_offset, end, kraft, on_warning):
+        if on_progress is not None:
+            on_progress(batch.last_offset, "walking")
         replayed = replay_batches(image, [batch], start=next_offset)
         acls_delta = None if replayed.delta is None else replayed.delta.acls_delta
         if acls_delta is not None and acls_delta.changes:

@@ -16,6 +16,8 @@ Pure functions; thread-safe.
 
 from __future__ import annotations
 
+import typer
+
 from aclog.acl import SUPPORTED_OPERATIONS, AclFilter
 from aclog.controller import CLUSTER_NAME, cluster_pattern_error
 from aclog.records import (
@@ -27,6 +29,7 @@ from aclog.records import (
 )
 from aclog.tools.acl_args import AclOptions
 from aclog.tools.acl_roles import Grant, has_role, role_grants
+from aclog.tools.completion import starting_with
 from aclog.tools.inventory import read_inventory
 from aclog.tools.options import (
     OptionError,
@@ -66,11 +69,22 @@ _OPTION_NAMES = {
 """The command-line option of each list field of :class:`AclOptions`."""
 
 
+def pattern_type_names(*, filter_ok: bool) -> list[str]:
+    """What ``--resource-pattern-type`` takes: ``literal|prefixed|glob``, plus ``any|match``
+    where it selects ACLs (``list``, ``remove``) rather than makes one (``add``)."""
+    return ["literal", "prefixed", "glob"] + (["any", "match"] if filter_ok else [])
+
+
+def complete_pattern_type(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Completes ``--resource-pattern-type`` with what the command being typed takes."""
+    return starting_with(incomplete, pattern_type_names(filter_ok=ctx.info_name != "add"))
+
+
 def parse_pattern_type(text: str | None, default: PatternType, *, filter_ok: bool) -> PatternType:
     """``literal|prefixed|glob`` (plus ``any|match`` for filters), case-insensitive."""
     if text is None:
         return default
-    allowed = ["literal", "prefixed", "glob"] + (["any", "match"] if filter_ok else [])
+    allowed = pattern_type_names(filter_ok=filter_ok)
     if text.lower() not in allowed:
         raise OptionError(
             f"--resource-pattern-type {text!r} is not valid here; use one of: {', '.join(allowed)}"

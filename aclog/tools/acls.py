@@ -10,20 +10,15 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from aclog.tools.acl_options import (
-    AclOptions,
-    OptionError,
-)
+from aclog.tools.acl_options import AclOptions, OptionError, complete_pattern_type
+from aclog.tools.commands import ACLS_COMMANDS, COMMANDS
 from aclog.tools.console import EXIT_USAGE, app, fail, fail_os
+from aclog.tools.lazy import lazy_typer
+from aclog.tools.options import OPERATION_HELP, complete_operation
 
 T = TypeVar("T")
 
-acls_app = typer.Typer(
-    help="Add, remove and list ACLs (options as in kafka-acls), in a data directory "
-    "(--data-dir) or on a Kafka cluster (--bootstrap-server; Kafka has no ACL ids, so JSON "
-    'shows "id": null).',
-    no_args_is_help=True,
-)
+acls_app = lazy_typer(ACLS_COMMANDS, help=COMMANDS["acls"].help, no_args_is_help=True)
 app.add_typer(acls_app, name="acls")
 
 Many = list[str] | None
@@ -32,7 +27,12 @@ DenyPrincipal = Annotated[Many, typer.Option("--deny-principal", help="Type:name
 AllowHost = Annotated[Many, typer.Option("--allow-host", help="Host to allow (default *).")]
 DenyHost = Annotated[Many, typer.Option("--deny-host", help="Host to deny (default *).")]
 Operation = Annotated[
-    Many, typer.Option("--operation", help="Read, Write, DescribeConfigs, ... (repeatable).")
+    Many,
+    typer.Option(
+        "--operation",
+        help=f"{OPERATION_HELP} (repeatable).",
+        autocompletion=complete_operation,
+    ),
 ]
 Topic = Annotated[Many, typer.Option("--topic", help="Topic name or pattern.")]
 Group = Annotated[Many, typer.Option("--group", help="Consumer group name or pattern.")]
@@ -45,6 +45,7 @@ PatternOpt = Annotated[
     typer.Option(
         "--resource-pattern-type",
         help="literal, prefixed or glob (list/remove also take any and match).",
+        autocompletion=complete_pattern_type,
     ),
 ]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")]

@@ -1,10 +1,13 @@
 """Options and plumbing shared by the commands that read a data directory: the common
-options, the ``--format`` choice and the state as of a point (:func:`load_state`). Which
+options, the ``--format`` choice, the state as of a point (:func:`load_state`) and a progress
+bar over a log's offsets (:func:`log_bar`). Which
 directories may be read or written is :mod:`aclog.tools.data_dirs`; how a command writes,
 :mod:`aclog.tools.writing`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +23,7 @@ from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.points import parse_time as parse_time  # noqa: PLC0414  (pipeline imports it here)
-from aclog.tools.progress import offsets_bar
+from aclog.tools.progress import OnOffset, offsets_bar
 
 DATA_DIR_ENV = "ACLOG_DATA_DIR"
 """The data directory of every command that takes ``--data-dir``, when the flag is not given."""
@@ -95,6 +98,18 @@ every command that replays catches these and exits through
 :func:`~aclog.tools.exit_codes.fail_for` (a damaged log is 1, never an internal error)."""
 
 
+@contextmanager
+def log_bar(data_dir: Path, what: str, up_to: int | None) -> Iterator[OnOffset | None]:
+    """A progress bar (:func:`~aclog.tools.progress.offsets_bar`) over the offsets of
+    ``data_dir`` up to ``up_to`` (``None``: the end of the log), the total shown; ``None`` off
+    a terminal. Cost: a look at the last segment's index for the end."""
+    end = estimated_end_offset(data_dir)
+    if end is not None and up_to is not None:
+        end = min(end, up_to + 1)
+    with offsets_bar(what, end) as on_offset:
+        yield on_offset
+
+
 def load_state(
     data_dir: Path, at_offset: int | None, at_time: str | None, *, kraft: bool = False
 ) -> Rebuilt:
@@ -104,13 +119,10 @@ def load_state(
     ``data_dir`` is a KRaft metadata log."""
     require_log(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
-    end = estimated_end_offset(data_dir)
-    if end is not None and at_offset is not None:
-        end = min(end, at_offset + 1)
     try:
         # A CLI command is a process edge: it pauses the collector the library leaves alone
         # (a rebuild frees little of what it allocates; see aclog.records.collector).
-        with offsets_bar("replaying", end) as on_offset, gc_paused():
+        with log_bar(data_dir, "replaying", at_offset) as on_offset, gc_paused():
             rebuilt = rebuild_image(
                 data_dir,
                 at_offset=at_offset,

@@ -17,16 +17,14 @@ import json
 import logging
 import sys
 from importlib import metadata
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table
-from rich.text import Text
 
 from aclog.tools.closed_pipe import QuietOnClosedPipe
-from aclog.tools.help import HelpGroup, exit_codes
+from aclog.tools.commands import COMMANDS
+from aclog.tools.help import exit_codes
+from aclog.tools.lazy import LazyGroup, lazy_typer
 from aclog.tools.visible import visible
 
 EXIT_OK = 0
@@ -35,14 +33,16 @@ EXIT_USAGE = 2
 EXIT_IO = 3
 
 
-class _AclogGroup(QuietOnClosedPipe, HelpGroup):
-    """The ``aclog`` command group: tidy help (:mod:`aclog.tools.help`) and a quiet exit when
+class _AclogGroup(QuietOnClosedPipe, LazyGroup):
+    """The ``aclog`` command group: each command imported only when it runs
+    (:mod:`aclog.tools.lazy`), tidy help (:mod:`aclog.tools.help`) and a quiet exit when
     whoever reads stdout goes away (:mod:`aclog.tools.closed_pipe`)."""
 
 
-app = typer.Typer(
-    name="aclog",
+app = lazy_typer(
+    COMMANDS,
     cls=_AclogGroup,
+    name="aclog",
     help="Keep, replay and question Kafka ACLs and SCRAM credentials as an event-sourced log.",
     epilog=exit_codes(),
     no_args_is_help=True,
@@ -51,26 +51,24 @@ app = typer.Typer(
 )
 
 
-class _Stdout(Console):
-    """The data console: a reader that went away is left to :mod:`aclog.tools.closed_pipe`
-    (rich would exit 1 on its own)."""
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError
-
-
-class _Stderr(Console):
-    """The diagnostics console: with nobody reading stderr, diagnostics are dropped and the
-    command goes on (rich would exit 1 and point stdout, not stderr, at /dev/null)."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
+    out: Console
+    """The data console (stdout): :data:`aclog.tools.consoles.out`."""
+    err: Console
+    """The diagnostics console (stderr): :data:`aclog.tools.consoles.err`."""
 
 
-# No emoji: rich would turn ":name:" in a topic or principal into a picture.
-out = _Stdout(highlight=False, soft_wrap=True, emoji=False)
-err = _Stderr(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+def __getattr__(name: str) -> Any:
+    """``out`` and ``err``, the rich consoles, made on first use: a command that prints no
+    styled text (``--version``, a listing) never imports rich (about 0.05 s)."""
+    if name in ("out", "err"):
+        from aclog.tools import consoles  # noqa: PLC0415 - rich only when styled text is printed
+
+        return getattr(consoles, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def counted(count: int, noun: str) -> str:
@@ -97,7 +95,9 @@ def print_line(text: str, *, stderr: bool = False) -> None:
 def fail(message: str, code: int) -> NoReturn:
     """Print ``aclog: message`` on stderr (the message as :func:`print_line` shows it) and
     exit with ``code``."""
-    err.print(Text("aclog:", style="bold red"), Text(visible(message)))
+    from aclog.tools.consoles import print_failure  # noqa: PLC0415 - rich only for a failure
+
+    print_failure(visible(message))
     raise typer.Exit(code)
 
 
@@ -121,19 +121,10 @@ def fail_os(action: str, error: OSError) -> NoReturn:
 
 
 def print_table(table: Table) -> None:
-    """``table`` on stdout: on a terminal as wide as the terminal; on a pipe or in a file as
-    wide as its cells need, so a script or a log never gets cells cut to 80 columns.
-    Cost: one measurement of every cell more than printing."""
-    if out.is_terminal:
-        out.print(table)
-        return
-    options = out.options.update_width(_UNBOUNDED)
-    width = Measurement.get(out, options, table).maximum
-    Console(file=sys.stdout, width=width, highlight=False, emoji=False).print(table)
+    """``table`` on stdout: :func:`aclog.tools.consoles.print_table`."""
+    from aclog.tools.consoles import print_table as print_rich_table  # noqa: PLC0415
 
-
-_UNBOUNDED = 1_000_000
-"""Columns a pipe may take: any width a table asks for."""
+    print_rich_table(table)
 
 
 def print_warning(message: str) -> None:

@@ -23,6 +23,7 @@ from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.options import (
     ClusterFlag,
     GroupName,
+    OperationName,
     OptionError,
     TopicName,
     TransactionalIdName,
@@ -82,7 +83,7 @@ def explain(
     ],
     principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
     host: Annotated[str, typer.Option(help="The caller's IP address (v4 or v6).")],
-    operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
+    operation: OperationName,
     topic: TopicName = None,
     group: GroupName = None,
     cluster: ClusterFlag = False,

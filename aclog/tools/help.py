@@ -8,8 +8,8 @@ of sub-groups): a flag gets no label, a value ``N``, ``PATH``, ``TEXT`` (or its 
 range reads ``0 or more``; single line breaks inside a help paragraph become spaces; a command
 without an epilog gets :func:`exit_codes`. Typer's classes have no hook for the labels, so the
 two label methods are replaced on each parameter object of this CLI (not on Typer's classes).
-Typer's help tables cut long option names with an ellipsis; :class:`_WholeNamesTable` keeps them
-whole.
+Typer's help tables cut long option names with an ellipsis; :func:`_help_table` keeps them
+whole (patched into typer when help is first rendered, so rich is imported only then).
 
 Typer's context and command types live in its private ``typer._click``, so they are typed
 ``Any`` here.
@@ -24,9 +24,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import typer.rich_utils
-from rich.console import Group
-from rich.table import Table
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 EXIT_FAILURE_MEANS = "a domain failure (a rejected item, a corrupt log, a failed check)"
@@ -41,28 +38,40 @@ _LABELS = {"int": "N", "float": "NUMBER", "str": "TEXT", "path": "PATH", "uuid":
 _TIDY = "_aclog_help_tidy"
 
 
-class _WholeNamesTable(Table):
+def _patch_help_tables() -> None:
+    """Make typer's help renderer use :func:`_help_table` tables and :func:`_stacked` cells.
+    Called when help is rendered, not at import: rich costs a command that shows no help
+    about 0.1 s."""
+    import typer.rich_utils  # noqa: PLC0415 - rich only when help is shown
+
+    # Typer has no hook for either: its module-level names are what its help renderer calls.
+    setattr(typer.rich_utils, "Table", _help_table())  # noqa: B010
+    setattr(typer.rich_utils, "Columns", _stacked)  # noqa: B010
+
+
+def _help_table() -> type[Any]:
     """Typer's help table whose columns but the last never wrap or cut: an option name such as
     ``--allow-everyone-if-no-acl-found`` stays whole (and copyable) on an 80-column screen,
     and the help text beside it wraps instead, a word too long for its column folding onto the
     next line rather than losing its end."""
+    from rich.table import Table  # noqa: PLC0415 - rich only when help is shown
 
-    def add_row(self, *renderables: Any, **options: Any) -> None:
-        super().add_row(*renderables, **options)
-        for column in self.columns[:-1]:
-            column.no_wrap = True
-        self.columns[-1].overflow = "fold"  # a long word (a Kafka setting) breaks, never cut
+    class WholeNamesTable(Table):
+        def add_row(self, *renderables: Any, **options: Any) -> None:
+            super().add_row(*renderables, **options)
+            for column in self.columns[:-1]:
+                column.no_wrap = True
+            self.columns[-1].overflow = "fold"  # a long word (a Kafka setting) breaks, never cut
+
+    return WholeNamesTable
 
 
-def _stacked(items: list[Any]) -> Group:
+def _stacked(items: list[Any]) -> Any:
     """An option's help, default and env var one under another: Typer's ``Columns`` puts them
     side by side and cuts a long word (``'User:admin;User:ops'``) with an ellipsis."""
+    from rich.console import Group  # noqa: PLC0415 - rich only when help is shown
+
     return Group(*items)
-
-
-# Typer has no hook for either: its module-level names are what its help renderer calls.
-setattr(typer.rich_utils, "Table", _WholeNamesTable)  # noqa: B010
-setattr(typer.rich_utils, "Columns", _stacked)  # noqa: B010
 
 
 class HelpGroup(TyperGroup):
@@ -73,6 +82,10 @@ class HelpGroup(TyperGroup):
         if command is not None:
             tidy(command, ctx)
         return command
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _patch_help_tables()
+        super().format_help(ctx, formatter)
 
     def get_params(self, ctx: Any) -> Any:
         params = super().get_params(ctx)
@@ -87,6 +100,13 @@ def tidy(command: Any, ctx: Any) -> None:
         return
     setattr(command, _TIDY, True)
     command.help = reflow(command.help)
+    format_help = command.format_help
+
+    def patched_format_help(ctx: Any, formatter: Any) -> None:
+        _patch_help_tables()
+        format_help(ctx, formatter)
+
+    setattr(command, "format_help", patched_format_help)  # noqa: B010 - an instance's own method
     if command.epilog is None:
         command.epilog = exit_codes()
     for param in command.get_params(ctx):

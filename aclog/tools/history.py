@@ -13,6 +13,7 @@ from aclog.log import estimated_end_offset
 from aclog.records import call_paused, gc_paused
 from aclog.replay import diff, verify_directory, verify_kraft_directory
 from aclog.snapshot import SnapshotError, SnapshotId, list_snapshots, verify_snapshot
+from aclog.tools.commands import COMMANDS
 from aclog.tools.common import (
     REPLAY_ERRORS,
     AtOffset,
@@ -45,7 +46,7 @@ from aclog.tools.points import (
 from aclog.tools.progress import offsets_bar, waiting
 from aclog.tools.writing import open_controller
 
-snapshot_app = typer.Typer(help="Create, list and verify snapshots.", no_args_is_help=True)
+snapshot_app = typer.Typer(help=COMMANDS["snapshot"].help, no_args_is_help=True)
 app.add_typer(snapshot_app, name="snapshot")
 
 

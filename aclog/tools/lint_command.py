@@ -14,7 +14,7 @@ from aclog.log import CorruptLogError
 from aclog.questions import DEFAULT_MIN_ITERATIONS, LintReport, Severity, lint_directory
 from aclog.records import RecordDecodeError
 from aclog.replay import RebuildError
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft
+from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, log_bar
 from aclog.tools.console import EXIT_FAILURE, app, print_json, print_warning
 from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
@@ -78,14 +78,17 @@ def _lint(
     max_age_days: int | None,
 ) -> LintReport:
     try:
-        return lint_directory(
-            data_dir,
-            at_offset=at_offset,
-            at_time_ms=at_time_ms,
-            kraft=kraft,
-            min_iterations=min_iterations,
-            max_age_days=max_age_days,
-            on_warning=print_warning,
-        )
+        # the bar stays up, its elapsed time running, while the findings are worked out
+        with log_bar(data_dir, "replaying", at_offset) as on_offset:
+            return lint_directory(
+                data_dir,
+                at_offset=at_offset,
+                at_time_ms=at_time_ms,
+                kraft=kraft,
+                min_iterations=min_iterations,
+                max_age_days=max_age_days,
+                on_warning=print_warning,
+                on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
+            )
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError) as error:
         fail_for(error, f"replay {data_dir}")

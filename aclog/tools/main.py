@@ -1,33 +1,13 @@
 """Entry point of the ``aclog`` console script: whatever happens, a run ends with an exit code
 (0 ok, 1 domain failure, 2 usage, 3 I/O or internal) and at most a line on stderr, never a
 traceback. A closed stdout pipe is handled around every command
-(:mod:`aclog.tools.closed_pipe`)."""
+(:mod:`aclog.tools.closed_pipe`). Each command's module is imported only when the command runs
+(:mod:`aclog.tools.commands` lists them), so ``--help`` and ``--version`` start fast."""
 
 from __future__ import annotations
 
 import sys
 
-from aclog.tools import (  # noqa: F401  (registers)
-    acls_add,
-    acls_list,
-    acls_remove,
-    apply_command,
-    demo,
-    dump,
-    explain,
-    export_command,
-    follow_command,
-    history,
-    kraft_import,
-    lint_command,
-    pipeline,
-    plan_command,
-    questions,
-    quickstart,
-    serve,
-    timeline,
-    users,
-)
 from aclog.tools.console import EXIT_IO, app, os_error_code, print_line
 
 

@@ -18,6 +18,7 @@ import typer
 
 from aclog.controller import host_error, principal_error
 from aclog.records import AclOperation
+from aclog.tools.completion import camel_case, completer
 
 
 class OptionError(ValueError):
@@ -29,6 +30,16 @@ ACL_OPERATIONS = tuple(
 )
 """The operations an ACL (and a request) can name: every one but the filter-only ANY and the
 placeholder UNKNOWN."""
+
+complete_operation = completer(camel_case(op.name) for op in ACL_OPERATIONS)
+"""Completes ``--operation`` with kafka-acls' spelling of :data:`ACL_OPERATIONS`."""
+
+OPERATION_HELP = "Read, Write, DescribeConfigs, ..."
+
+OperationName = Annotated[
+    str, typer.Option("--operation", help=OPERATION_HELP, autocompletion=complete_operation)
+]
+"""The one operation a question (explain, who-can, timeline) asks about."""
 
 # The resource a question names, declared once for explain, who-can and timeline.
 TopicName = Annotated[str | None, typer.Option(help="A topic name.")]

@@ -45,6 +45,7 @@ from aclog.tools.options import (
     ClusterFlag,
     DelegationTokenName,
     GroupName,
+    OperationName,
     TopicName,
     TransactionalIdName,
     UserResourceName,
@@ -120,7 +121,7 @@ def _checked_host(host: str | None) -> None:
 @app.command("who-can")
 def who_can_command(
     data_dir: ReadDataDir,
-    operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
+    operation: OperationName,
     topic: TopicName = None,
     group: GroupName = None,
     cluster: ClusterFlag = False,

@@ -19,7 +19,7 @@ from aclog.log import CorruptLogError
 from aclog.questions import BEGINNING, Timeline, timeline
 from aclog.records import AclOperation, RecordDecodeError, ResourceType
 from aclog.replay import Point, RebuildError
-from aclog.tools.common import JsonFlag, SourceFormat, is_kraft
+from aclog.tools.common import JsonFlag, SourceFormat, is_kraft, log_bar
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -36,6 +36,7 @@ from aclog.tools.options import (
     ClusterFlag,
     DelegationTokenName,
     GroupName,
+    OperationName,
     TopicName,
     TransactionalIdName,
     UserResourceName,
@@ -54,7 +55,7 @@ PointOption = "An offset (a bare number) or an ISO-8601 time"
 def timeline_command(
     data_dir: ReadDataDir,
     principal: Annotated[str, typer.Option(help="The caller, Type:name, e.g. User:alice.")],
-    operation: Annotated[str, typer.Option(help="Read, Write, DescribeConfigs, ...")],
+    operation: OperationName,
     topic: TopicName = None,
     group: GroupName = None,
     cluster: ClusterFlag = False,
@@ -133,12 +134,12 @@ def _walk(
     kraft: bool,
 ) -> Timeline:
     try:
-        return timeline(
-            data_dir, principal, operation, resource_type, name, host=host, start=start,
-            end=end, super_users=super_users, allow_everyone_if_no_acl_found=allow_everyone,
-            kraft=kraft,
-            on_warning=print_warning,
-        )  # fmt: skip
+        with log_bar(data_dir, "replaying", end.offset) as on_offset:
+            return timeline(
+                data_dir, principal, operation, resource_type, name, host=host, start=start,
+                end=end, super_users=super_users, allow_everyone_if_no_acl_found=allow_everyone,
+                kraft=kraft, on_warning=print_warning, on_progress=on_offset,
+            )  # fmt: skip
     except (CorruptLogError, RecordDecodeError, ReplayError, RebuildError) as error:
         fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)
     except OSError as error:

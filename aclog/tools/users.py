@@ -28,7 +28,9 @@ from aclog.controller import (
 from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.kraft import is_kraft_path
 from aclog.records import ScramMechanism
+from aclog.tools.commands import COMMANDS
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
+from aclog.tools.completion import completer
 from aclog.tools.console import EXIT_USAGE, app, counted, fail, print_json, print_line
 from aclog.tools.options import OptionError, check_text
 from aclog.tools.remote import (
@@ -41,14 +43,18 @@ from aclog.tools.remote import (
 )
 from aclog.tools.writing import local_caller, report_failures
 
-users_app = typer.Typer(
-    help="Manage SCRAM users (salts and keys are never shown) in a data directory (--data-dir) "
-    "or on a Kafka cluster (--bootstrap-server).",
-    no_args_is_help=True,
-)
+users_app = typer.Typer(help=COMMANDS["users"].help, no_args_is_help=True)
 app.add_typer(users_app, name="users")
 
-Mechanism = Annotated[str, typer.Option("--mechanism", help="SCRAM-SHA-256 or SCRAM-SHA-512.")]
+MECHANISMS = tuple(m.name.replace("_", "-") for m in ScramMechanism if m != ScramMechanism.UNKNOWN)
+"""``SCRAM-SHA-256``, ``SCRAM-SHA-512``: the mechanisms as Kafka names them."""
+
+Mechanism = Annotated[
+    str,
+    typer.Option(
+        "--mechanism", help=" or ".join(MECHANISMS) + ".", autocompletion=completer(MECHANISMS)
+    ),
+]
 
 
 def _mechanism(text: str) -> ScramMechanism:
@@ -58,7 +64,7 @@ def _mechanism(text: str) -> ScramMechanism:
     except ValueError:
         mechanism = ScramMechanism.UNKNOWN
     if mechanism == ScramMechanism.UNKNOWN:
-        fail(f"unknown SCRAM mechanism {text!r}; use SCRAM-SHA-256 or SCRAM-SHA-512", EXIT_USAGE)
+        fail(f"unknown SCRAM mechanism {text!r}; use {' or '.join(MECHANISMS)}", EXIT_USAGE)
     return mechanism
 
 

@@ -1,5 +1,6 @@
-"""Smoke run of the CLI output suite at tiny scale: each command runs as a whole process, text
-and JSON, and the text row carries its ratio to JSON."""
+"""Smoke run of the CLI output suite at tiny scale: the start-up rows (wall and peak memory of
+each start-up command), then each command as a whole process, text and JSON, and the text row
+carries its ratio to JSON."""
 
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ def test_cli_suite_runs_at_tiny_scale() -> None:
         bench_cli.run(report, True)
     finally:
         harness.SCALE.name = "full"
+    startup = [row for row in report.rows if row.workload == "start-up"]
+    assert [(row.impl, row.metric) for row in startup[:4]] == [
+        ("python -c pass", "wall median"),
+        ("python -c pass", "peak RSS"),
+        ("aclog --help", "wall median"),
+        ("aclog --help", "peak RSS"),
+    ]
+    assert len(startup) == 10 and all(row.value > 0 for row in startup)
+    report.rows = [row for row in report.rows if row not in startup]
     impls = [row.impl for row in report.rows]
     assert impls == [
         "aclog replay --json",

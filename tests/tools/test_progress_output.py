@@ -26,6 +26,16 @@ from aclog.tools.pipeline import output as pipeline_output
 from benchmarks.bench_log import acl_records
 
 runner = CliRunner()
+TIMELINE = [
+    "timeline",
+    "--principal",
+    "User:svc-1",
+    "--operation",
+    "Read",
+    "--topic",
+    "t",
+    "--data-dir",
+]
 
 
 @pytest.fixture
@@ -51,6 +61,8 @@ def _stderr(monkeypatch: pytest.MonkeyPatch, *, terminal: bool) -> io.StringIO:
         (["replay", "--data-dir"], "replaying: offset"),
         (["verify", "--data-dir"], "snapshot + tail replay: offset"),
         (["dump"], "dumping: offset"),
+        (["lint", "--data-dir"], "replaying: offset"),
+        (TIMELINE, "walking: offset"),
     ],
 )
 def test_progress_shows_on_a_terminal(
@@ -65,7 +77,9 @@ def test_progress_shows_on_a_terminal(
     assert shown not in result.stdout  # the data stream stays clean
 
 
-@pytest.mark.parametrize("argv", [["replay", "--data-dir"], ["verify", "--data-dir"], ["dump"]])
+@pytest.mark.parametrize(
+    "argv", [["replay", "--data-dir"], ["verify", "--data-dir"], ["dump"], ["lint", "--data-dir"]]
+)
 def test_no_progress_on_a_pipe(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> None:

@@ -7,13 +7,8 @@ from __future__ import annotations
 
 import typer
 
+from aclog.tools.commands import COMMANDS
 from aclog.tools.console import app
 
-pipeline_app = typer.Typer(
-    help=(
-        "Spark jobs over a data directory: records, state, history, access, orphans, who-can, "
-        "reach, timeline, diff, lint."
-    ),
-    no_args_is_help=True,
-)
+pipeline_app = typer.Typer(help=COMMANDS["pipeline"].help, no_args_is_help=True)
 app.add_typer(pipeline_app, name="pipeline")
