@@ -139,7 +139,7 @@ class ControllerNode:
         log; ``None`` while an election is pending."""
         if self.role is Role.ACTIVE:
             return QuorumState(self.node_id, self.controller.epoch, self.listener)
-        return self.quorum_state.current(self.controller.log.latest_epoch)
+        return self.quorum_state.current(self.controller.newest_epoch_seen())
 
     def _step_down(self, now: float) -> None:
         self.role = Role.STANDBY

@@ -88,12 +88,11 @@ class SegmentedLog:
         """Run one mutation: in shared mode under the lock and on a fresh view of the tail."""
         return self._locks.turn(self.refresh if refresh else None)
 
-    def refresh_view(self) -> None:
-        """Bring ``end_offset`` and ``latest_epoch`` up to date with other writers' appends
-        (shared mode; a no-op for an exclusive writer)."""
-        if self._locks.shared:
-            with self._mutation():
-                pass
+    def moved_by_others(self) -> bool:
+        """Whether another writer has appended (or cut) since this one last wrote or refreshed:
+        a lock-free look at the tail (shared mode; always False for an exclusive writer).
+        Cost: two ``stat`` calls. A stale False is harmless: appends still compare and append."""
+        return self._locks.shared and self._active.moved(self.end_offset)
 
     def refresh(self) -> None:
         """Re-read the tail if another writer changed the log (shared mode); cheap otherwise.
@@ -285,7 +284,10 @@ class SegmentedLog:
         """Flush, close the files and release the writer lock (idempotent). A writer that
         stopped fsyncs nothing (a failed fsync is never retried as if it could succeed)."""
         try:
-            self._guard.finish_undo()
+            if not self._locks.shared:
+                # Shared: another writer may have recovered the tail and appended since; a cut
+                # here would destroy its batches. The next writer's refresh cuts a torn tail.
+                self._guard.finish_undo()
             if self._active.fd >= 0 and self.fsync and self._guard.stopped is None:
                 self._active.sync()
                 if self._point is not None and not self._locks.shared:
