@@ -61,6 +61,10 @@ class WriterLock:
             self._fd = None
 
 
+SHARED_LOCK_TIMEOUT = 10.0
+"""Seconds a shared writer waits for another's turn before :class:`LogLockedError`."""
+
+
 class SharedWriterLock:
     """The same lock file, held only while one mutation runs, so that several controllers can
     share a data directory and take turns: each append locks, re-reads the tail, checks its
@@ -70,10 +74,10 @@ class SharedWriterLock:
     others; :meth:`acquire` gives up after ``timeout`` seconds with :class:`LogLockedError`.
     """
 
-    def __init__(self, directory: Path, timeout: float = 10.0) -> None:
+    def __init__(self, directory: Path, timeout: float | None = None) -> None:
         self.directory = directory
         self.path = directory / LOCK_FILE
-        self.timeout = timeout
+        self.timeout = SHARED_LOCK_TIMEOUT if timeout is None else timeout
         self._fd = open_private(self.path, os.O_RDWR)
 
     def acquire(self) -> None:
