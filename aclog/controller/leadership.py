@@ -65,18 +65,21 @@ class LeadershipMixin:
         rebuilt from the log.
         """
         with self._lock:
-            start = self.image.provenance.last_offset + 1
-            durable = self._durable_end()
-            if durable is not None and durable < start:
-                self.image = rebuild_image(self.log.directory).image.in_a_mapping()
-                self._tail = None
-                return 0
-            if self._tail is None:
-                self._tail = LogTail(self.log.directory)
-            batches = (decode_batch(b) for b in self._tail.read(start, durable))
-            replayed = replay_batches(self.image, batches, start=start)
-            self.image = replayed.image
-            return replayed.batches
+            return self._catch_up()
+
+    def _catch_up(self) -> int:
+        start = self.image.provenance.last_offset + 1
+        durable = self._durable_end()
+        if durable is not None and durable < start:
+            self.image = rebuild_image(self.log.directory).image.in_a_mapping()
+            self._tail = None
+            return 0
+        if self._tail is None:
+            self._tail = LogTail(self.log.directory)
+        batches = (decode_batch(b) for b in self._tail.read(start, durable))
+        replayed = replay_batches(self.image, batches, start=start)
+        self.image = replayed.image
+        return replayed.batches
 
     def _durable_end(self) -> int | None:
         """The offset below which every batch is fsynced and so committed: the recovery point,
@@ -92,19 +95,32 @@ class LeadershipMixin:
 
     def claim_leadership(self) -> bool:
         """Append a leader-change record for the next epoch, conditional on the log ending
-        where this image ends; True when this controller won and is now active."""
+        where this image ends; True when this controller won and is now active.
+
+        A claim refused because the log moved is tried once more when what moved it holds no
+        newer epoch: the dead leader's last batch, written but above the recovery point until
+        the claim's own recovery of the tail fsynced it, so a standby cannot have followed it
+        yet. (Otherwise every standby's first claim after a crash mid-commit would fail and
+        failover would take two election timeouts.)"""
         with self._lock:
-            epoch = self.newest_epoch_seen() + 1
-            previous = self.epoch
-            self.epoch = epoch
-            try:
-                self._append([LeaderChangeRecord(self.node_id, epoch)], None)
-            except (FencedEpochError, StaleOffsetError, WriterStoppedError):
-                # Lost the race, or this writer stopped: it must not lead until a restart.
-                self.epoch = previous
-                return False
-            self.fenced = False
-            return True
+            for _ in range(2):
+                seen = self.newest_epoch_seen()
+                previous, self.epoch = self.epoch, seen + 1
+                try:
+                    self._append([LeaderChangeRecord(self.node_id, self.epoch)], None)
+                except StaleOffsetError:
+                    self.epoch = previous
+                    self._catch_up()
+                    if self.newest_epoch_seen() > seen:
+                        return False  # another node won this epoch
+                    continue
+                except (FencedEpochError, WriterStoppedError):
+                    # Lost the race, or this writer stopped: it must not lead until a restart.
+                    self.epoch = previous
+                    return False
+                self.fenced = False
+                return True
+            return False
 
     def newest_epoch_seen(self) -> int:
         """The newest epoch this controller knows of: its own, its log view's or the image's

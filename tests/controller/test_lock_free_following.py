@@ -137,3 +137,23 @@ def test_a_blocked_election_is_one_line_once_not_a_traceback_per_tick(
     assert all(r.exc_info is None for r in caplog.records), "a traceback was logged"
     assert sum("locked by another writer" in line for line in lines) == 1, lines
     assert any("lock is free again" in line for line in lines), lines
+
+
+def test_a_standby_claims_at_the_first_timeout_after_a_leader_dies_mid_commit(
+    tmp_path: Path,
+) -> None:
+    clock = [0.0]
+    active, standby = _elect(tmp_path, clock)
+    # The leader's last batch is whole but above the recovery point (it died after the write,
+    # before the point moved): no standby has followed it, and the claim's recovery keeps it.
+    with SegmentedLog(tmp_path, shared=True) as dying:
+        dying.append([encode(NoOpRecord())], dying.latest_epoch, fsync=False)
+    active.close()
+    try:
+        standby.tick()
+        clock[0] += 2.5  # one election timeout of silence
+        standby.tick()
+        assert standby.is_active  # not only after a second timeout
+        assert standby.create_acls([_acl("after")], Caller())[0].error.is_success
+    finally:
+        standby.close()
