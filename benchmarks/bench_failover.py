@@ -18,6 +18,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+from benchmarks import bench_failover_probe
 from benchmarks import wire_clients as wc
 from benchmarks.report import Report, Row
 from benchmarks.servers import Served, exchange, serve
@@ -147,3 +148,4 @@ def run(report: Report, quick: bool) -> None:
     report.add(_row("aclog quorum", "active dies -> first commit", times))
     served = [_serve_failover(i) for i in range(trials)]
     report.add(_row("aclog serve --controller", "SIGKILL active -> first CreateAcls", served))
+    bench_failover_probe.run(report, quick)
