@@ -45,7 +45,9 @@ def _failover_row(kind: str, results: list[RoundResult]) -> Row:
     within = sum(t <= 3.0 for t in times)
     note = f"within 3 s: {within} of {len(times)}; worst {times[-1] * 1000:,.0f} ms; 0 lost"
     if kind == "sigstop-leader":
-        note += "; frozen 0.5-6 s"
+        taken = [r.failover for r in results if r.taken_over and r.failover is not None]
+        worst = max(taken, default=0.0) * 1000
+        note += f"; frozen 0.5-6 s; another node took over in {len(taken)} (worst {worst:,.0f} ms)"
     workload = f"{kind} -> another node acks"
     return Row(
         "failover",

@@ -180,23 +180,29 @@ def p99(values: list[float]) -> float:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """One fault: its kind, how long a node was frozen, the failover time (``None``: no other
-    node acknowledged a write within the wait), and the leader's write latencies during a
-    standby's freeze and just before it."""
+    """One fault: its kind, how long a node was frozen, the failover time (``None``: no node
+    acknowledged a write within the wait), the leader's write latencies during a standby's
+    freeze and just before it, and whether another node took over from a frozen leader (a
+    short freeze ends before the election timeout, and the leader itself serves again)."""
 
     kind: str
     frozen: float
     failover: float | None
     during: list[float]
     before: list[float]
+    taken_over: bool = False
 
 
 def _await_leader(cluster: Cluster, load: Load, timeout: float = 60.0) -> int:
+    """The node that acknowledged the latest write (within the last half second) and names
+    itself the active controller: a deposed node may still name itself for a heartbeat
+    interval after it wakes, so its word alone is not enough."""
     deadline = time.monotonic() + timeout
     while True:
-        leader = cluster.leader()
-        if leader is not None and load.first_ack(time.monotonic() - 0.5, not_by=None):
-            return leader
+        recent = [a for a in list(load.answers)[-20:] if a.error == 0]
+        fresh = recent and recent[-1].sent > time.monotonic() - 0.5
+        if fresh and cluster.leader() == recent[-1].node:
+            return recent[-1].node
         if time.monotonic() > deadline:
             raise RuntimeError("no node acknowledged writes")
         time.sleep(0.1)
@@ -218,8 +224,8 @@ def run_round(cluster: Cluster, load: Load, kind: str, rng: random.Random) -> Ro
         failover = _wait_ack(load, fault, leader, frozen)
         cluster.resume(leader)
         if failover is None:  # nobody took over while it was frozen: measured from the fault
-            failover = _wait_ack(load, fault, None, 15.0)
-        return RoundResult(kind, frozen, failover, [], [])
+            return RoundResult(kind, frozen, _wait_ack(load, fault, None, 15.0), [], [])
+        return RoundResult(kind, frozen, failover, [], [], taken_over=True)
     standby = rng.choice([n for n in cluster.nodes if n != leader])
     cluster.pause(standby)
     time.sleep(frozen)

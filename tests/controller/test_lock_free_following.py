@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,12 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from aclog.acl import Errors
 from aclog.controller.caller import Caller
 from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
 from aclog.controller.quorum_member import QuorumMember
 from aclog.log import LOCK_FILE, SegmentedLog
 from aclog.log import lock as lock_module
+from aclog.log.files import Faults, injected
+from aclog.log.recovery_point import read_recovery_point
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -31,6 +35,7 @@ from aclog.records import (
     ResourceType,
 )
 from aclog.records.codec import encode
+from aclog.replay.rebuild import rebuild_image
 
 
 def _acl(name: str) -> AclBinding:
@@ -157,3 +162,60 @@ def test_a_standby_claims_at_the_first_timeout_after_a_leader_dies_mid_commit(
         assert standby.create_acls([_acl("after")], Caller())[0].error.is_success
     finally:
         standby.close()
+
+
+class _StalledDisk(Faults):
+    """A disk whose fsyncs of segments hang for one thread (the leader's) until released."""
+
+    def __init__(self, thread: str) -> None:
+        super().__init__()
+        self.thread, self.entered, self.release = thread, threading.Event(), threading.Event()
+
+    def check(self, operation: str, path: Path | str, size: int = 0) -> int:
+        stalled = threading.current_thread().name == self.thread and str(path).endswith(".log")
+        if operation == "fsync" and stalled:
+            self.entered.set()
+            self.release.wait(30)
+        return size
+
+
+def test_a_leader_stalled_in_its_fsync_holds_no_lock_and_its_write_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lock_module, "SHARED_LOCK_TIMEOUT", 0.5)
+    clock = [0.0]
+    active, standby = _elect(tmp_path, clock)
+    results: list[object] = []
+    disk = _StalledDisk("stalled-leader")
+
+    def write() -> None:
+        results.extend(active.create_acls([_acl("stalled")], Caller()))
+
+    leader = threading.Thread(target=write, name="stalled-leader")
+    try:
+        with injected(disk):
+            leader.start()
+            assert disk.entered.wait(10)
+            clock[0] += 2.5
+            started = time.monotonic()
+            standby.tick()  # the election: no lock to wait for
+            assert standby.is_active and time.monotonic() - started < 0.4
+            assert standby.create_acls([_acl("new")], Caller())[0].error.is_success
+            disk.release.set()
+            leader.join(10)
+        # Its bytes were whole before the new leader recovered the tail: committed, and
+        # acknowledged as such; the recovery point never moves back over the new epoch.
+        assert results and results[0].error.is_success  # type: ignore[attr-defined]
+        assert active.create_acls([_acl("late")], Caller())[0].error.error == Errors.NOT_CONTROLLER
+        end = standby.controller.log.end_offset
+        assert read_recovery_point(tmp_path).offset == end
+    finally:
+        disk.release.set()
+        active.close()
+        standby.close()
+    assert _topics_in(tmp_path) == {"stalled", "new"}
+
+
+def _topics_in(directory: Path) -> set[str]:
+    image = rebuild_image(directory).image
+    return {acl.resource_name for acl in image.acls.acls.values()}
