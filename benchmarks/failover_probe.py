@@ -24,6 +24,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from aclog.log import read_batches
 from aclog.replay.rebuild import rebuild_image
@@ -136,18 +137,9 @@ class Load:
                 leader = None
 
     def _send(self, node_id: int, topic: str) -> Answer:
-        from kafka.protocol.admin import CreateAclsRequest, CreateAclsResponse
+        from kafka.protocol.admin import CreateAclsResponse
 
-        creation = CreateAclsRequest.AclCreation(
-            resource_type=2,
-            resource_name=topic,
-            resource_pattern_type=3,
-            principal="User:probe",
-            host="*",
-            operation=3,
-            permission_type=3,
-        )
-        request = CreateAclsRequest(version=3, creations=[creation])
+        request = create_acl_request(topic, "User:probe")
         sent = time.monotonic()
         try:
             port = self.cluster.nodes[node_id].port
@@ -171,6 +163,22 @@ class Load:
     def latencies(self, start: float, end: float) -> list[float]:
         """Seconds each write acknowledged in ``[start, end)`` took."""
         return [a.seconds for a in list(self.answers) if start <= a.sent < end and a.error == 0]
+
+
+def create_acl_request(topic: str, principal: str) -> Any:
+    """A CreateAcls (v3) of one LITERAL ACL allowing ``principal`` to READ ``topic``."""
+    from kafka.protocol.admin import CreateAclsRequest
+
+    creation = CreateAclsRequest.AclCreation(
+        resource_type=2,
+        resource_name=topic,
+        resource_pattern_type=3,
+        principal=principal,
+        host="*",
+        operation=3,
+        permission_type=3,
+    )
+    return CreateAclsRequest(version=3, creations=[creation])
 
 
 def p99(values: list[float]) -> float:

@@ -26,28 +26,10 @@ from aclog.log import LOCK_FILE, SegmentedLog
 from aclog.log import lock as lock_module
 from aclog.log.files import Faults, injected
 from aclog.log.recovery_point import read_recovery_point
-from aclog.records import (
-    AclBinding,
-    AclOperation,
-    AclPermissionType,
-    NoOpRecord,
-    PatternType,
-    ResourceType,
-)
+from aclog.records import NoOpRecord
 from aclog.records.codec import encode
 from aclog.replay.rebuild import rebuild_image
-
-
-def _acl(name: str) -> AclBinding:
-    return AclBinding(
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        "User:alice",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
+from tests.acl_factory import acl_binding
 
 
 @contextmanager
@@ -84,7 +66,7 @@ def test_a_standby_follows_and_the_leader_serves_while_the_lock_is_held(
     monkeypatch.setattr(lock_module, "SHARED_LOCK_TIMEOUT", 0.5)
     clock = [0.0]
     active, standby = _elect(tmp_path, clock)
-    assert active.create_acls([_acl("a"), _acl("b")], Caller())[0].error.is_success
+    assert active.create_acls([acl_binding("a"), acl_binding("b")], Caller())[0].error.is_success
     try:
         with _lock_held(tmp_path):
             started = time.monotonic()
@@ -101,7 +83,7 @@ def test_a_standby_replays_only_what_is_below_the_recovery_point(tmp_path: Path)
     clock = [0.0]
     active, standby = _elect(tmp_path, clock)
     try:
-        assert active.create_acls([_acl("durable")], Caller())[0].error.is_success
+        assert active.create_acls([acl_binding("durable")], Caller())[0].error.is_success
         before = standby.controller.image.provenance.last_offset
         standby.tick()
         followed = standby.controller.image.provenance.last_offset
@@ -159,7 +141,7 @@ def test_a_standby_claims_at_the_first_timeout_after_a_leader_dies_mid_commit(
         clock[0] += 2.5  # one election timeout of silence
         standby.tick()
         assert standby.is_active  # not only after a second timeout
-        assert standby.create_acls([_acl("after")], Caller())[0].error.is_success
+        assert standby.create_acls([acl_binding("after")], Caller())[0].error.is_success
     finally:
         standby.close()
 
@@ -189,7 +171,7 @@ def test_a_leader_stalled_in_its_fsync_holds_no_lock_and_its_write_commits(
     disk = _StalledDisk("stalled-leader")
 
     def write() -> None:
-        results.extend(active.create_acls([_acl("stalled")], Caller()))
+        results.extend(active.create_acls([acl_binding("stalled")], Caller()))
 
     leader = threading.Thread(target=write, name="stalled-leader")
     try:
@@ -200,13 +182,16 @@ def test_a_leader_stalled_in_its_fsync_holds_no_lock_and_its_write_commits(
             started = time.monotonic()
             standby.tick()  # the election: no lock to wait for
             assert standby.is_active and time.monotonic() - started < 0.4
-            assert standby.create_acls([_acl("new")], Caller())[0].error.is_success
+            assert standby.create_acls([acl_binding("new")], Caller())[0].error.is_success
             disk.release.set()
             leader.join(10)
         # Its bytes were whole before the new leader recovered the tail: committed, and
         # acknowledged as such; the recovery point never moves back over the new epoch.
         assert results and results[0].error.is_success  # type: ignore[attr-defined]
-        assert active.create_acls([_acl("late")], Caller())[0].error.error == Errors.NOT_CONTROLLER
+        assert (
+            active.create_acls([acl_binding("late")], Caller())[0].error.error
+            == Errors.NOT_CONTROLLER
+        )
         end = standby.controller.log.end_offset
         assert read_recovery_point(tmp_path).offset == end
     finally:
