@@ -9,8 +9,9 @@ they fail with NOT_CONTROLLER (41) and clients find the active node through :met
 The ``*_later`` forms run the same writes on a pool of ``workers`` threads (started on use), so
 they commit in no set order.
 
-Thread-safe. Cost: a tick is a stat of the log tail (plus the new batches, if any) and, on the
-active node, one fsynced no-op record per heartbeat interval.
+Thread-safe. Cost: a standby's tick reads the recovery point and stats the log's tail, taking
+no lock (plus the new batches, if any); the active node appends one fsynced no-op record per
+heartbeat interval.
 """
 
 from __future__ import annotations
