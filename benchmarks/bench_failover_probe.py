@@ -22,6 +22,7 @@ from aclog.records import LeaderChangeRecord, NoOpRecord, RequestContextRecord
 from aclog.records.codec import encode
 from benchmarks.failover_probe import Cluster, Load, RoundResult, check_log, p99, run_round
 from benchmarks.report import Report, Row
+from benchmarks.servers import settle
 
 SEED = 35
 LOAD_SECONDS = 6.0
@@ -90,6 +91,8 @@ def _steady_p99(megabytes: int) -> tuple[list[float], int]:
     with tempfile.TemporaryDirectory(prefix="aclog-bench-probe-") as tmp:
         size = _prefill(Path(tmp) / "data", megabytes) if megabytes else 0
         with Cluster(Path(tmp)) as cluster:
+            for served in cluster.nodes.values():  # each node has replayed the log (its loader
+                settle(served.process.pid, timeout=120)  # too) before the load starts
             load = Load(cluster).start()
             try:
                 while cluster.leader() is None or not load.acknowledged():
