@@ -48,7 +48,14 @@ def _failover_row(kind: str, results: list[RoundResult]) -> Row:
     if kind == "sigstop-leader":
         taken = [r.failover for r in results if r.taken_over and r.failover is not None]
         worst = max(taken, default=0.0) * 1000
-        note += f"; frozen 0.5-6 s; another node took over in {len(taken)} (worst {worst:,.0f} ms)"
+        long = [r for r in results if r.frozen > 2.5]  # past the election timeout, with margin
+        held = sum(r.held_lock for r in long)
+        missed = sum(not r.taken_over for r in long)
+        note += (
+            f"; frozen 0.5-6 s; another node took over in {len(taken)} (worst {worst:,.0f} ms);"
+            f" of {len(long)} frozen > 2.5 s, {missed} not taken over, {held} frozen holding"
+            " the append lock"
+        )
     workload = f"{kind} -> another node acks"
     return Row(
         "failover",

@@ -17,6 +17,7 @@ Cost: three server processes, one client thread; each round a few seconds of wal
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import threading
@@ -26,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aclog.log import read_batches
+from aclog.log import LOCK_FILE, read_batches
+from aclog.log.lock import lock_holder
 from aclog.replay.rebuild import rebuild_image
 from benchmarks.servers import Served, exchange, serve
 
@@ -85,6 +87,14 @@ class Cluster:
     def kill(self, node_id: int) -> None:
         self.nodes[node_id].process.kill()
         self.nodes[node_id].process.wait(10)
+
+    def holds_lock(self, node_id: int) -> bool:
+        """Whether the node holds the data directory's append lock (from ``/proc/locks``)."""
+        fd = os.open(self.data / LOCK_FILE, os.O_RDONLY)
+        try:
+            return lock_holder(fd) == f"pid {self.nodes[node_id].process.pid}"
+        finally:
+            os.close(fd)
 
     def leader(self) -> int | None:
         """The node that names itself the active controller, asking the running nodes."""
@@ -191,7 +201,8 @@ class RoundResult:
     """One fault: its kind, how long a node was frozen, the failover time (``None``: no node
     acknowledged a write within the wait), the leader's write latencies during a standby's
     freeze and just before it, and whether another node took over from a frozen leader (a
-    short freeze ends before the election timeout, and the leader itself serves again)."""
+    short freeze ends before the election timeout, and the leader itself serves again), and
+    whether the frozen leader held the append lock."""
 
     kind: str
     frozen: float
@@ -199,6 +210,7 @@ class RoundResult:
     during: list[float]
     before: list[float]
     taken_over: bool = False
+    held_lock: bool = False
 
 
 def _await_leader(cluster: Cluster, load: Load, timeout: float = 60.0) -> int:
@@ -229,11 +241,14 @@ def run_round(cluster: Cluster, load: Load, kind: str, rng: random.Random) -> Ro
         return RoundResult(kind, 0.0, failover, [], [])
     if kind == "sigstop-leader":
         cluster.pause(leader)
+        held = cluster.holds_lock(leader)
         failover = _wait_ack(load, fault, leader, frozen)
         cluster.resume(leader)
         if failover is None:  # nobody took over while it was frozen: measured from the fault
-            return RoundResult(kind, frozen, _wait_ack(load, fault, None, 15.0), [], [])
-        return RoundResult(kind, frozen, failover, [], [], taken_over=True)
+            return RoundResult(
+                kind, frozen, _wait_ack(load, fault, None, 15.0), [], [], False, held
+            )
+        return RoundResult(kind, frozen, failover, [], [], True, held)
     standby = rng.choice([n for n in cluster.nodes if n != leader])
     cluster.pause(standby)
     time.sleep(frozen)
