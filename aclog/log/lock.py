@@ -92,7 +92,7 @@ class SharedWriterLock:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     holder = lock_holder(self._fd)
-                    raise LogLockedError(str(self.directory), holder) from None
+                    raise LogLockedError(str(self.directory), holder, self.timeout) from None
                 time.sleep(0.001)
 
     def release(self) -> None:
