@@ -29,14 +29,16 @@ from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.acl_column_rows import of_chunks, of_records
 from aclog.image.acl_table import AclTable
 from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source, read_checkpoint_info
+from aclog.log import LogBatch, read_batches
 from aclog.log.check import check_batches
 from aclog.log.segment import list_segments
 from aclog.records.types import Record
 from aclog.records.warning import OnWarning, ignore_warning
-from aclog.replay.batches import replay_batches
+from aclog.replay.batches import ReplayBatch, replay_batches
 from aclog.replay.kraft_batches import KraftTail
 from aclog.replay.kraft_restate import restated_kraft_table
-from aclog.replay.stream import DecodedBatch, read_decoded
+from aclog.replay.runs import decoded_runs
+from aclog.replay.stream import DecodedBatch, decode_batch
 from aclog.snapshot import (
     NoUsableSnapshotError,
     SnapshotContents,
@@ -177,28 +179,42 @@ def replay_tail(
     on_batch: Callable[[DecodedBatch], None] | None = None,
 ) -> tuple[MetadataImage, int]:
     """``image`` with the log's records from ``start`` replayed as one delta (whole batches at
-    or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed."""
-    batches = _bounded(read_decoded(directory, start), at_offset, at_time_ms, on_batch)
+    or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed.
+    With no ``on_batch`` (a server's start, a tool's rebuild), runs of small batches are
+    decoded together (:func:`~aclog.replay.runs.decoded_runs`); ``on_batch`` hears of each
+    batch once it was replayed, each decoded on its own."""
+    raw = _within(read_batches(directory, start), at_offset, at_time_ms)
+    batches: Iterable[ReplayBatch]
+    if on_batch is None:
+        batches = decoded_runs(raw, start)
+    else:
+        batches = _told(map(decode_batch, raw), on_batch)
     replayed = replay_batches(image, batches, start=start)  # a batch may straddle the start
     return replayed.image, replayed.records
 
 
-def _bounded(
-    batches: Iterable[DecodedBatch],
-    at_offset: int | None,
-    at_time_ms: int | None,
-    on_batch: Callable[[DecodedBatch], None] | None,
-) -> Iterator[DecodedBatch]:
-    """The whole batches at or below ``at_offset`` and at or before ``at_time_ms``;
-    ``on_batch`` hears of each once it was replayed."""
+def _within(
+    batches: Iterable[LogBatch], at_offset: int | None, at_time_ms: int | None
+) -> Iterator[LogBatch]:
+    """The whole batches at or below ``at_offset`` and at or before ``at_time_ms``. The first
+    batch past them is decoded, not replayed: damage in it is refused as in a replay of
+    everything (the point must not hide a record that does not decode right after it)."""
     for batch in batches:
-        if at_offset is not None and batch.last_offset > at_offset:
-            return
-        if at_time_ms is not None and batch.timestamp_ms > at_time_ms:
+        if (at_offset is not None and batch.last_offset > at_offset) or (
+            at_time_ms is not None and batch.timestamp_ms > at_time_ms
+        ):
+            decode_batch(batch)
             return
         yield batch
-        if on_batch is not None:  # resumed: the consumer has replayed the batch
-            on_batch(batch)
+
+
+def _told(
+    batches: Iterable[DecodedBatch], on_batch: Callable[[DecodedBatch], None]
+) -> Iterator[DecodedBatch]:
+    """``batches``, ``on_batch`` hearing of each once it was replayed."""
+    for batch in batches:
+        yield batch
+        on_batch(batch)  # resumed: the consumer has replayed the batch
 
 
 def _rebuild_from_kraft(
