@@ -199,3 +199,5 @@ def test_small_batches_are_joined_into_runs_and_large_ones_are_not() -> None:
     runs = [b for b in out if isinstance(b, BatchRun)]
     assert all(run.batches > 1 for run in runs)
     assert [b.base_offset for b in out] == sorted(b.base_offset for b in out)
+    replayed = replay_batches(MetadataImage.EMPTY, decoded_runs(batches))
+    assert replayed.batches == len(batches)  # a run counts the batches it joined
