@@ -11,16 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.authorizer import Authorizer
 from aclog.image import MetadataImage, ReplayError
-from aclog.log import CorruptLogError, LogBatch
+from aclog.log import CorruptLogError, LogBatch, SegmentedLog
 from aclog.records import AclOperation, RequestContextRecord, ResourceType, encode
 from aclog.records.codec import RecordDecodeError
 from aclog.records.small_batch import SMALL_BATCH
 from aclog.records.types import Record
+from aclog.replay import rebuild_image
 from aclog.replay.batches import CommittedBatch, ReplayBatch, replay_batches
 from aclog.replay.runs import BatchRun, decoded_runs
 from aclog.replay.stream import decode_batch
@@ -201,3 +203,33 @@ def test_small_batches_are_joined_into_runs_and_large_ones_are_not() -> None:
     assert [b.base_offset for b in out] == sorted(b.base_offset for b in out)
     replayed = replay_batches(MetadataImage.EMPTY, decoded_runs(batches))
     assert replayed.batches == len(batches)  # a run counts the batches it joined
+
+
+def test_a_rebuild_of_a_log_of_small_batches_equals_its_batch_by_batch_replay(
+    tmp_path: Path,
+) -> None:
+    """On disk, through ``rebuild_image``: the run path (no listener) gives the image the
+    batch-by-batch path (a listener hearing of every batch) gives, to the end and to a point."""
+    records = _stream(([("add", 50 + i % 40) for i in range(30)] + [("scram", 3)], 700), "empty")
+    with SegmentedLog(tmp_path, fsync=False) as log:
+        for batch in _log_batches(records, ([1, 3, 2], 90), 0):
+            log.append(list(batch.values), 1, timestamp_ms=batch.timestamp_ms)
+    heard: list[int] = []
+    for point in (None, 333):
+        fast = rebuild_image(tmp_path, at_offset=point)
+        each = rebuild_image(tmp_path, at_offset=point, on_batch=lambda b: heard.append(1))
+        assert fast.image == each.image and fast.records_replayed == each.records_replayed
+        assert fast.batches_replayed == len(heard) and len(fast.image.acls) > 100
+        heard.clear()
+
+
+def test_a_point_does_not_hide_a_value_that_does_not_decode_right_after_it(
+    tmp_path: Path,
+) -> None:
+    """Replayed to offset 0, a log whose next batch does not decode is refused, as a replay of
+    everything refuses it (the batch past the point is decoded, not replayed)."""
+    with SegmentedLog(tmp_path, fsync=False) as log:
+        log.append([encode(CONTEXT)], 1)
+        log.append([DAMAGED], 1)
+    with pytest.raises(RecordDecodeError, match="offset 1"):
+        rebuild_image(tmp_path, at_offset=0)
