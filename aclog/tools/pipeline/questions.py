@@ -11,7 +11,6 @@ and ``lint`` the ``aclog diff``/``aclog lint --json`` document. ``--out`` also w
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,10 +20,10 @@ from aclog.authorizer import parse_super_users
 from aclog.records import ResourceType
 from aclog.replay import Point
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line, print_warning
+from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line
 from aclog.tools.pipeline.access import parse_operations, read_principals, read_resources
 from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (
     ConfOption,
     DataDirOption,
@@ -33,7 +32,6 @@ from aclog.tools.pipeline.options import (
     OutOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.output import write_parquet
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 from aclog.tools.points import parse_range_end
 from aclog.tools.questions import AllowEveryone, Host, SuperUsers
@@ -53,29 +51,6 @@ PrincipalOption = Annotated[
 OperationsOption = Annotated[
     list[str], typer.Option("--operation", help="Read, Write, ... (repeatable).")
 ]
-
-
-class _Jobs:
-    """The job functions, imported once pyspark is known to be there (see ``pipeline_modules``)."""
-
-    def __init__(self) -> None:
-        pipeline_modules()
-        from aclog.pipeline import access, diff, load, questions  # noqa: PLC0415
-
-        self.collect_acls = questions.collect_acls
-        self.who_can_job = questions.who_can_job
-        self.reach_job = questions.reach_job
-        self.timeline_job = questions.timeline_job
-        self.lint_job = questions.lint_job
-        self.diff_job = diff.diff_job
-        self.records_for_history = load.records_for_history
-        self.resources_frame = access.resources_frame
-        self.principals_frame = access.principals_frame
-
-
-def jobs() -> _Jobs:
-    """The job functions (exit 3 without pyspark)."""
-    return _Jobs()
 
 
 def _inventory(
@@ -101,17 +76,8 @@ def _settings(super_users: str | None, allow_everyone: bool) -> Any:
         supers = frozenset(parse_super_users(super_users))
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
-    pipeline_modules()
-    from aclog.pipeline import questions  # noqa: PLC0415 - pyspark
-
-    settings: Any = questions.Settings(supers, allow_everyone)
+    settings: Any = pipeline_modules().questions.Settings(supers, allow_everyone)
     return settings
-
-
-def _answers(frame: Any, out_path: Path | None) -> list[dict[str, Any]]:
-    if out_path is not None:
-        frame = write_parquet(frame, out_path)
-    return [json.loads(row["answer"]) for row in frame.select("answer").collect()]
 
 
 def _summary(answers: list[dict[str, Any]], what: str, line: Any) -> None:
@@ -143,16 +109,11 @@ def who_can_command(
     """'aclog who-can' for every resource and operation asked, as one job."""
     inventory, ops = _inventory(resources, topic, group), parse_operations(operation)
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
-    kraft = check_source(data_dir, None, source_format)
+    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
-        acls = found.collect_acls(state.acls)
-        frame = found.who_can_job(
-            acls, found.resources_frame(spark, inventory), ops, host=host, settings=settings
+        answers = pipeline_modules().commands.who_can(
+            spark, source, inventory, ops, host=host, settings=settings, out=out_path
         )
-        answers = _answers(frame, out_path)
-        state.unpersist()
     if json_output:
         print_json({"answers": answers})
         return
@@ -192,17 +153,12 @@ def reach_command(
     types = [_resource_type(name) for name in resource_type or []]
     names = read_resources(inventory) if inventory is not None else None
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
-    kraft = check_source(data_dir, None, source_format)
+    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
-        acls = found.collect_acls(state.acls)
-        frame = found.reach_job(
-            acls, found.principals_frame(spark, people), host=host,
-            resource_types=types, inventory=names, settings=settings,
+        answers = pipeline_modules().commands.reach(
+            spark, source, people, host=host, resource_types=types, inventory=names,
+            settings=settings, out=out_path,
         )  # fmt: skip
-        answers = _answers(frame, out_path)
-        state.unpersist()
     if json_output:
         print_json({"answers": answers})
         return
@@ -247,18 +203,12 @@ def timeline_command(
     settings = _settings(super_users, allow_everyone_if_no_acl_found)
     first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
     last = Point() if end is None else parse_range_end(end, "--to")
-    kraft = check_source(data_dir, None, source_format)
-    assert data_dir is not None  # check_source exits otherwise
+    source = job_source(data_dir, None, source_format)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        found = jobs()
-        from aclog.questions import Question  # noqa: PLC0415
-
-        asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
-        frame = found.timeline_job(
-            spark, data_dir, asked, start=first, end=last, settings=settings,
-            partitions=partitions, kraft=kraft, on_warning=print_warning,
+        answers = pipeline_modules().commands.timelines(
+            spark, source, (people, names, ops), host=host, span=(first, last),
+            settings=settings, partitions=partitions, out=out_path,
         )  # fmt: skip
-        answers = _answers(frame, out_path)
     if json_output:
         print_json({"timelines": answers})
         return
