@@ -1,4 +1,4 @@
-"""What the pipeline commands print: tables of the rows a job collected
+"""What the pipeline commands print: tables of the rows a job collected, lines of its answers
 (:mod:`aclog.pipeline.inputs` collects them and writes the Parquet).
 
 Thread-safe (no shared state). Cost: rendering at most ``limit`` rows.
@@ -6,13 +6,13 @@ Thread-safe (no shared state). Cost: rendering at most ``limit`` rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
-from aclog.tools.console import out, print_table
+from aclog.tools.console import out, print_line, print_table
 from aclog.tools.visible import visible
 
 
@@ -27,6 +27,15 @@ def show_rows(
     print_table(table)
     if len(rows) > limit:
         out.print(f"... {len(rows) - limit} more; use --json or --out for all", markup=False)
+
+
+def show_answers(
+    answers: Sequence[dict[str, Any]], what: str, line: Callable[[dict[str, Any]], str]
+) -> None:
+    """How many ``answers`` there are, then each as its one ``line``."""
+    print_line(f"{len(answers)} {what}")
+    for answer in answers:
+        print_line(f"  {line(answer)}")
 
 
 def _cell(value: Any) -> Text:
