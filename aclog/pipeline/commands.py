@@ -9,7 +9,7 @@ returned is collected to the driver (``collect=False`` collects nothing).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from aclog.pipeline.inputs import (
     written,
 )
 from aclog.questions import LintReport, Question
-from aclog.records import AclOperation, ResourceType
+from aclog.records import AccessControlEntryRecord, AclOperation, ResourceType
 from aclog.replay import Point
 
 ACCESS_ORDER = ("principal", "host", "resource_type", "resource_name", "operation")
@@ -126,14 +126,9 @@ def who_can(
 ) -> list[dict[str, Any]]:
     """``aclog pipeline who-can``: one ``aclog who-can --json`` answer per resource and
     operation, written to ``out``."""
-    found = job_state(spark, source)
-    frame = questions.who_can_job(
-        questions.collect_acls(found.acls), access.resources_frame(spark, inventory),
-        operations, host=host, settings=settings,
-    )  # fmt: skip
-    result = answers(frame, out)
-    found.unpersist()
-    return result
+    return _answered(spark, source, out, lambda acls: questions.who_can_job(
+        acls, access.resources_frame(spark, inventory), operations, host=host, settings=settings
+    ))  # fmt: skip
 
 
 def reach(
@@ -149,12 +144,22 @@ def reach(
 ) -> list[dict[str, Any]]:
     """``aclog pipeline reach``: one ``aclog reach --json`` answer per principal, written to
     ``out``."""
+    return _answered(spark, source, out, lambda acls: questions.reach_job(
+        acls, access.principals_frame(spark, principals), host=host,
+        resource_types=resource_types, inventory=inventory, settings=settings,
+    ))  # fmt: skip
+
+
+def _answered(
+    spark: SparkSession,
+    source: Source,
+    out: Path | None,
+    job: Callable[[list[AccessControlEntryRecord]], DataFrame],
+) -> list[dict[str, Any]]:
+    """The answers of a question ``job`` asked of the source's ACLs (collected to the driver,
+    where the authorizer the tasks answer with is built), written to ``out``."""
     found = job_state(spark, source)
-    frame = questions.reach_job(
-        questions.collect_acls(found.acls), access.principals_frame(spark, principals),
-        host=host, resource_types=resource_types, inventory=inventory, settings=settings,
-    )  # fmt: skip
-    result = answers(frame, out)
+    result = answers(job(questions.collect_acls(found.acls)), out)
     found.unpersist()
     return result
 
