@@ -1,0 +1,208 @@
+"""Loading the metadata log into a ready authorizer, and the memory it then holds: aclog beside
+Kafka's own classes (``benchmarks/java/LoadBench``), on the same KRaft files.
+
+- Cold start: a KRaft ``.checkpoint`` of N ACLs (plus one SCRAM credential per 100 ACLs) and a
+  tail of adds, removals and SCRAM changes in ``__cluster_metadata-0`` segments
+  (:func:`benchmarks.bench_kraft.state`, written by :mod:`aclog.kraft.writer`, 10,000 records a
+  batch). Java decodes with ``MetadataRecordSerde``, replays into one ``MetadataDelta``,
+  applies it and ``StandardAuthorizer.loadSnapshot``s the image's ACLs, in a fresh JVM. aclog
+  runs ``rebuild_image(kraft=True)`` and ``Authorizer.load`` on the same files, and its own
+  loader (``MetadataLoader.catch_up``) on the same records in its own format (the coldstart
+  suite's row). Tail replay: the log after the checkpoint read, decoded and applied to the
+  checkpoint's image as one delta, best of 3 (image only, both sides).
+- Memory: W1 ACL sets of 1.2k, 121k and 1.2M ACLs and W2's 1M (full run), each as a KRaft
+  checkpoint loaded into image + authorizer. Java: the used heap after full collections with
+  image and authorizer alive, minus the same before loading (live heap). aclog: ``tracemalloc``
+  of the same load (image + authorizer, the interpreter itself excluded).
+
+Ratios are oriented so that above 1 means aclog is better (:func:`benchmarks.java_harness.pair`).
+Counts of ACLs and SCRAM credentials loaded are cross-checked in ``mismatches`` rows.
+"""
+
+from __future__ import annotations
+
+import gc
+import tempfile
+import time
+from pathlib import Path
+
+from aclog.authorizer import Authorizer
+from aclog.broker import AuthorizerPublisher, MetadataLoader
+from aclog.image import MetadataImage
+from aclog.kraft.encoding import encode_record
+from aclog.kraft.writer import write_checkpoint
+from aclog.records import (
+    Record,
+    RemoveUserScramCredentialRecord,
+    ScramMechanism,
+    UserScramCredentialRecord,
+)
+from aclog.records.collector import call_paused, gc_paused
+from aclog.replay.rebuild import rebuild_image, replay_tail
+from benchmarks import bench_kraft, workloads
+from benchmarks.harness import Scale, best_in_turn, release, traced_bytes
+from benchmarks.java_harness import BENCH, JAVA_IMPL, JavaHarness, JavaRunError, pair
+from benchmarks.report import Report, Row
+
+ROUNDS = 3
+SHA256 = ScramMechanism.SCRAM_SHA_256
+
+
+def run(report: Report, harness: JavaHarness, scale: Scale) -> None:
+    snapshot_acls, tail = scale.pick(
+        full=(1_000_000, 250_000), quick=(50_000, 12_500), tiny=(5_000, 1_250)
+    )
+    try:
+        coldstart(report, harness, snapshot_acls, tail)
+    except JavaRunError as error:
+        report.add(
+            Row(BENCH, JAVA_IMPL, "cold start", snapshot_acls, "failed", 0, "rows", str(error))
+        )
+    release()
+    sizes = scale.pick(full=[100, 10_000, 100_000, 0], quick=[100, 1_000], tiny=[100])
+    for resources in sizes:
+        try:
+            memory(report, harness, resources)
+        except JavaRunError as error:
+            report.add(Row(BENCH, JAVA_IMPL, "memory", resources, "failed", 0, "rows", str(error)))
+        release()
+
+
+def _credential(i: int, iterations: int = 4096) -> UserScramCredentialRecord:
+    salt = i.to_bytes(16, "big")
+    return UserScramCredentialRecord(f"user-{i}", SHA256, salt, b"k" * 32, b"s" * 32, iterations)
+
+
+def state(snapshot_acls: int, tail: int) -> tuple[list[Record], list[Record]]:
+    """The suite's snapshot and tail with SCRAM records: one credential per 100 snapshot ACLs,
+    and after every 100th tail record a SCRAM change (alternately a new iteration count for,
+    and the removal of, a snapshot user)."""
+    base, rest = bench_kraft.state(snapshot_acls, tail)
+    users = max(1, snapshot_acls // 100)
+    base = base + [_credential(i) for i in range(users)]
+    mixed: list[Record] = []
+    for i, record in enumerate(rest):
+        mixed.append(record)
+        if i % 100 == 99:
+            j = (i // 100) % users
+            change = (
+                _credential(j, 8192)
+                if j % 2
+                else RemoveUserScramCredentialRecord(f"user-{j}", SHA256)
+            )
+            mixed.append(change)
+    return base, mixed
+
+
+def credentials(image: MetadataImage) -> int:
+    return sum(len(mechanisms) for mechanisms in image.scram.users.values())
+
+
+def _ready_kraft(directory: Path) -> tuple[float, MetadataImage]:
+    """Seconds from nothing to an aclog authorizer loaded from the KRaft files, as a program
+    would run it (the collector paused), and the image."""
+    gc.collect()
+    start = time.perf_counter()
+    with gc_paused(freeze=True):
+        image = rebuild_image(directory, kraft=True).image
+        Authorizer().load(image.acls)
+    return time.perf_counter() - start, image
+
+
+def _ready_own(directory: Path) -> float:
+    """aclog's loader on its own format (the coldstart suite's measurement)."""
+    authorizer = Authorizer()
+    loader = MetadataLoader(directory, [AuthorizerPublisher(authorizer)])
+    gc.collect()
+    start = time.perf_counter()
+    with gc_paused(freeze=True):
+        loader.catch_up()
+    assert authorizer.is_ready
+    return time.perf_counter() - start
+
+
+def coldstart(report: Report, harness: JavaHarness, snapshot_acls: int, tail: int) -> None:
+    base, rest = state(snapshot_acls, tail)
+    n = len(base) + len(rest)
+    with tempfile.TemporaryDirectory() as tmp:
+        own, kraft = Path(tmp) / "aclog", Path(tmp) / "__cluster_metadata-0"
+        own.mkdir()
+        bench_kraft.write_aclog(own, base, rest)
+        bench_kraft.write_kraft(kraft, base, rest)
+        snapshot_end = len(base)  # the first offset of the tail
+        del base, rest
+        java = harness.run("LoadBench", str(kraft), str(ROUNDS))
+        seconds, image = _ready_kraft(kraft)
+        release()
+        own_seconds = _ready_own(own)
+        release()
+        label = f"snapshot {snapshot_acls:,} + tail {tail:,}"
+        note = "KRaft files -> ready authorizer; Java in a fresh JVM (its start excluded)"
+        pair(report, f"{label} ready", n, "seconds", (seconds, float(java["ready_s"])), "s", note)
+        note = "aclog: MetadataLoader.catch_up on its own format, same records; Java as above"
+        times = (own_seconds, float(java["ready_s"]))
+        pair(report, f"{label} ready (aclog format)", n, "seconds", times, "s", note)
+        _counts(report, f"{label} ready", n, image, java)
+        base_image = call_paused(rebuild_image, own, at_offset=snapshot_end - 1).image
+
+        def replay() -> None:
+            call_paused(replay_tail, own, base_image, snapshot_end)
+
+        (replay_seconds,) = best_in_turn([replay], ROUNDS, collect=True)
+        records = int(java["tail_records"])
+        rates = (records / replay_seconds, records / float(java["tail_s"]))
+        note = f"tail read, decoded, applied to the snapshot's image as one delta; best of {ROUNDS}"
+        pair(report, f"{label} tail replay", records, "throughput", rates, "records/s", note)
+
+
+def _counts(report: Report, workload: str, n: int, image: MetadataImage, java: dict) -> None:
+    """ACLs and SCRAM credentials each side loaded: a row counting the difference."""
+    ours = (len(image.acls), credentials(image))
+    theirs = (int(java["acls"]), int(java["scram_users"]))
+    differ = abs(ours[0] - theirs[0]) + abs(ours[1] - theirs[1])
+    note = f"aclog {ours[0]:,} ACLs + {ours[1]:,} credentials, Java {theirs[0]:,} + {theirs[1]:,}"
+    report.add(
+        Row(BENCH, f"aclog vs {JAVA_IMPL}", workload, n, "mismatches", differ, "entries", note)
+    )
+
+
+def memory(report: Report, harness: JavaHarness, resources: int) -> None:
+    """Image + authorizer loaded from a checkpoint of W1 at ``resources`` (0: W2 at 1M ACLs)."""
+    if resources:
+        acls = workloads.kafka_workload(resources, deny_percentage=20.0, hit_count=1).acls
+        label = f"W1 R={resources:,} d=20"
+    else:
+        acls = workloads.tenant_workload(1_000_000, request_count=1).acls
+        label = "W2 tenants 1,000,000"
+    n = len(acls)
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp) / "__cluster_metadata-0"
+        directory.mkdir()
+        write_checkpoint(directory, n, 1, [encode_record(a) for a in acls], 0, batch_size=10_000)
+        del acls
+        java = harness.run("LoadBench", str(directory))
+        seconds, image = _ready_kraft(directory)
+        _counts(report, f"{label} checkpoint", n, image, java)
+        del image
+        release()
+        traced = traced_bytes(lambda: _loaded(directory))
+    note = "KRaft checkpoint -> ready authorizer"
+    pair(
+        report,
+        f"{label} checkpoint ready",
+        n,
+        "seconds",
+        (seconds, float(java["ready_s"])),
+        "s",
+        note,
+    )
+    live = (traced / 2**20, int(java["live_heap_bytes"]) / 2**20)
+    note = "image + authorizer: aclog tracemalloc, Java live heap after full GC"
+    pair(report, f"{label} image + authorizer", n, "memory", live, "MB", note)
+
+
+def _loaded(directory: Path) -> tuple[MetadataImage, Authorizer]:
+    image = call_paused(rebuild_image, directory, kraft=True).image
+    authorizer = Authorizer()
+    call_paused(authorizer.load, image.acls)
+    return image, authorizer
