@@ -61,6 +61,7 @@ def run(report: Report, quick: bool) -> None:
         return
     scale = current_scale(quick)
     budget = Budget.of(scale)
+    report.add(Row(BENCH, JAVA_IMPL, "(setup)", 0, "version", 0, "", harness.describe()))
     for make in _cells(scale):
         cell = make()
         try:

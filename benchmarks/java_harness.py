@@ -60,6 +60,15 @@ class JavaHarness:
         pairs = (line.split("\t", 1) for line in done.stdout.splitlines() if "\t" in line)
         return dict(pairs)
 
+    def describe(self) -> str:
+        """The Kafka jars and the JVM the rows come from, for the run's record."""
+        jars = sorted(p.name for p in (self.home / "libs").glob("kafka*.jar"))
+        version = subprocess.run(
+            [self.java, "-version"], capture_output=True, text=True, timeout=60, check=False
+        )
+        jvm = (version.stderr.strip().splitlines() or ["unknown JVM"])[0]
+        return f"{self.home}: {', '.join(jars) or 'no kafka*.jar'}; {jvm}"
+
 
 def kafka_home() -> Path | None:
     """``$KAFKA_HOME``, else ``../shared/kafka`` beside the checkout, if it holds ``libs/*.jar``."""

@@ -22,7 +22,8 @@ import org.apache.kafka.server.common.ApiMessageAndVersion;
  * replayed into one MetadataDelta, applied, and the image's ACLs loaded with loadSnapshot.
  *
  * Usage: LoadBench DIR [TAIL_ROUNDS]. Prints "key\tvalue" lines: ready_s (from the first byte
- * read to a ready authorizer, in this fresh JVM), snapshot_records, tail_records, acls,
+ * read to a ready authorizer, in this fresh JVM) and ready_cpu_s (the CPU time all the JVM's
+ * threads spent meanwhile), snapshot_records, tail_records, acls,
  * scram_users, live_heap_bytes (used heap after full collections with the image and the
  * authorizer alive, minus the same once they are dropped: Kafka's classes and their static
  * state stay loaded, so this is what the image and the authorizer hold), and with TAIL_ROUNDS > 0 tail_s: the best
@@ -39,6 +40,7 @@ public class LoadBench {
         long snapshotEnd = checkpoint == null ? 0
             : Long.parseLong(checkpoint.getName().substring(0, 20));
         long start = System.nanoTime();
+        long cpu = processCpuNanos();
         MetadataDelta delta = new MetadataDelta(MetadataImage.EMPTY);
         long snapshotRecords = checkpoint == null ? 0 : replayFile(checkpoint, 0, delta);
         long tailRecords = 0;
@@ -48,6 +50,7 @@ public class LoadBench {
         MetadataImage image = delta.apply(provenance(snapshotEnd + tailRecords));
         StandardAuthorizer authorizer = newAuthorizer(image);
         out("ready_s", (System.nanoTime() - start) / 1e9);
+        out("ready_cpu_s", (processCpuNanos() - cpu) / 1e9);
         out("snapshot_records", snapshotRecords);
         out("tail_records", tailRecords);
         out("acls", authorizer.aclCount());
@@ -112,6 +115,12 @@ public class LoadBench {
 
     static MetadataProvenance provenance(long nextOffset) {
         return new MetadataProvenance(nextOffset - 1, 1, 0, true);
+    }
+
+    /** CPU time of the whole JVM (every thread: the main one, the JIT's and the collector's). */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+            ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** Used heap after full collections, until it stops shrinking (at most 10). */

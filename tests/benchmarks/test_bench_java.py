@@ -65,6 +65,8 @@ def test_kafkas_loader_reads_the_same_acls_and_credentials(harness: JavaHarness)
     assert "2 credentials, Java 380 + 2" in counted[0].note
     heap = [r for r in report.rows if r.impl == JAVA_IMPL and r.metric == "memory"]
     assert len(heap) == 1 and heap[0].value > 0
+    cpu = [r for r in report.rows if r.metric == "cpu seconds"]
+    assert {r.impl for r in cpu} == {"aclog", JAVA_IMPL} and all(r.value > 0 for r in cpu)
 
 
 def test_without_a_kafka_distribution_the_suite_is_one_row_saying_why(
