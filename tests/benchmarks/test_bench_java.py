@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from aclog.kraft.encoding import encode_record
+from aclog.kraft.writer import write_checkpoint
 from benchmarks import bench_java, bench_java_load, workloads
 from benchmarks.bench_authorizer import Budget
 from benchmarks.java_harness import JAVA_IMPL, JavaHarness, find_harness
@@ -92,3 +94,10 @@ def test_without_a_jdk_the_suite_is_one_row_saying_why(
     bench_java.run(report, quick=True)
     assert [(r.impl, r.metric) for r in report.rows] == [(JAVA_IMPL, "skipped")]
     assert report.rows[0].note.startswith("no JDK")
+
+
+def test_the_rss_probe_loads_the_checkpoint_in_a_fresh_process(tmp_path: Path) -> None:
+    acls = workloads.kafka_workload(100, hit_count=1).acls
+    write_checkpoint(tmp_path, len(acls), 1, [encode_record(a) for a in acls], 0, batch_size=500)
+    grown = bench_java_load.rss_growth(tmp_path)
+    assert grown is not None and grown >= 0
