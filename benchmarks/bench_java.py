@@ -8,6 +8,9 @@ the decisions that differ (must be 0). Rows per request set, for each side: ``p5
 the lowest of 5 round medians, as in :mod:`benchmarks.harness`), ``p99``, ``throughput``, and
 ``cold p50``: aclog with its per-name memo emptied before every call, Java on the first call
 of each distinct name after its JIT was warmed on other names (Java keeps no per-name state).
+Java's warm-up runs until its rate stops improving (at least 200,000 calls and 5x the sample
+budget's seconds, at most 40x): on the shared 2-core machine a fixed 20,000 calls left the
+W2 1k cell at 8x its warmed p50.
 Each pair is followed by a ``ratio`` row: for latencies Java ÷ aclog, for throughput
 aclog ÷ Java, so above 1 always means aclog is faster (issue 36 §2: ≥ 1.5 in every cell).
 
