@@ -225,11 +225,11 @@ def rss_growth(directory: Path) -> int | None:
         [sys.executable, "-c", probe, str(directory)], capture_output=True, text=True,
         timeout=1800, check=True, cwd=REPO,
     )  # fmt: skip
-    return int(done.stdout.split()[-1])
+    return int(done.stdout.split()[0])
 
 
 def rss_probe(directory: str) -> None:
-    """The child of :func:`rss_growth`: prints the growth in bytes."""
+    """The child of :func:`rss_growth`: prints the growth in bytes, then the ACLs loaded."""
     page = os.sysconf("SC_PAGE_SIZE")
 
     def resident() -> int:
