@@ -9,7 +9,8 @@ Kafka's own classes (``benchmarks/java/LoadBench``), on the same KRaft files.
   runs ``rebuild_image(kraft=True)`` and ``Authorizer.load`` on the same files, and its own
   loader (``MetadataLoader.catch_up``) on the same records in its own format (the coldstart
   suite's row). Tail replay: the log after the checkpoint read, decoded and applied to the
-  checkpoint's image as one delta, best of 3 (image only, both sides).
+  checkpoint's image as one delta, best of 3 (image only, both sides; aclog reads its own
+  segments of the same records, Java the KRaft ones).
 - Memory: W1 ACL sets of 1.2k, 121k and 1.2M ACLs and W2's 1M (full run), each as a KRaft
   checkpoint loaded into image + authorizer. Java: the used heap after full collections with
   image and authorizer alive, minus the same once they are dropped (live heap). aclog, twice:
