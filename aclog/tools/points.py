@@ -16,41 +16,29 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from aclog.kraft import KraftError, read_kraft
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
-from aclog.replay import Point, read_decoded
+from aclog.replay import Point, read_decoded, time_ms, time_text
 from aclog.tools.console import EXIT_USAGE, fail, print_line
 
 _DIGITS = re.compile(r"[0-9]+")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-TIME_FORMATS = "epoch milliseconds (1795609903621) or ISO-8601 (2026-11-21T10:00:00Z, +01:00)"
 
 
 def parse_time(text: str) -> int:
-    """``text`` as milliseconds since the epoch; exit 2 when it is neither form."""
-    stripped = text.strip()
-    if _DIGITS.fullmatch(stripped):
-        return int(stripped)
+    """``text`` as milliseconds since the epoch (:func:`aclog.replay.time_ms`); exit 2 when
+    it is neither form."""
     try:
-        moment = datetime.fromisoformat(stripped)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return (moment - _EPOCH) // timedelta(milliseconds=1)  # exact: no float rounding
-    except (ValueError, OverflowError):
-        fail(f"cannot read the time {text!r}; write {TIME_FORMATS}", EXIT_USAGE)
+        return time_ms(text)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
 
 
 def format_time(timestamp_ms: int) -> str:
     """``2026-11-21T10:00:00.000Z``: a log timestamp as UTC ISO-8601 with milliseconds."""
-    try:
-        moment = datetime.fromtimestamp(timestamp_ms / 1000, UTC)
-    except (ValueError, OverflowError, OSError):  # outside what datetime can show
-        return f"{timestamp_ms} ms after the epoch"
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return time_text(timestamp_ms)
 
 
 def parse_point(at_offset: int | None, at_time: str | None) -> tuple[int | None, int | None]:
