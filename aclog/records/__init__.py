@@ -26,9 +26,12 @@ from aclog.records.types import (
     kafka_uuid_bytes_text,
     kafka_uuid_text,
     new_acl_id,
+    parse_kafka_uuid,
 )
+from aclog.records.visible import visible
 
 __all__ = [
+    "visible",
     "RECORD_TYPES",
     "AccessControlEntryRecord",
     "AclBinding",
@@ -56,6 +59,7 @@ __all__ = [
     "json_value",
     "kafka_uuid_bytes_text",
     "kafka_uuid_text",
+    "parse_kafka_uuid",
     "new_acl_id",
     "record_summary",
     "record_to_dict",

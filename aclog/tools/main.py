@@ -26,6 +26,7 @@ from aclog.tools import (  # noqa: F401  (registers)
     quickstart,
     serve,
     timeline,
+    ui_command,
     users,
 )
 from aclog.tools.console import EXIT_IO, app, os_error_code, print_line

@@ -1,0 +1,50 @@
+"""``aclog ui``: the read-only web view of a data directory (:mod:`aclog.ui`). The only
+module that imports :mod:`aclog.ui` (an import-linter contract)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from aclog.tools.common import DataDir
+from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_line
+from aclog.tools.data_dirs import require_log
+from aclog.ui import TokenError, bind, is_loopback, read_token, serve_ui
+
+
+@app.command()
+def ui(
+    data_dir: DataDir,
+    host: Annotated[
+        str, typer.Option(help="The address to listen on; another than loopback needs a token.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port (0: any free one).", min=0, max=65535)] = 8080,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(help="A file holding the token (16+ characters) every request must carry."),
+    ] = None,
+) -> None:
+    """Serve a read-only web view of the log: state at any moment, changes, explain, timeline.
+
+    Never takes the writer's lock and never writes: run it beside `aclog serve` or `follow`,
+    and each page shows the log as it is when asked."""
+    require_log(data_dir)
+    if token_file is None and not is_loopback(host):
+        fail(
+            f"refusing to listen on {host} without --token-file: anyone who can reach it would "
+            "read the ACL history; give --token-file FILE, or listen on 127.0.0.1",
+            EXIT_USAGE,
+        )
+    try:
+        token = None if token_file is None else read_token(token_file)
+    except TokenError as error:
+        fail(str(error), EXIT_USAGE)
+    try:
+        sock = bind(host, port)
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_IO)
+    serve_ui(
+        data_dir, sock, token, lambda url: print_line(f"aclog ui: serving {data_dir} at {url}")
+    )
