@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlencode
+from urllib.parse import parse_qs, parse_qsl, quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -58,6 +58,13 @@ def _environment() -> Environment:
     return env
 
 
+def with_kept(params: dict[str, str]) -> dict[str, str]:
+    """``params`` with those the moment form kept (``keep``: a view's other parameters,
+    URL-encoded so that any name, NUL and newlines too, survives the form) merged under them."""
+    kept = params.pop("keep", "")
+    return {**dict(parse_qsl(kept, keep_blank_values=True)), **params} if kept else params
+
+
 class Site:
     """The handlers of one app over one data directory (see the module's docstring)."""
 
@@ -84,7 +91,7 @@ class Site:
         """The handler of view ``name``: its JSON under ``/api/``, else its page."""
 
         def handle(request: Request) -> Response:
-            params = dict(request.query_params)
+            params = with_kept(dict(request.query_params))
             try:
                 at = moment(params)
                 data, extra = answer(request, at)
@@ -94,7 +101,9 @@ class Site:
                 return self.problem(request, str(error), error.status)
             if request.url.path.startswith("/api/"):
                 return JSONResponse(data)
+            kept = {k: v for k, v in params.items() if k not in ("at_time", "at_offset", "page")}
             context = {"view": name, "moment": at, "data": data, "params": params, **extra}
+            context["keep"] = urlencode(kept)
             return self.render(request, f"{name}.html", 200, **context)
 
         return handle

@@ -185,10 +185,13 @@ class LogSource:
 
 
 def _grew(before: Stamp, now: Stamp) -> bool:
-    """Whether ``now`` is ``before`` with bytes or segments appended (same first segment)."""
-    if not before or not now or before[0][0] != now[0][0] or len(now) < len(before):
+    """Whether ``now`` is ``before`` with bytes or segments appended: every segment but the
+    last unchanged, the last longer or followed by new ones. A segment rewritten in place
+    (same size, new mtime: a repair, a restore) is not growth: the caller rebuilds."""
+    if not before or len(now) < len(before) or before[:-1] != now[: len(before) - 1]:
         return False
-    return all(now[i][1] >= before[i][1] for i in range(len(before)))
+    last, same = before[-1], now[len(before) - 1]
+    return same[1] > last[1] or (same == last and len(now) > len(before))
 
 
 @contextmanager

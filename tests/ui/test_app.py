@@ -1,0 +1,236 @@
+"""The UI's views through Starlette's TestClient over real data directories written by the
+CLI: each view's JSON equals the CLI's ``--json`` for the same question, names are escaped,
+no secret reaches a page, bad input is a 4xx page (and the app keeps answering), the log is
+never written, and a change a writer commits shows on the next request."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from aclog.ui import create_app
+from tests.tools.harness import run_main
+from tests.ui.logs import HOSTILE, PASSWORD, build_log, cli_json, grant
+
+
+@pytest.fixture(scope="module")
+def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_log(tmp_path_factory.mktemp("ui") / "data")
+
+
+@pytest.fixture
+def client(log_dir: Path) -> TestClient:
+    return TestClient(create_app(log_dir), raise_server_exceptions=False)
+
+
+def _api(client: TestClient, path: str, **params: Any) -> Any:
+    response = client.get(path, params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.mark.parametrize("at_offset", ["4", "10", "14"])
+def test_state_equals_replay_and_acls_list(
+    client: TestClient, log_dir: Path, at_offset: str
+) -> None:
+    d = str(log_dir)
+    state = _api(client, "/api/state", at_offset=at_offset)
+    replayed = cli_json("replay", "--data-dir", d, "--at-offset", at_offset)
+    for key in ("offset", "epoch", "timestamp", "acls", "users"):
+        assert state[key] == replayed[key]
+    alice = _api(client, "/api/state", at_offset=at_offset, principal="User:alice")
+    listed = cli_json("acls", "list", "--data-dir", d, "--principal", "User:alice",
+                      "--at-offset", at_offset)  # fmt: skip
+    assert alice["acls"] == listed["acls"]
+    assert alice["total"] == len(listed["acls"])
+
+
+def test_a_match_filter_lists_what_acls_list_lists(client: TestClient, log_dir: Path) -> None:
+    got = _api(client, "/api/state", resource_type="TOPIC", resource_name="orders.secret",
+               pattern_type="MATCH")  # fmt: skip
+    listed = cli_json("acls", "list", "--data-dir", str(log_dir), "--topic", "orders.secret",
+                      "--resource-pattern-type", "match")  # fmt: skip
+    assert got["acls"] == listed["acls"] and len(got["acls"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("principal", "topic", "at"),
+    [
+        ("User:alice", "payments", {}),
+        ("User:alice", "orders.secret", {}),
+        ("User:carol", "orders.eu", {"at_offset": "6"}),
+        ("User:bob", "payments", {"at_offset": "4"}),
+        ("User:bob", "payments", {}),
+        (f"User:{HOSTILE}", HOSTILE, {}),
+    ],
+)
+def test_explain_equals_the_cli(
+    client: TestClient, log_dir: Path, principal: str, topic: str, at: dict[str, str]
+) -> None:
+    got = _api(client, "/api/explain", principal=principal, host="10.0.0.1", operation="Read",
+               resource_type="TOPIC", resource_name=topic, **at)  # fmt: skip
+    point = [f"--{key.replace('_', '-')}" if i == 0 else value
+             for key, value in at.items() for i in (0, 1)]  # fmt: skip
+    request = ["--principal", principal, "--host", "10.0.0.1", "--operation", "Read"]
+    expected = cli_json("explain", "--data-dir", str(log_dir), *request, "--topic", topic, *point)
+    assert got == expected
+
+
+def test_changes_hold_what_dump_prints(client: TestClient, log_dir: Path) -> None:
+    got = _api(client, "/api/changes", start="3")
+    records = [row for batch in got["batches"] for row in batch["records"]]
+    dumped = run_main("dump", str(log_dir), "--from-offset", "3", "--json")
+    assert [json.loads(line) for line in dumped.stdout.splitlines()] == records
+    removal = next(r for r in records if r["type"] == "RemoveAccessControlEntryRecord")
+    assert removal["removed_acl"]["principal"] == "User:bob"
+    assert [b["author"]["api"] for b in got["batches"]][:2] == ["aclog acls add"] * 2
+
+
+def test_explain_links_each_binding_to_the_change_that_made_it(client: TestClient) -> None:
+    params = {"principal": "User:alice", "host": "10.0.0.1", "operation": "READ",
+              "resource_type": "TOPIC", "resource_name": "orders.secret"}  # fmt: skip
+    page = client.get("/explain", params=params).text
+    assert "DENIED" in page and "deciding" in page
+    deny = _api(client, "/api/explain", **params)["deciding_acl"]
+    moved = client.get(f"/changes/acl/{deny['id']}", follow_redirects=False)
+    assert moved.status_code == 303
+    assert moved.headers["location"] == "/changes?start=7#b7"
+    assert 'id="b7"' in client.get("/changes?start=7").text
+
+
+def test_every_name_is_escaped_and_no_secret_is_shown(client: TestClient, log_dir: Path) -> None:
+    secrets = [
+        row["data"][key]
+        for line in run_main("dump", str(log_dir), "--json", "--no-redact").stdout.splitlines()
+        if (row := json.loads(line))["type"] == "UserScramCredentialRecord"
+        for key in ("salt", "stored_key", "server_key")
+    ]
+    assert len(secrets) == 3
+    explain = {"principal": f"User:{HOSTILE}", "host": "*", "operation": "READ",
+               "resource_type": "TOPIC", "resource_name": HOSTILE}  # fmt: skip
+    for path, params in [
+        ("/state", {}), ("/changes", {}), ("/timeline", {}), ("/explain", explain),
+        ("/state", {"principal": f"User:{HOSTILE}"}), ("/state", {"at_time": HOSTILE}),
+    ]:  # fmt: skip
+        page = client.get(path, params=params).text
+        assert "<script>alert" not in page and "\x00" not in page
+        assert "nul\nline" not in page
+        assert not [s for s in [*secrets, PASSWORD] if s and str(s) in page]
+    shown = client.get("/state").text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;quote&#39;\\x00nul\\nline" in shown
+    assert '<script src="/static/app.js" defer></script>' in shown  # the only scripts: files
+
+
+def test_pages_carry_a_strict_content_security_policy(client: TestClient) -> None:
+    for path in ("/state", "/nope", "/state?at_offset=x", "/api/state"):
+        csp = client.get(path).headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "default-src 'none'" in csp
+        assert "unsafe-inline" not in csp
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "says"),
+    [
+        ("/state?at_offset=abc", 400, "not a whole number"),
+        ("/state?at_offset=1&at_time=1", 400, "not both"),
+        ("/state?at_time=yesterday", 400, "cannot read the time"),
+        ("/state?at_time=2999-01-01", 400, "in the future"),
+        ("/state?at_offset=500", 404, "past the end of the log"),
+        ("/state?at_time=2001-01-01", 404, "before the log starts"),
+        ("/state?operation=FLY", 400, "is not one of"),
+        ("/state?page=99", 400, "past the last page"),
+        ("/state?principal=alice", 400, "principal"),
+        ("/explain?principal=alice", 400, "Type:name"),
+        ("/explain?principal=User:a&host=nohost&operation=READ&resource_name=t", 400, "host"),
+        ("/explain?principal=User:a&operation=READ", 400, "resource_name is empty"),
+        ("/changes/acl/zzz", 400, "not an ACL id"),
+        ("/changes/acl/AAAAAAAAAAAAAAAAAAAAAA", 404, "no batch"),
+        ("/no/such/page", 404, "no page"),
+    ],
+)
+def test_bad_input_is_a_clear_page_and_the_app_keeps_answering(
+    client: TestClient, path: str, status: int, says: str
+) -> None:
+    response = client.get(path)
+    assert response.status_code == status
+    assert says in response.text and "Traceback" not in response.text
+    assert client.get("/state").status_code == 200
+
+
+def test_a_missing_or_damaged_directory_is_a_page_not_a_crash(tmp_path: Path) -> None:
+    data = build_log(tmp_path / "data")
+    client = TestClient(create_app(data), raise_server_exceptions=False)
+    assert client.get("/state").status_code == 200
+    segment = data / "00000000000000000000.log"
+    raw = bytearray(segment.read_bytes())
+    raw[200] ^= 0xFF  # inside a batch that is not the last: a CRC mismatch, not a torn tail
+    segment.write_bytes(bytes(raw))
+    damaged = client.get("/state")
+    assert damaged.status_code == 409 and "cannot be read" in damaged.text
+    gone = TestClient(create_app(tmp_path / "missing"), raise_server_exceptions=False)
+    for path in ("/state", "/changes", "/timeline", "/api/timeline", "/explain"):
+        response = gone.get(path)
+        assert response.status_code == 404 and "no data directory" in response.text
+
+
+def test_an_empty_directory_reads_as_an_empty_log(tmp_path: Path) -> None:
+    client = TestClient(create_app(tmp_path), raise_server_exceptions=False)
+    assert "the log is empty" in client.get("/state").text
+    assert client.get("/api/timeline").json() == {"points": []}
+    assert client.get("/state?at_offset=0").status_code == 404
+
+
+def _files(directory: Path) -> dict[str, tuple[int, int, bytes]]:
+    return {
+        p.name: (p.stat().st_mtime_ns, p.stat().st_mode, p.read_bytes())
+        for p in sorted(directory.iterdir())
+    }
+
+
+def test_reading_writes_nothing_and_a_new_commit_shows_at_once(tmp_path: Path) -> None:
+    data = build_log(tmp_path / "data")
+    before = _files(data)
+    client = TestClient(create_app(data), raise_server_exceptions=False)
+    for path in ("/state", "/changes", "/timeline", "/api/timeline", "/state?at_offset=4",
+                 "/explain?principal=User:alice&operation=READ&resource_name=payments",
+                 "/api/end", "/changes?at_offset=8"):  # fmt: skip
+        assert client.get(path).status_code == 200
+    assert _files(data) == before  # no byte, mode or mtime moved; no lock file made
+    end = client.get("/api/end").json()["last_offset"]
+    grant(data, "User:dave", "Read", "fresh-topic")
+    assert client.get("/api/end").json()["last_offset"] > end
+    assert "fresh-topic" in client.get("/state").text
+    assert "User:dave" in client.get("/changes").text
+    assert client.get("/api/timeline").json()["points"][-1]["bindings"] == 5
+
+
+def test_timeline_counts_additions_and_removals(client: TestClient) -> None:
+    points = _api(client, "/api/timeline")["points"]
+    assert [(p["added"], p["removed"]) for p in points] == [
+        (0, 0), (1, 0), (1, 0), (1, 0), (1, 0), (0, 1), (0, 0), (1, 0)
+    ]  # fmt: skip
+    assert [p["bindings"] for p in points][-1] == 4
+    assert all(a["timestamp"] <= b["timestamp"] for a, b in itertools.pairwise(points))
+
+
+def test_a_token_guards_every_data_route(log_dir: Path) -> None:
+    token = "t0ken-that-is-long-enough"
+    client = TestClient(create_app(log_dir, token), raise_server_exceptions=False)
+    assert client.get("/api/state").status_code == 401
+    redirected = client.get("/state", follow_redirects=False)
+    assert (redirected.status_code, redirected.headers["location"]) == (303, "/login")
+    assert client.get("/static/app.js").status_code == 200
+    bearer = client.get("/api/state", headers={"Authorization": f"Bearer {token}"})
+    assert bearer.status_code == 200
+    assert client.post("/login", data={"token": "wrong"}).status_code == 401
+    logged = client.post("/login", data={"token": token}, follow_redirects=False)
+    cookie = logged.cookies.get("aclog_ui_session")
+    assert logged.status_code == 303 and cookie and token not in cookie
+    page = client.get("/state")
+    assert page.status_code == 200 and token not in page.text
+    assert "logged in" in page.text
