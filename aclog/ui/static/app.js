@@ -12,9 +12,10 @@ function drawTimeline(box, data) {
   const series = [
     xs,
     points.map((p) => p.bindings),
-    points.map((p) => p.added),
-    points.map((p) => -p.removed),
+    points.map((p) => (p.added ? p.added : null)), // no point where a batch added none
+    points.map((p) => (p.removed ? -p.removed : null)),
   ];
+  const whole = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 1e5, 1e6, 1e7];
   const opts = {
     width: Math.max(480, box.clientWidth - 8),
     height: 360,
@@ -22,8 +23,8 @@ function drawTimeline(box, data) {
     scales: { x: { time: true }, count: {}, per: {} },
     axes: [
       { label: "time (UTC)" },
-      { scale: "count", label: "bindings held (count)" },
-      { scale: "per", side: 1, label: "ACLs per batch (count; removals below 0)", grid: { show: false } },
+      { scale: "count", label: "bindings held (count)", incrs: whole },
+      { scale: "per", side: 1, label: "ACLs per batch (count; removals below 0)", incrs: whole, grid: { show: false } },
     ],
     series: [
       { label: "time (UTC)" },
