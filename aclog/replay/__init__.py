@@ -13,7 +13,7 @@ from aclog.replay.dump_rows import Removal, dump_row, dump_rows, with_removed
 from aclog.replay.kraft_batches import kraft_decoded_batch
 from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
 from aclog.replay.kraft_stream import kraft_decoded_batches
-from aclog.replay.moments import TIME_FORMATS, time_ms, time_text
+from aclog.replay.moments import TIME_FORMATS, backwards, range_point, time_ms, time_text
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image, replay_tail
 from aclog.replay.stream import (
     DecodedBatch,
@@ -37,6 +37,7 @@ __all__ = [
     "ReplayBatch",
     "Replayed",
     "VerifyReport",
+    "backwards",
     "decode_batch",
     "diff",
     "dump_row",
@@ -45,6 +46,7 @@ __all__ = [
     "kraft_decoded_batch",
     "kraft_decoded_batches",
     "kraft_reconcile",
+    "range_point",
     "read_decoded",
     "read_segment_decoded",
     "reconcile_records",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from aclog.replay.diff import Point
+
 _DIGITS = re.compile(r"[0-9]+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 TIME_FORMATS = "epoch milliseconds (1795609903621) or ISO-8601 (2026-11-21T10:00:00Z, +01:00)"
@@ -39,3 +41,24 @@ def time_text(timestamp_ms: int) -> str:
     except (ValueError, OverflowError, OSError):  # outside what datetime can show
         return f"{timestamp_ms} ms after the epoch"
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def range_point(text: str, option: str) -> Point:
+    """A point of a range (``diff --from/--to``, the UI's Diff view): a bare number is an
+    offset, anything else a time; ``ValueError`` naming ``option`` otherwise."""
+    stripped = text.strip()
+    if _DIGITS.fullmatch(stripped):
+        return Point(offset=int(stripped))
+    if stripped.startswith("-") and _DIGITS.fullmatch(stripped[1:]):
+        raise ValueError(f"{option} {text!r}: offsets start at 0")
+    return Point(time_ms=time_ms(text))
+
+
+def backwards(start: Point, end: Point, start_offset: int, end_offset: int) -> bool:
+    """Whether ``start`` comes after ``end``: compared as given when both are offsets or both
+    times, else by the offsets they resolve to (``start_offset``, ``end_offset``)."""
+    if start.offset is not None and end.offset is not None:
+        return start.offset > end.offset
+    if start.time_ms is not None and end.time_ms is not None:
+        return start.time_ms > end.time_ms
+    return start_offset > end_offset

@@ -1,8 +1,8 @@
 """The web app of ``aclog ui``: routes for each view's page (``/state``, ``/changes``,
-``/explain``, ``/timeline``) and its JSON (``/api/<view>``, the same data), the login form,
-and the packaged static assets. Every failure is a page (or JSON) with a 4xx status and a
-message saying what to change; an unexpected one is a 500 page naming only its type, logged
-on stderr; the server keeps serving either way.
+``/explain``, ``/who-can``, ``/reach``, ``/diff``, ``/timeline``) and its JSON (``/api/<view>``, the
+same data), the login form, and the packaged static assets. Every failure is a page (or
+JSON) with a 4xx status and a message saying what to change; an unexpected one is a 500 page
+naming only its type, logged on stderr; the server keeps serving either way.
 
 Thread-safe: handlers run on Starlette's thread pool over one :class:`LogSource`. Cost: see
 :mod:`aclog.ui.views`.
@@ -26,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 
 from aclog.records import parse_kafka_uuid, visible
 from aclog.replay import time_text
+from aclog.ui.access import diff_data, reach_data, who_can_data
 from aclog.ui.queries import ACL_OPERATIONS, RESOURCE_TYPES, BadQuery, Moment, moment
 from aclog.ui.security import COOKIE, Guard, session_value, token_matches
 from aclog.ui.source import LogProblem, LogSource
@@ -123,6 +124,26 @@ class Site:
             raise BadQuery("principal is empty: name the caller, e.g. User:alice")
         return data or {}, {"state_offset": image.provenance.last_offset}
 
+    def who_can(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
+        image = checked_state(self.source, at)
+        data = who_can_data(image, self.authorizers, request.query_params)
+        if data is None and request.url.path.startswith("/api/"):
+            raise BadQuery("operation is empty: name one, e.g. READ")
+        return data or {}, {"state_offset": image.provenance.last_offset}
+
+    def reach(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
+        image = checked_state(self.source, at)
+        data = reach_data(image, self.authorizers, request.query_params)
+        if data is None and request.url.path.startswith("/api/"):
+            raise BadQuery("principal is empty: name one, e.g. User:alice")
+        return data or {}, {"state_offset": image.provenance.last_offset}
+
+    def diff(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
+        data = diff_data(self.source, request.query_params)
+        if data is None and request.url.path.startswith("/api/"):
+            raise BadQuery("from and to are empty: give two offsets or times")
+        return data or {}, {}
+
     def timeline(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         return timeline_data(self.source), {}
 
@@ -174,6 +195,9 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
         ("state", site.state),
         ("changes", site.changes),
         ("explain", site.explain),
+        ("who-can", site.who_can),
+        ("reach", site.reach),
+        ("diff", site.diff),
         ("timeline", site.timeline),
     ]
     for name, answer in views:

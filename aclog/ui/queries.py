@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from aclog.authorizer import AclFilter
-from aclog.controller import host_error, principal_error
+from aclog.controller import CLUSTER_NAME, host_error, principal_error
 from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.replay import time_ms, time_text
 
@@ -128,26 +128,51 @@ def explain_query(params: Mapping[str, str]) -> ExplainQuery | None:
     principal = text(params, "principal")
     if not principal:
         return None
+    host = host_query(params) or "*"
+    return ExplainQuery(caller(principal), host, operation_query(params), *resource_query(params))
+
+
+def caller(principal: str) -> str:
+    """``principal``, if a client could have it: ``Type:name``, either part possibly empty
+    (the rule ``explain``, ``reach`` and ``timeline`` apply to the caller they ask about)."""
     if ":" not in principal:
         raise BadQuery(
             f"principal {principal!r}: a caller's principal is Type:name, for example "
             "User:alice (the name may be empty, as in User:)"
         )
-    host = text(params, "host", "*").strip() or "*"
+    return principal
+
+
+def host_query(params: Mapping[str, str]) -> str | None:
+    """Parameter ``host``: ``*`` or an IP address, as an ACL holds it (``None``: not given)."""
+    host = text(params, "host").strip()
+    if not host:
+        return None
     if (error := host_error(host, glob=False)) is not None:
         raise BadQuery(f"host: {error.message}")
+    return host
+
+
+def operation_query(params: Mapping[str, str]) -> AclOperation:
+    """Parameter ``operation``: one a request can name (not ANY)."""
     operation = choice(params, "operation", AclOperation, AclOperation.UNKNOWN)
     if operation not in ACL_OPERATIONS:
         raise BadQuery("operation: choose one, e.g. READ")
+    return operation
+
+
+def resource_query(params: Mapping[str, str]) -> tuple[ResourceType, str]:
+    """Parameters ``resource_type`` (default TOPIC) and ``resource_name`` (the cluster's
+    name for CLUSTER): one resource a request can name."""
     resource_type = choice(params, "resource_type", ResourceType, ResourceType.TOPIC)
     if resource_type not in RESOURCE_TYPES:
         raise BadQuery("resource_type: choose one, e.g. TOPIC")
     name = text(params, "resource_name")
     if resource_type == ResourceType.CLUSTER:
-        name = "kafka-cluster"
+        name = CLUSTER_NAME
     if not name:
         raise BadQuery("resource_name is empty; Kafka refuses empty names")
-    return ExplainQuery(principal, host, operation, resource_type, name)
+    return resource_type, name
 
 
 def state_filter(params: Mapping[str, str]) -> AclFilter:

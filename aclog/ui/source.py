@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
@@ -26,8 +27,17 @@ from aclog.records import (
     RecordDecodeError,
     RemoveAccessControlEntryRecord,
     RequestContextRecord,
+    call_paused,
 )
-from aclog.replay import DecodedBatch, RebuildError, read_decoded, rebuild_image, replay_tail
+from aclog.replay import (
+    DecodedBatch,
+    Point,
+    RebuildError,
+    diff,
+    read_decoded,
+    rebuild_image,
+    replay_tail,
+)
 
 READ_ERRORS: tuple[type[Exception], ...] = (
     CorruptLogError,
@@ -170,6 +180,12 @@ class LogSource:
         self.stamp()
         with _read_problems(self.directory):
             return list(read_decoded(self.directory, from_offset, to_offset))
+
+    def diff(self, start: Point, end: Point) -> dict[str, Any]:
+        """``aclog diff --json`` between two points (two rebuilds; not cached)."""
+        self.stamp()
+        with _read_problems(self.directory):
+            return call_paused(diff, self.directory, start, end).to_dict()
 
     def origin_of(self, acl_id: uuid.UUID) -> int | None:
         """The base offset of the batch that added the ACL ``acl_id`` (``None``: no batch in

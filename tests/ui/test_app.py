@@ -234,3 +234,55 @@ def test_a_token_guards_every_data_route(log_dir: Path) -> None:
     page = client.get("/state")
     assert page.status_code == 200 and token not in page.text
     assert "logged in" in page.text
+
+
+@pytest.mark.parametrize(
+    ("topic", "host"), [("orders.secret", None), ("payments", None), ("orders.eu", "10.0.0.1")]
+)
+def test_who_can_equals_the_cli(
+    client: TestClient, log_dir: Path, topic: str, host: str | None
+) -> None:
+    where = {} if host is None else {"host": host}
+    got = _api(client, "/api/who-can", operation="READ", resource_type="TOPIC",
+               resource_name=topic, **where)  # fmt: skip
+    flags = [] if host is None else ["--host", host]
+    expected = cli_json("who-can", "--data-dir", str(log_dir), "--operation", "Read",
+                        "--topic", topic, *flags)  # fmt: skip
+    assert got == expected
+    page = client.get("/who-can", params={"operation": "READ", "resource_name": topic}).text
+    assert all(row["principal"] in page for row in expected["allowed"] + expected["denied"])
+
+
+@pytest.mark.parametrize("principal", ["User:alice", "User:carol", f"User:{HOSTILE}"])
+def test_reach_equals_the_cli(client: TestClient, log_dir: Path, principal: str) -> None:
+    got = _api(client, "/api/reach", principal=principal, at_offset="14")
+    expected = cli_json("reach", "--data-dir", str(log_dir), "--principal", principal,
+                        "--at-offset", "14")  # fmt: skip
+    assert got == expected
+    page = client.get("/reach", params={"principal": principal}).text
+    assert "<script>alert" not in page and "\x00" not in page
+
+
+def test_an_unknown_principal_is_a_404_page(client: TestClient) -> None:
+    response = client.get("/reach", params={"principal": "User:nobody"})
+    assert response.status_code == 404 and "no ACL names the principal" in response.text
+    assert client.get("/api/reach", params={"principal": "nobody"}).status_code == 400
+
+
+@pytest.mark.parametrize(("start", "end"), [("0", "14"), ("3", "10"), ("5", ""), ("4", "4")])
+def test_diff_equals_the_cli(client: TestClient, log_dir: Path, start: str, end: str) -> None:
+    got = _api(client, "/api/diff", **{"from": start, "to": end})
+    expected = cli_json("diff", "--data-dir", str(log_dir), "--from", start, "--to", end or "99")
+    assert got == expected
+    page = client.get("/diff", params={"from": start, "to": end}).text
+    assert "<script>alert" not in page and "\x00" not in page and "salt" not in page
+
+
+def test_a_diff_backwards_or_unreadable_is_a_400_page(client: TestClient) -> None:
+    for params, says in [
+        ({"from": "10", "to": "3"}, "from comes after to"),
+        ({"from": "-1", "to": "3"}, "offsets start at 0"),
+        ({"from": "soon", "to": "3"}, "cannot read the time"),
+    ]:
+        response = client.get("/diff", params=params)
+        assert response.status_code == 400 and says in response.text
