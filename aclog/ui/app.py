@@ -1,8 +1,9 @@
 """The web app of ``aclog ui``: routes for each view's page (``/state``, ``/changes``,
-``/explain``, ``/who-can``, ``/reach``, ``/diff``, ``/timeline``) and its JSON (``/api/<view>``, the
-same data), the login form, and the packaged static assets. Every failure is a page (or
-JSON) with a 4xx status and a message saying what to change; an unexpected one is a 500 page
-naming only its type, logged on stderr; the server keeps serving either way.
+``/explain``, ``/who-can``, ``/reach``, ``/diff``, ``/lint``, ``/timeline``) and its JSON
+(``/api/<view>``, the same data), the login form, and the packaged static assets. Every
+failure is a page (or JSON) with a 4xx status and a message saying what to change; an
+unexpected one is a 500 page naming only its type, logged on stderr; the server keeps
+serving either way.
 
 Thread-safe: handlers run on Starlette's thread pool over one :class:`LogSource`. Cost: see
 :mod:`aclog.ui.views`.
@@ -144,6 +145,11 @@ class Site:
             raise BadQuery("from and to are empty: give two offsets or times")
         return data or {}, {}
 
+    def lint(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
+        image = checked_state(self.source, at)
+        data = self.source.lint(at.offset, at.time_ms)
+        return data, {"state_offset": image.provenance.last_offset}
+
     def timeline(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         return timeline_data(self.source), {}
 
@@ -198,6 +204,7 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
         ("who-can", site.who_can),
         ("reach", site.reach),
         ("diff", site.diff),
+        ("lint", site.lint),
         ("timeline", site.timeline),
     ]
     for name, answer in views:

@@ -22,6 +22,7 @@ from typing import Any
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
+from aclog.questions import lint_directory
 from aclog.records import (
     AccessControlEntryRecord,
     RecordDecodeError,
@@ -186,6 +187,14 @@ class LogSource:
         self.stamp()
         with _read_problems(self.directory):
             return call_paused(diff, self.directory, start, end).to_dict()
+
+    def lint(self, at_offset: int | None, at_time_ms: int | None) -> dict[str, Any]:
+        """``aclog lint --json`` as of the point (Kafka's default thresholds; not cached)."""
+        self.stamp()
+        with _read_problems(self.directory):
+            return lint_directory(
+                self.directory, at_offset=at_offset, at_time_ms=at_time_ms
+            ).to_dict()
 
     def origin_of(self, acl_id: uuid.UUID) -> int | None:
         """The base offset of the batch that added the ACL ``acl_id`` (``None``: no batch in

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from aclog.ui import create_app
 from tests.tools.harness import run_main
-from tests.ui.logs import HOSTILE, PASSWORD, build_log, cli_json, grant
+from tests.ui.logs import HOSTILE, PASSWORD, build_log, cli, cli_json, grant
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +116,9 @@ def test_every_name_is_escaped_and_no_secret_is_shown(client: TestClient, log_di
     for path, params in [
         ("/state", {}), ("/changes", {}), ("/timeline", {}), ("/explain", explain),
         ("/state", {"principal": f"User:{HOSTILE}"}), ("/state", {"at_time": HOSTILE}),
+        ("/who-can", {"operation": "READ", "resource_name": HOSTILE}),
+        ("/reach", {"principal": f"User:{HOSTILE}"}), ("/diff", {"from": "0", "to": HOSTILE}),
+        ("/diff", {"from": "0"}), ("/lint", {}), ("/reach", {"principal": HOSTILE}),
     ]:  # fmt: skip
         page = client.get(path, params=params).text
         assert "<script>alert" not in page and "\x00" not in page
@@ -286,3 +289,25 @@ def test_a_diff_backwards_or_unreadable_is_a_400_page(client: TestClient) -> Non
     ]:
         response = client.get("/diff", params=params)
         assert response.status_code == 400 and says in response.text
+
+
+@pytest.mark.parametrize("at", [{}, {"at_offset": "8"}])
+def test_lint_equals_the_cli(client: TestClient, log_dir: Path, at: dict[str, str]) -> None:
+    got = _api(client, "/api/lint", **at)
+    point = ["--at-offset", at["at_offset"]] if at else []
+    assert got == cli_json("lint", "--data-dir", str(log_dir), *point)
+    page = client.get("/lint", params=at).text
+    assert all(f["kind"] in page for f in got["findings"])
+    assert "<script>alert" not in page and "\x00" not in page
+
+
+def test_lint_of_a_seeded_history_links_each_finding(tmp_path: Path) -> None:
+    data = tmp_path / "tenancy"
+    cli("demo", "--data-dir", str(data), "--tenancy")
+    client = TestClient(create_app(data), raise_server_exceptions=False)
+    got = _api(client, "/api/lint")
+    assert got == cli_json("lint", "--data-dir", str(data))
+    assert got["findings"] and got["counts"]["warning"] > 0
+    page = client.get("/lint").text
+    first = next(f for f in got["findings"] if f["acls"])
+    assert f'href="/changes/acl/{first["acls"][0]["id"]}"' in page
