@@ -73,10 +73,17 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def _until(check: Callable[[], object], what: str) -> None:
+    """Wait for ``check()`` to be true; a page still loading (an element gone stale, or not
+    there yet) counts as not yet."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
-        if check():
-            return
+        try:
+            if check():
+                return
+        except (NoSuchElementException, StaleElementReferenceException):
+            pass
         time.sleep(0.2)
     raise AssertionError(f"waited {WAIT_S} s for {what}")
 
@@ -165,9 +172,9 @@ def test_a_commit_appears_without_a_reload(browser: Any, url: str, data_dir: Pat
     _no_console_errors(browser)
 
 
-def test_the_timeline_of_a_seeded_history(browser: Any, tmp_path: Path, shots: Path) -> None:
-    """The chart over ``aclog demo --tenancy`` (270 records over an hour, several authors):
-    a real time axis in minutes, and the State view of that history."""
+def test_a_seeded_history_in_every_view(browser: Any, tmp_path: Path, shots: Path) -> None:
+    """``aclog demo --tenancy`` (270 records over an hour, several authors) in each view: a
+    real time axis in minutes, a past State, and the question views' forms submitted."""
     from selenium.webdriver.common.by import By
 
     from tests.ui.logs import cli
@@ -183,3 +190,23 @@ def test_the_timeline_of_a_seeded_history(browser: Any, tmp_path: Path, shots: P
         browser.get(f"{seeded}/state?at_time=2026-01-01T00:30:00Z")
         assert "State at offset" in _text(browser, "main h2")
         browser.save_screenshot(str(shots / "state-tenancy.png"))
+        browser.get(f"{seeded}/who-can")
+        browser.find_element(By.ID, "resource_name").send_keys("acme.payments.events-0000")
+        browser.find_element(By.ID, "who-can-go").click()
+        _until(lambda: "User:svc-acme-payments-0" in _text(browser, "#allowed"), "who can")
+        browser.save_screenshot(str(shots / "who-can.png"))
+        browser.get(f"{seeded}/reach")
+        browser.find_element(By.ID, "principal").send_keys("User:svc-acme-payments-0")
+        browser.find_element(By.ID, "reach-go").click()
+        _until(lambda: "acme.payments." in _text(browser, "#reach"), "reach")
+        browser.save_screenshot(str(shots / "reach.png"))
+        browser.get(f"{seeded}/diff")
+        browser.find_element(By.ID, "from").send_keys("2026-01-01T00:20:00Z")
+        browser.find_element(By.ID, "to").send_keys("2026-01-01T00:50:00Z")
+        browser.find_element(By.ID, "diff-go").click()
+        _until(lambda: "removed" in _text(browser, "#diff-acls"), "the diff")
+        browser.save_screenshot(str(shots / "diff.png"))
+        browser.get(f"{seeded}/lint")
+        assert "warning" in _text(browser, "#findings")
+        _no_console_errors(browser)
+        browser.save_screenshot(str(shots / "lint.png"))
