@@ -16,7 +16,7 @@ from pathlib import Path
 
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
 CSP = (
@@ -44,6 +44,15 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # a name that may resolve anywhere
+
+
+def host_of(header: str) -> str:
+    """The host part of a ``Host`` header: ``127.0.0.1:8080`` → ``127.0.0.1``, ``[::1]:80``
+    → ``::1``."""
+    header = header.strip()
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
 def read_token(path: Path) -> str:
@@ -82,7 +91,13 @@ class Guard(BaseHTTPMiddleware):
         self.session = None if token is None else session_value(token)
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        if self.allowed(request):
+        if self.token is None and not is_loopback(host_of(request.headers.get("host", ""))):
+            # Without a token the server listens on loopback only; a page elsewhere whose name
+            # was made to resolve to 127.0.0.1 (DNS rebinding) must not read it either.
+            response: Response = PlainTextResponse(
+                "this server answers only to a loopback address (127.0.0.1, localhost)", 403
+            )
+        elif self.allowed(request):
             response = await call_next(request)
         elif request.url.path.startswith("/api/"):
             response = JSONResponse({"error": "log in: send Authorization: Bearer TOKEN"}, 401)

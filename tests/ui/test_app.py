@@ -17,6 +17,10 @@ from aclog.ui import create_app
 from tests.tools.harness import run_main
 from tests.ui.logs import HOSTILE, PASSWORD, build_log, cli, cli_json, grant
 
+LOCAL = "http://127.0.0.1"
+"""What a browser on this machine names the server as (without a token, the only hosts served
+are loopback ones)."""
+
 
 @pytest.fixture(scope="module")
 def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -25,7 +29,7 @@ def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def client(log_dir: Path) -> TestClient:
-    return TestClient(create_app(log_dir), raise_server_exceptions=False)
+    return TestClient(create_app(log_dir), base_url=LOCAL, raise_server_exceptions=False)
 
 
 def _api(client: TestClient, path: str, **params: Any) -> Any:
@@ -167,7 +171,7 @@ def test_bad_input_is_a_clear_page_and_the_app_keeps_answering(
 
 def test_a_missing_or_damaged_directory_is_a_page_not_a_crash(tmp_path: Path) -> None:
     data = build_log(tmp_path / "data")
-    client = TestClient(create_app(data), raise_server_exceptions=False)
+    client = TestClient(create_app(data), base_url=LOCAL, raise_server_exceptions=False)
     assert client.get("/state").status_code == 200
     segment = data / "00000000000000000000.log"
     raw = bytearray(segment.read_bytes())
@@ -175,14 +179,16 @@ def test_a_missing_or_damaged_directory_is_a_page_not_a_crash(tmp_path: Path) ->
     segment.write_bytes(bytes(raw))
     damaged = client.get("/state")
     assert damaged.status_code == 409 and "cannot be read" in damaged.text
-    gone = TestClient(create_app(tmp_path / "missing"), raise_server_exceptions=False)
+    gone = TestClient(
+        create_app(tmp_path / "missing"), base_url=LOCAL, raise_server_exceptions=False
+    )
     for path in ("/state", "/changes", "/timeline", "/api/timeline", "/explain"):
         response = gone.get(path)
         assert response.status_code == 404 and "no data directory" in response.text
 
 
 def test_an_empty_directory_reads_as_an_empty_log(tmp_path: Path) -> None:
-    client = TestClient(create_app(tmp_path), raise_server_exceptions=False)
+    client = TestClient(create_app(tmp_path), base_url=LOCAL, raise_server_exceptions=False)
     assert "the log is empty" in client.get("/state").text
     assert client.get("/api/timeline").json() == {"points": []}
     assert client.get("/state?at_offset=0").status_code == 404
@@ -198,7 +204,7 @@ def _files(directory: Path) -> dict[str, tuple[int, int, bytes]]:
 def test_reading_writes_nothing_and_a_new_commit_shows_at_once(tmp_path: Path) -> None:
     data = build_log(tmp_path / "data")
     before = _files(data)
-    client = TestClient(create_app(data), raise_server_exceptions=False)
+    client = TestClient(create_app(data), base_url=LOCAL, raise_server_exceptions=False)
     for path in ("/state", "/changes", "/timeline", "/api/timeline", "/state?at_offset=4",
                  "/explain?principal=User:alice&operation=READ&resource_name=payments",
                  "/api/end", "/changes?at_offset=8"):  # fmt: skip
@@ -223,7 +229,7 @@ def test_timeline_counts_additions_and_removals(client: TestClient) -> None:
 
 def test_a_token_guards_every_data_route(log_dir: Path) -> None:
     token = "t0ken-that-is-long-enough"
-    client = TestClient(create_app(log_dir, token), raise_server_exceptions=False)
+    client = TestClient(create_app(log_dir, token), base_url=LOCAL, raise_server_exceptions=False)
     assert client.get("/api/state").status_code == 401
     redirected = client.get("/state", follow_redirects=False)
     assert (redirected.status_code, redirected.headers["location"]) == (303, "/login")
@@ -304,10 +310,32 @@ def test_lint_equals_the_cli(client: TestClient, log_dir: Path, at: dict[str, st
 def test_lint_of_a_seeded_history_links_each_finding(tmp_path: Path) -> None:
     data = tmp_path / "tenancy"
     cli("demo", "--data-dir", str(data), "--tenancy")
-    client = TestClient(create_app(data), raise_server_exceptions=False)
+    client = TestClient(create_app(data), base_url=LOCAL, raise_server_exceptions=False)
     got = _api(client, "/api/lint")
     assert got == cli_json("lint", "--data-dir", str(data))
     assert got["findings"] and got["counts"]["warning"] > 0
     page = client.get("/lint").text
     first = next(f for f in got["findings"] if f["acls"])
     assert f'href="/changes/acl/{first["acls"][0]["id"]}"' in page
+
+
+def test_a_locked_directory_is_read_beside_its_writer(tmp_path: Path) -> None:
+    from aclog.controller.controller import Controller
+
+    data = build_log(tmp_path / "data")
+    client = TestClient(create_app(data), base_url=LOCAL, raise_server_exceptions=False)
+    with Controller.open(data):  # the writer holds the lock: the UI never needs it
+        held = _files(data)
+        for path in ("/state", "/changes", "/lint", "/diff?from=0", "/api/timeline"):
+            assert client.get(path).status_code == 200
+        assert _files(data) == held
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "10.0.0.1"])
+def test_without_a_token_only_loopback_host_names_are_served(log_dir: Path, host: str) -> None:
+    client = TestClient(create_app(log_dir), base_url=f"http://{host}")
+    for path in ("/state", "/api/state", "/static/app.js"):
+        response = client.get(path)
+        assert response.status_code == 403 and "loopback" in response.text
+    for local in ("http://localhost:8080", "http://[::1]:8080", "http://127.0.0.1"):
+        assert TestClient(create_app(log_dir), base_url=local).get("/state").status_code == 200
