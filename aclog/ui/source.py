@@ -141,14 +141,31 @@ class LogSource:
             key = (stamp, at_offset, at_time_ms)
             image = self._past.get(key)
             if image is None:
-                image = rebuild_image(
-                    self.directory, at_offset=at_offset, at_time_ms=at_time_ms
-                ).image
+                image = self._past_state(stamp, at_offset, at_time_ms)
                 self._past[key] = image
                 if len(self._past) > _PAST_STATES:
                     self._past.popitem(last=False)
             self._past.move_to_end(key)
             return image
+
+    def _past_state(
+        self, stamp: Stamp, at_offset: int | None, at_time_ms: int | None
+    ) -> MetadataImage:
+        """The state at a past point: for an offset, the nearest kept state at or below it
+        advanced over the batches between (a step forward on the timeline replays only
+        them); otherwise rebuilt from the newest snapshot before the point."""
+        if at_offset is not None and at_time_ms is None:
+            kept = [
+                image
+                for (made, offset, when), image in self._past.items()
+                if when is None and offset is not None and offset <= at_offset
+                and (made == stamp or _grew(made, stamp))
+            ]  # fmt: skip
+            if kept:
+                base = max(kept, key=lambda image: image.provenance.last_offset)
+                start = base.provenance.last_offset + 1
+                return replay_tail(self.directory, base, start, at_offset=at_offset)[0]
+        return rebuild_image(self.directory, at_offset=at_offset, at_time_ms=at_time_ms).image
 
     def _latest_state(self, stamp: Stamp) -> MetadataImage:
         """The cached end state, advanced over the batches appended since (a log whose first
