@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from aclog.kraft import is_kraft_path
 from aclog.tools.common import DataDir
 from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_line
 from aclog.tools.data_dirs import require_log
@@ -33,6 +34,12 @@ def ui(
     from aclog.ui import TokenError, bind, is_loopback, read_token, serve_ui  # noqa: PLC0415
 
     require_log(data_dir)
+    if is_kraft_path(data_dir):
+        fail(
+            f"{data_dir} is a KRaft metadata directory; the UI reads aclog data directories: "
+            "copy it into one with aclog import --from-kraft DIR --data-dir NEW [--follow]",
+            EXIT_USAGE,
+        )
     if token_file is None and not is_loopback(host):
         fail(
             f"refusing to listen on {host} without --token-file: anyone who can reach it would "

@@ -53,3 +53,11 @@ def test_it_serves_http_on_loopback_and_guards_with_a_token(tmp_path: Path) -> N
         with urllib.request.urlopen(request, timeout=10) as response:
             assert json.load(response)["total"] == 4
             assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+
+
+def test_a_kraft_metadata_directory_is_refused_with_the_way_in(tmp_path: Path) -> None:
+    from tests.kraft.layout import build_layout
+
+    layout = build_layout(tmp_path)
+    done = run_main("ui", "--data-dir", str(layout.directory))
+    assert done.code == 2 and "aclog import --from-kraft" in done.stderr
