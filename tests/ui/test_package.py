@@ -30,3 +30,17 @@ def test_the_vendored_chart_library_keeps_its_licence() -> None:
     licence = (UI / "static" / "uPlot.LICENSE.txt").read_text()
     assert "MIT License" in licence and "Leon Sorokin" in licence
     assert (UI / "static" / "uPlot.iife.min.js").stat().st_size > 10_000
+
+
+def test_templates_hold_no_inline_script_or_style() -> None:
+    """The Content-Security-Policy refuses inline script and style: a template holding any
+    would break in the browser, so none may."""
+    import re
+
+    inline = re.compile(r"<script(?![^>]*\bsrc=)|<style|\sstyle=|\son[a-z]+=|javascript:", re.I)
+    found = [
+        f"{path.name}: {match.group(0)!r}"
+        for path in sorted((UI / "templates").glob("*.html"))
+        for match in inline.finditer(path.read_text())
+    ]
+    assert not found
