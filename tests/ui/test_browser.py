@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
     reason="chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
 )
-WAIT_S = 20
+WAIT_S = 30
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=str(DRIVER)))
-    driver.set_page_load_timeout(WAIT_S)
+    driver.set_page_load_timeout(2 * WAIT_S)
     try:
         yield driver
     finally:
@@ -164,9 +164,12 @@ def test_explain_decides_and_links_to_the_change(browser: Any, url: str, shots: 
 
 
 def test_a_commit_appears_without_a_reload(browser: Any, url: str, data_dir: Path) -> None:
+    from selenium.webdriver.common.by import By
+
     browser.get(f"{url}/changes")
+    body = browser.find_element(By.TAG_NAME, "body")
+    _until(lambda: body.get_attribute("data-seen"), "the page's first look at the log's end")
     assert "User:erin" not in _text(browser, "main")
-    time.sleep(2.5)  # the page has polled the log's end once
     grant(data_dir, "User:erin", "Read", "live-topic")
     _until(lambda: "User:erin" in _text(browser, "main"), "the new change on the page")
     _no_console_errors(browser)

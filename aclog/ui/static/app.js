@@ -64,6 +64,7 @@ function followLog() {
         if (end === null) return;
         if (seen !== null && end.last_offset !== seen) window.location.reload();
         seen = end.last_offset;
+        document.body.dataset.seen = String(seen); // where the log ended at the last look
       })
       .catch(() => {});
   };
