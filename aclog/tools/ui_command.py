@@ -10,7 +10,7 @@ import typer
 
 from aclog.kraft import is_kraft_path
 from aclog.tools.common import DataDir
-from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, print_line
+from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, fail_os, print_line
 from aclog.tools.data_dirs import require_log
 
 
@@ -23,7 +23,10 @@ def ui(
     port: Annotated[int, typer.Option(help="The port (0: any free one).", min=0, max=65535)] = 8080,
     token_file: Annotated[
         Path | None,
-        typer.Option(help="A file holding the token (16+ characters) every request must carry."),
+        typer.Option(
+            help="A file holding the token (16+ characters) every request must carry.",
+            readable=False,
+        ),
     ] = None,
 ) -> None:
     """Serve a read-only web view of the log: the state at any moment, changes, explain,
@@ -51,6 +54,8 @@ def ui(
         token = None if token_file is None else read_token(token_file)
     except TokenError as error:
         fail(str(error), EXIT_USAGE)
+    except OSError as error:  # it exists but cannot be read: I/O, as every other read
+        fail_os("read", error)
     try:
         sock = bind(host, port)
     except OSError as error:

@@ -57,11 +57,14 @@ def host_of(header: str) -> str:
 
 def read_token(path: Path) -> str:
     """The token in ``path`` (surrounding whitespace stripped); :class:`TokenError` when the
-    file cannot be read, is empty or is shorter than 16 characters (too easy to guess)."""
+    file is missing, not UTF-8, empty or shorter than 16 characters (too easy to guess);
+    ``OSError`` when it exists but cannot be read."""
+    if not path.is_file():
+        raise TokenError(f"no token file at {path}: it does not exist or is not a file")
     try:
         token = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as error:
-        raise TokenError(f"cannot read the token file {path}: {error}") from None
+    except UnicodeDecodeError:
+        raise TokenError(f"the token file {path} is not UTF-8 text") from None
     if len(token) < 16:
         raise TokenError(
             f"the token file {path} holds {len(token)} characters; use at least 16 "

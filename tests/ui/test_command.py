@@ -4,6 +4,7 @@ weak token, a missing directory), and serves real HTTP on 127.0.0.1 until stoppe
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -30,7 +31,14 @@ def test_a_short_or_missing_token_file_is_refused(tmp_path: Path) -> None:
     done = run_main("ui", "--data-dir", str(data), "--host", "0.0.0.0", "--token-file", str(short))
     assert done.code == 2 and "at least 16" in done.stderr and "abc" not in done.stderr
     gone = run_main("ui", "--data-dir", str(data), "--token-file", str(tmp_path / "nope"))
-    assert gone.code == 2 and "cannot read the token file" in gone.stderr
+    assert gone.code == 2 and "no token file at" in gone.stderr
+    short.chmod(0o000)
+    try:
+        if os.geteuid() != 0:  # root reads it anyway
+            locked = run_main("ui", "--data-dir", str(data), "--token-file", str(short))
+            assert locked.code == 3 and "Permission denied" in locked.stderr
+    finally:
+        short.chmod(0o600)
 
 
 def test_a_missing_directory_is_refused(tmp_path: Path) -> None:
