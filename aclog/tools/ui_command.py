@@ -35,7 +35,22 @@ def ui(
     Never takes the writer's lock and never writes: run it beside `aclog serve` or `follow`,
     and each page shows the log as it is when asked."""
     # Imported here, so that no other command pays at start for Starlette, uvicorn and Jinja2.
-    from aclog.ui import TokenError, bind, is_loopback, read_token, serve_ui  # noqa: PLC0415
+    from aclog.ui import bind, serve_ui  # noqa: PLC0415
+
+    token = _checked(data_dir, host, token_file)
+    try:
+        sock = bind(host, port)
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_IO)
+    serve_ui(
+        data_dir, sock, token, lambda url: print_line(f"aclog ui: serving {data_dir} at {url}")
+    )
+
+
+def _checked(data_dir: Path, host: str, token_file: Path | None) -> str | None:
+    """The token to require (``None``: none), after exiting 2 on what must not be served: a
+    directory that is no aclog log, or an address other than loopback without a token."""
+    from aclog.ui import TokenError, is_loopback, read_token  # noqa: PLC0415  (as above)
 
     require_log(data_dir)
     if is_kraft_path(data_dir):
@@ -51,15 +66,8 @@ def ui(
             EXIT_USAGE,
         )
     try:
-        token = None if token_file is None else read_token(token_file)
+        return None if token_file is None else read_token(token_file)
     except TokenError as error:
         fail(str(error), EXIT_USAGE)
     except OSError as error:  # it exists but cannot be read: I/O, as every other read
         fail_os("read", error)
-    try:
-        sock = bind(host, port)
-    except OSError as error:
-        fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_IO)
-    serve_ui(
-        data_dir, sock, token, lambda url: print_line(f"aclog ui: serving {data_dir} at {url}")
-    )
