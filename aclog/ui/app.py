@@ -12,7 +12,7 @@ Thread-safe: handlers run on Starlette's thread pool over one :class:`LogSource`
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, quote, urlencode
@@ -25,6 +25,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from aclog.image import MetadataImage
 from aclog.records import parse_kafka_uuid, visible
 from aclog.replay import time_text
 from aclog.ui.access import diff_data, reach_data, who_can_data
@@ -44,6 +45,9 @@ HERE = Path(__file__).parent
 
 Answer = Callable[[Request, Moment], tuple[dict[str, Any], dict[str, Any]]]
 """A view: from the request and its moment, (the JSON data, extra page context)."""
+
+Question = Callable[[MetadataImage, Authorizers, Mapping[str, str]], dict[str, Any] | None]
+"""A question asked of a state (``None``: the form is empty)."""
 
 
 def _environment() -> Environment:
@@ -118,26 +122,18 @@ class Site:
             checked_state(self.source, at)
         return changes_data(self.source, at, request.query_params), {}
 
-    def explain(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
-        image = checked_state(self.source, at)
-        data = explain_data(image, self.authorizers, request.query_params)
-        if data is None and request.url.path.startswith("/api/"):
-            raise BadQuery("principal is empty: name the caller, e.g. User:alice")
-        return data or {}, {"state_offset": image.provenance.last_offset}
+    def question(self, ask: Question, empty: str) -> Answer:
+        """A view that asks ``ask`` of the state as of the moment; a JSON request with the
+        form left empty is a 400 saying ``empty``."""
 
-    def who_can(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
-        image = checked_state(self.source, at)
-        data = who_can_data(image, self.authorizers, request.query_params)
-        if data is None and request.url.path.startswith("/api/"):
-            raise BadQuery("operation is empty: name one, e.g. READ")
-        return data or {}, {"state_offset": image.provenance.last_offset}
+        def answer(request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
+            image = checked_state(self.source, at)
+            data = ask(image, self.authorizers, request.query_params)
+            if data is None and request.url.path.startswith("/api/"):
+                raise BadQuery(empty)
+            return data or {}, {"state_offset": image.provenance.last_offset}
 
-    def reach(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
-        image = checked_state(self.source, at)
-        data = reach_data(image, self.authorizers, request.query_params)
-        if data is None and request.url.path.startswith("/api/"):
-            raise BadQuery("principal is empty: name one, e.g. User:alice")
-        return data or {}, {"state_offset": image.provenance.last_offset}
+        return answer
 
     def diff(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         data = diff_data(self.source, request.query_params)
@@ -200,9 +196,9 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
     views: list[tuple[str, Answer]] = [
         ("state", site.state),
         ("changes", site.changes),
-        ("explain", site.explain),
-        ("who-can", site.who_can),
-        ("reach", site.reach),
+        ("explain", site.question(explain_data, "principal is empty: name one, e.g. User:alice")),
+        ("who-can", site.question(who_can_data, "operation is empty: name one, e.g. READ")),
+        ("reach", site.question(reach_data, "principal is empty: name one, e.g. User:alice")),
         ("diff", site.diff),
         ("lint", site.lint),
         ("timeline", site.timeline),
