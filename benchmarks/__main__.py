@@ -24,6 +24,7 @@ from benchmarks import (
     bench_pipeline,
     bench_small_batches,
     bench_snapshot,
+    bench_ui,
     bench_wire,
     harness,
 )
@@ -45,6 +46,7 @@ SUITES = {
     "pipeline": bench_pipeline.run,
     "cli": bench_cli.run,
     "java": bench_java.run,
+    "ui": bench_ui.run,
 }
 # The Spark suite takes about 25 minutes at full size; it runs only when asked for by name
 # (`make bench-pipeline`), so `make bench` stays a few minutes.

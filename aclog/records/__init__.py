@@ -26,6 +26,7 @@ from aclog.records.types import (
     kafka_uuid_bytes_text,
     kafka_uuid_text,
     new_acl_id,
+    parse_kafka_uuid,
 )
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "json_value",
     "kafka_uuid_bytes_text",
     "kafka_uuid_text",
+    "parse_kafka_uuid",
     "new_acl_id",
     "record_summary",
     "record_to_dict",
