@@ -49,6 +49,14 @@ def check_batches(directory: Path, from_offset: int = 0, to_offset: int | None =
     return checked
 
 
+def check_written(path: Path, start: tuple[int, int], point: RecoveryPoint) -> int:
+    """Check the batches a writer has written to its active segment at ``path``, from
+    ``start`` (the first offset and byte no check has covered yet) to its end; returns the
+    bytes checked. The writer holds the lock and its writes returned, so a torn end is damage
+    here too: raises :class:`CorruptLogError` naming the file and the byte."""
+    return _check_segment(path, start, None, point, is_last=False)
+
+
 def _check_segment(
     path: Path,
     start: tuple[int, int],

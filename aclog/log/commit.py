@@ -1,5 +1,9 @@
 """How a log's writer commits a group of batches: check, write, fsync, move the recovery point,
-and undo a failure; and when it rolls to a new segment on the way.
+and undo a failure; and when it rolls to a new segment on the way. What the active segment
+holds is read back (the CRC of every batch since the last check) before every roll and every
+:data:`CHECK_EVERY` bytes: damage found stops the writer
+(:meth:`~aclog.log.failure.WriteGuard.stop_damaged`) before it appends behind the damage or
+seals a segment holding it.
 
 A group is checked whole before anything is written (:mod:`aclog.log.appends`), rolls before
 it when it would not fit (never inside it: the roll's fsync would make half a group durable),
@@ -23,10 +27,16 @@ from contextlib import AbstractContextManager
 
 from aclog.log.active import ActiveSegment, Mark
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
-from aclog.log.errors import StorageError
+from aclog.log.check import check_written
+from aclog.log.errors import CorruptLogError, StorageError
 from aclog.log.failure import WriteGuard
 from aclog.log.lock import DirectoryLocks
 from aclog.log.recovery_point import RecoveryPointFile
+
+CHECK_EVERY = 256 << 10
+"""Unchecked bytes of the active segment after which the next group first reads them back: a
+check every ~2,500 one-ACL appends, 3-6 ms (``log`` bench), instead of one of a whole 64 MiB
+segment (1.4 s) stalling the append that rolls it."""
 
 
 class GroupCommitMixin:
@@ -38,6 +48,9 @@ class GroupCommitMixin:
     end_offset: int
     latest_epoch: int
     _active: ActiveSegment
+    _checked: tuple[int, int]
+    """The first offset and byte of the active segment that no check has read back yet (the
+    opening scan covers the tail as it was; a roll's check covers the rest)."""
     _bases: list[int]
     _guard: WriteGuard
     _locks: DirectoryLocks
@@ -77,6 +90,8 @@ class GroupCommitMixin:
         built, results = build_group(batches, self.end_offset, self.clock)
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
         # the group's first batches durable even if the rest of it then failed.
+        if self._active.size - self._checked[1] >= CHECK_EVERY:
+            self._check_written()
         self._maybe_roll(sum(len(batch) for _, batch in built))
         mark = self._active.mark()
         try:
@@ -119,10 +134,25 @@ class GroupCommitMixin:
     def _roll(self) -> None:
         if self._active.size == 0:
             return
+        self._check_written()
         active = self._guard.roll(self._active, self.end_offset, self._points().sync)
         self._active.close()
         self._bases.append(self.end_offset)
         self._active = active
+        self._checked = (self.end_offset, 0)
+
+    def _check_written(self) -> None:
+        """Read back what the active segment holds past :attr:`_checked` (the CRC of each batch)
+        and move the mark to its end; damage stops the writer, so nothing is appended behind
+        it and no segment holding it is sealed. Called (under the lock, shared) before a group
+        when :data:`CHECK_EVERY` bytes are unchecked and before every roll, so a roll reads back
+        at most that much. Cost: O(bytes since the last check)."""
+        try:
+            check_written(self._active.path, self._checked, self._points().read())
+        except CorruptLogError as damage:
+            action = f"appending at offset {self.end_offset} to {self._active.path}"
+            raise self._guard.stop_damaged(action, damage) from damage
+        self._checked = (self.end_offset, self._active.size)
 
 
 def _action(results: list[AppendResult]) -> str:

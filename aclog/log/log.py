@@ -121,6 +121,7 @@ class SegmentedLog(GroupCommitMixin):
         if opened.report is not None:
             logger.warning("%s", opened.report)
         self._bases, self._active = opened.bases, opened.active
+        self._checked = (opened.end_offset, opened.active.size)  # the opening scan read it all
         self.end_offset, self.latest_epoch = opened.end_offset, opened.latest_epoch
         return opened.report
 
@@ -211,6 +212,7 @@ class SegmentedLog(GroupCommitMixin):
         self._active.close()
         self._bases, self._active = truncate_segments(self.directory, self._bases, offset, target)
         self.end_offset = offset
+        self._checked = (self._bases[-1], 0)  # rare: read the whole segment back at its seal
         self.latest_epoch = last_epoch(self.directory, max(self.end_offset - 1, 0))
 
     def delete_segments_below(self, offset: int) -> list[Path]:
