@@ -6,6 +6,7 @@ ACLs into a table straight from their column chunks) and replays the log after t
 Imports only :mod:`aclog.records`, fastavro, crc32c and the standard library.
 """
 
+from aclog.snapshot.checks import SnapshotCheck, check_snapshots
 from aclog.snapshot.contents import SnapshotContents
 from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
 from aclog.snapshot.header import SnapshotInfo
@@ -34,6 +35,7 @@ __all__ = [
     "Candidate",
     "NoUsableSnapshotError",
     "RetentionPolicy",
+    "SnapshotCheck",
     "SnapshotContents",
     "SnapshotCorruptError",
     "SnapshotError",
@@ -41,6 +43,7 @@ __all__ = [
     "SnapshotInfo",
     "SnapshotPolicy",
     "SnapshotReader",
+    "check_snapshots",
     "choose_for_point",
     "deletable_segments",
     "list_snapshots",
