@@ -23,6 +23,7 @@ from pathlib import Path
 
 from kafka.record.util import calc_crc32c
 
+from aclog.log import files
 from aclog.log.batch import CRC_START, HEADER_SIZE, LENGTH_PREFIX, MAGIC
 from aclog.log.errors import CorruptLogError
 from aclog.log.reader import index_start
@@ -103,7 +104,7 @@ def _quick_check(
     at the first doubt, for the scan to say what it is. Conservative: it never passes what
     the scan refuses."""
     walk = _QuickWalk(start, to_offset, point)
-    with open(path, "rb") as file:
+    with files.open_reader(path) as file:
         size = os.fstat(file.fileno()).st_size
         while walk.position < size:
             file.seek(walk.position)
