@@ -8,6 +8,8 @@ import logging
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from aclog.acl import Errors
 from aclog.controller.caller import Caller
@@ -109,3 +111,46 @@ def test_damage_stops_the_writer_within_check_every_bytes_without_a_roll(
         assert active.stat().st_size == before  # the refused append wrote nothing
     assert 1 <= appended <= 1000 // 200  # stopped once 1000 bytes went unchecked
     assert len(list_segments(tmp_path)) == 1
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    sizes=st.lists(st.integers(1, 300), min_size=2, max_size=30),
+    check_every=st.integers(100, 3000),
+    segment_bytes=st.integers(400, 4000),
+    data=st.data(),
+)
+def test_no_segment_is_sealed_and_little_is_appended_behind_unchecked_damage(
+    tmp_path_factory: pytest.TempPathFactory,
+    sizes: list[int],
+    check_every: int,
+    segment_bytes: int,
+    data: st.DataObject,
+) -> None:
+    directory = tmp_path_factory.mktemp("log")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(commit, "CHECK_EVERY", check_every)
+        with SegmentedLog(directory, segment_bytes=segment_bytes, fsync=False) as log:
+            at = data.draw(st.integers(1, len(sizes) - 1))
+            for size in sizes[:at]:
+                log.append([b"a" * size], epoch=1)
+            _, active = list_segments(directory)[-1]
+            damaged_end = active.stat().st_size
+            unchecked = log._checked[1]  # damage to what was read back already: the scrub's
+            assume(unchecked < damaged_end)
+            with open(active, "rb") as file:
+                file.seek(unchecked + 8)  # the first unchecked batch's length field
+                length = int.from_bytes(file.read(4), "big") + 12
+            _flip(active, data.draw(st.integers(unchecked + CRC_START, unchecked + length - 1)))
+            try:
+                for size in sizes[at:] * 40:  # enough to roll or pass check_every
+                    log.append([b"b" * size], epoch=1)
+            except WriterStoppedError as error:
+                assert str(active) in str(error)
+            else:
+                raise AssertionError("the writer kept appending behind the damage")
+    assert list_segments(directory)[-1][1] == active  # never sealed
+    behind = active.stat().st_size - damaged_end
+    assert behind < check_every + 400  # at most what was unchecked, plus one batch
