@@ -43,6 +43,7 @@ from aclog.records.collector import gc_paused
 from aclog.records.column_records import decode_records
 from aclog.records.columnar import decode_columns
 from aclog.records.schemas import parsed_schema
+from benchmarks import bench_seal
 from benchmarks.harness import best_in_turn
 from benchmarks.report import Report, Row
 
@@ -85,6 +86,7 @@ def run(report: Report, quick: bool) -> None:
         _append(report, records[:count], batch_size, repeat)
     _floors(report, records, bodies, repeat)
     _read(report, records, bodies, repeat)
+    bench_seal.run(report, quick)
 
 
 def _append(

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from kafka.record.util import calc_crc32c
 
+from aclog.log import files
 from aclog.log.batch import CRC_START, HEADER_SIZE, LENGTH_PREFIX, MAGIC
 from aclog.log.errors import CorruptLogError
 from aclog.log.reader import index_start
@@ -47,6 +48,14 @@ def check_batches(directory: Path, from_offset: int = 0, to_offset: int | None =
         start = index_start(path, base, from_offset)
         checked += _check_segment(path, start, to_offset, point, is_last=is_last)
     return checked
+
+
+def check_written(path: Path, start: tuple[int, int], point: RecoveryPoint) -> int:
+    """Check the batches a writer has written to its active segment at ``path``, from
+    ``start`` (the first offset and byte no check has covered yet) to its end; returns the
+    bytes checked. The writer holds the lock and its writes returned, so a torn end is damage
+    here too: raises :class:`CorruptLogError` naming the file and the byte."""
+    return _check_segment(path, start, None, point, is_last=False)
 
 
 def _check_segment(
@@ -95,7 +104,7 @@ def _quick_check(
     at the first doubt, for the scan to say what it is. Conservative: it never passes what
     the scan refuses."""
     walk = _QuickWalk(start, to_offset, point)
-    with open(path, "rb") as file:
+    with files.open_reader(path) as file:
         size = os.fstat(file.fileno()).st_size
         while walk.position < size:
             file.seek(walk.position)

@@ -17,6 +17,7 @@ Not thread-safe: the log's single writer owns it. Cost: nothing until a failure.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 from collections.abc import Callable
@@ -24,7 +25,12 @@ from pathlib import Path
 
 from aclog.log import files
 from aclog.log.active import ActiveSegment, Mark
-from aclog.log.errors import StorageError, WriterStoppedError, describe_os_error
+from aclog.log.errors import (
+    CorruptLogError,
+    StorageError,
+    WriterStoppedError,
+    describe_os_error,
+)
 from aclog.log.health import StorageHealth
 from aclog.log.index import index_path
 from aclog.log.segment import segment_file_name
@@ -36,6 +42,11 @@ RESTART = (
     "the writer accepts no more writes. Every acknowledged write is intact: fix the cause "
     "(free space, check the disk and the kernel log), then restart the writer, which recovers "
     "the log when it opens it"
+)
+DAMAGED = (
+    "the segment was read back first and holds a damaged batch, so nothing was appended "
+    "behind it, it was not sealed, and the writer accepts no more writes. Restore the segment "
+    "from a replica or backup ('aclog verify' names the damage), then restart the writer"
 )
 
 
@@ -114,6 +125,14 @@ class WriteGuard:
     def stop(self, action: str, error: OSError, outcome: str) -> WriterStoppedError:
         """Stop the writer: ``action`` failed with ``error``, and ``outcome`` followed."""
         self.stopped = WriterStoppedError(action, error, f"{outcome}; {RESTART}")
+        self.health.failed(self.stopped)
+        return self.stopped
+
+    def stop_damaged(self, action: str, damage: CorruptLogError) -> WriterStoppedError:
+        """Stop the writer: ``action`` read back what the active segment holds and found
+        ``damage`` (before appending behind it, or sealing it)."""
+        error = OSError(errno.EIO, f"{damage.reason} at byte {damage.position}", damage.path)
+        self.stopped = WriterStoppedError(action, error, DAMAGED)
         self.health.failed(self.stopped)
         return self.stopped
 

@@ -12,6 +12,8 @@ functions here, so that:
 - a failed fsync raises :class:`FsyncError`, so callers tell it apart from every other
   failure: after it the durability of what was written is unknown, and it must never be
   retried as if it had worked (the failure model, DESIGN.md section 5);
+- reads go through it too (:func:`open_reader`, :func:`pread`), so a read error names its
+  file as well;
 - tests can fail any of them on purpose: :func:`injected` installs a :class:`Faults` plan that
   fails the Nth call (ENOSPC, EIO, a short write, an fsync error), or every call from the Nth.
 
@@ -27,7 +29,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import Any, BinaryIO, cast
 
 _NO_LINKS = os.O_NOFOLLOW | os.O_CLOEXEC
 KINDS = ("ENOSPC", "EIO", "short", "fsync")
@@ -44,7 +46,9 @@ class Faults:
     ``None`` fails nothing) fails with ``kind``, and with ``persist`` every later call too (a
     disk that stays broken). Only calls ``where`` accepts (operation, path) count, when given.
     ``calls`` records each counted call as (operation, path), so a first run without a fault
-    tells a test how many calls an operation makes. Not thread-safe."""
+    tells a test how many calls an operation makes. Reads (operation ``read``) count only with
+    ``reads``, so a walk over the calls of a write is not a walk over its reads too. Not
+    thread-safe."""
 
     def __init__(
         self,
@@ -53,10 +57,12 @@ class Faults:
         *,
         persist: bool = False,
         where: Callable[[str, str], bool] | None = None,
+        reads: bool = False,
     ):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         self.fail_at, self.kind, self.persist, self.where = fail_at, kind, persist, where
+        self.reads = reads
         self.calls: list[tuple[str, str]] = []
         self.failed = 0
 
@@ -113,8 +119,20 @@ def open_fd(path: Path, flags: int, mode: int = 0o600) -> int:
 
 
 def open_reader(path: Path, buffering: int = -1) -> io.BufferedReader:
-    """``path`` opened for binary reading, without following a link."""
-    return cast(io.BufferedReader, os.fdopen(open_fd(path, os.O_RDONLY), "rb", buffering))
+    """``path`` opened for binary reading (a ``buffering``-byte buffer), without following a
+    link; its reads go through the seam."""
+    raw = _RawFile(open_fd(path, os.O_RDONLY), path)
+    return io.BufferedReader(raw, buffering if buffering > 0 else io.DEFAULT_BUFFER_SIZE)
+
+
+def pread(fd: int, size: int, offset: int, path: Path | str) -> bytes:
+    """Up to ``size`` bytes at ``offset`` of ``fd`` (the file at ``path``)."""
+    if _faults is not None and _faults.reads:
+        _faults.check("read", path)
+    try:
+        return os.pread(fd, size, offset)
+    except OSError as error:
+        raise _located(error, path) from None
 
 
 def read_bytes(path: Path) -> bytes:
@@ -221,13 +239,26 @@ def fchmod(fd: int, mode: int, path: Path | str) -> None:
 
 
 class _RawFile(io.RawIOBase):
-    """A descriptor as a raw file whose writes go through :func:`write_all`."""
+    """A descriptor as a raw file whose writes go through :func:`write_all` and whose reads
+    go through the seam too (an error names the file; a plan with ``reads`` may fail one).
+    Cost: one Python call per raw read, which a buffered reader makes once per buffer."""
 
     def __init__(self, fd: int, path: Path) -> None:
         self.fd, self.path = fd, path
 
     def writable(self) -> bool:
         return True
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if _faults is not None and _faults.reads:
+            _faults.check("read", self.path)
+        try:
+            return os.readv(self.fd, [buffer])
+        except OSError as error:
+            raise _located(error, self.path) from None
 
     def seekable(self) -> bool:
         return True

@@ -6,7 +6,8 @@ returning, so an acknowledged append survives a crash and a batch is wholly pres
 absent afterwards. The log refuses an epoch older than the newest one it holds (fencing).
 :meth:`SegmentedLog.append_batches` writes several such batches with one write and one fsync
 (group commit); it checks them all first, so a refused group writes nothing (the checks and
-the batches' bytes: :mod:`aclog.log.appends`).
+the batches' bytes: :mod:`aclog.log.appends`; the write, fsync, undo and roll of a group:
+:mod:`aclog.log.commit`).
 
 Opening recovers the last segment: every batch is checked against the recovery point (the
 offset below which every byte was fsynced, :mod:`aclog.log.recovery_point`, advanced after each
@@ -36,9 +37,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from aclog.log.active import ActiveSegment, Mark
-from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
-from aclog.log.errors import LogError, StorageError
+from aclog.log.active import ActiveSegment
+from aclog.log.appends import AppendResult, BatchSpec
+from aclog.log.commit import GroupCommitMixin
+from aclog.log.errors import LogError
 from aclog.log.failure import WriteGuard
 from aclog.log.index_upgrade import upgrade_closed_indexes
 from aclog.log.lock import DirectoryLocks
@@ -54,7 +56,7 @@ DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
 logger = logging.getLogger(__name__)
 
 
-class SegmentedLog:
+class SegmentedLog(GroupCommitMixin):
     """The single writer of a data directory's log."""
 
     def __init__(
@@ -119,6 +121,7 @@ class SegmentedLog:
         if opened.report is not None:
             logger.warning("%s", opened.report)
         self._bases, self._active = opened.bases, opened.active
+        self._checked = (opened.end_offset, opened.active.size)  # the opening scan read it all
         self.end_offset, self.latest_epoch = opened.end_offset, opened.latest_epoch
         return opened.report
 
@@ -166,90 +169,11 @@ class SegmentedLog:
         self._check_open()
         return self._append_group(batches, expected_end_offset, fsync)
 
-    def _append_group(
-        self,
-        batches: Sequence[BatchSpec],
-        expected_end_offset: int | None,
-        fsync: bool | None,
-    ) -> list[AppendResult]:
-        """Check, write, fsync. Shared: the lock is held to check and write, not across the
-        fsync, so a writer frozen in its fsync (most of an append) blocks nobody. A writer that
-        takes over meanwhile finds these bytes whole (the write returned under the lock), keeps
-        them, fsyncs them and appends after them, so they are committed either way."""
-        with self._mutation():
-            results, mark = self._write_group(batches, expected_end_offset)
-        try:
-            if self.fsync if fsync is None else fsync:
-                self._active.sync()
-                # Before anyone is told it committed: from here on, damage to it is corruption.
-                self._advance_point(results[-1].last_offset + 1, results[-1].epoch)
-        except OSError as error:
-            with self._mutation(refresh=False):
-                raise self._undo(results, error, mark) from error
-        self._guard.health.succeeded()
-        self.end_offset = results[-1].last_offset + 1
-        self.latest_epoch = results[-1].epoch
-        return results
-
-    def _write_group(
-        self, batches: Sequence[BatchSpec], expected_end_offset: int | None
-    ) -> tuple[list[AppendResult], Mark]:
-        check_group(batches, self.latest_epoch, self.end_offset, expected_end_offset)
-        built, results = build_group(batches, self.end_offset, self.clock)
-        # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
-        # the group's first batches durable even if the rest of it then failed.
-        self._maybe_roll(sum(len(batch) for _, batch in built))
-        mark = self._active.mark()
-        try:
-            # A lone batch keeps the one-batch write path (fault injection hooks it).
-            if len(built) == 1:
-                self._write_batch(built[0][1], built[0][0])
-            else:
-                self._active.write(built)
-        except OSError as error:  # under the lock: nobody else has written since
-            raise self._guard.undo(_action(results), error, self._active, mark) from error
-        return results, mark
-
-    def _undo(self, results: list[AppendResult], error: OSError, mark: Mark) -> StorageError:
-        """The error a group whose fsync failed raises, once undone (or the writer stopped).
-        Shared, a group another writer has appended after (keeping its whole batches) is never
-        cut: that would destroy the other writer's batches."""
-        if self._locks.shared and self._active.moved(results[-1].last_offset + 1):
-            reason = "another controller has appended after it, so it was not cut"
-            return self._guard.stop(_action(results), error, reason)
-        return self._guard.undo(_action(results), error, self._active, mark)
-
-    def _advance_point(self, offset: int, epoch: int) -> None:
-        """Move the recovery point over a group just fsynced. Shared: under the lock, and only
-        when nobody appended since (whoever did moved the point past this group already)."""
-        if not self._locks.shared:
-            self._points().write(offset, epoch)
-            return
-        with self._mutation(refresh=False):
-            if not self._active.moved(offset):
-                self._points().write(offset, epoch)
-
-    def _write_batch(self, batch: bytearray, base: int) -> None:
-        """Write one batch starting at offset ``base`` to the active segment."""
-        self._active.write([(base, batch)])
-
-    def _maybe_roll(self, incoming: int) -> None:
-        if self._active.size and self._active.size + incoming > self.segment_bytes:
-            self._roll()
-
     def roll(self) -> None:
         """Start a new segment at the end offset (the old one is fsynced first)."""
         self._check_open()
         with self._mutation():
             self._roll()
-
-    def _roll(self) -> None:
-        if self._active.size == 0:
-            return
-        active = self._guard.roll(self._active, self.end_offset, self._points().sync)
-        self._active.close()
-        self._bases.append(self.end_offset)
-        self._active = active
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -288,6 +212,7 @@ class SegmentedLog:
         self._active.close()
         self._bases, self._active = truncate_segments(self.directory, self._bases, offset, target)
         self.end_offset = offset
+        self._checked = (self._bases[-1], 0)  # rare: read the whole segment back at its seal
         self.latest_epoch = last_epoch(self.directory, max(self.end_offset - 1, 0))
 
     def delete_segments_below(self, offset: int) -> list[Path]:
@@ -339,8 +264,3 @@ class SegmentedLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _action(results: list[AppendResult]) -> str:
-    """What a failed append was doing, for its error."""
-    return f"appending offsets {results[0].base_offset}..{results[-1].last_offset}"

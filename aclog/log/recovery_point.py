@@ -115,7 +115,7 @@ class RecoveryPointFile:
     def read(self) -> RecoveryPoint:
         """The point as the file holds it now (another shared writer may have moved it); a
         problem reading it is logged at WARNING."""
-        point = decode(os.pread(self._fd, _SIZE + 1, 0))
+        point = decode(files.pread(self._fd, _SIZE + 1, 0, self.path))
         if point.problem is not None:
             logger.warning(
                 "%s: %s; recovery treats every batch as possibly torn until the next commit",
@@ -129,7 +129,7 @@ class RecoveryPointFile:
         (when the log fsyncs at all). A file that already holds them is not rewritten, so a
         writer that commits nothing leaves its mtime alone."""
         data = encode(offset, epoch)
-        if self._oversized or os.pread(self._fd, _SIZE, 0) != data:
+        if self._oversized or files.pread(self._fd, _SIZE, 0, self.path) != data:
             files.pwrite(self._fd, data, 0, self.path)
         if self._oversized:  # a foreign file: keep only the line just written
             files.truncate(self._fd, _SIZE, self.path)
