@@ -5,9 +5,11 @@ A package's ``__init__`` lists its face once, as imports under ``if TYPE_CHECKIN
 mypy and import-linter read), and ends with ``__getattr__ = lazy_face(__name__)``. The first
 lookup of a name reads those import lines from the ``__init__`` source and imports the one
 module that defines the name; the value is then stored on the package, so later lookups are
-plain attribute reads. Why: a command that needs one name of ``aclog.controller`` should not
-pay for numpy, pyarrow and kafka-python that other modules of the package import (issue 37,
-start-up).
+plain attribute reads. A face name that is also a submodule's name (``aclog.replay.diff``, the
+function, in ``diff.py``) stays the face's value when the submodule is imported, as it was when
+the ``__init__`` imported it eagerly. Why: a command that needs one name of
+``aclog.controller`` should not pay for numpy, pyarrow and kafka-python that other modules of
+the package import (issue 37, start-up).
 
 Thread-safe: the import system's module locks serialise the imports; two threads that look
 up the same name first store the same object. Cost: one parse of the ``__init__`` source
@@ -22,6 +24,7 @@ import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 __all__ = ["lazy_face"]
 
@@ -44,9 +47,21 @@ def _defining_modules(package: str) -> dict[str, tuple[str, str]]:
     return names
 
 
+class _Face(ModuleType):
+    """A package with a lazy face: importing a submodule does not bind its name over a face
+    name (the import system binds ``package.sub`` to the submodule after loading it)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        shadows = isinstance(value, ModuleType) and value.__name__ == f"{self.__name__}.{name}"
+        if shadows and name in _defining_modules(self.__name__):
+            return
+        super().__setattr__(name, value)
+
+
 def lazy_face(package: str) -> Callable[[str], object]:
     """The module ``__getattr__`` of ``package``: a name of its face, imported on first use;
     any other name raises :class:`AttributeError` as a missing attribute does."""
+    sys.modules[package].__class__ = _Face
 
     def __getattr__(name: str) -> object:
         found = _defining_modules(package).get(name)
