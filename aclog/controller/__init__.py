@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
-    from aclog.controller.acl_manager import MAX_RECORDS_PER_USER_OP, AclControlManager
+    from aclog.controller.acl_manager import AclControlManager
     from aclog.controller.admission import RecordAdmission
     from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
     from aclog.controller.caller import Caller
     from aclog.controller.controller import Controller, LocalOperator
     from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
-    from aclog.controller.record_cap import cap_exceeded, is_over_cap
+    from aclog.controller.record_cap import MAX_RECORDS_PER_USER_OP, cap_exceeded, is_over_cap
     from aclog.controller.requests import ScramDeletion, ScramUpsertion
     from aclog.controller.result import (
         AclCreateResult,

@@ -33,9 +33,15 @@ if TYPE_CHECKING:
     )
     from aclog.kraft.codec import MetadataValue, decode_metadata_value
     from aclog.kraft.column_batch import KraftColumnBatch
-    from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
+    from aclog.kraft.errors import (
+        ImportTargetError,
+        KraftCorruptError,
+        KraftError,
+        KraftFormatError,
+        KraftLayoutError,
+    )
     from aclog.kraft.follow import KraftFollow
-    from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
+    from aclog.kraft.importer import ImportReport, import_kraft
     from aclog.kraft.paths import CHECKPOINT_SUFFIX, is_kraft_path
     from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
     from aclog.kraft.reader import read_kraft, read_kraft_segment, tail_note

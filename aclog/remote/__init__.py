@@ -13,13 +13,9 @@ from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
     from aclog.remote.admin import RemoteAdmin
-    from aclog.remote.connection import (
-        RemoteError,
-        bootstrap_admin_client,
-        bootstrap_timeout_ms,
-        describe_error,
-    )
-    from aclog.remote.messages import REMOTE_ACL_ID, RemoteApiError, UnsupportedRemotely, api_error
+    from aclog.remote.basics import REMOTE_ACL_ID, RemoteError
+    from aclog.remote.connection import bootstrap_admin_client, bootstrap_timeout_ms, describe_error
+    from aclog.remote.messages import RemoteApiError, UnsupportedRemotely, api_error
 
 __all__ = [
     "REMOTE_ACL_ID",

@@ -18,12 +18,15 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aclog.kraft import KraftError, read_kraft
+from aclog.kraft import KraftError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
-from aclog.replay import Point, read_decoded
 from aclog.tools.console import EXIT_USAGE, fail, print_line
+
+if TYPE_CHECKING:
+    from aclog.replay import Point
 
 _DIGITS = re.compile(r"[0-9]+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -62,6 +65,8 @@ def parse_point(at_offset: int | None, at_time: str | None) -> tuple[int | None,
 
 def parse_range_end(text: str, option: str) -> Point:
     """A ``diff --from/--to`` point: a bare number is an offset, anything else a time."""
+    from aclog.replay import Point  # noqa: PLC0415 (see _batch_bounds)
+
     stripped = text.strip()
     if _DIGITS.fullmatch(stripped):
         return Point(offset=int(stripped))
@@ -151,6 +156,11 @@ def _offset_note(directory: Path, last_offset: int, at_offset: int, kraft: bool)
 
 def _batch_bounds(directory: Path, start: int, kraft: bool) -> Iterator[tuple[int, int, int]]:
     """(base offset, last offset, timestamp) of each batch holding an offset from ``start``."""
+    # imported here: the log's readers load numpy and kafka-python, which a command that only
+    # parses its options (completing one) has no use for
+    from aclog.kraft import read_kraft  # noqa: PLC0415
+    from aclog.replay import read_decoded  # noqa: PLC0415
+
     if kraft:  # no on_tail: the command's own read of the log already reported its tail
         for batch in read_kraft(directory, start):
             yield batch.base_offset, batch.last_offset, batch.timestamp_ms

@@ -23,17 +23,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aclog.controller import MetadataWriter
-from aclog.remote import RemoteError, bootstrap_timeout_ms
+from aclog.remote import RemoteError
 from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import EXIT_USAGE, fail, print_line
 from aclog.tools.exit_codes import exit_code_for
 from aclog.tools.progress import waiting
 from aclog.tools.writing import open_controller
+
+if TYPE_CHECKING:
+    from aclog.controller import MetadataWriter
 
 BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"
 COMMAND_CONFIG_ENV = "ACLOG_COMMAND_CONFIG"
@@ -167,7 +169,7 @@ def open_admin(target: Target, *, create: bool = False) -> Iterator[MetadataWrit
     # imported here: kafka-python's package init loads its admin client (about 0.2 s)
     import kafka.errors as kafka_errors  # noqa: PLC0415
 
-    from aclog.remote import RemoteAdmin  # noqa: PLC0415
+    from aclog.remote import RemoteAdmin, bootstrap_timeout_ms  # noqa: PLC0415
 
     seconds = bootstrap_timeout_ms(target.settings) / 1000
     try:
