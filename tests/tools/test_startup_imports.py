@@ -126,3 +126,17 @@ def test_listing_a_small_data_dir_loads_no_writer_questions_or_key_stores(tmp_pa
     loaded = loaded_by(tmp_path, "acls", "list", "--data-dir", str(data_dir))
     assert "aclog.replay.rebuild" in loaded  # it did replay the log
     assert loaded.isdisjoint(SMALL_LISTING_SKIPS), sorted(loaded & set(SMALL_LISTING_SKIPS))
+
+
+def test_completing_an_option_value_loads_no_replay_or_kafka(tmp_path: Path) -> None:
+    # a shell runs the command on every TAB: --operation <TAB> needs the command's options,
+    # not the readers and the image its run uses (about 0.8 s and 80 MB together)
+    completing = {
+        "_ACLOG_COMPLETE": "complete_bash",
+        "COMP_WORDS": "aclog acls add --operation ",
+        "COMP_CWORD": "4",
+    }
+    loaded = loaded_by(tmp_path, env=completing)
+    assert "aclog.tools.acls_add" in loaded  # it did read the command's options
+    heavy = {"numpy", "pyarrow", "kafka", "cryptography", "yaml", "aclog.replay.rebuild"}
+    assert loaded.isdisjoint(heavy), sorted(loaded & heavy)
