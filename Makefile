@@ -5,19 +5,34 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DATA ?= aclog-data
 
-.PHONY: install java run test lint unit bench bench-quick bench-pipeline clean
+# The UI's browser tests need Debian's chromium and chromedriver: install them where possible.
+.PHONY: install java browser run test lint unit bench bench-quick bench-pipeline clean
 
-# The Spark pipeline needs Java 17+: install it when missing and possible, else say why not.
+# The Spark pipeline needs Java 17+, and the comparisons with Kafka's own classes (the java bench
+# suite, the StandardAuthorizer tests) need javac: install a JDK when missing and possible, else say why not.
 java:
-	@if command -v java >/dev/null 2>&1 || { [ -n "$$JAVA_HOME" ] && [ -x "$$JAVA_HOME/bin/java" ]; }; then \
+	@if command -v javac >/dev/null 2>&1 || { [ -n "$$JAVA_HOME" ] && [ -x "$$JAVA_HOME/bin/javac" ]; }; then \
 	  echo "java: $$($${JAVA_HOME:+$$JAVA_HOME/bin/}java -version 2>&1 | head -n 1)"; \
 	elif command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }; then \
-	  echo "java: not found; installing openjdk-17-jre-headless for the Spark pipeline"; \
+	  echo "java: no javac; installing openjdk-17-jdk-headless (Spark pipeline, comparisons with Kafka's classes)"; \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo -n); \
-	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless; \
+	elif command -v java >/dev/null 2>&1; then \
+	  echo "java: $$(java -version 2>&1 | head -n 1), but no javac and apt-get cannot run here: the comparisons with Kafka's classes are skipped."; \
 	else \
 	  echo "java: not found, and apt-get cannot run here (not root, no passwordless sudo, or not Debian/Ubuntu)."; \
-	  echo "java: the Spark pipeline needs Java 17+: install openjdk-17-jre-headless or set JAVA_HOME."; \
+	  echo "java: the Spark pipeline needs Java 17+: install openjdk-17-jdk-headless or set JAVA_HOME."; \
+	fi
+
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+	  echo "browser: $$(chromium --version 2>/dev/null | head -n 1)"; \
+	elif command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }; then \
+	  echo "browser: chromium or chromedriver not found; installing them for the UI's browser tests"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo -n); \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver; \
+	else \
+	  echo "browser: chromium/chromedriver not found and apt-get cannot run here; the UI's browser tests will be skipped"; \
 	fi
 
 install: $(STAMP)
@@ -37,7 +52,7 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-unit: install java
+unit: install java browser
 	$(BIN)/pytest -q
 
 test: lint unit

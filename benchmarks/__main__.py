@@ -17,12 +17,14 @@ from benchmarks import (
     bench_failover,
     bench_glob,
     bench_hostile,
+    bench_java,
     bench_kraft,
     bench_log,
     bench_mutation,
     bench_pipeline,
     bench_small_batches,
     bench_snapshot,
+    bench_ui,
     bench_wire,
     harness,
 )
@@ -43,6 +45,8 @@ SUITES = {
     "hostile": bench_hostile.run,
     "pipeline": bench_pipeline.run,
     "cli": bench_cli.run,
+    "java": bench_java.run,
+    "ui": bench_ui.run,
 }
 # The Spark suite takes about 25 minutes at full size; it runs only when asked for by name
 # (`make bench-pipeline`), so `make bench` stays a few minutes.

@@ -247,7 +247,7 @@ ACLOG_COLD = "aclog (memo cold)"
 MEMO_COLD_NOTE = "memo emptied before each call: every name a first sight"
 
 
-def _memo_cold(authorizer: Authorizer) -> Callable[..., Decision]:
+def memo_cold(authorizer: Authorizer) -> Callable[..., Decision]:
     """``authorize`` with the memo of the rules per name emptied first, so nothing is
     remembered from the previous call (the emptying, dict clears, is timed too). The memo is
     two dicts per resource type: ``memo`` (names asked more than once) and ``once`` (names
@@ -284,7 +284,7 @@ def compare(
     note = f"{allowed:.0%} of the requests allowed"
     latency_rows(report, bench, ACLOG, workload, size, latencies[ACLOG], note)
     cold = measure(
-        _memo_cold(built.aclog), requests, max_calls=budget.calls, max_seconds=budget.seconds
+        memo_cold(built.aclog), requests, max_calls=budget.calls, max_seconds=budget.seconds
     )
     latency_rows(report, bench, ACLOG_COLD, workload, size, cold, MEMO_COLD_NOTE)
     latencies[ACLOG_COLD] = cold

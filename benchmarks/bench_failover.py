@@ -18,7 +18,9 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+from benchmarks import bench_failover_probe
 from benchmarks import wire_clients as wc
+from benchmarks.failover_probe import create_acl_request
 from benchmarks.report import Report, Row
 from benchmarks.servers import Served, exchange, serve
 
@@ -87,18 +89,9 @@ def _controller_id(server: Served) -> int:
 
 def _create(server: Served, i: int, trial: int) -> int:
     """The error code of a one-ACL CreateAcls sent to ``server``."""
-    from kafka.protocol.admin import CreateAclsRequest, CreateAclsResponse
+    from kafka.protocol.admin import CreateAclsResponse
 
-    creation = CreateAclsRequest.AclCreation(
-        resource_type=2,
-        resource_name=wc.create_topic(trial, 0, i),
-        resource_pattern_type=3,
-        principal="User:bench",
-        host="*",
-        operation=4,
-        permission_type=3,
-    )
-    request = CreateAclsRequest(version=3, creations=[creation])
+    request = create_acl_request(wc.create_topic(trial, 0, i), "User:bench")
     return int(exchange(server.port, request, CreateAclsResponse).results[0].error_code)
 
 
@@ -147,3 +140,4 @@ def run(report: Report, quick: bool) -> None:
     report.add(_row("aclog quorum", "active dies -> first commit", times))
     served = [_serve_failover(i) for i in range(trials)]
     report.add(_row("aclog serve --controller", "SIGKILL active -> first CreateAcls", served))
+    bench_failover_probe.run(report, quick)

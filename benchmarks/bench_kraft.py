@@ -27,7 +27,7 @@ ROUNDS = 3
 EPOCH = 1
 
 
-def _state(snapshot_acls: int, tail: int) -> tuple[list[Record], list[Record]]:
+def state(snapshot_acls: int, tail: int) -> tuple[list[Record], list[Record]]:
     """The snapshot's ACLs and the tail: distinct bindings, one tail record in ten removing a
     snapshot ACL (the same churn as the cold-start suite)."""
     unique = {r.binding: r for r in acl_records((snapshot_acls + tail) * 2, seed=11)}
@@ -39,7 +39,7 @@ def _state(snapshot_acls: int, tail: int) -> tuple[list[Record], list[Record]]:
     return list(base), out
 
 
-def _write_aclog(directory: Path, base: list[Record], tail: list[Record]) -> None:
+def write_aclog(directory: Path, base: list[Record], tail: list[Record]) -> None:
     from aclog.log import SegmentedLog
     from aclog.records import encode
     from aclog.snapshot import write_snapshot
@@ -59,7 +59,7 @@ def _write_aclog(directory: Path, base: list[Record], tail: list[Record]) -> Non
             log.append([encode(r) for r in tail[start : start + BATCH]], EPOCH)
 
 
-def _write_kraft(directory: Path, base: list[Record], tail: list[Record]) -> None:
+def write_kraft(directory: Path, base: list[Record], tail: list[Record]) -> None:
     """A checkpoint covering offsets ``0..len(base)-1`` and the log after it (Kafka deleted the
     segments below the snapshot, as retention does)."""
     directory.mkdir(parents=True)
@@ -79,12 +79,12 @@ def run(report: Report, quick: bool) -> None:
 
 def measure(report: Report, snapshot_acls: int, tail: int) -> None:
     """The rows for a snapshot of ``snapshot_acls`` ACLs and a tail of ``tail`` records."""
-    base, rest = _state(snapshot_acls, tail)
+    base, rest = state(snapshot_acls, tail)
     with tempfile.TemporaryDirectory() as tmp:
         own, kraft = Path(tmp) / "aclog", Path(tmp) / "__cluster_metadata-0"
         own.mkdir()
-        _write_aclog(own, base, rest)
-        _write_kraft(kraft, base, rest)
+        write_aclog(own, base, rest)
+        write_kraft(kraft, base, rest)
         del base, rest
         results: dict[str, Rebuilt] = {}
 

@@ -1,8 +1,9 @@
-"""ACL records for tests: one builder instead of a copy in every test file.
+"""ACL records and bindings for tests: one builder instead of a copy in every test file.
 
-:func:`acl_record` makes an ALLOW, LITERAL ACL on a topic (by default ``User:x`` reading from
-any host) whose id is a UUID or the small integer ``n`` as ``UUID(int=n)``: tests name their
-ACLs by number and resource name and state only what differs.
+:func:`acl_binding` makes a binding to create; :func:`acl_record` makes an ALLOW, LITERAL ACL on
+a topic (by default ``User:x`` reading from any host) whose id is a UUID or the small integer
+``n`` as ``UUID(int=n)``: tests name their ACLs by number and resource name and state only what
+differs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import uuid
 from typing import Any
 
 from aclog.records.enums import AclOperation, AclPermissionType, PatternType, ResourceType
-from aclog.records.types import AccessControlEntryRecord
+from aclog.records.types import AccessControlEntryRecord, AclBinding
 
 
 def acl_record(
@@ -33,5 +34,18 @@ def acl_record(
         principal,
         host,
         op,
+        AclPermissionType.ALLOW,
+    )
+
+
+def acl_binding(name: str, principal: str = "User:alice") -> AclBinding:
+    """A binding that lets ``principal`` READ the topic ``name`` from any host (LITERAL)."""
+    return AclBinding(
+        ResourceType.TOPIC,
+        name,
+        PatternType.LITERAL,
+        principal,
+        "*",
+        AclOperation.READ,
         AclPermissionType.ALLOW,
     )

@@ -1,11 +1,12 @@
-"""The tools import packages' public faces, not their internals (docs/architecture.md).
+"""The apps (the tools and the UI) import packages' public faces, not their internals
+(docs/architecture.md).
 
 import-linter states which package may import which; it cannot say "only through ``__all__``".
 This test reads every module under ``aclog/tools`` with :mod:`ast` and each package's
 ``__init__.py`` the same way (nothing is imported, so pyspark is never loaded), and names every
 ``file:line`` that reaches past a face: ``aclog.<pkg>.<module>`` imported directly, or a name that
 ``aclog.<pkg>.__all__`` does not list. Tools importing other tools modules is fine, as is
-``import aclog.<pkg>``.
+``import aclog.<pkg>``; the same holds for ``aclog/ui`` and its own modules.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "aclog"
-TOOLS = ROOT / "tools"
+APPS = ("tools", "ui")
+"""The packages held to the rule: each may import its own modules."""
 
 
 @cache
@@ -35,19 +37,19 @@ def face(package: str) -> frozenset[str]:
     return frozenset()
 
 
-def _violations_of(node: ast.Import | ast.ImportFrom) -> list[str]:
+def _violations_of(node: ast.Import | ast.ImportFrom, own: str) -> list[str]:
     """What one import statement reaches past a face, as messages (empty when it does not)."""
     if isinstance(node, ast.Import):
         modules = [alias.name for alias in node.names]
         return [
             f"import {name}: import the package aclog.{name.split('.')[1]} and use its face"
             for name in modules
-            if _is_internal(name)
+            if _is_internal(name, own)
         ]
     if node.level or node.module is None:
         return []
     parts = node.module.split(".")
-    if parts[0] != "aclog" or len(parts) < 2 or parts[1] == "tools":
+    if parts[0] != "aclog" or len(parts) < 2 or parts[1] == own:
         return []
     if len(parts) > 2:
         return [f"from {node.module} import ...: import from aclog.{parts[1]} (its __all__)"]
@@ -56,25 +58,26 @@ def _violations_of(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [f"from {node.module} import {name}: not in {face_text}" for name in missing]
 
 
-def _is_internal(module: str) -> bool:
+def _is_internal(module: str, own: str) -> bool:
     parts = module.split(".")
-    return parts[0] == "aclog" and len(parts) > 2 and parts[1] != "tools"
+    return parts[0] == "aclog" and len(parts) > 2 and parts[1] != own
 
 
-def face_violations(source: str, where: str) -> list[str]:
+def face_violations(source: str, where: str, own: str = "tools") -> list[str]:
     """Every import in ``source`` that reaches past a package's face, as ``where:line: why``."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import | ast.ImportFrom):
-            found += [f"{where}:{node.lineno}: {why}" for why in _violations_of(node)]
+            found += [f"{where}:{node.lineno}: {why}" for why in _violations_of(node, own)]
     return found
 
 
-def test_tools_import_only_public_faces() -> None:
+@pytest.mark.parametrize("app", APPS)
+def test_apps_import_only_public_faces(app: str) -> None:
     found = []
-    for path in sorted(TOOLS.rglob("*.py")):
-        found += face_violations(path.read_text(), str(path.relative_to(ROOT.parent)))
-    assert not found, "tools reach past a package's face:\n" + "\n".join(found)
+    for path in sorted((ROOT / app).rglob("*.py")):
+        found += face_violations(path.read_text(), str(path.relative_to(ROOT.parent)), app)
+    assert not found, f"{app} reaches past a package's face:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
+from aclog.records.render import record_to_dict
 from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 
 
@@ -42,6 +44,17 @@ class Explanation:
     reason: str
     deciding_acl: AccessControlEntryRecord | None = None
     matching_acls: list[AccessControlEntryRecord] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form ``explain --json`` prints and the UI serves: ``{"decision",
+        "reason", "deciding_acl", "matching_acls"}``, ACLs as every ``--json`` shows them."""
+        deciding = self.deciding_acl
+        return {
+            "decision": self.decision.value,
+            "reason": self.reason,
+            "deciding_acl": None if deciding is None else record_to_dict(deciding),
+            "matching_acls": [record_to_dict(acl) for acl in self.matching_acls],
+        }
 
 
 def describe_acl(acl: AccessControlEntryRecord) -> str:

@@ -31,7 +31,7 @@ from aclog.records.collector import gc_paused
 from aclog.records.warning import OnWarning
 from aclog.replay.batches import CommittedBatch, ReplayBatch, replay_batches
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import DecodedBatch, decode_batch
+from aclog.replay.runs import decoded_runs
 
 logger = logging.getLogger(__name__)
 
@@ -110,15 +110,13 @@ class MetadataLoader:
 
     def _rebuild(self) -> Manifest:
         """Load the newest snapshot and replay the log after it into :attr:`image`."""
-        counted: list[int] = [0]
-
-        def count(batch: DecodedBatch) -> None:
-            counted[0] += 1
-
-        rebuilt = rebuild_image(self.directory, on_warning=self.on_warning, on_batch=count)
+        rebuilt = rebuild_image(self.directory, on_warning=self.on_warning)
         self.image = rebuilt.image
         return Manifest(
-            ManifestKind.SNAPSHOT, self.image.provenance, counted[0], rebuilt.records_replayed
+            ManifestKind.SNAPSHOT,
+            self.image.provenance,
+            rebuilt.batches_replayed,
+            rebuilt.records_replayed,
         )
 
     def poll(self) -> Manifest | None:
@@ -158,11 +156,11 @@ class MetadataLoader:
             return self.catch_up()
         start = self.image.provenance.last_offset + 1
         if self.durable_end is None:
-            return self._replay(map(decode_batch, self._tail.read(start)))
+            return self._replay(decoded_runs(self._tail.read(start), start))
         limit = self.durable_end()
         if limit <= start:
             return None  # the writer offered everything durable: nothing to read
-        return self._replay(map(decode_batch, self._tail.read(start, limit)))
+        return self._replay(decoded_runs(self._tail.read(start, limit), start))
 
     def _replay(self, batches: Iterable[ReplayBatch]) -> Manifest | None:
         """Replay ``batches`` (in log order, following the image) as one delta and publish it."""

@@ -15,10 +15,19 @@ under its commit lock and appends through its commit path, so a separate object 
 reference back to the controller and reach into its private fields; the fields the mixin uses
 are declared below instead, which states the dependency.
 
-Thread-safe: every method holds the controller's commit lock. Cost: :meth:`catch_up` is
-O(records committed since the image), or a full rebuild when the log was truncated below it;
-:meth:`claim_leadership` and :meth:`heartbeat` are one append and fsync;
-:meth:`still_leading` refreshes the log's view of its end (a lock round trip in shared mode).
+Following takes no lock, so a standby (frozen or not) never stands in the active
+controller's way: :meth:`catch_up` tails the log from the byte its last read reached
+(:class:`~aclog.log.reader.LogTail`) and reads only batches below the recovery point, which the
+writer moves only after a batch's fsync, so a batch still being written (or one whose fsync
+then fails and is cut) is never replayed. :meth:`still_leading` stats the log's tail instead of
+locking it; the append itself stays a compare-and-append, so a stale "yes" costs nothing worse
+than a refused append.
+
+Thread-safe: every method holds the controller's commit lock. Cost: :meth:`catch_up` is one
+small read of the recovery point and two ``stat`` calls, plus O(bytes committed since the last
+read) (never a rescan of the segment), or a full rebuild when the log was truncated below the
+image; :meth:`claim_leadership` and :meth:`heartbeat` are one append and fsync;
+:meth:`still_leading` is two ``stat`` calls.
 """
 
 from __future__ import annotations
@@ -28,10 +37,12 @@ from collections.abc import Callable
 
 from aclog.image import MetadataImage
 from aclog.log import FencedEpochError, SegmentedLog, StaleOffsetError, WriterStoppedError
+from aclog.log.reader import LogTail
+from aclog.log.recovery_point import read_recovery_point
 from aclog.records import LeaderChangeRecord, NoOpRecord, Record
 from aclog.replay.batches import replay_batches
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import read_decoded
+from aclog.replay.stream import decode_batch
 
 
 class LeadershipMixin:
@@ -44,49 +55,86 @@ class LeadershipMixin:
     fenced: bool
     _lock: threading.Lock
     _append: Callable[[list[Record], None], None]  # append the controller's own records
+    _tail: LogTail | None = None  # where this controller's following reached; made on first use
 
     def catch_up(self) -> int:
         """Replay batches other controllers committed since this image; returns how many.
 
-        Used by a standby, and by a deposed controller before it serves again. If the log now
-        ends before the image (it was truncated), the image is rebuilt from the log.
+        Used by a standby, and by a deposed controller before it serves again. Takes no lock
+        on the log. If the log now ends before the image (it was truncated), the image is
+        rebuilt from the log.
         """
         with self._lock:
-            self.log.refresh_view()
-            start = self.image.provenance.last_offset + 1
-            if self.log.end_offset < start:
-                self.image = rebuild_image(self.log.directory).image.in_a_mapping()
-                return 0
-            replayed = replay_batches(
-                self.image, read_decoded(self.log.directory, start), start=start
-            )
-            self.image = replayed.image
-            return replayed.batches
+            return self._catch_up()
+
+    def _catch_up(self) -> int:
+        start = self.image.provenance.last_offset + 1
+        durable = self._durable_end()
+        if durable is not None and durable < start:
+            self.image = rebuild_image(self.log.directory).image.in_a_mapping()
+            self._tail = None
+            return 0
+        if self._tail is None:
+            self._tail = LogTail(self.log.directory)
+        batches = (decode_batch(b) for b in self._tail.read(start, durable))
+        replayed = replay_batches(self.image, batches, start=start)
+        self.image = replayed.image
+        return replayed.batches
+
+    def _durable_end(self) -> int | None:
+        """The offset below which every batch is fsynced and so committed: the recovery point,
+        which the writer moves only after a batch's fsync. ``None`` (read to the end) when the
+        log does not fsync at all; the image's own end while the point cannot be read (a write
+        of it in progress), so that nothing is replayed this time."""
+        if not self.log.fsync:
+            return None
+        point = read_recovery_point(self.log.directory)
+        if point.problem is not None:
+            return self.image.provenance.last_offset + 1
+        return point.offset
 
     def claim_leadership(self) -> bool:
         """Append a leader-change record for the next epoch, conditional on the log ending
-        where this image ends; True when this controller won and is now active."""
+        where this image ends; True when this controller won and is now active.
+
+        A claim refused because the log moved is tried once more when what moved it holds no
+        newer epoch: the dead leader's last batch, written but above the recovery point until
+        the claim's own recovery of the tail fsynced it, so a standby cannot have followed it
+        yet. (Otherwise every standby's first claim after a crash mid-commit would fail and
+        failover would take two election timeouts.)"""
         with self._lock:
-            epoch = max(self.log.latest_epoch, self.image.provenance.epoch, self.epoch) + 1
-            previous = self.epoch
-            self.epoch = epoch
-            try:
-                self._append([LeaderChangeRecord(self.node_id, epoch)], None)
-            except (FencedEpochError, StaleOffsetError, WriterStoppedError):
-                # Lost the race, or this writer stopped: it must not lead until a restart.
-                self.epoch = previous
-                return False
-            self.fenced = False
-            return True
+            for _ in range(2):
+                seen = self.newest_epoch_seen()
+                previous, self.epoch = self.epoch, seen + 1
+                try:
+                    self._append([LeaderChangeRecord(self.node_id, self.epoch)], None)
+                except StaleOffsetError:
+                    self.epoch = previous
+                    self._catch_up()
+                    if self.newest_epoch_seen() > seen:
+                        return False  # another node won this epoch
+                    continue
+                except (FencedEpochError, WriterStoppedError):
+                    # Lost the race, or this writer stopped: it must not lead until a restart.
+                    self.epoch = previous
+                    return False
+                self.fenced = False
+                return True
+            return False
+
+    def newest_epoch_seen(self) -> int:
+        """The newest epoch this controller knows of: its own, its log view's or the image's
+        (a standby's log view is as old as its last append; its image follows the log)."""
+        return max(self.log.latest_epoch, self.image.provenance.epoch, self.epoch)
 
     def still_leading(self) -> bool:
         """True when nobody else has written since this controller's last commit (checked
         against the log itself, so a controller that was paused learns it was deposed before
         it answers anything from its stale image)."""
         with self._lock:
-            self.log.refresh_view()
             stale = (
-                self.log.latest_epoch > self.epoch
+                self.log.moved_by_others()
+                or self.log.latest_epoch > self.epoch
                 or self.log.end_offset != self.image.provenance.last_offset + 1
             )
             if stale:

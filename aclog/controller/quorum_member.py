@@ -9,8 +9,9 @@ they fail with NOT_CONTROLLER (41) and clients find the active node through :met
 The ``*_later`` forms run the same writes on a pool of ``workers`` threads (started on use), so
 they commit in no set order.
 
-Thread-safe. Cost: a tick is a stat of the log tail (plus the new batches, if any) and, on the
-active node, one fsynced no-op record per heartbeat interval.
+Thread-safe. Cost: a standby's tick reads the recovery point and stats the log's tail, taking
+no lock (plus the new batches, if any); the active node appends one fsynced no-op record per
+heartbeat interval.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.image import MetadataImage
 from aclog.image.scram import ScramDescribeResult
-from aclog.log import StorageError
+from aclog.log import LogLockedError, StorageError
 from aclog.records import AccessControlEntryRecord, AclBinding
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ class QuorumMember:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._was_active = False
+        self._blocked = False  # the last tick found the append lock held past its timeout
         self._writers = ThreadPoolExecutor(workers, thread_name_prefix="aclog-write")
 
     @property
@@ -85,9 +87,20 @@ class QuorumMember:
     def _tick(self) -> None:
         """One heartbeat or election step. A storage failure is not logged here: the log's
         health (aclog.log.health) says it once per condition, where a tick every few hundred
-        milliseconds would repeat it; a leader whose writer stopped steps down at its next tick."""
-        with self._lock, suppress(StorageError):
-            self.node.tick()
+        milliseconds would repeat it; a leader whose writer stopped steps down at its next tick.
+        An append lock held past its timeout by another node (one frozen mid-append) is one
+        line when it starts and one when it clears, never a traceback per try."""
+        try:
+            with self._lock, suppress(StorageError):
+                self.node.tick()
+        except LogLockedError as error:
+            if not self._blocked:
+                logger.warning("node %d: %s; trying again", self.node.node_id, error)
+            self._blocked = True
+            return
+        if self._blocked:
+            logger.warning("node %d: the data directory's lock is free again", self.node.node_id)
+        self._blocked = False
 
     def _log_role_change(self) -> None:
         active = self.node.is_active

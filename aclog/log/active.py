@@ -93,6 +93,18 @@ class ActiveSegment:
         if entries:
             files.write_all(self.index_fd, b"".join(entries), self.index_file)
 
+    def moved(self, end_offset: int) -> bool:
+        """Whether the files say someone else wrote since this writer (whose log ends at
+        ``end_offset``) last did: the segment is gone or not the size this writer left it, or
+        a later segment starts at ``end_offset`` (another writer rolled). Cost: two ``stat``."""
+        try:
+            if os.stat(self.path).st_size != self.size:
+                return True
+        except FileNotFoundError:
+            return True
+        following = self.path.with_name(segment_file_name(end_offset))
+        return following != self.path and following.exists()
+
     def sync(self) -> None:
         """fsync the segment (:class:`~aclog.log.files.FsyncError` when that fails)."""
         files.fsync(self.fd, self.path)

@@ -61,19 +61,26 @@ class WriterLock:
             self._fd = None
 
 
+SHARED_LOCK_TIMEOUT = 10.0
+"""Seconds a shared writer waits for another's turn before :class:`LogLockedError`."""
+
+
 class SharedWriterLock:
     """The same lock file, held only while one mutation runs, so that several controllers can
     share a data directory and take turns: each append locks, re-reads the tail, checks its
-    epoch and expected offset, writes, fsyncs and unlocks (an atomic compare-and-append).
+    epoch and expected offset, writes and unlocks (an atomic compare-and-append); its fsync
+    runs after the lock is released, and readers and followers never take it.
 
-    Not thread-safe: one thread per instance. A holder frozen while it holds the lock blocks the
-    others; :meth:`acquire` gives up after ``timeout`` seconds with :class:`LogLockedError`.
+    Not thread-safe: one thread per instance. A holder frozen while it holds the lock (a check
+    and a write into page cache: microseconds) blocks the others' appends until it resumes or
+    dies; :meth:`acquire` gives up after ``timeout`` seconds (default
+    :data:`SHARED_LOCK_TIMEOUT`) with :class:`LogLockedError`.
     """
 
-    def __init__(self, directory: Path, timeout: float = 10.0) -> None:
+    def __init__(self, directory: Path, timeout: float | None = None) -> None:
         self.directory = directory
         self.path = directory / LOCK_FILE
-        self.timeout = timeout
+        self.timeout = SHARED_LOCK_TIMEOUT if timeout is None else timeout
         self._fd = open_private(self.path, os.O_RDWR)
 
     def acquire(self) -> None:
@@ -85,7 +92,7 @@ class SharedWriterLock:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     holder = lock_holder(self._fd)
-                    raise LogLockedError(str(self.directory), holder) from None
+                    raise LogLockedError(str(self.directory), holder, self.timeout) from None
                 time.sleep(0.001)
 
     def release(self) -> None:

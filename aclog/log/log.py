@@ -20,7 +20,9 @@ A failed append is undone completely or the writer stops (:mod:`aclog.log.failur
 file operation goes through one seam (:mod:`aclog.log.files`), which opens no file through a
 symbolic link and lets tests fail any call on purpose.
 The directory is created 0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer
-per directory (a lock file); readers use :mod:`aclog.log.reader` and need no lock. The open
+per directory (a lock file; with ``shared``, several writers take turns under it for the check
+and the write of each append, never across its fsync); readers use :mod:`aclog.log.reader`
+and need no lock. The open
 segment's files: :mod:`aclog.log.active`; truncation's and retention's: :mod:`aclog.log.retention`.
 
 Not thread-safe: one thread owns a writer. Cost: an append is O(batch bytes) plus one fsync.
@@ -34,9 +36,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from aclog.log.active import ActiveSegment
+from aclog.log.active import ActiveSegment, Mark
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
-from aclog.log.errors import LogError
+from aclog.log.errors import LogError, StorageError
 from aclog.log.failure import WriteGuard
 from aclog.log.index_upgrade import upgrade_closed_indexes
 from aclog.log.lock import DirectoryLocks
@@ -88,12 +90,11 @@ class SegmentedLog:
         """Run one mutation: in shared mode under the lock and on a fresh view of the tail."""
         return self._locks.turn(self.refresh if refresh else None)
 
-    def refresh_view(self) -> None:
-        """Bring ``end_offset`` and ``latest_epoch`` up to date with other writers' appends
-        (shared mode; a no-op for an exclusive writer)."""
-        if self._locks.shared:
-            with self._mutation():
-                pass
+    def moved_by_others(self) -> bool:
+        """Whether another writer has appended (or cut) since this one last wrote or refreshed:
+        a lock-free look at the tail (shared mode; always False for an exclusive writer).
+        Cost: two ``stat`` calls. A stale False is harmless: appends still compare and append."""
+        return self._locks.shared and self._active.moved(self.end_offset)
 
     def refresh(self) -> None:
         """Re-read the tail if another writer changed the log (shared mode); cheap otherwise.
@@ -146,8 +147,7 @@ class SegmentedLog:
         """
         self._check_open()
         spec = BatchSpec(values, epoch, timestamp_ms)
-        with self._mutation():
-            return self._append_group([spec], expected_end_offset, fsync)[0]
+        return self._append_group([spec], expected_end_offset, fsync)[0]
 
     def append_batches(
         self,
@@ -164,8 +164,7 @@ class SegmentedLog:
         failed write is cut back whole. Returns one result per batch, in order.
         """
         self._check_open()
-        with self._mutation():
-            return self._append_group(batches, expected_end_offset, fsync)
+        return self._append_group(batches, expected_end_offset, fsync)
 
     def _append_group(
         self,
@@ -173,6 +172,28 @@ class SegmentedLog:
         expected_end_offset: int | None,
         fsync: bool | None,
     ) -> list[AppendResult]:
+        """Check, write, fsync. Shared: the lock is held to check and write, not across the
+        fsync, so a writer frozen in its fsync (most of an append) blocks nobody. A writer that
+        takes over meanwhile finds these bytes whole (the write returned under the lock), keeps
+        them, fsyncs them and appends after them, so they are committed either way."""
+        with self._mutation():
+            results, mark = self._write_group(batches, expected_end_offset)
+        try:
+            if self.fsync if fsync is None else fsync:
+                self._active.sync()
+                # Before anyone is told it committed: from here on, damage to it is corruption.
+                self._advance_point(results[-1].last_offset + 1, results[-1].epoch)
+        except OSError as error:
+            with self._mutation(refresh=False):
+                raise self._undo(results, error, mark) from error
+        self._guard.health.succeeded()
+        self.end_offset = results[-1].last_offset + 1
+        self.latest_epoch = results[-1].epoch
+        return results
+
+    def _write_group(
+        self, batches: Sequence[BatchSpec], expected_end_offset: int | None
+    ) -> tuple[list[AppendResult], Mark]:
         check_group(batches, self.latest_epoch, self.end_offset, expected_end_offset)
         built, results = build_group(batches, self.end_offset, self.clock)
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
@@ -185,17 +206,28 @@ class SegmentedLog:
                 self._write_batch(built[0][1], built[0][0])
             else:
                 self._active.write(built)
-            if self.fsync if fsync is None else fsync:
-                self._active.sync()
-                # Before anyone is told it committed: from here on, damage to it is corruption.
-                self._points().write(results[-1].last_offset + 1, results[-1].epoch)
-        except OSError as error:
-            action = f"appending offsets {results[0].base_offset}..{results[-1].last_offset}"
-            raise self._guard.undo(action, error, self._active, mark) from error
-        self._guard.health.succeeded()
-        self.end_offset = results[-1].last_offset + 1
-        self.latest_epoch = results[-1].epoch
-        return results
+        except OSError as error:  # under the lock: nobody else has written since
+            raise self._guard.undo(_action(results), error, self._active, mark) from error
+        return results, mark
+
+    def _undo(self, results: list[AppendResult], error: OSError, mark: Mark) -> StorageError:
+        """The error a group whose fsync failed raises, once undone (or the writer stopped).
+        Shared, a group another writer has appended after (keeping its whole batches) is never
+        cut: that would destroy the other writer's batches."""
+        if self._locks.shared and self._active.moved(results[-1].last_offset + 1):
+            reason = "another controller has appended after it, so it was not cut"
+            return self._guard.stop(_action(results), error, reason)
+        return self._guard.undo(_action(results), error, self._active, mark)
+
+    def _advance_point(self, offset: int, epoch: int) -> None:
+        """Move the recovery point over a group just fsynced. Shared: under the lock, and only
+        when nobody appended since (whoever did moved the point past this group already)."""
+        if not self._locks.shared:
+            self._points().write(offset, epoch)
+            return
+        with self._mutation(refresh=False):
+            if not self._active.moved(offset):
+                self._points().write(offset, epoch)
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
         """Write one batch starting at offset ``base`` to the active segment."""
@@ -285,7 +317,10 @@ class SegmentedLog:
         """Flush, close the files and release the writer lock (idempotent). A writer that
         stopped fsyncs nothing (a failed fsync is never retried as if it could succeed)."""
         try:
-            self._guard.finish_undo()
+            if not self._locks.shared:
+                # Shared: another writer may have recovered the tail and appended since; a cut
+                # here would destroy its batches. The next writer's refresh cuts a torn tail.
+                self._guard.finish_undo()
             if self._active.fd >= 0 and self.fsync and self._guard.stopped is None:
                 self._active.sync()
                 if self._point is not None and not self._locks.shared:
@@ -304,3 +339,8 @@ class SegmentedLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _action(results: list[AppendResult]) -> str:
+    """What a failed append was doing, for its error."""
+    return f"appending offsets {results[0].base_offset}..{results[-1].last_offset}"

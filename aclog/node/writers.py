@@ -8,8 +8,8 @@ Alone on its directory the controller hands each durable commit to the loader in
 directory other processes append too, so the loader reads to the end of what is written. The
 writer's kind is decided here, once, from the settings; nothing downstream asks which it is.
 
-Cost: opening rebuilds the committed image (newest snapshot plus the log after it), once: the
-exclusive controller hands the image it rebuilt to the loader.
+Cost: opening rebuilds the committed image (newest snapshot plus the log after it), once:
+either controller hands the image it rebuilt to the loader, which reads only what follows it.
 """
 
 from __future__ import annotations
@@ -58,8 +58,9 @@ class NodeWriter:
     loader reads to the end of what is written); ``follow``: hand the loader this process's
     commits in memory; ``start``: clients reach the node at this ``host:port`` now (a shared
     directory's member begins to take part in elections); ``image``: the image the writer
-    rebuilt when it opened, at the end of the log it alone writes (the loader starts from it
-    rather than replaying the log a second time), or ``None``."""
+    rebuilt when it opened, at the end of the log as it was then (the loader starts from it
+    rather than replaying the log a second time, and reads whatever was appended after it),
+    or ``None``."""
 
     writer: MetadataWriter
     durable_end: Callable[[], int] | None
@@ -103,4 +104,10 @@ def _shared(settings: WriterSettings, access: ClusterAuthorizer) -> NodeWriter:
         snapshot_policy=SnapshotPolicy(),
     )
     member = QuorumMember(node, workers=settings.workers)
-    return NodeWriter(member, durable_end=None, follow=lambda loader: None, start=member.start)
+    return NodeWriter(
+        member,
+        durable_end=None,
+        follow=lambda loader: None,
+        start=member.start,
+        image=node.controller.image,  # its rebuild as it opened: the loader reads what follows
+    )

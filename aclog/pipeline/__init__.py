@@ -24,15 +24,23 @@
   which principals and hosts an ACL covers in :mod:`~aclog.pipeline.covered`),
   :mod:`~aclog.pipeline.orphans`, :mod:`~aclog.pipeline.questions` (who can, reach, timeline,
   lint over many points) and :mod:`~aclog.pipeline.diff` (two points' states);
-- :mod:`~aclog.pipeline.plot`: the history picture (matplotlib, Agg).
+- :mod:`~aclog.pipeline.plot`: the history picture (matplotlib, Agg);
+- the plumbing every ``aclog pipeline`` command shares, once: :mod:`~aclog.pipeline.failures`
+  (the command's session, and Spark's, py4j's and the pipeline's errors as a
+  :class:`JobFailure` whose kind says whose fault it was), :mod:`~aclog.pipeline.inputs` (what a
+  command reads, as a :class:`Source`, and the rows it collects or writes) and
+  :mod:`~aclog.pipeline.commands` (each command's job as one call).
 
 Requires the ``spark`` extra (pyspark, pyarrow, pandas, matplotlib) and Java 17+.
 """
 
 from aclog.pipeline import (
     access,
+    commands,
     diff,
+    failures,
     history,
+    inputs,
     kraft_load,
     kraft_source,
     load,
@@ -48,6 +56,8 @@ from aclog.pipeline import (
 )
 from aclog.pipeline.access import AccessQuestion
 from aclog.pipeline.errors import JavaMissingError, PipelineError
+from aclog.pipeline.failures import JobFailure, command_session
+from aclog.pipeline.inputs import Source
 from aclog.pipeline.load import (
     Records,
     read_parquet_records,
@@ -65,12 +75,18 @@ __all__ = [
     "AccessQuestion",
     "AclogDataSource",
     "JavaMissingError",
+    "JobFailure",
     "PipelineError",
     "Records",
+    "Source",
     "State",
     "access",
+    "command_session",
+    "commands",
     "diff",
+    "failures",
     "history",
+    "inputs",
     "kraft_load",
     "kraft_source",
     "load",

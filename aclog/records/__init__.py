@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         kafka_uuid_bytes_text,
         kafka_uuid_text,
         new_acl_id,
+        parse_kafka_uuid,
     )
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "json_value",
     "kafka_uuid_bytes_text",
     "kafka_uuid_text",
+    "parse_kafka_uuid",
     "new_acl_id",
     "record_summary",
     "record_to_dict",

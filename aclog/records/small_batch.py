@@ -10,7 +10,10 @@ decoded value by value through the codec (the columnar decoder's own reference,
 :func:`~aclog.records.columnar.checked_fields`) into
 :meth:`~aclog.records.decoded.DecodedRecords.of_records`: the same records, kinds and errors
 as the columnar decoder gives (``tests/records/test_small_batch.py`` holds the two together),
-and no columns (replay takes its records).
+and no columns (replay takes its records). A replay that wants no batch on its own joins
+consecutive small batches into runs and decodes each run as columns instead
+(:mod:`aclog.replay.runs`); this path is for a small batch read on its own (``dump``, a listener
+that hears of each batch, a small batch between large ones).
 
 Thread-safe (no shared state). Cost: one fastavro call and one record per value.
 """

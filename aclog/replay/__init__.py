@@ -14,9 +14,11 @@ from aclog.faces import lazy_face
 if TYPE_CHECKING:
     from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
     from aclog.replay.diff import Point, diff
+    from aclog.replay.dump_rows import Removal, dump_row, dump_rows, with_removed
     from aclog.replay.kraft_batches import kraft_decoded_batch
     from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
     from aclog.replay.kraft_stream import kraft_decoded_batches
+    from aclog.replay.moments import TIME_FORMATS, backwards, range_point, time_ms, time_text
     from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image, replay_tail
     from aclog.replay.stream import (
         DecodedBatch,
@@ -29,29 +31,38 @@ if TYPE_CHECKING:
     from aclog.replay.verify import VerifyReport, verify_directory, verify_kraft_directory
 
 __all__ = [
+    "TIME_FORMATS",
     "CommittedBatch",
     "DecodedBatch",
     "Entry",
     "Point",
     "RebuildError",
+    "Removal",
     "Rebuilt",
     "ReplayBatch",
     "Replayed",
     "VerifyReport",
+    "backwards",
     "decode_batch",
     "diff",
+    "dump_row",
+    "dump_rows",
     "entries_between",
     "kraft_decoded_batch",
     "kraft_decoded_batches",
     "kraft_reconcile",
+    "range_point",
     "read_decoded",
     "read_segment_decoded",
     "reconcile_records",
     "rebuild_image",
     "replay_batches",
     "replay_tail",
+    "time_ms",
+    "time_text",
     "verify_directory",
     "verify_kraft_directory",
+    "with_removed",
 ]
 
 __getattr__ = lazy_face(__name__)

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.records.types import Record
+from aclog.replay.runs import BatchRun
 from aclog.replay.stream import DecodedBatch
 
 
@@ -65,8 +66,8 @@ class CommittedBatch:
 @dataclass(frozen=True, slots=True)
 class Replayed:
     """The image after a replay, the delta that made it (``None`` when there were no
-    batches: the image is then the one replay started from), and how many batches and
-    records went in."""
+    batches: the image is then the one replay started from), and how many batches (those a
+    :class:`~aclog.replay.runs.BatchRun` joined counted each) and records went in."""
 
     image: MetadataImage
     delta: MetadataDelta | None
@@ -102,7 +103,7 @@ def replay_batches(
     try:
         for batch in batches:
             records += _replay_one(delta, batch, start)
-            count += 1
+            count += batch.batches if isinstance(batch, BatchRun) else 1
             last = batch
     except Exception:
         delta.settle()  # an ACL record queued before whatever failed raises its error first

@@ -29,14 +29,16 @@ from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.acl_column_rows import of_chunks, of_records
 from aclog.image.acl_table import AclTable
 from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source, read_checkpoint_info
+from aclog.log import LogBatch, read_batches
 from aclog.log.check import check_batches
 from aclog.log.segment import list_segments
 from aclog.records.types import Record
 from aclog.records.warning import OnWarning, ignore_warning
-from aclog.replay.batches import replay_batches
+from aclog.replay.batches import ReplayBatch, Replayed, replay_batches
 from aclog.replay.kraft_batches import KraftTail
 from aclog.replay.kraft_restate import restated_kraft_table
-from aclog.replay.stream import DecodedBatch, read_decoded
+from aclog.replay.runs import decoded_runs
+from aclog.replay.stream import DecodedBatch, decode_batch
 from aclog.snapshot import (
     NoUsableSnapshotError,
     SnapshotContents,
@@ -52,12 +54,14 @@ class RebuildError(Exception):
 
 @dataclass(frozen=True)
 class Rebuilt:
-    """An image and how it was made."""
+    """An image and how it was made: the snapshot (or KRaft checkpoint) it started from, and
+    how many records and batches of the log after it were replayed."""
 
     image: MetadataImage
     snapshot: SnapshotInfo | None
     records_replayed: int
     kraft_checkpoint: CheckpointInfo | None = None
+    batches_replayed: int = 0
 
     @property
     def next_offset(self) -> int:
@@ -129,10 +133,11 @@ def _rebuild_from_log(
         start = info.last_offset + 1
     _check_log_reaches(directory, start)
     check_batches(directory, 0, start)  # damage a snapshot covers is damage all the same
-    image, replayed = replay_tail(directory, image, start, at_offset, at_time_ms, on_batch)
+    tail = _replayed_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     if at_offset is not None or at_time_ms is not None:
-        check_batches(directory, image.provenance.last_offset + 1)  # and so is damage after
-    return Rebuilt(image, found[0] if found else None, replayed)
+        check_batches(directory, tail.image.provenance.last_offset + 1)  # and damage after
+    snapshot = found[0] if found else None
+    return Rebuilt(tail.image, snapshot, tail.records, batches_replayed=tail.batches)
 
 
 def restated(
@@ -177,28 +182,54 @@ def replay_tail(
     on_batch: Callable[[DecodedBatch], None] | None = None,
 ) -> tuple[MetadataImage, int]:
     """``image`` with the log's records from ``start`` replayed as one delta (whole batches at
-    or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed."""
-    batches = _bounded(read_decoded(directory, start), at_offset, at_time_ms, on_batch)
-    replayed = replay_batches(image, batches, start=start)  # a batch may straddle the start
+    or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed.
+    With no ``on_batch`` (a server's start, a tool's rebuild), runs of small batches are
+    decoded together (:func:`~aclog.replay.runs.decoded_runs`); ``on_batch`` hears of each
+    batch once it was replayed, each decoded on its own."""
+    replayed = _replayed_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     return replayed.image, replayed.records
 
 
-def _bounded(
-    batches: Iterable[DecodedBatch],
+def _replayed_tail(
+    directory: Path,
+    image: MetadataImage,
+    start: int,
     at_offset: int | None,
     at_time_ms: int | None,
     on_batch: Callable[[DecodedBatch], None] | None,
-) -> Iterator[DecodedBatch]:
-    """The whole batches at or below ``at_offset`` and at or before ``at_time_ms``;
-    ``on_batch`` hears of each once it was replayed."""
+) -> Replayed:
+    """:func:`replay_tail`, with the whole :class:`~aclog.replay.batches.Replayed`."""
+    raw = _within(read_batches(directory, start), at_offset, at_time_ms)
+    batches: Iterable[ReplayBatch]
+    if on_batch is None:
+        batches = decoded_runs(raw, start)
+    else:
+        batches = _told(map(decode_batch, raw), on_batch)
+    return replay_batches(image, batches, start=start)  # a batch may straddle the start
+
+
+def _within(
+    batches: Iterable[LogBatch], at_offset: int | None, at_time_ms: int | None
+) -> Iterator[LogBatch]:
+    """The whole batches at or below ``at_offset`` and at or before ``at_time_ms``. The first
+    batch past them is decoded, not replayed: damage in it is refused as in a replay of
+    everything (the point must not hide a record that does not decode right after it)."""
     for batch in batches:
-        if at_offset is not None and batch.last_offset > at_offset:
-            return
-        if at_time_ms is not None and batch.timestamp_ms > at_time_ms:
+        if (at_offset is not None and batch.last_offset > at_offset) or (
+            at_time_ms is not None and batch.timestamp_ms > at_time_ms
+        ):
+            decode_batch(batch)
             return
         yield batch
-        if on_batch is not None:  # resumed: the consumer has replayed the batch
-            on_batch(batch)
+
+
+def _told(
+    batches: Iterable[DecodedBatch], on_batch: Callable[[DecodedBatch], None]
+) -> Iterator[DecodedBatch]:
+    """``batches``, ``on_batch`` hearing of each once it was replayed."""
+    for batch in batches:
+        yield batch
+        on_batch(batch)  # resumed: the consumer has replayed the batch
 
 
 def _rebuild_from_kraft(
@@ -226,7 +257,7 @@ def _rebuild_from_kraft(
         replayed = replay_batches(image, tail, start=start)
     except KraftError as error:
         raise RebuildError(f"cannot replay the KRaft metadata in {directory}: {error}") from None
-    return Rebuilt(replayed.image, None, tail.records, info)
+    return Rebuilt(replayed.image, None, tail.records, info, replayed.batches)
 
 
 def _restated_checkpoint(info: CheckpointInfo, parts: list[Any]) -> MetadataImage:

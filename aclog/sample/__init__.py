@@ -1,6 +1,8 @@
-"""Sample data: realistic, overlapping histories committed through the real controller, for trying
-the questions (``aclog demo --tenancy``), the tests and the benchmarks."""
+"""Sample data committed through the real controller: the short example history of ``aclog demo``,
+and realistic, overlapping histories for trying the questions (``aclog demo --tenancy``), the
+tests and the benchmarks."""
 
+from aclog.sample.example import write_example_history
 from aclog.sample.tenants import (
     Request,
     Team,
@@ -18,5 +20,6 @@ __all__ = [
     "change_requests",
     "setup_requests",
     "tenancy",
+    "write_example_history",
     "write_tenancy",
 ]

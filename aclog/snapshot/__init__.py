@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
+    from aclog.snapshot.checks import SnapshotCheck, check_snapshots
     from aclog.snapshot.contents import SnapshotContents
     from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
     from aclog.snapshot.header import SnapshotInfo
@@ -39,6 +40,7 @@ __all__ = [
     "Candidate",
     "NoUsableSnapshotError",
     "RetentionPolicy",
+    "SnapshotCheck",
     "SnapshotContents",
     "SnapshotCorruptError",
     "SnapshotError",
@@ -46,6 +48,7 @@ __all__ = [
     "SnapshotInfo",
     "SnapshotPolicy",
     "SnapshotReader",
+    "check_snapshots",
     "choose_for_point",
     "deletable_segments",
     "list_snapshots",

@@ -84,6 +84,11 @@ COMMANDS = {
         "When PRINCIPAL gained or lost OPERATION on the resource: the answer at --from, then "
         "each batch up to --to that flipped it, with its offset, time, author and ACL changes.",
     ),
+    "ui": Lazy(
+        "aclog.tools.ui_command",
+        "Serve a read-only web view of the log: the state at any moment, changes, explain, "
+        "who-can, reach, diff, lint and a timeline.",
+    ),
     "acls": Lazy(
         "aclog.tools.acls",
         "Add, remove and list ACLs (options as in kafka-acls), in a data directory "

@@ -12,76 +12,15 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.acl import AclFilter
-from aclog.controller import Caller, Controller, ScramDeletion, upsertion_for_password
 from aclog.image import MetadataImage
-from aclog.records import (
-    AclBinding,
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
-    ScramMechanism,
-)
 from aclog.replay import entries_between, read_decoded
-from aclog.sample import Tenancy, tenancy, write_tenancy
+from aclog.sample import Tenancy, tenancy, write_example_history, write_tenancy
 from aclog.tools.common import DataDir, JsonFlag, load_state
 from aclog.tools.console import app, fail_os, print_json, print_line
 from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump, dump_rows
 from aclog.tools.history import state_to_dict
 from aclog.tools.writing import open_controller
-
-ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
-TOPIC, GROUP = ResourceType.TOPIC, ResourceType.GROUP
-
-
-def _acl(
-    rt: ResourceType,
-    name: str,
-    pattern: PatternType,
-    principal: str,
-    op: AclOperation,
-    permission: AclPermissionType = ALLOW,
-) -> AclBinding:
-    return AclBinding(rt, name, pattern, principal, "*", op, permission)
-
-
-def _history(controller: Controller) -> None:
-    admin = Caller("User:platform-admin", "10.0.4.17", "terraform", "CreateAcls")
-    controller.create_acls(
-        [
-            _acl(TOPIC, "payments.", PatternType.PREFIXED, "User:payments-svc", AclOperation.WRITE),
-            _acl(
-                TOPIC, "payments.", PatternType.PREFIXED, "User:payments-svc", AclOperation.DESCRIBE
-            ),
-            _acl(TOPIC, "payments.", PatternType.PREFIXED, "User:ledger", AclOperation.READ),
-            _acl(GROUP, "ledger-", PatternType.PREFIXED, "User:ledger", AclOperation.READ),
-            _acl(TOPIC, "??-accounts-*", PatternType.GLOB, "User:finance-*", AclOperation.READ),
-            _acl(
-                TOPIC, "payments.cards", PatternType.LITERAL, "User:ledger", AclOperation.READ, DENY
-            ),
-            _acl(TOPIC, "audit", PatternType.LITERAL, "User:*", AclOperation.DESCRIBE),
-        ],
-        admin,
-    )
-    users = Caller("User:platform-admin", "10.0.4.17", "kafka-python", "AlterUserScramCredentials")
-    controller.alter_scram(
-        [
-            upsertion_for_password("payments-svc", ScramMechanism.SCRAM_SHA_512, "demo-only-1"),
-            upsertion_for_password("ledger", ScramMechanism.SCRAM_SHA_256, "demo-only-2"),
-        ],
-        [],
-        users,
-    )
-    # Kafka lets one request touch only one mechanism per user, so the second one comes alone.
-    controller.alter_scram(
-        [upsertion_for_password("ledger", ScramMechanism.SCRAM_SHA_512, "demo-only-3")], [], users
-    )
-    revoke = Caller("User:security-oncall", "10.0.9.2", "aclog-cli", "DeleteAcls")
-    controller.delete_acls([AclFilter(TOPIC, "audit", PatternType.LITERAL)], revoke)
-    rotate = Caller("User:security-oncall", "10.0.9.2", "aclog-cli", "AlterUserScramCredentials")
-    controller.alter_scram([], [ScramDeletion("ledger", ScramMechanism.SCRAM_SHA_256)], rotate)
 
 
 @app.command()
@@ -111,7 +50,7 @@ def demo(
         with open_controller(data_dir, create=True) as controller:
             fresh = controller.log.end_offset <= 1
             if fresh:
-                _history(controller)
+                write_example_history(controller)
             image = controller.image
     else:
         fresh, image = _write_tenancy(data_dir, world)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -18,22 +17,19 @@ from aclog.log import (
     list_segments,
     segment_base_offset,
 )
-from aclog.records import (
-    RECORD_TYPES,
-    AccessControlEntryRecord,
-    RecordDecodeError,
-    RemoveAccessControlEntryRecord,
-    record_summary,
-    record_to_dict,
-)
+from aclog.records import RECORD_TYPES, RecordDecodeError, record_summary
 from aclog.replay import (
     DecodedBatch,
     Entry,
+    Removal,
+    dump_row,
     entries_between,
     kraft_decoded_batches,
     read_decoded,
     read_segment_decoded,
+    with_removed,
 )
+from aclog.replay import dump_rows as dump_rows  # noqa: PLC0414  (demo, quickstart use it here)
 from aclog.snapshot import SNAPSHOT_SUFFIX, SnapshotError, read_snapshot
 from aclog.tools.acl_rows import describe
 from aclog.tools.common import SourceFormat, is_kraft
@@ -101,48 +97,13 @@ def dump(
             entries = _selected(paths, from_offset, to_offset, kraft)
             if on_offset is not None:
                 entries = _reporting(entries, on_offset)
-            _print(_with_removed(entries, types), json_output, not no_redact)
+            _print(with_removed(entries, types), json_output, not no_redact)
     except TornTailError as error:
         fail(_torn_message(error), EXIT_FAILURE)
     except BrokenPipeError:
         raise  # the reader went away: handled once, around every command
     except (CorruptLogError, RecordDecodeError, SnapshotError, KraftError, OSError) as error:
         fail_for(error, "dump")
-
-
-Removal = AccessControlEntryRecord | None
-"""For a RemoveAccessControlEntryRecord, the ACL it removed, when the records read added it."""
-
-
-def _with_removed(
-    entries: Iterator[Entry], types: set[str] | None
-) -> Iterator[tuple[Entry, Removal]]:
-    """The entries of the chosen ``types``, each removal with the ACL its id named: a bare id
-    says nothing, and the ACL's addition was read before it (unless the dump starts later, or
-    the ACL is in a snapshot, when it is ``None``). Cost: a dict of the ACLs live in the dump."""
-    added: dict[uuid.UUID, AccessControlEntryRecord] = {}
-    for entry in entries:
-        record, removed = entry.record, None
-        if isinstance(record, AccessControlEntryRecord):
-            added[record.id] = record
-        elif isinstance(record, RemoveAccessControlEntryRecord):
-            removed = added.pop(record.id, None)
-        if types is None or entry.type_name in types:
-            yield entry, removed
-
-
-def dump_row(entry: Entry, removed: Removal, *, redact: bool = True) -> dict[str, Any]:
-    """One record as ``dump --json`` prints it: the entry's dict and, for a removal,
-    ``removed_acl`` (the ACL its id named, or ``None`` when its addition was not read)."""
-    row = entry.to_dict(redact=redact)
-    if isinstance(entry.record, RemoveAccessControlEntryRecord):
-        row["removed_acl"] = None if removed is None else record_to_dict(removed)
-    return row
-
-
-def dump_rows(entries: Iterable[Entry]) -> list[dict[str, Any]]:
-    """Every entry as ``dump --json`` prints it (redacted), for the commands that show a log."""
-    return [dump_row(entry, removed) for entry, removed in _with_removed(iter(entries), None)]
 
 
 def _print(entries: Iterator[tuple[Entry, Removal]], json_output: bool, redact: bool) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
-from aclog.records import ResourceType, call_paused, record_to_dict
+from aclog.records import ResourceType, call_paused
 from aclog.tools.acl_options import CLUSTER_NAME
 from aclog.tools.common import (
     DATA_DIR_ENV,
@@ -38,15 +38,8 @@ from aclog.tools.points import state_header
 
 
 def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
-    """The JSON form of an explanation: ``{"decision", "reason", "deciding_acl",
-    "matching_acls"}`` with ACLs in the shape every ``--json`` output uses."""
-    deciding = explanation.deciding_acl
-    return {
-        "decision": explanation.decision.value,
-        "reason": explanation.reason,
-        "deciding_acl": None if deciding is None else record_to_dict(deciding),
-        "matching_acls": [record_to_dict(acl) for acl in explanation.matching_acls],
-    }
+    """The JSON form of an explanation (:meth:`aclog.authorizer.Explanation.to_dict`)."""
+    return explanation.to_dict()
 
 
 def _resource(

@@ -12,7 +12,7 @@ from aclog.kraft import is_kraft_path
 from aclog.log import estimated_end_offset
 from aclog.records import call_paused, gc_paused
 from aclog.replay import diff, verify_directory, verify_kraft_directory
-from aclog.snapshot import SnapshotError, SnapshotId, list_snapshots, verify_snapshot
+from aclog.snapshot import SnapshotCheck, SnapshotError, check_snapshots
 from aclog.tools.commands import COMMANDS
 from aclog.tools.common import (
     AtOffset,
@@ -228,10 +228,7 @@ def snapshot_create(
 @snapshot_app.command("list")
 def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
     """List snapshots, oldest first, with whether each one verifies; exit 1 if any is corrupt."""
-    rows = [
-        _snapshot_row(snapshot.path, snapshot.last_offset, snapshot.epoch)
-        for snapshot in _snapshots(data_dir)
-    ]
+    rows = [check.to_dict() for check in _snapshots(data_dir)]
     if json_output:
         print_json({"snapshots": rows})
     elif not rows:
@@ -247,7 +244,8 @@ def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
         raise typer.Exit(EXIT_FAILURE)
 
 
-def _snapshots(data_dir: Path) -> list[SnapshotId]:
+def _snapshots(data_dir: Path) -> list[SnapshotCheck]:
+    """Every snapshot of ``data_dir``, verified; exit 2 for a KRaft directory or no log."""
     if is_kraft_path(data_dir):  # listing none there would read as "no snapshot, all fine"
         fail(
             f"{data_dir} is a KRaft metadata directory: its snapshots are Kafka's .checkpoint "
@@ -257,22 +255,9 @@ def _snapshots(data_dir: Path) -> list[SnapshotId]:
         )
     require_log(data_dir)
     try:
-        return list_snapshots(data_dir)
+        return check_snapshots(data_dir)
     except OSError as error:
         fail_os("read", error)
-
-
-def _snapshot_row(path: Path, last_offset: int, epoch: int) -> dict[str, Any]:
-    try:
-        return {**verify_snapshot(path).to_dict(), "valid": True}
-    except SnapshotError as error:
-        return {
-            "path": str(path),
-            "last_offset": last_offset,
-            "epoch": epoch,
-            "valid": False,
-            "error": str(error),
-        }
 
 
 @snapshot_app.command("verify")
@@ -281,14 +266,10 @@ def snapshot_verify(data_dir: DataDir, json_output: JsonFlag = False) -> None:
 
     --json prints {"ok", "checked", "corrupt", "problems"}: each problem names its snapshot,
     as 'aclog verify --json' lists its problems."""
-    problems = []
     snapshots = _snapshots(data_dir)
-    for snapshot in snapshots:
-        try:
-            verify_snapshot(snapshot.path)
-        except SnapshotError as error:
-            problems.append(str(error))
-            print_line(f"aclog: {error}", stderr=True)
+    problems = [str(check.error) for check in snapshots if check.error is not None]
+    for problem in problems:
+        print_line(f"aclog: {problem}", stderr=True)
     bad = len(problems)
     if json_output:
         print_json(

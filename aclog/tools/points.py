@@ -13,10 +13,8 @@ the log.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,32 +26,27 @@ from aclog.tools.console import EXIT_USAGE, fail, print_line
 if TYPE_CHECKING:
     from aclog.replay import Point
 
-_DIGITS = re.compile(r"[0-9]+")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-TIME_FORMATS = "epoch milliseconds (1795609903621) or ISO-8601 (2026-11-21T10:00:00Z, +01:00)"
+# The replay and the KRaft reader are imported inside the functions that use them: they load
+# numpy, pyarrow and kafka-python, which a command that only parses its options (a shell
+# completing one) has no use for.
 
 
 def parse_time(text: str) -> int:
-    """``text`` as milliseconds since the epoch; exit 2 when it is neither form."""
-    stripped = text.strip()
-    if _DIGITS.fullmatch(stripped):
-        return int(stripped)
+    """``text`` as milliseconds since the epoch (:func:`aclog.replay.time_ms`); exit 2 when
+    it is neither form."""
+    from aclog.replay import time_ms  # noqa: PLC0415 (see the module note)
+
     try:
-        moment = datetime.fromisoformat(stripped)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return (moment - _EPOCH) // timedelta(milliseconds=1)  # exact: no float rounding
-    except (ValueError, OverflowError):
-        fail(f"cannot read the time {text!r}; write {TIME_FORMATS}", EXIT_USAGE)
+        return time_ms(text)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
 
 
 def format_time(timestamp_ms: int) -> str:
     """``2026-11-21T10:00:00.000Z``: a log timestamp as UTC ISO-8601 with milliseconds."""
-    try:
-        moment = datetime.fromtimestamp(timestamp_ms / 1000, UTC)
-    except (ValueError, OverflowError, OSError):  # outside what datetime can show
-        return f"{timestamp_ms} ms after the epoch"
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    from aclog.replay import time_text  # noqa: PLC0415 (see the module note)
+
+    return time_text(timestamp_ms)
 
 
 def parse_point(at_offset: int | None, at_time: str | None) -> tuple[int | None, int | None]:
@@ -64,27 +57,21 @@ def parse_point(at_offset: int | None, at_time: str | None) -> tuple[int | None,
 
 
 def parse_range_end(text: str, option: str) -> Point:
-    """A ``diff --from/--to`` point: a bare number is an offset, anything else a time."""
-    from aclog.replay import Point  # noqa: PLC0415 (see _batch_bounds)
+    """A ``diff --from/--to`` point (:func:`aclog.replay.range_point`); exit 2 when it is
+    neither an offset nor a time."""
+    from aclog.replay import range_point  # noqa: PLC0415 (see the module note)
 
-    stripped = text.strip()
-    if _DIGITS.fullmatch(stripped):
-        return Point(offset=int(stripped))
-    if stripped.startswith("-") and _DIGITS.fullmatch(stripped[1:]):
-        fail(f"{option} {text!r}: offsets start at 0", EXIT_USAGE)
-    return Point(time_ms=parse_time(text))
+    try:
+        return range_point(text, option)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
 
 
 def check_range(start: Point, end: Point, start_offset: int, end_offset: int) -> None:
-    """Exit 2 when ``start`` comes after ``end``: compared as given when both are offsets or
-    both times, else by the offsets they resolve to (``start_offset``, ``end_offset``)."""
-    if start.offset is not None and end.offset is not None:
-        backwards = start.offset > end.offset
-    elif start.time_ms is not None and end.time_ms is not None:
-        backwards = start.time_ms > end.time_ms
-    else:
-        backwards = start_offset > end_offset
-    if backwards:
+    """Exit 2 when ``start`` comes after ``end`` (:func:`aclog.replay.backwards`)."""
+    from aclog.replay import backwards  # noqa: PLC0415 (see the module note)
+
+    if backwards(start, end, start_offset, end_offset):
         fail("--from comes after --to; give the earlier point as --from", EXIT_USAGE)
 
 
@@ -156,10 +143,8 @@ def _offset_note(directory: Path, last_offset: int, at_offset: int, kraft: bool)
 
 def _batch_bounds(directory: Path, start: int, kraft: bool) -> Iterator[tuple[int, int, int]]:
     """(base offset, last offset, timestamp) of each batch holding an offset from ``start``."""
-    # imported here: the log's readers load numpy and kafka-python, which a command that only
-    # parses its options (completing one) has no use for
-    from aclog.kraft import read_kraft  # noqa: PLC0415
-    from aclog.replay import read_decoded  # noqa: PLC0415
+    from aclog.kraft import read_kraft  # noqa: PLC0415 (see the module note)
+    from aclog.replay import read_decoded  # noqa: PLC0415 (see the module note)
 
     if kraft:  # no on_tail: the command's own read of the log already reported its tail
         for batch in read_kraft(directory, start):

@@ -188,7 +188,8 @@ def one_resource(
     return resource_type, usage(lambda: check_resource_name(name, option))
 
 
-def _resource_types(names: list[str] | None) -> list[ResourceType]:
+def resource_types(names: list[str] | None) -> list[ResourceType]:
+    """``--resource-type`` names as resource types (``ValueError`` for one that names none)."""
     types: list[ResourceType] = []
     for name in names or []:
         parsed = ResourceType.parse(name)
@@ -222,7 +223,7 @@ def reach_command(
 ) -> None:
     """What a principal can reach: every resource pattern (or inventory resource) its ACLs
     grant it something on, with the operations, the deciding ACLs and the DENY exceptions."""
-    types = usage(lambda: _resource_types(resource_type))
+    types = usage(lambda: resource_types(resource_type))
     names = usage(lambda: read_inventory(inventory)) if inventory is not None else None
     usage(lambda: check_caller_principal(principal, "--principal"))
     _checked_host(host)

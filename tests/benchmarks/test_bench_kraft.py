@@ -18,6 +18,6 @@ def test_kraft_suite_replays_the_same_state_from_both_formats() -> None:
 
 
 def test_the_tail_removes_acls_of_the_snapshot() -> None:
-    base, tail = bench_kraft._state(300, 100)
+    base, tail = bench_kraft.state(300, 100)
     removed = {r.id for r in tail if type(r).__name__ == "RemoveAccessControlEntryRecord"}
     assert len(removed) == 10 and removed <= {r.id for r in base}  # type: ignore[attr-defined]

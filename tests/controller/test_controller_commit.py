@@ -20,9 +20,7 @@ from aclog.log import FencedEpochError
 from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE
 from aclog.log.segment import list_segments
 from aclog.records import (
-    AclBinding,
     AclOperation,
-    AclPermissionType,
     PatternType,
     RemoveAccessControlEntryRecord,
     RequestContextRecord,
@@ -30,20 +28,12 @@ from aclog.records import (
     ScramMechanism,
 )
 from aclog.replay.stream import read_decoded
+from tests.acl_factory import acl_binding
 
 ADMIN = Caller("User:admin", "10.0.0.1", "test-client", "CreateAcls")
 
 
-def _binding(name: str, principal: str = "User:alice") -> AclBinding:
-    return AclBinding(
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        principal,
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
+_binding = acl_binding
 
 
 class _Deny:

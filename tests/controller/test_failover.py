@@ -122,13 +122,13 @@ def _plant(planted: str, sim: Sim, monkeypatch: pytest.MonkeyPatch) -> None:
     elif planted == "no-fencing":
         # A log that forgets to refuse older epochs and stale views lets a deposed
         # controller write after its successor.
-        real_append = SegmentedLog._append_group
+        real_write = SegmentedLog._write_group
 
-        def unfenced(self: SegmentedLog, batches, expected, fsync):  # type: ignore[no-untyped-def]
+        def unfenced(self: SegmentedLog, batches, expected):  # type: ignore[no-untyped-def]
             self.latest_epoch = -1
-            return real_append(self, batches, None, fsync)
+            return real_write(self, batches, None)
 
-        monkeypatch.setattr(SegmentedLog, "_append_group", unfenced)
+        monkeypatch.setattr(SegmentedLog, "_write_group", unfenced)
         monkeypatch.setattr(Controller, "still_leading", lambda self: True)
     elif planted == "broker-skips":
         loader = sim.brokers[0][0]

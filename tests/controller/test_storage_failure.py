@@ -19,27 +19,12 @@ from aclog.controller.controller import Controller, LocalOperator
 from aclog.controller.quorum import ControllerNode, Role
 from aclog.log import read_records
 from aclog.log.files import Faults, injected
-from aclog.records import (
-    AclBinding,
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
-)
+from tests.acl_factory import acl_binding
 
 ADMIN = Caller("User:admin", "10.0.0.1", "test-client", "CreateAcls")
 
 
-def _acl(name: str) -> AclBinding:
-    return AclBinding(
-        ResourceType.TOPIC,
-        name,
-        PatternType.LITERAL,
-        "User:alice",
-        "*",
-        AclOperation.READ,
-        AclPermissionType.ALLOW,
-    )
+_acl = acl_binding
 
 
 def _failing_once(

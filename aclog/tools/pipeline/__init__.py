@@ -26,7 +26,9 @@ import importlib
 
 from aclog.tools.pipeline.app import pipeline_app
 
-COMMAND_MODULES = ("records", "state", "history", "access", "orphans", "questions", "changes")
+COMMAND_MODULES = (
+    "records", "state", "history", "access", "orphans", "questions", "timeline", "changes",
+)  # fmt: skip
 """The modules that register a ``pipeline`` subcommand, in help order."""
 
 for _name in COMMAND_MODULES:

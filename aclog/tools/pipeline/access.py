@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from aclog.authorizer import parse_super_users
-from aclog.records import AclOperation, ResourceType
-from aclog.tools.acl_options import OptionError, read_inventory
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.console import EXIT_USAGE, fail, out, print_json
+from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.asking import (
+    parse_operations,
+    read_principals,
+    read_resources,
+    super_user_set,
+)
+from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (
     ConfOption,
     DataDirOption,
@@ -25,50 +27,8 @@ from aclog.tools.pipeline.options import (
     RecordsOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.output import collect_rows, show_rows, write_parquet
+from aclog.tools.pipeline.output import show_rows
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
-
-ACCESS_ORDER = ("principal", "host", "resource_type", "resource_name", "operation")
-"""The order of ``--json`` decisions (and the table's rows)."""
-
-
-def read_principals(path: Path) -> list[str]:
-    """The ``Type:name`` lines of ``path`` (blank lines and ``#`` comments skipped); a usage
-    error names the first bad line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        fail(f"cannot read the principals file {path}: {error.strerror}", EXIT_USAGE)
-    found = []
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        kind, sep, name = text.partition(":")
-        if not (kind and sep and name):
-            fail(f"{path}:{number}: expected a principal like User:alice, got {text!r}", EXIT_USAGE)
-        found.append(text)
-    return found
-
-
-def read_resources(path: Path) -> list[tuple[ResourceType, str]]:
-    """The ``TYPE:name`` inventory of ``path``, or a usage error."""
-    try:
-        return read_inventory(path)
-    except OptionError as error:
-        fail(str(error), EXIT_USAGE)
-
-
-def parse_operations(names: Sequence[str]) -> tuple[AclOperation, ...]:
-    """``--operation(s)`` names as operations a request can ask for, or a usage error."""
-    try:
-        found = tuple(AclOperation.parse(n) for n in names)
-    except ValueError as error:
-        fail(str(error), EXIT_USAGE)
-    bad = [op.name for op in found if op in (AclOperation.ANY, AclOperation.UNKNOWN)]
-    if bad:
-        fail(f"--operations {bad[0]} is not an operation a request can ask for", EXIT_USAGE)
-    return found
 
 
 @pipeline_app.command("access")
@@ -113,37 +73,23 @@ def access_command(
     inventory = read_resources(resources)
     people = read_principals(principals)
     asked = parse_operations(operations or [])
-    try:
-        supers = parse_super_users(super_users)
-    except ValueError as error:
-        fail(str(error), EXIT_USAGE)
-    at_time_ms = time_ms(at_time)
-    kraft = check_source(data_dir, records, source_format)
+    source = job_source(data_dir, records, source_format, (at_offset, at_time), snapshots)
+    pipeline = pipeline_modules()
+    question = pipeline.AccessQuestion(
+        hosts=tuple(hosts or ["*"]),
+        operations=asked,
+        super_users=super_user_set(super_users),
+        allow_everyone_if_no_acl_found=allow_everyone_if_no_acl_found,
+    )
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        pipeline = pipeline_modules()
-
-        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots, kraft)
-        question = pipeline.AccessQuestion(
-            hosts=tuple(hosts or ["*"]),
-            operations=asked,
-            super_users=frozenset(supers),
-            allow_everyone_if_no_acl_found=allow_everyone_if_no_acl_found,
-        )
-        decisions = pipeline.access.access(
-            result.acls,
-            pipeline.access.resources_frame(spark, inventory),
-            pipeline.access.principals_frame(spark, people),
-            question,
-            partitions=partitions,
-        )
-        if out_path is not None:
-            decisions = write_parquet(decisions, out_path)
-        rows = collect_rows(decisions.orderBy(*ACCESS_ORDER)) if json_output or not out_path else []
-        result.unpersist()
+        rows = pipeline.commands.decisions(
+            spark, source, inventory, people, question, partitions=partitions, out=out_path,
+            collect=json_output or not out_path,
+        )  # fmt: skip
     if json_output:
         print_json({"decisions": rows})
     elif out_path is None:
-        columns = ["principal", "host", "resource_type", "resource_name", "operation"]
-        show_rows(rows, [*columns, "decision", "reason", "acl_id"], limit, "decisions")
+        keys = pipeline.commands.ACCESS_ORDER
+        show_rows(rows, [*keys, "decision", "reason", "acl_id"], limit, "decisions")
     else:
         out.print(f"wrote decisions to {out_path}", markup=False)

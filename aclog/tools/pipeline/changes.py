@@ -19,10 +19,9 @@ from aclog.tools.console import (
     out,
     print_json,
     print_line,
-    print_warning,
 )
 from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (
     ConfOption,
     DataDirOption,
@@ -30,8 +29,7 @@ from aclog.tools.pipeline.options import (
     MasterOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.questions import jobs
-from aclog.tools.pipeline.spark import spark_for
+from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 from aclog.tools.points import parse_range_end
 from aclog.tools.questions_text import show_lint
 
@@ -50,15 +48,10 @@ def diff_command(
     """'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and
     when (a KRaft log records no authors: "author" is null, as in 'aclog diff')."""
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
-    kraft = check_source(data_dir, None, source_format)
-    assert data_dir is not None
+    source = job_source(data_dir, None, source_format)
     with spark_for(master, conf, driver_host) as spark:
-        found = jobs()
-        records = found.records_for_history(
-            spark, data_dir, on_warning=print_warning, kraft=kraft
-        ).frame
         try:
-            result = found.diff_job(records, first, last)
+            result = pipeline_modules().commands.changes(spark, source, first, last)
         except ValueError as error:
             fail(f"--from comes after --to ({error})", EXIT_USAGE)
     if json_output:
@@ -92,17 +85,13 @@ def lint_command(
             threshold = Severity.parse(fail_on)
         except ValueError as error:
             fail(str(error), EXIT_USAGE)
-    at_time_ms = time_ms(at_time)
-    now_ms = at_time_ms if at_time_ms is not None else int(time.time() * 1000)
-    kraft = check_source(data_dir, None, source_format)
+    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
+    now_ms = source.at_time_ms if at_time is not None else int(time.time() * 1000)
     with spark_for(master, conf, driver_host) as spark:
-        found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, at_time_ms), snapshots, kraft)
-        report = found.lint_job(
-            state.acls, state.records, state.users, min_iterations=min_iterations,
+        report = pipeline_modules().commands.lint(
+            spark, source, min_iterations=min_iterations,
             max_age_days=max_credential_age_days, now_ms=now_ms,
         )  # fmt: skip
-        state.unpersist()
     if json_output:
         print_json(report.to_dict())
     else:

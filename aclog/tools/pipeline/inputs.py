@@ -1,22 +1,19 @@
-"""The records a pipeline command reads: ``--records`` Parquet or a ``--data-dir``, and the state
-as of a point built from them.
+"""What a pipeline command reads, checked before Spark starts: ``--records`` Parquet or a
+``--data-dir``, as of ``--at-offset``/``--at-time``, as the :class:`aclog.pipeline.Source` its
+job reads.
 
-Thread-safe (no shared state). Cost: reading snapshot headers on the driver; the records are
-read lazily by the job.
+Thread-safe (no shared state). Cost: a few ``stat`` calls (and importing the pipeline).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aclog.tools.common import is_kraft, parse_time
 from aclog.tools.console import EXIT_USAGE, fail, print_warning
 from aclog.tools.data_dirs import require_log
 from aclog.tools.pipeline.spark import pipeline_modules
-
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
 
 
 def check_source(data_dir: Path | None, records: Path | None, source_format: str) -> bool:
@@ -35,56 +32,21 @@ def check_source(data_dir: Path | None, records: Path | None, source_format: str
     return kraft
 
 
-def input_records(
-    spark: SparkSession,
+def job_source(
     data_dir: Path | None,
     records: Path | None,
-) -> DataFrame:
-    """The records to read: ``--records`` Parquet, else the whole ``--data-dir``."""
-    pipeline = pipeline_modules()
-    if records is not None:
-        return pipeline.read_parquet_records(spark, records)  # type: ignore[no-any-return]
-    if data_dir is None:
-        fail("give --data-dir (or --records)", EXIT_USAGE)
-    if not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    return pipeline.read_records(spark, data_dir)  # type: ignore[no-any-return]
-
-
-def job_state(
-    spark: SparkSession,
-    data_dir: Path | None,
-    records: Path | None,
-    point: tuple[int | None, int | None],
-    snapshots: bool,
-    kraft: bool = False,
+    source_format: str,
+    point: tuple[int | None, str | None] = (None, None),
+    snapshots: bool = True,
 ) -> Any:
-    """The :class:`~aclog.pipeline.state.State` as of ``point`` (offset, time in ms), from the
-    snapshot ``aclog replay`` would start from plus the log after it (``kraft``: ``data_dir``
-    is a KRaft metadata log, read as ``aclog replay --format kraft`` reads it); from
-    ``--records`` Parquet, from the log rows it holds (snapshot rows there are ignored)."""
-    pipeline = pipeline_modules()
-    if records is not None or data_dir is None:
-        from pyspark.sql import functions as F  # noqa: PLC0415
-
-        frame = input_records(spark, data_dir, records).filter(F.col("source") == "log")
-        source = pipeline.Records(frame, None)
-    elif not data_dir.is_dir():
-        fail(f"no data directory at {data_dir}", EXIT_USAGE)
-    else:
-        source = pipeline.records_as_of(
-            spark,
-            data_dir,
-            at_offset=point[0],
-            at_time_ms=point[1],
-            use_snapshots=snapshots,
-            on_warning=print_warning,
-            columns=pipeline.state.state_input_columns(*point),
-            kraft=kraft,
-        )
-    # Cached when the data source decodes the records (each read would decode the log again);
-    # Parquet is cheap to read again.
-    return pipeline.state.state(source.frame, *point, persist=records is None)
+    """The :class:`aclog.pipeline.Source` of ``--data-dir``/``--records`` as of ``point``
+    (``--at-offset``, ``--at-time``), warnings printed; usage errors exit before Spark starts
+    (:func:`check_source`)."""
+    at_time_ms = time_ms(point[1])
+    kraft = check_source(data_dir, records, source_format)
+    return pipeline_modules().Source(
+        data_dir, records, kraft, point[0], at_time_ms, snapshots, print_warning
+    )
 
 
 def time_ms(at_time: str | None) -> int | None:

@@ -10,9 +10,9 @@ import typer
 
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import print_json
-from aclog.tools.pipeline.access import read_resources
 from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.asking import read_resources
+from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (
     ConfOption,
     DataDirOption,
@@ -23,7 +23,7 @@ from aclog.tools.pipeline.options import (
     RecordsOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.output import collect_rows, show_rows, write_parquet
+from aclog.tools.pipeline.output import show_rows
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
 
 
@@ -48,21 +48,9 @@ def orphans_command(
 ) -> None:
     """ACLs naming users without credentials, credentials no ACL names, ACLs on nothing."""
     inventory = read_resources(resources) if resources is not None else None
-    at_time_ms = time_ms(at_time)
-    kraft = check_source(data_dir, records, source_format)
+    source = job_source(data_dir, records, source_format, (at_offset, at_time), snapshots)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        pipeline = pipeline_modules()
-
-        result = job_state(spark, data_dir, records, (at_offset, at_time_ms), snapshots, kraft)
-        frame = pipeline.orphans.orphans(
-            result.acls,
-            result.users,
-            None if inventory is None else pipeline.access.resources_frame(spark, inventory),
-        )
-        if out_path is not None:
-            frame = write_parquet(frame, out_path)
-        rows = collect_rows(frame.orderBy("kind", "acl_id", "user"))
-        result.unpersist()
+        rows = pipeline_modules().commands.orphan_rows(spark, source, inventory, out_path)
     if json_output:
         print_json({"orphans": rows})
         return

@@ -1,58 +1,19 @@
-"""What the pipeline commands print and write: JSON-ready rows, tables, Parquet.
+"""What the pipeline commands print: tables of the rows a job collected, lines of its answers
+(:mod:`aclog.pipeline.inputs` collects them and writes the Parquet).
 
-Thread-safe (no shared state). Cost: collecting the rows shown to the driver.
+Thread-safe (no shared state). Cost: rendering at most ``limit`` rows.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
-from aclog.tools.console import out, print_table
+from aclog.tools.console import out, print_line, print_table
 from aclog.tools.visible import visible
-
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def collect_rows(frame: DataFrame) -> list[dict[str, Any]]:
-    """Collect ``frame`` as JSON-ready dicts; timestamps become milliseconds since the epoch
-    (as ``aclog replay --json`` prints them), whatever the session's time zone."""
-    from pyspark.sql import functions as F  # noqa: PLC0415
-    from pyspark.sql.types import TimestampType  # noqa: PLC0415
-
-    columns = [
-        F.unix_millis(F.col(f.name)).alias(f.name)
-        if isinstance(f.dataType, TimestampType)
-        else F.col(f.name)
-        for f in frame.schema.fields
-    ]
-    return [
-        {k: _jsonable(v) for k, v in row.asDict().items()}
-        for row in frame.select(*columns).collect()
-    ]
-
-
-def write_parquet(frame: DataFrame, path: Path) -> DataFrame:
-    """Write ``frame`` as Parquet at ``path`` (made absolute here, on the driver: executors run
-    in their own working directories) and return the written data (so a following ``--json``
-    reads the file instead of computing the job again)."""
-    where = str(path.resolve())
-    frame.write.mode("overwrite").parquet(where)
-    return frame.sparkSession.read.parquet(where)
 
 
 def show_rows(
@@ -66,6 +27,15 @@ def show_rows(
     print_table(table)
     if len(rows) > limit:
         out.print(f"... {len(rows) - limit} more; use --json or --out for all", markup=False)
+
+
+def show_answers(
+    answers: Sequence[dict[str, Any]], what: str, line: Callable[[dict[str, Any]], str]
+) -> None:
+    """How many ``answers`` there are, then each as its one ``line``."""
+    print_line(f"{len(answers)} {what}")
+    for answer in answers:
+        print_line(f"  {line(answer)}")
 
 
 def _cell(value: Any) -> Text:

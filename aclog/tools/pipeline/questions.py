@@ -1,5 +1,6 @@
-"""``aclog pipeline who-can|reach|timeline``: the in-process questions as Spark jobs over whole
-inventories (:mod:`aclog.pipeline.questions`); ``diff`` and ``lint`` are in
+"""``aclog pipeline who-can|reach``: the in-process questions as Spark jobs over whole
+inventories (:mod:`aclog.pipeline.questions`); ``timeline`` is in
+:mod:`aclog.tools.pipeline.timeline`, ``diff`` and ``lint`` in
 :mod:`aclog.tools.pipeline.changes`.
 
 Each ``--json`` holds exactly what the in-process command prints for the same question:
@@ -11,20 +12,28 @@ and ``lint`` the ``aclog diff``/``aclog lint --json`` document. ``--out`` also w
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from aclog.authorizer import parse_super_users
-from aclog.records import ResourceType
-from aclog.replay import Point
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.console import EXIT_USAGE, fail, print_json, print_line, print_warning
-from aclog.tools.pipeline.access import parse_operations, read_principals, read_resources
+from aclog.tools.console import print_json
 from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.asking import (
+    GroupsOption,
+    OperationsOption,
+    PrincipalOption,
+    PrincipalsOption,
+    ResourcesOption,
+    TopicsOption,
+    named_principals,
+    named_resources,
+    parse_operations,
+    question_settings,
+    read_resources,
+)
+from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (
     ConfOption,
     DataDirOption,
@@ -33,91 +42,9 @@ from aclog.tools.pipeline.options import (
     OutOption,
     SnapshotsFlag,
 )
-from aclog.tools.pipeline.output import write_parquet
+from aclog.tools.pipeline.output import show_answers
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
-from aclog.tools.points import parse_range_end
-from aclog.tools.questions import AllowEveryone, Host, SuperUsers
-
-ResourcesOption = Annotated[
-    Path | None,
-    typer.Option("--resources", help="TYPE:name lines, e.g. TOPIC:orders.", readable=False),
-]
-TopicsOption = Annotated[list[str] | None, typer.Option("--topic", help="A topic (repeatable).")]
-GroupsOption = Annotated[list[str] | None, typer.Option("--group", help="A group (repeatable).")]
-PrincipalsOption = Annotated[
-    Path | None, typer.Option("--principals", help="One User:name per line.", readable=False)
-]
-PrincipalOption = Annotated[
-    list[str] | None, typer.Option("--principal", help="A principal (repeatable).")
-]
-OperationsOption = Annotated[
-    list[str], typer.Option("--operation", help="Read, Write, ... (repeatable).")
-]
-
-
-class _Jobs:
-    """The job functions, imported once pyspark is known to be there (see ``pipeline_modules``)."""
-
-    def __init__(self) -> None:
-        pipeline_modules()
-        from aclog.pipeline import access, diff, load, questions  # noqa: PLC0415
-
-        self.collect_acls = questions.collect_acls
-        self.who_can_job = questions.who_can_job
-        self.reach_job = questions.reach_job
-        self.timeline_job = questions.timeline_job
-        self.lint_job = questions.lint_job
-        self.diff_job = diff.diff_job
-        self.records_for_history = load.records_for_history
-        self.resources_frame = access.resources_frame
-        self.principals_frame = access.principals_frame
-
-
-def jobs() -> _Jobs:
-    """The job functions (exit 3 without pyspark)."""
-    return _Jobs()
-
-
-def _inventory(
-    path: Path | None, topics: list[str] | None, groups: list[str] | None
-) -> list[tuple[ResourceType, str]]:
-    named = [(ResourceType.TOPIC, t) for t in topics or []]
-    named += [(ResourceType.GROUP, g) for g in groups or []]
-    found = (read_resources(path) if path is not None else []) + named
-    if not found:
-        fail("name the resources: --resources FILE, --topic or --group", EXIT_USAGE)
-    return list(dict.fromkeys(found))
-
-
-def _people(path: Path | None, principals: list[str] | None) -> list[str]:
-    found = (read_principals(path) if path is not None else []) + list(principals or [])
-    if not found:
-        fail("name the principals: --principals FILE or --principal", EXIT_USAGE)
-    return list(dict.fromkeys(found))
-
-
-def _settings(super_users: str | None, allow_everyone: bool) -> Any:
-    try:
-        supers = frozenset(parse_super_users(super_users))
-    except ValueError as error:
-        fail(str(error), EXIT_USAGE)
-    pipeline_modules()
-    from aclog.pipeline import questions  # noqa: PLC0415 - pyspark
-
-    settings: Any = questions.Settings(supers, allow_everyone)
-    return settings
-
-
-def _answers(frame: Any, out_path: Path | None) -> list[dict[str, Any]]:
-    if out_path is not None:
-        frame = write_parquet(frame, out_path)
-    return [json.loads(row["answer"]) for row in frame.select("answer").collect()]
-
-
-def _summary(answers: list[dict[str, Any]], what: str, line: Any) -> None:
-    print_line(f"{len(answers)} {what}")
-    for answer in answers:
-        print_line(f"  {line(answer)}")
+from aclog.tools.questions import AllowEveryone, Host, SuperUsers, resource_types, usage
 
 
 @pipeline_app.command("who-can")
@@ -141,22 +68,17 @@ def who_can_command(
     json_output: JsonFlag = False,
 ) -> None:
     """'aclog who-can' for every resource and operation asked, as one job."""
-    inventory, ops = _inventory(resources, topic, group), parse_operations(operation)
-    settings = _settings(super_users, allow_everyone_if_no_acl_found)
-    kraft = check_source(data_dir, None, source_format)
+    inventory, ops = named_resources(resources, topic, group), parse_operations(operation)
+    settings = question_settings(super_users, allow_everyone_if_no_acl_found)
+    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
-        acls = found.collect_acls(state.acls)
-        frame = found.who_can_job(
-            acls, found.resources_frame(spark, inventory), ops, host=host, settings=settings
+        answers = pipeline_modules().commands.who_can(
+            spark, source, inventory, ops, host=host, settings=settings, out=out_path
         )
-        answers = _answers(frame, out_path)
-        state.unpersist()
     if json_output:
         print_json({"answers": answers})
         return
-    _summary(answers, "answers", lambda a: (
+    show_answers(answers, "answers", lambda a: (
         f"{a['operation']} on {a['resource_type']}:{a['resource_name']}: allowed "
         f"{', '.join(sorted({r['principal'] for r in a['allowed']})) or 'nobody'}"
     ))  # fmt: skip
@@ -188,81 +110,19 @@ def reach_command(
     json_output: JsonFlag = False,
 ) -> None:
     """'aclog reach' for every principal asked, as one job."""
-    people = _people(principals, principal)
-    types = [_resource_type(name) for name in resource_type or []]
+    people = named_principals(principals, principal)
+    types = usage(lambda: resource_types(resource_type))
     names = read_resources(inventory) if inventory is not None else None
-    settings = _settings(super_users, allow_everyone_if_no_acl_found)
-    kraft = check_source(data_dir, None, source_format)
+    settings = question_settings(super_users, allow_everyone_if_no_acl_found)
+    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        found = jobs()
-        state = job_state(spark, data_dir, None, (at_offset, time_ms(at_time)), snapshots, kraft)
-        acls = found.collect_acls(state.acls)
-        frame = found.reach_job(
-            acls, found.principals_frame(spark, people), host=host,
-            resource_types=types, inventory=names, settings=settings,
+        answers = pipeline_modules().commands.reach(
+            spark, source, people, host=host, resource_types=types, inventory=names,
+            settings=settings, out=out_path,
         )  # fmt: skip
-        answers = _answers(frame, out_path)
-        state.unpersist()
     if json_output:
         print_json({"answers": answers})
         return
-    _summary(answers, "principals", lambda a: f"{a['principal']}: {len(a['resources'])} resources")
-
-
-def _resource_type(name: str) -> ResourceType:
-    try:
-        found = ResourceType.parse(name)
-    except ValueError as error:
-        fail(str(error), EXIT_USAGE)
-    if found in (ResourceType.ANY, ResourceType.UNKNOWN):
-        fail(f"--resource-type {name} names no resource type", EXIT_USAGE)
-    return found
-
-
-@pipeline_app.command("timeline")
-def timeline_command(
-    operation: OperationsOption,
-    data_dir: DataDirOption = None,
-    principals: PrincipalsOption = None,
-    principal: PrincipalOption = None,
-    resources: ResourcesOption = None,
-    topic: TopicsOption = None,
-    group: GroupsOption = None,
-    host: Host = None,
-    super_users: SuperUsers = None,
-    allow_everyone_if_no_acl_found: AllowEveryone = False,
-    start: Annotated[str | None, typer.Option("--from", help="An offset or a time.")] = None,
-    end: Annotated[str | None, typer.Option("--to", help="An offset or a time.")] = None,
-    partitions: Annotated[int | None, typer.Option("--partitions", min=1)] = None,
-    out_path: OutOption = None,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
-) -> None:
-    """'aclog timeline' for every principal x resource x operation asked, as one job."""
-    people, names = _people(principals, principal), _inventory(resources, topic, group)
-    ops = parse_operations(operation)
-    settings = _settings(super_users, allow_everyone_if_no_acl_found)
-    first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
-    last = Point() if end is None else parse_range_end(end, "--to")
-    kraft = check_source(data_dir, None, source_format)
-    assert data_dir is not None  # check_source exits otherwise
-    with spark_for(master, conf, driver_host, out=out_path) as spark:
-        found = jobs()
-        from aclog.questions import Question  # noqa: PLC0415
-
-        asked = [Question(p, op, rt, n, host) for p in people for rt, n in names for op in ops]
-        frame = found.timeline_job(
-            spark, data_dir, asked, start=first, end=last, settings=settings,
-            partitions=partitions, kraft=kraft, on_warning=print_warning,
-        )  # fmt: skip
-        answers = _answers(frame, out_path)
-    if json_output:
-        print_json({"timelines": answers})
-        return
-    _summary(answers, "timelines", lambda a: (
-        f"{a['principal']} {a['operation']} on {a['resource_type']}:{a['resource_name']}: "
-        f"{len(a['flips'])} flips, now {'/'.join(x['decision'] for x in a['final'])}"
-    ))  # fmt: skip
+    show_answers(
+        answers, "principals", lambda a: f"{a['principal']}: {len(a['resources'])} resources"
+    )

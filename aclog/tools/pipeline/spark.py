@@ -1,5 +1,5 @@
-"""The Spark session for one pipeline command, with Spark's and the pipeline's errors turned into
-the CLI's exits.
+"""The Spark session for one pipeline command, with what went wrong
+(:class:`aclog.pipeline.JobFailure`) turned into the CLI's exits.
 
 Not thread-safe (one command per process). Cost: importing pyspark and, unless a session is
 already running, starting Spark (seconds).
@@ -7,9 +7,8 @@ already running, starting Spark (seconds).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -20,6 +19,9 @@ from aclog.tools.writing import removed_on_failure
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+EXIT_CODES = {"usage": EXIT_USAGE, "data": EXIT_FAILURE, "environment": EXIT_IO}
+"""The exit code for each kind of :class:`~aclog.pipeline.JobFailure`."""
 
 
 def pipeline_modules() -> ModuleType:
@@ -35,19 +37,10 @@ def pipeline_modules() -> ModuleType:
     return aclog.pipeline
 
 
-_OWN_ERROR = re.compile(r"^aclog(?:\.\w+)*\.\w+(?:Error|Exception): (?P<message>.+)$")
-"""A task's line for one of aclog's own exceptions: its message says all (what and what to do)."""
-
-
 def short_error(error: BaseException) -> str:
-    """The useful line of a Spark error: the Python exception raised in a task, if any, and
-    only its message when it is one of aclog's own (whose messages say what to do)."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    for line in reversed(lines):
-        if "Error: " in line or "Exception: " in line:
-            own = _OWN_ERROR.match(line)
-            return own["message"] if own else line
-    return lines[0] if lines else type(error).__name__
+    """The useful line of a Spark error (:func:`aclog.pipeline.failures.short_error`)."""
+    text: str = pipeline_modules().failures.short_error(error)
+    return text
 
 
 @contextmanager
@@ -58,49 +51,16 @@ def spark_for(
     *,
     out: Path | None = None,
 ) -> Iterator[SparkSession]:
-    """The session for one command (``--master``, ``--conf`` pairs, ``--driver-host``), with
-    Spark and pipeline errors turned into exits; a bad setting is a usage error before Spark
-    starts. ``out``: the command's ``--out``; a command that fails removes what it created
-    there (:func:`~aclog.tools.writing.removed_on_failure`)."""
-    with removed_on_failure(out), _session(master, conf, driver_host) as spark:
-        yield spark
-
-
-@contextmanager
-def _session(
-    master: str | None, conf: list[str] | None, driver_host: str | None
-) -> Iterator[SparkSession]:
+    """The session for one command (``--master``, ``--conf`` pairs, ``--driver-host``:
+    :func:`aclog.pipeline.command_session`), its failures turned into exits. ``out``: the
+    command's ``--out``; a command that fails removes what it created there
+    (:func:`~aclog.tools.writing.removed_on_failure`)."""
     pipeline = pipeline_modules()
-    settings = pipeline.settings
     try:
-        given = settings.parse_conf(conf or [])
-        settings.driver_host(
-            settings.check_master(master or pipeline.session.DEFAULT_MASTER), driver_host
-        )
-    except settings.SettingError as error:
-        fail(str(error), EXIT_USAGE)
-    from py4j.protocol import Py4JError  # type: ignore[import-untyped]  # noqa: PLC0415
-    from pyspark.errors import PySparkException  # noqa: PLC0415
-
-    try:
-        with ExitStack() as stack:
-            with waiting(f"starting Spark ({master or pipeline.session.DEFAULT_MASTER})"):
-                spark = stack.enter_context(
-                    pipeline.spark_session(master, conf=given, driver=driver_host)
-                )
+        with (
+            removed_on_failure(out),
+            pipeline.command_session(master, conf, driver_host, starting=waiting) as spark,
+        ):
             yield spark
-    except pipeline.JavaMissingError as error:
-        fail(str(error), EXIT_IO)
-    except pipeline.PipelineError as error:
-        fail(str(error), EXIT_FAILURE)
-    except PySparkException as error:
-        fail(f"the Spark job failed: {short_error(error)}", EXIT_FAILURE)
-    except Py4JError as error:
-        # A task's Python exception sometimes arrives unconverted (wrapped by a broadcast or a
-        # cache build): still a failure on the data, not of Spark itself.
-        text = str(error)
-        if "PythonException" in text or "Python worker" in text:
-            fail(f"the Spark job failed: {short_error(error)}", EXIT_FAILURE)
-        fail(f"Spark failed: {short_error(error)}", EXIT_IO)
-    except OSError as error:
-        fail(str(error), EXIT_IO)
+    except pipeline.JobFailure as failure:
+        fail(str(failure), EXIT_CODES[failure.kind])

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.console import out, print_json, print_warning
+from aclog.tools.console import out, print_json
 from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import check_source, job_state, time_ms
+from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (
     ConfOption,
     DataDirOption,
@@ -35,26 +35,11 @@ def state_command(
     json_output: JsonFlag = False,
 ) -> None:
     """ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'."""
-    at_time_ms = time_ms(at_time)
-    kraft = check_source(data_dir, records, source_format)
-    collect = json_output or out_path is None
+    source = job_source(data_dir, records, source_format, (at_offset, at_time), snapshots)
     with spark_for(master, conf, driver_host, out=out_path) as spark:
-        pipeline = pipeline_modules()
-        point = (at_offset, at_time_ms)
-        if data_dir is not None and records is None and not kraft:
-            # aclog's own files: the decoding tasks keep the rows (no row enters the JVM).
-            answer = pipeline.state_answer.answer_state(
-                spark,
-                data_dir,
-                *point,
-                out=out_path,
-                collect=collect,
-                use_snapshots=snapshots,
-                on_warning=print_warning,
-            )
-        else:
-            result = job_state(spark, data_dir, records, point, snapshots, kraft)
-            answer = pipeline.state_answer.answer_from_state(result, out_path, collect)
+        answer = pipeline_modules().commands.state_of(
+            spark, source, out_path, json_output or out_path is None
+        )
     _render(answer.written, answer.document, json_output)
 
 

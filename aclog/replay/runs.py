@@ -1,0 +1,129 @@
+"""Runs of small batches decoded together: a backlog's fast path from log batches to replay.
+
+A log written one request at a time is nearly all batches of a request context and 1-4
+records. Decoded batch by batch (:func:`~aclog.replay.stream.decode_batch`, the reference)
+each pays a fastavro call per record and a :class:`~aclog.records.decoded.DecodedRecords` of
+its own; :func:`decoded_runs` instead joins consecutive small batches (fewer than
+:data:`~aclog.records.small_batch.SMALL_BATCH` values each) into a :class:`BatchRun` of up to
+:data:`RUN_VALUES` values and decodes those in one pass of the columnar decoder, whose fixed
+cost a run shares. Replay takes a run as it takes a batch handed over from memory
+(:func:`~aclog.replay.batches.replay_batches`: its records, queued with their neighbours onto
+the table), so the image and the first error are the ones batch-by-batch replay gives; the
+batches a run joins are all replayed into one delta anyway, so no reader could see a run's
+inside. ``tests/replay/test_batch_runs.py`` holds the two paths equal.
+
+Strictness is the reference's: a run whose values do not all decode is decoded again batch by
+batch, so the batches before the damaged one replay first and its error is the reference's
+(an earlier record's replay error still wins); damage the log reader finds while a run is
+being gathered is raised after the batches read before it have been handed on.
+
+Only for a replay that wants no batch on its own (no ``on_batch`` listener, no bound inside
+the log): a run has one epoch and timestamp (its last batch's) and no author.
+
+Thread-safe (no shared state). Cost: the columnar decoder's passes over each run plus one
+record object per value: about 2 us a value in a log of 1-record batches (half the values
+request contexts, each built from its fields), against about 10 us a value batch by batch
+(``benchmarks/results/by-suite/smallreplay2/decode-runs-cpu.txt``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
+
+from aclog.log import LogBatch
+from aclog.records.codec import RecordDecodeError
+from aclog.records.column_records import decode_columnar_records
+from aclog.records.decoded import DecodedRecords
+from aclog.records.small_batch import SMALL_BATCH
+from aclog.records.types import Record
+from aclog.replay.stream import DecodedBatch, decode_batch
+
+RUN_VALUES = 10_000
+"""The most values a run holds (the size of the bulk batches the decoder is measured at): a
+run's values and records are all in memory while it replays."""
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """Consecutive small batches at offsets ``base_offset..last_offset`` (no gap), decoded
+    together: their records in offset order, with the epoch and timestamp of the last one.
+    What replay needs of a batch (:class:`~aclog.replay.batches.ReplayBatch`), nothing more.
+    Immutable; thread-safe (``records`` is built once, on first read). Cost: O(1) until read."""
+
+    base_offset: int
+    last_offset: int
+    epoch: int
+    timestamp_ms: int
+    batches: int
+    decoded: DecodedRecords
+
+    @cached_property
+    def records(self) -> list[Record]:
+        """Every record of the run, in offset order."""
+        return self.decoded.records
+
+
+def decoded_runs(batches: Iterable[LogBatch], start: int = 0) -> Iterator[BatchRun | DecodedBatch]:
+    """``batches`` (in log order) decoded for replay from ``start``: runs of small batches as
+    one :class:`BatchRun` each, every other batch (a large one, one that straddles ``start``,
+    a small one alone) as :func:`~aclog.replay.stream.decode_batch` gives it."""
+    run: list[LogBatch] = []
+    values = 0
+    iterator = iter(batches)
+    while True:
+        try:
+            batch = next(iterator, None)
+        except Exception:  # the log is damaged here: what was read before it replays first
+            yield from _decoded(run)
+            raise
+        if batch is None:
+            break
+        small = _small(batch, start)
+        if small and run and _joins(run[-1], values, batch):
+            run.append(batch)
+            values += len(batch.values)
+            continue
+        yield from _decoded(run)
+        run, values = ([batch], len(batch.values)) if small else ([], 0)
+        if not small:
+            yield decode_batch(batch)
+    yield from _decoded(run)
+
+
+def _small(batch: LogBatch, start: int) -> bool:
+    """Whether ``batch`` may join a run: fewer than ``SMALL_BATCH`` values, all from
+    ``start`` on, at consecutive offsets (a run's records take the offsets after its first)."""
+    size = len(batch.values)
+    return (
+        size < SMALL_BATCH
+        and batch.base_offset >= start
+        and batch.last_offset - batch.base_offset + 1 == size
+    )
+
+
+def _joins(last: LogBatch, values: int, batch: LogBatch) -> bool:
+    """Whether small ``batch`` joins the run ending with ``last`` and holding ``values``."""
+    return batch.base_offset == last.last_offset + 1 and values + len(batch.values) <= RUN_VALUES
+
+
+def _decoded(run: list[LogBatch]) -> Iterator[BatchRun | DecodedBatch]:
+    """The batches of ``run`` decoded as one :class:`BatchRun`, or one by one when they hold
+    too few values to pay for a columnar pass, or when a value does not decode (the
+    reference then raises its error, after the batches before it)."""
+    if not run or sum(len(b.values) for b in run) < SMALL_BATCH:
+        yield from map(decode_batch, run)
+        return
+    first, last = run[0], run[-1]
+    try:
+        decoded = decode_columnar_records(
+            list(chain.from_iterable(b.values for b in run)), first.base_offset
+        )
+    except RecordDecodeError:
+        yield from map(decode_batch, run)
+        return
+    yield BatchRun(
+        first.base_offset, last.last_offset, last.epoch, last.timestamp_ms, len(run), decoded
+    )

@@ -1,0 +1,254 @@
+"""The data directory as the UI reads it: the state as of a moment, and a summary of every
+committed batch, each as of the log's current end, so a page shows what a writer appended a
+moment ago without a restart. Reads only: no lock is taken and no byte or mtime moves (the
+same readers as ``aclog replay`` and ``aclog dump``).
+
+Thread-safe: one lock guards the caches (Starlette runs sync handlers on a thread pool). Cost:
+a request stats the segments (the *stamp*); the latest state is advanced by replaying only the
+batches appended since it was built, the batch summaries likewise; a past state is rebuilt from
+the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aclog.image import MetadataImage, ReplayError
+from aclog.log import CorruptLogError, LogError, list_segments
+from aclog.questions import lint_directory
+from aclog.records import (
+    AccessControlEntryRecord,
+    RecordDecodeError,
+    RemoveAccessControlEntryRecord,
+    RequestContextRecord,
+    call_paused,
+)
+from aclog.replay import (
+    DecodedBatch,
+    Point,
+    RebuildError,
+    diff,
+    read_decoded,
+    rebuild_image,
+    replay_tail,
+)
+
+READ_ERRORS: tuple[type[Exception], ...] = (
+    CorruptLogError,
+    LogError,
+    RecordDecodeError,
+    ReplayError,
+    RebuildError,
+    OSError,
+)
+"""What reading a data directory raises for the data rather than for a bug."""
+
+_PAST_STATES = 8
+"""Past states kept: a person moves between a few moments; each holds a whole image."""
+
+Stamp = tuple[tuple[int, int, int], ...]
+"""Each segment's base offset, size and mtime: changes whenever a writer appends."""
+
+
+class LogProblem(Exception):
+    """The data directory cannot answer: ``status`` is the HTTP status to show, the message
+    says what is wrong and what to do."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """One committed batch as the Changes list and the Timeline chart show it: where it sits,
+    when, who asked, and how many ACLs it added and removed and SCRAM records it held."""
+
+    base_offset: int
+    last_offset: int
+    timestamp_ms: int
+    author: RequestContextRecord | None
+    added: int
+    removed: int
+    other: int
+
+
+def summarize(batch: DecodedBatch) -> BatchSummary:
+    """The summary of one decoded batch."""
+    added = removed = other = 0
+    for record in batch.records:
+        if isinstance(record, AccessControlEntryRecord):
+            added += 1
+        elif isinstance(record, RemoveAccessControlEntryRecord):
+            removed += 1
+        elif not isinstance(record, RequestContextRecord):
+            other += 1
+    return BatchSummary(
+        batch.base_offset,
+        batch.last_offset,
+        batch.timestamp_ms,
+        batch.author,
+        added,
+        removed,
+        other,
+    )
+
+
+class LogSource:
+    """A data directory opened read-only for the UI (see the module's docstring)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._lock = threading.Lock()
+        self._latest: tuple[Stamp, MetadataImage] | None = None
+        self._past: OrderedDict[tuple[Stamp, int | None, int | None], MetadataImage]
+        self._past = OrderedDict()
+        self._summaries: tuple[Stamp, list[BatchSummary]] | None = None
+
+    def stamp(self) -> Stamp:
+        """The stamp of the log as it is now; :class:`LogProblem` when there is no directory."""
+        try:
+            if not self.directory.is_dir():
+                raise LogProblem(
+                    f"no data directory at {self.directory}: it does not exist or is not a "
+                    "directory (was it moved?)",
+                    404,
+                )
+            found = []
+            for base, path in list_segments(self.directory):
+                info = path.stat()
+                found.append((base, info.st_size, info.st_mtime_ns))
+            return tuple(found)
+        except OSError as error:
+            raise LogProblem(
+                f"cannot read {self.directory}: {error.strerror or error}", 403
+            ) from None
+
+    def state(self, at_offset: int | None = None, at_time_ms: int | None = None) -> MetadataImage:
+        """The state after every whole batch at or below ``at_offset`` and at or before
+        ``at_time_ms`` (both ``None``: the log's end now)."""
+        stamp = self.stamp()
+        with self._lock, _read_problems(self.directory):
+            if at_offset is None and at_time_ms is None:
+                return self._latest_state(stamp)
+            key = (stamp, at_offset, at_time_ms)
+            image = self._past.get(key)
+            if image is None:
+                image = self._past_state(stamp, at_offset, at_time_ms)
+                self._past[key] = image
+                if len(self._past) > _PAST_STATES:
+                    self._past.popitem(last=False)
+            self._past.move_to_end(key)
+            return image
+
+    def _past_state(
+        self, stamp: Stamp, at_offset: int | None, at_time_ms: int | None
+    ) -> MetadataImage:
+        """The state at a past point: for an offset, the nearest kept state at or below it
+        advanced over the batches between (a step forward on the timeline replays only
+        them); otherwise rebuilt from the newest snapshot before the point."""
+        if at_offset is not None and at_time_ms is None:
+            kept = [
+                image
+                for (made, offset, when), image in self._past.items()
+                if when is None and offset is not None and offset <= at_offset
+                and (made == stamp or _grew(made, stamp))
+            ]  # fmt: skip
+            if kept:
+                base = max(kept, key=lambda image: image.provenance.last_offset)
+                start = base.provenance.last_offset + 1
+                return replay_tail(self.directory, base, start, at_offset=at_offset)[0]
+        return rebuild_image(self.directory, at_offset=at_offset, at_time_ms=at_time_ms).image
+
+    def _latest_state(self, stamp: Stamp) -> MetadataImage:
+        """The cached end state, advanced over the batches appended since (a log whose first
+        segment changed, after a retention or a restore, is rebuilt)."""
+        if self._latest is not None and self._latest[0] == stamp:
+            return self._latest[1]
+        if self._latest is not None and _grew(self._latest[0], stamp):
+            image = self._latest[1]
+            image, _ = replay_tail(self.directory, image, image.provenance.last_offset + 1)
+        else:
+            image = rebuild_image(self.directory).image
+        self._latest = (stamp, image)
+        return image
+
+    def summaries(self) -> list[BatchSummary]:
+        """Every committed batch's summary, oldest first, as of now (a copy)."""
+        stamp = self.stamp()
+        with self._lock, _read_problems(self.directory):
+            cached = self._summaries
+            if cached is not None and cached[0] == stamp:
+                return list(cached[1])
+            known = cached[1] if cached is not None and _grew(cached[0], stamp) else []
+            start = known[-1].last_offset + 1 if known else 0
+            known = known + [summarize(b) for b in read_decoded(self.directory, start)]
+            self._summaries = (stamp, known)
+            return list(known)
+
+    def batches(self, from_offset: int, to_offset: int) -> list[DecodedBatch]:
+        """The decoded batches holding offsets in ``[from_offset, to_offset)``."""
+        self.stamp()
+        with _read_problems(self.directory):
+            return list(read_decoded(self.directory, from_offset, to_offset))
+
+    def diff(self, start: Point, end: Point) -> dict[str, Any]:
+        """``aclog diff --json`` between two points (two rebuilds; not cached)."""
+        self.stamp()
+        with _read_problems(self.directory):
+            return call_paused(diff, self.directory, start, end).to_dict()
+
+    def lint(self, at_offset: int | None, at_time_ms: int | None) -> dict[str, Any]:
+        """``aclog lint --json`` as of the point (Kafka's default thresholds; not cached)."""
+        self.stamp()
+        with _read_problems(self.directory):
+            return lint_directory(
+                self.directory, at_offset=at_offset, at_time_ms=at_time_ms
+            ).to_dict()
+
+    def origin_of(self, acl_id: uuid.UUID) -> int | None:
+        """The base offset of the batch that added the ACL ``acl_id`` (``None``: no batch in
+        the log did, e.g. it came from a snapshot whose segments were deleted). Cost: reads
+        the log up to that batch."""
+        self.stamp()
+        with _read_problems(self.directory):
+            for batch in read_decoded(self.directory):
+                for record in batch.records:
+                    if isinstance(record, AccessControlEntryRecord) and record.id == acl_id:
+                        return batch.base_offset
+        return None
+
+
+def _grew(before: Stamp, now: Stamp) -> bool:
+    """Whether ``now`` is ``before`` with bytes or segments appended: every segment but the
+    last unchanged, the last longer or followed by new ones. A segment rewritten in place
+    (same size, new mtime: a repair, a restore) is not growth: the caller rebuilds."""
+    if not before or len(now) < len(before) or before[:-1] != now[: len(before) - 1]:
+        return False
+    last, same = before[-1], now[len(before) - 1]
+    return same[1] > last[1] or (same == last and len(now) > len(before))
+
+
+@contextmanager
+def _read_problems(directory: Path) -> Iterator[None]:
+    """Turns a damaged or unreadable log into a :class:`LogProblem`: 409 for the data (not
+    the request's fault, but nothing a retry fixes), 403 for permissions."""
+    try:
+        yield
+    except OSError as error:
+        raise LogProblem(_unreadable(directory, error), 403) from None
+    except READ_ERRORS as error:
+        raise LogProblem(
+            f"the log in {directory} cannot be read: {error} (aclog verify says more)", 409
+        ) from None
+
+
+def _unreadable(directory: Path, error: OSError) -> str:
+    return f"cannot read {directory}: {error.strerror or error}"

@@ -1,0 +1,169 @@
+"""What each view answers, as data: the JSON a view serves (``/api/<view>``) and the context its
+page renders. Each asks the same library functions as the CLI: ``acls list``'s filter and
+``replay``'s image for State, ``dump --json``'s rows for Changes, ``explain``'s authorizer and
+:meth:`~aclog.authorizer.Explanation.to_dict` for Explain.
+
+Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State filters the
+image once per request and renders one page of rows; Changes decodes only the batches shown.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from itertools import islice
+from typing import Any
+
+from aclog.authorizer import Authorizer
+from aclog.image import MetadataImage
+from aclog.records import call_paused, record_to_dict
+from aclog.replay import dump_row, entries_between, time_text, with_removed
+from aclog.ui.queries import BadQuery, Moment, explain_query, state_filter, whole
+from aclog.ui.source import BatchSummary, LogProblem, LogSource
+
+PAGE_ROWS = 100
+"""Bindings on one State page: a page renders fast whatever the size of the state."""
+
+PAGE_BATCHES = 20
+"""Batches on one Changes page."""
+
+
+def checked_state(source: LogSource, at: Moment) -> MetadataImage:
+    """The state as of ``at``; a moment before the log's first batch or an offset past its
+    end is a :class:`LogProblem` (404) saying where the log starts or ends."""
+    image = source.state(at.offset, at.time_ms)
+    if at.is_now:
+        return image
+    summaries = source.summaries()
+    if not summaries:
+        raise LogProblem("the log is empty: there is no moment to show yet", 404)
+    first, last = summaries[0], summaries[-1]
+    if at.offset is not None and at.offset > last.last_offset:
+        raise LogProblem(
+            f"offset {at.offset} is past the end of the log, which ends at offset "
+            f"{last.last_offset} ({time_text(last.timestamp_ms)})",
+            404,
+        )
+    if image.provenance.last_offset < first.base_offset:
+        raise LogProblem(
+            f"that moment is before the log starts, at {time_text(first.timestamp_ms)} "
+            f"(offset {first.base_offset}); pick a later one",
+            404,
+        )
+    return image
+
+
+def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any]:
+    """The State view: the provenance, one page of the bindings ``acls list`` would list
+    for the filter (in its order), and the SCRAM users (names, mechanisms, iterations)."""
+    acl_filter = state_filter(params)
+    if acl_filter.matches_everything:  # no filter: count and slice without a test per ACL
+        total, matching = len(image.acls), iter(image.acls)
+    else:
+        found = [acl for acl in image.acls if acl_filter.matches(acl)]
+        total, matching = len(found), iter(found)
+    pages = max(1, -(-total // PAGE_ROWS))
+    page = whole(params, "page", 1) or 1
+    if page > pages:
+        raise BadQuery(f"page {page} is past the last page, {pages}")
+    start = (page - 1) * PAGE_ROWS
+    return {
+        "offset": image.provenance.last_offset,
+        "epoch": image.provenance.epoch,
+        "timestamp": image.provenance.timestamp_ms,
+        "acls": [record_to_dict(acl) for acl in islice(matching, start, start + PAGE_ROWS)],
+        "users": image.scram.to_dict(),
+        "total": total,
+        "page": page,
+        "pages": pages,
+    }
+
+
+def changes_data(source: LogSource, at: Moment, params: Mapping[str, str]) -> dict[str, Any]:
+    """The Changes view: up to :data:`PAGE_BATCHES` committed batches, from ``start`` (an
+    offset) on, or else the last ones up to the moment; each with its request context and its
+    records as ``dump --json`` prints them for the same offsets (redacted)."""
+    summaries = source.summaries()
+    start = whole(params, "start")
+    if start is not None:
+        shown = [s for s in summaries if s.last_offset >= start][:PAGE_BATCHES]
+    else:
+        end = source.state(at.offset, at.time_ms).provenance.last_offset
+        shown = [s for s in summaries if s.last_offset <= end][-PAGE_BATCHES:]
+    rows: list[dict[str, Any]] = []
+    if shown:
+        first, stop = shown[0].base_offset, shown[-1].last_offset + 1
+        entries = entries_between(source.batches(first, stop), first, stop)
+        rows = [dump_row(entry, removed) for entry, removed in with_removed(entries)]
+    at_index = summaries.index(shown[0]) if shown else 0
+    older = summaries[max(0, at_index - PAGE_BATCHES)] if at_index > 0 else None
+    newer = shown and shown[-1] is not summaries[-1]
+    return {
+        "batches": [_batch_dict(s, rows) for s in shown],
+        "older_start": None if older is None else older.base_offset,
+        "newer_start": shown[-1].last_offset + 1 if newer else None,
+    }
+
+
+def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    author = summary.author
+    return {
+        "base_offset": summary.base_offset,
+        "last_offset": summary.last_offset,
+        "timestamp": summary.timestamp_ms,
+        "author": None if author is None else record_to_dict(author),
+        "added": summary.added,
+        "removed": summary.removed,
+        "records": [r for r in rows if r["batch_base_offset"] == summary.base_offset],
+    }
+
+
+class Authorizers:
+    """The authorizer loaded with the ACLs of the last image explained: explaining again at
+    the same moment does not load it again. Thread-safe (a lock)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: tuple[MetadataImage, Authorizer] | None = None
+
+    def for_image(self, image: MetadataImage) -> Authorizer:
+        with self._lock:
+            if self._last is not None and self._last[0] is image:
+                return self._last[1]
+            authorizer = Authorizer()
+            call_paused(authorizer.load, image.acls)
+            self._last = (image, authorizer)
+            return authorizer
+
+
+def explain_data(
+    image: MetadataImage, authorizers: Authorizers, params: Mapping[str, str]
+) -> dict[str, Any] | None:
+    """``explain --json`` for the request the URL names (no super users, Kafka's default
+    for allow-everyone), or ``None`` when the form is empty."""
+    query = explain_query(params)
+    if query is None:
+        return None
+    authorizer = authorizers.for_image(image)
+    return authorizer.explain(
+        query.principal, query.host, query.operation, query.resource_type, query.resource_name
+    ).to_dict()
+
+
+def timeline_data(source: LogSource) -> dict[str, Any]:
+    """The Timeline chart's series, one point per batch: time (epoch ms), offset, ACLs
+    added and removed, and the bindings held after it (counted from the first batch read)."""
+    held = 0
+    points = []
+    for s in source.summaries():
+        held += s.added - s.removed
+        points.append(
+            {
+                "offset": s.last_offset,
+                "timestamp": s.timestamp_ms,
+                "added": s.added,
+                "removed": s.removed,
+                "bindings": held,
+            }
+        )
+    return {"points": points}

@@ -1,0 +1,98 @@
+"""A node's writer hands the image it rebuilt as it opened to the node's metadata loader, so
+``aclog serve`` replays the log once at start, alone on its directory or as a
+``--controller`` member of a shared one; the loader then reads only what follows it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from aclog.authorizer import Authorizer, Decision
+from aclog.broker import AuthorizerPublisher, MetadataLoader
+from aclog.broker.loader import ManifestKind
+from aclog.controller.caller import Caller
+from aclog.controller.controller import LocalOperator
+from aclog.controller.quorum import ControllerNode
+from aclog.controller.quorum_member import QuorumMember
+from aclog.node.writers import open_node_writer
+from aclog.records import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    ResourceType,
+)
+from aclog.replay import rebuild_image
+
+
+@dataclass(frozen=True)
+class _Settings:
+    data_dir: Path
+    controller: bool
+    node_id: int = 2
+    heartbeat_ms: int = 100
+    election_timeout_ms: int = 1000
+    workers: int = 2
+
+
+def _acl(name: str) -> AclBinding:
+    return AclBinding(
+        ResourceType.TOPIC,
+        name,
+        PatternType.LITERAL,
+        "User:bob",
+        "*",
+        AclOperation.READ,
+        AclPermissionType.ALLOW,
+    )
+
+
+def _write_shared(directory: Path, names: list[str]) -> None:
+    """ACLs for ``names`` committed by the active member of a shared directory."""
+    member = QuorumMember(
+        ControllerNode(
+            directory,
+            1,
+            heartbeat_ms=100,
+            election_timeout_ms=300,
+            authorizer=LocalOperator(),
+            fsync=False,
+        ),
+        workers=1,
+    )
+    try:
+        member.start("127.0.0.1:9001")
+        deadline = time.monotonic() + 20
+        while not member.is_active:
+            assert time.monotonic() < deadline, "the member did not become active"
+            time.sleep(0.02)
+        for name in names:
+            assert [r.error.code for r in member.create_acls([_acl(name)], Caller())] == [0]
+    finally:
+        member.close()
+
+
+@pytest.mark.parametrize("controller", [False, True], ids=["alone", "shared"])
+def test_the_loader_starts_from_the_image_the_writer_rebuilt(
+    tmp_path: Path, controller: bool
+) -> None:
+    if controller:
+        _write_shared(tmp_path, ["orders", "payments"])
+    writer = open_node_writer(_Settings(tmp_path, controller), LocalOperator())
+    try:
+        assert writer.image is not None
+        assert writer.image.provenance == rebuild_image(tmp_path).image.provenance
+        authorizer = Authorizer()
+        loader = MetadataLoader(tmp_path, [AuthorizerPublisher(authorizer)], image=writer.image)
+        manifest = loader.catch_up()
+        assert manifest.kind is ManifestKind.SNAPSHOT
+        assert (manifest.batches, manifest.records) == (0, 0)  # the log was not read again
+        decision = authorizer.authorize(
+            "User:bob", "10.0.0.1", AclOperation.READ, ResourceType.TOPIC, "payments"
+        )
+        assert decision is (Decision.ALLOWED if controller else Decision.DENIED)
+    finally:
+        writer.writer.close()
