@@ -44,15 +44,18 @@ import os, sys, time
 start = time.perf_counter()
 pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
 _, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+cpu = usage.ru_utime + usage.ru_stime
+print(time.perf_counter() - start, usage.ru_maxrss, cpu, os.waitstatus_to_exitcode(status))
 """
-"""Runs a command and prints its seconds, peak RSS (KB) and exit code. A child's peak counts
-the memory of the process it was started from, so this small interpreter, not the benchmark
-process, starts it."""
+"""Runs a command and prints its seconds, peak RSS (KB), CPU seconds and exit code. A child's
+peak counts the memory of the process it was started from, so this small interpreter, not the
+benchmark process, starts it."""
 
 
-def measure(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Seconds until ``command`` exits and its peak resident memory in MB (one run)."""
+def measure(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Seconds until ``command`` exits, its peak resident memory in MB and its CPU seconds
+    (user + system: what the command itself cost, which the load of a shared machine moves
+    far less than the wall time; one run)."""
     done = subprocess.run(
         [sys.executable, "-c", LAUNCHER, *command],
         env=env,
@@ -63,10 +66,10 @@ def measure(command: list[str], env: dict[str, str]) -> tuple[float, float]:
         timeout=120,
     )
     lines = done.stdout.splitlines()
-    seconds, peak_kb, code = lines[-1].split()
+    seconds, peak_kb, cpu, code = lines[-1].split()
     if code != "0":
         raise RuntimeError(f"{' '.join(command)} exited {code}: {done.stderr[-500:]}")
-    return float(seconds), int(peak_kb) / 1024
+    return float(seconds), int(peak_kb) / 1024, float(cpu)
 
 
 def commands(data_dir: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -96,9 +99,12 @@ def run(report: Report, quick: bool) -> None:
         for name, (command, env) in commands(data_dir).items():
             measure(command, env)  # warm-up: the page cache, .pyc files
             runs = [measure(command, env) for _ in range(runs_of_each)]
-            wall = statistics.median(seconds for seconds, _ in runs)
-            peak = max(mb for _, mb in runs)
+            wall = statistics.median(seconds for seconds, _, _ in runs)
+            peak = max(mb for _, mb, _ in runs)
+            cpu = statistics.median(cpu for _, _, cpu in runs)
             note = f"median of {runs_of_each}; target <= {TARGET_SECONDS} s"
             report.add(Row("cli", name, "start-up", 1, "wall median", wall, "s", note))
             note = f"largest of {runs_of_each}; target <= {TARGET_MB} MB"
             report.add(Row("cli", name, "start-up", 1, "peak RSS", peak, "MB", note))
+            note = f"median of {runs_of_each}; user + system"
+            report.add(Row("cli", name, "start-up", 1, "cpu median", cpu, "s", note))

@@ -9,28 +9,33 @@ the names callers of the authorizer need on, so they need not import both. Impor
 :mod:`aclog.questions` (an import-linter contract).
 """
 
-from aclog.acl.filters import AclFilter, pattern_applies
-from aclog.acl.glob import Glob, GlobSyntaxError, compile_glob, validate_glob
-from aclog.acl.matchers import canonical_host
-from aclog.acl.operations import (
-    SUPPORTED_OPERATIONS,
-    operations_bitfield,
-    operations_from_bitfield,
-    supported_operations,
-)
-from aclog.acl.ordering import kafka_order
-from aclog.authorizer.acl_index import AclIndex
-from aclog.authorizer.authorizer import Authorizer
-from aclog.authorizer.by_type import fresh_character, proposals
-from aclog.authorizer.config import parse_allow_everyone, parse_super_users
-from aclog.authorizer.decide import skipped_characters
-from aclog.authorizer.results import (
-    AuthorizerNotReadyError,
-    Decision,
-    Explanation,
-    UnknownAclError,
-    describe_acl,
-)
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.acl.filters import AclFilter, pattern_applies
+    from aclog.acl.glob import Glob, GlobSyntaxError, compile_glob, validate_glob
+    from aclog.acl.matchers import canonical_host
+    from aclog.acl.operations import (
+        SUPPORTED_OPERATIONS,
+        operations_bitfield,
+        operations_from_bitfield,
+        supported_operations,
+    )
+    from aclog.acl.ordering import kafka_order
+    from aclog.authorizer.acl_index import AclIndex
+    from aclog.authorizer.authorizer import Authorizer
+    from aclog.authorizer.by_type import fresh_character, proposals
+    from aclog.authorizer.config import parse_allow_everyone, parse_super_users
+    from aclog.authorizer.decide import skipped_characters
+    from aclog.authorizer.results import (
+        AuthorizerNotReadyError,
+        Decision,
+        Explanation,
+        UnknownAclError,
+        describe_acl,
+    )
 
 __all__ = [
     "SUPPORTED_OPERATIONS",
@@ -58,3 +63,5 @@ __all__ = [
     "supported_operations",
     "validate_glob",
 ]
+
+__getattr__ = lazy_face(__name__)

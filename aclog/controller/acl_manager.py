@@ -12,6 +12,7 @@ from itertools import compress
 
 from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
+from aclog.controller.record_cap import KAFKA_CAP_MESSAGE, MAX_RECORDS_PER_USER_OP
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ControllerResult
 from aclog.controller.validation import creation_error, filter_error, precheck_error
 from aclog.image.acls_image import AclsImage
@@ -22,13 +23,6 @@ from aclog.records.types import (
     RemoveAccessControlEntryRecord,
     new_acl_id,
 )
-
-MAX_RECORDS_PER_USER_OP = 10_000
-"""Kafka's ``QuorumController.MAX_RECORDS_PER_USER_OP``: the most records one request may commit."""
-
-KAFKA_CAP_MESSAGE = "Unable to perform excessively large batch operation."
-"""The message a Kafka 4.0 broker sends with each creation of a CreateAcls over the cap (seen on
-the real broker, tests/tools/test_as_code_kafka.py), though code -1 usually goes without one."""
 
 _TOO_MANY = ApiError.of(Errors.UNKNOWN_SERVER_ERROR)
 _TOO_MANY_CREATED = ApiError(Errors.UNKNOWN_SERVER_ERROR, KAFKA_CAP_MESSAGE)

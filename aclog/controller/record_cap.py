@@ -16,7 +16,13 @@ Pure; thread-safe. Cost: O(1).
 from __future__ import annotations
 
 from aclog.acl import ApiError, Errors
-from aclog.controller.acl_manager import KAFKA_CAP_MESSAGE, MAX_RECORDS_PER_USER_OP
+
+MAX_RECORDS_PER_USER_OP = 10_000
+"""Kafka's ``QuorumController.MAX_RECORDS_PER_USER_OP``: the most records one request may commit."""
+
+KAFKA_CAP_MESSAGE = "Unable to perform excessively large batch operation."
+"""The message a Kafka 4.0 broker sends with each creation of a CreateAcls over the cap (seen on
+the real broker, tests/tools/test_as_code_kafka.py), though code -1 usually goes without one."""
 
 
 def is_over_cap(error: ApiError) -> bool:

@@ -11,31 +11,36 @@ observed difference). Imports the controller (validation, control managers), the
 and the layers below; never the wire, the pipeline or the CLI.
 """
 
-from aclog.desired.apply import (
-    ApplyRefused,
-    ApplyResult,
-    ItemResult,
-    apply_remote,
-    check_plan,
-)
-from aclog.desired.atomic import apply_atomically
-from aclog.desired.converge import ApplyOptions, apply_to_cluster, apply_to_directory
-from aclog.desired.current import CurrentState
-from aclog.desired.export import export_dict, export_yaml
-from aclog.desired.follow import FollowLoop, FollowReport
-from aclog.desired.load import load_desired
-from aclog.desired.nodes import DesiredStateError
-from aclog.desired.passwords import Passwords, read_passwords
-from aclog.desired.planning import Plan, PlanError, UserChange, plan, plan_from_dict
-from aclog.desired.roles import Grant, Roles, role_grants
-from aclog.desired.state import (
-    DesiredState,
-    DesiredUser,
-    Ownership,
-    PasswordSource,
-    describe_binding,
-)
-from aclog.desired.writer import ReadError, read_current
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.desired.apply import (
+        ApplyRefused,
+        ApplyResult,
+        ItemResult,
+        apply_remote,
+        check_plan,
+    )
+    from aclog.desired.atomic import apply_atomically
+    from aclog.desired.converge import ApplyOptions, apply_to_cluster, apply_to_directory
+    from aclog.desired.current import CurrentState
+    from aclog.desired.export import export_dict, export_yaml
+    from aclog.desired.follow import FollowLoop, FollowReport
+    from aclog.desired.load import load_desired
+    from aclog.desired.nodes import DesiredStateError
+    from aclog.desired.passwords import Passwords, read_passwords
+    from aclog.desired.planning import Plan, PlanError, UserChange, plan, plan_from_dict
+    from aclog.desired.roles import Grant, Roles, role_grants
+    from aclog.desired.state import (
+        DesiredState,
+        DesiredUser,
+        Ownership,
+        PasswordSource,
+        describe_binding,
+    )
+    from aclog.desired.writer import ReadError, read_current
 
 __all__ = [
     "ApplyOptions",
@@ -72,3 +77,5 @@ __all__ = [
     "read_passwords",
     "role_grants",
 ]
+
+__getattr__ = lazy_face(__name__)

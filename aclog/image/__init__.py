@@ -4,21 +4,26 @@ replay records into them.
 Imports :mod:`aclog.acl` and :mod:`aclog.records` (and the standard library).
 """
 
-from aclog.image.acls import AclsDelta
-from aclog.image.acls_image import AclChanges, AclsImage
-from aclog.image.errors import ReplayError
-from aclog.image.metadata import MetadataImage, image_records
-from aclog.image.metadata_delta import MetadataDelta, apply_records
-from aclog.image.provenance import MetadataProvenance
-from aclog.image.render import acl_to_dict, user_to_dict
-from aclog.image.scram import (
-    CredentialInfo,
-    ScramChanges,
-    ScramCredential,
-    ScramDelta,
-    ScramDescribeResult,
-    ScramImage,
-)
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.image.acls import AclsDelta
+    from aclog.image.acls_image import AclChanges, AclsImage
+    from aclog.image.errors import ReplayError
+    from aclog.image.metadata import MetadataImage, image_records
+    from aclog.image.metadata_delta import MetadataDelta, apply_records
+    from aclog.image.provenance import MetadataProvenance
+    from aclog.image.render import acl_to_dict, user_to_dict
+    from aclog.image.scram import (
+        CredentialInfo,
+        ScramChanges,
+        ScramCredential,
+        ScramDelta,
+        ScramDescribeResult,
+        ScramImage,
+    )
 
 __all__ = [
     "AclChanges",
@@ -39,3 +44,5 @@ __all__ = [
     "image_records",
     "user_to_dict",
 ]
+
+__getattr__ = lazy_face(__name__)

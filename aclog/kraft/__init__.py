@@ -10,41 +10,51 @@ cluster). Sits beside ``aclog.image`` and ``aclog.snapshot``:
 it imports only ``aclog.records`` and ``aclog.log``.
 """
 
-from aclog.kraft.acl_batch import AclColumns
-from aclog.kraft.admission import Admission, Admitted, Rejected
-from aclog.kraft.appended import Appended
-from aclog.kraft.batch import KraftBatch, KraftRecord
-from aclog.kraft.checkpoint import (
-    CHECKPOINT_SUFFIX,
-    CheckpointFile,
-    CheckpointInfo,
-    KraftSnapshot,
-    checkpoint_batch,
-    list_checkpoints,
-    newest_checkpoint,
-    read_checkpoint,
-    read_checkpoint_batches,
-    read_checkpoint_info,
-    read_checkpoint_parts,
-)
-from aclog.kraft.codec import MetadataValue, decode_metadata_value
-from aclog.kraft.column_batch import KraftColumnBatch
-from aclog.kraft.errors import KraftCorruptError, KraftError, KraftFormatError, KraftLayoutError
-from aclog.kraft.follow import KraftFollow
-from aclog.kraft.importer import ImportReport, ImportTargetError, import_kraft
-from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
-from aclog.kraft.reader import read_kraft, read_kraft_segment, tail_note
-from aclog.kraft.replay import (
-    KraftReplaySource,
-    is_kraft_path,
-    kraft_records_for_replay,
-    kraft_replay_batches,
-    kraft_replay_source,
-)
-from aclog.kraft.schemas import control_name, record_name
-from aclog.kraft.tail import KraftTail
-from aclog.kraft.tail_errors import KraftRolledError, KraftTruncatedError
-from aclog.kraft.tail_report import check_newest_tail, once_each, tail_warner
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.kraft.acl_batch import AclColumns
+    from aclog.kraft.admission import Admission, Admitted, Rejected
+    from aclog.kraft.appended import Appended
+    from aclog.kraft.batch import KraftBatch, KraftRecord
+    from aclog.kraft.checkpoint import (
+        CheckpointFile,
+        CheckpointInfo,
+        KraftSnapshot,
+        checkpoint_batch,
+        list_checkpoints,
+        newest_checkpoint,
+        read_checkpoint,
+        read_checkpoint_batches,
+        read_checkpoint_info,
+        read_checkpoint_parts,
+    )
+    from aclog.kraft.codec import MetadataValue, decode_metadata_value
+    from aclog.kraft.column_batch import KraftColumnBatch
+    from aclog.kraft.errors import (
+        ImportTargetError,
+        KraftCorruptError,
+        KraftError,
+        KraftFormatError,
+        KraftLayoutError,
+    )
+    from aclog.kraft.follow import KraftFollow
+    from aclog.kraft.importer import ImportReport, import_kraft
+    from aclog.kraft.paths import CHECKPOINT_SUFFIX, is_kraft_path
+    from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
+    from aclog.kraft.reader import read_kraft, read_kraft_segment, tail_note
+    from aclog.kraft.replay import (
+        KraftReplaySource,
+        kraft_records_for_replay,
+        kraft_replay_batches,
+        kraft_replay_source,
+    )
+    from aclog.kraft.schemas import control_name, record_name
+    from aclog.kraft.tail import KraftTail
+    from aclog.kraft.tail_errors import KraftRolledError, KraftTruncatedError
+    from aclog.kraft.tail_report import check_newest_tail, once_each, tail_warner
 
 __all__ = [
     "AclColumns",
@@ -96,3 +106,5 @@ __all__ = [
     "once_each",
     "record_name",
 ]
+
+__getattr__ = lazy_face(__name__)

@@ -34,11 +34,11 @@ from aclog.kraft.batch import (
 )
 from aclog.kraft.codec import SNAPSHOT_FOOTER, SNAPSHOT_HEADER, snapshot_header_timestamp
 from aclog.kraft.errors import KraftCorruptError, KraftError
+from aclog.kraft.paths import CHECKPOINT_SUFFIX as CHECKPOINT_SUFFIX  # noqa: PLC0414 (re-export)
 from aclog.kraft.schemas import record_name
 from aclog.log.segment import RawBatch, SegmentScan
 from aclog.records import Record
 
-CHECKPOINT_SUFFIX = ".checkpoint"
 _RECORD = itemgetter(3)  # KraftRecord.record, without a Python call per record
 _CHECKPOINT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
 

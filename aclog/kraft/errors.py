@@ -54,3 +54,7 @@ class KraftCorruptError(KraftError):
 class KraftLayoutError(KraftError):
     """The directory cannot give the requested state: segments are missing below the log start
     and no snapshot covers them, or nothing there is a KRaft metadata log."""
+
+
+class ImportTargetError(ValueError):
+    """The target directory cannot receive an import (not empty, or inside the source)."""

@@ -63,10 +63,9 @@ from aclog.kraft.checkpoint import (
     read_checkpoint_info,
     snapshot_as_batch,
 )
-from aclog.kraft.errors import KraftLayoutError
+from aclog.kraft.errors import ImportTargetError, KraftLayoutError
 from aclog.kraft.importer import (
     ImportReport,
-    ImportTargetError,
     check_follow_target,
     import_batch,
     sync_tree,

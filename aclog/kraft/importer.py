@@ -35,6 +35,7 @@ from aclog.kraft.admission import Admission, Admitted, Rejected
 from aclog.kraft.appended import Appended
 from aclog.kraft.batch import KraftBatch
 from aclog.kraft.checkpoint import CheckpointInfo, checkpoint_batch
+from aclog.kraft.errors import ImportTargetError
 from aclog.kraft.position import BatchPosition, Position, SnapshotPosition, import_context
 from aclog.kraft.replay import kraft_replay_batches
 from aclog.kraft.schemas import control_name, record_name
@@ -84,10 +85,6 @@ class ImportReport:
             "rejected": [r.to_dict() for r in self.rejected],
             "reconciled": self.reconciled,
         }
-
-
-class ImportTargetError(ValueError):
-    """The target directory cannot receive an import (not empty, or inside the source)."""
 
 
 def check_target(source: Path, data_dir: Path) -> None:

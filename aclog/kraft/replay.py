@@ -26,7 +26,6 @@ from typing import NamedTuple
 from aclog.kraft.acl_batch import AclColumns
 from aclog.kraft.batch import KraftBatch, KraftRecord
 from aclog.kraft.checkpoint import (
-    CHECKPOINT_SUFFIX,
     CheckpointFile,
     CheckpointInfo,
     checkpoint_timestamp,
@@ -43,21 +42,6 @@ from aclog.log.segment import list_segments
 from aclog.records import Record
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.snapshot import choose_for_point
-
-METADATA_DIRECTORY = "__cluster_metadata-0"
-
-
-def is_kraft_path(path: Path | str) -> bool:
-    """True for a KRaft metadata log: a directory named ``__cluster_metadata-0`` or holding
-    ``.checkpoint`` snapshots, or a single ``.checkpoint`` file."""
-    path = Path(path)
-    if path.is_file():
-        return path.name.endswith(CHECKPOINT_SUFFIX)
-    if not path.is_dir():
-        return False
-    if path.name == METADATA_DIRECTORY:
-        return True
-    return any(entry.name.endswith(CHECKPOINT_SUFFIX) for entry in path.iterdir())
 
 
 class KraftReplaySource(NamedTuple):

@@ -3,25 +3,30 @@
 The log knows bytes, offsets and epochs, never record types.
 """
 
-from aclog.log.appends import AppendResult, BatchSpec
-from aclog.log.errors import (
-    CorruptLogError,
-    FencedEpochError,
-    LogError,
-    LogLockedError,
-    StaleOffsetError,
-    StorageError,
-    WriterStoppedError,
-)
-from aclog.log.index import estimated_end_offset
-from aclog.log.lock import LOCK_FILE
-from aclog.log.log import SegmentedLog
-from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
-from aclog.log.recovery import RecoveryReport
-from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE
-from aclog.log.recovery_point import holds_recovery_point
-from aclog.log.segment import list_segments, segment_base_offset
-from aclog.log.torn import TornTailError
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.log.appends import AppendResult, BatchSpec
+    from aclog.log.errors import (
+        CorruptLogError,
+        FencedEpochError,
+        LogError,
+        LogLockedError,
+        StaleOffsetError,
+        StorageError,
+        WriterStoppedError,
+    )
+    from aclog.log.index import estimated_end_offset
+    from aclog.log.lock import LOCK_FILE
+    from aclog.log.log import SegmentedLog
+    from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
+    from aclog.log.recovery import RecoveryReport
+    from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE
+    from aclog.log.recovery_point import holds_recovery_point
+    from aclog.log.segment import list_segments, segment_base_offset
+    from aclog.log.torn import TornTailError
 
 __all__ = [
     "AppendResult",
@@ -48,3 +53,5 @@ __all__ = [
     "read_segment_file",
     "segment_base_offset",
 ]
+
+__getattr__ = lazy_face(__name__)

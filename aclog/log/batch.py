@@ -14,8 +14,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kafka.record.default_records import DefaultRecordBatch
-from kafka.record.util import calc_crc32c
+from crc32c import crc32c as calc_crc32c  # kafka-python's own choice, without importing kafka
 
 from aclog.log.canonical import SMALL_VARINTS, canonical_values
 from aclog.varint import zigzag
@@ -230,6 +229,10 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
 
 
 def _values_via_kafka_python(batch: bytes) -> list[bytes]:
+    # imported here: kafka-python's package init loads its admin client (about 0.2 s), which a
+    # log of uncompressed batches never needs
+    from kafka.record.default_records import DefaultRecordBatch  # noqa: PLC0415
+
     reader = DefaultRecordBatch(batch)
     try:
         values = [record.value for record in reader]

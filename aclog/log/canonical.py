@@ -25,7 +25,6 @@ from __future__ import annotations
 from itertools import chain, repeat
 from operator import add, sub
 
-from aclog.log.canonical_vector import vector_values
 from aclog.varint import zigzag
 
 MAX_RECORDS = 1 << 16
@@ -69,6 +68,9 @@ def canonical_values(batch: bytes, start: int, count: int) -> list[bytes] | None
     if not 0 < count <= MAX_RECORDS:
         return None
     if count >= VECTOR_MIN:
+        # imported here: a log of small batches (a command's) never loads numpy for it
+        from aclog.log.canonical_vector import vector_values  # noqa: PLC0415
+
         found = vector_values(batch, start, count)  # no loop step per record, when it can tell
         if found is not None:
             return found

@@ -21,7 +21,7 @@ import os
 import struct
 from pathlib import Path
 
-from kafka.record.util import calc_crc32c
+from crc32c import crc32c as calc_crc32c  # kafka-python's own choice, without importing kafka
 
 from aclog.log import files
 from aclog.log.batch import CRC_START, HEADER_SIZE, LENGTH_PREFIX, MAGIC

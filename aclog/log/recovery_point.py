@@ -31,7 +31,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafka.record.util import calc_crc32c
+from crc32c import crc32c as calc_crc32c  # kafka-python's own choice, without importing kafka
 
 from aclog.log import files
 from aclog.log.durable import fsync_directory

@@ -10,13 +10,18 @@ was acknowledged; writes stop while it finds damage), :mod:`~aclog.node.endpoint
 :mod:`~aclog.node.topics` and :mod:`~aclog.node.login_secret` (what a node reads at start).
 """
 
-from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_cluster_id
-from aclog.node.endpoint import ConfigError, Endpoint, check_listenable, parse_endpoint
-from aclog.node.login_secret import SECRET_FILE, LoginSecretError
-from aclog.node.node import Node, NodeSettings
-from aclog.node.published import PublishedOffset
-from aclog.node.topics import TopicInventory, TopicsFileError, load_topics
-from aclog.node.writers import NodeWriter, open_node_writer
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_cluster_id
+    from aclog.node.endpoint import ConfigError, Endpoint, check_listenable, parse_endpoint
+    from aclog.node.login_secret import SECRET_FILE, LoginSecretError
+    from aclog.node.node import Node, NodeSettings
+    from aclog.node.published import PublishedOffset
+    from aclog.node.topics import TopicInventory, TopicsFileError, load_topics
+    from aclog.node.writers import NodeWriter, open_node_writer
 
 __all__ = [
     "Broker",
@@ -38,3 +43,5 @@ __all__ = [
     "check_listenable",
     "parse_endpoint",
 ]
+
+__getattr__ = lazy_face(__name__)

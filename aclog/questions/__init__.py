@@ -11,21 +11,26 @@ The authorizer answers one request fast; this package asks it many, or reads the
 :mod:`aclog.desired`, which render and distribute its answers.
 """
 
-from aclog.questions.findings import Finding, LintReport, Severity
-from aclog.questions.host_answers import ANY_HOST, HostAnswer
-from aclog.questions.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
-from aclog.questions.impact import (
-    ANY_OTHER_HOST,
-    ResourceImpact,
-    impact_of_adding,
-    impact_of_changing,
-)
-from aclog.questions.pattern_text import describe_pattern, short_acl
-from aclog.questions.reach import reach
-from aclog.questions.reachable import Reach, Reachable
-from aclog.questions.timeline import BEGINNING, Question, timeline, timelines
-from aclog.questions.timeline_result import ADDED, Flip, Timeline
-from aclog.questions.who_can import PrincipalAccess, WhoCan, who_can
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.questions.findings import Finding, LintReport, Severity
+    from aclog.questions.host_answers import ANY_HOST, HostAnswer
+    from aclog.questions.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
+    from aclog.questions.impact import (
+        ANY_OTHER_HOST,
+        ResourceImpact,
+        impact_of_adding,
+        impact_of_changing,
+    )
+    from aclog.questions.pattern_text import describe_pattern, short_acl
+    from aclog.questions.reach import reach
+    from aclog.questions.reachable import Reach, Reachable
+    from aclog.questions.timeline import BEGINNING, Question, timeline, timelines
+    from aclog.questions.timeline_result import ADDED, Flip, Timeline
+    from aclog.questions.who_can import PrincipalAccess, WhoCan, who_can
 
 __all__ = [
     "ADDED",
@@ -55,3 +60,5 @@ __all__ = [
     "timelines",
     "who_can",
 ]
+
+__getattr__ = lazy_face(__name__)

@@ -1,33 +1,38 @@
 """What is written: record types, their Avro schemas, the codec and redaction."""
 
-from aclog.records.bulk_encode import encode_many
-from aclog.records.codec import DecodedRecord, RecordDecodeError, decode, decode_framed, encode
-from aclog.records.collector import call_paused, gc_paused
-from aclog.records.enums import (
-    AclOperation,
-    AclPermissionType,
-    PatternType,
-    ResourceType,
-    ScramMechanism,
-)
-from aclog.records.render import json_value, record_summary, record_to_dict
-from aclog.records.types import (
-    RECORD_TYPES,
-    AccessControlEntryRecord,
-    AclBinding,
-    LeaderChangeRecord,
-    NoOpRecord,
-    Record,
-    RecordType,
-    RemoveAccessControlEntryRecord,
-    RemoveUserScramCredentialRecord,
-    RequestContextRecord,
-    UserScramCredentialRecord,
-    kafka_uuid_bytes_text,
-    kafka_uuid_text,
-    new_acl_id,
-    parse_kafka_uuid,
-)
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.records.bulk_encode import encode_many
+    from aclog.records.codec import DecodedRecord, RecordDecodeError, decode, decode_framed, encode
+    from aclog.records.collector import call_paused, gc_paused
+    from aclog.records.enums import (
+        AclOperation,
+        AclPermissionType,
+        PatternType,
+        ResourceType,
+        ScramMechanism,
+    )
+    from aclog.records.render import json_value, record_summary, record_to_dict
+    from aclog.records.types import (
+        RECORD_TYPES,
+        AccessControlEntryRecord,
+        AclBinding,
+        LeaderChangeRecord,
+        NoOpRecord,
+        Record,
+        RecordType,
+        RemoveAccessControlEntryRecord,
+        RemoveUserScramCredentialRecord,
+        RequestContextRecord,
+        UserScramCredentialRecord,
+        kafka_uuid_bytes_text,
+        kafka_uuid_text,
+        new_acl_id,
+        parse_kafka_uuid,
+    )
 
 __all__ = [
     "RECORD_TYPES",
@@ -62,3 +67,5 @@ __all__ = [
     "record_summary",
     "record_to_dict",
 ]
+
+__getattr__ = lazy_face(__name__)

@@ -7,14 +7,15 @@ Sits above :mod:`aclog.controller` (whose request and result types it speaks) an
 tools.
 """
 
-from aclog.remote.admin import RemoteAdmin
-from aclog.remote.connection import (
-    RemoteError,
-    bootstrap_admin_client,
-    bootstrap_timeout_ms,
-    describe_error,
-)
-from aclog.remote.messages import REMOTE_ACL_ID, RemoteApiError, UnsupportedRemotely, api_error
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.remote.admin import RemoteAdmin
+    from aclog.remote.basics import REMOTE_ACL_ID, RemoteError
+    from aclog.remote.connection import bootstrap_admin_client, bootstrap_timeout_ms, describe_error
+    from aclog.remote.messages import RemoteApiError, UnsupportedRemotely, api_error
 
 __all__ = [
     "REMOTE_ACL_ID",
@@ -27,3 +28,5 @@ __all__ = [
     "bootstrap_timeout_ms",
     "describe_error",
 ]
+
+__getattr__ = lazy_face(__name__)

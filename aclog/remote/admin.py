@@ -58,7 +58,8 @@ from aclog.records import (
     AclBinding,
     ScramMechanism,
 )
-from aclog.remote.connection import RemoteError, bootstrap_admin_client, describe_error
+from aclog.remote.basics import RemoteError
+from aclog.remote.connection import bootstrap_admin_client, describe_error
 from aclog.remote.messages import (
     UnsupportedRemotely,
     acl_of,

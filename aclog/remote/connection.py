@@ -23,14 +23,11 @@ import kafka.errors as kafka_errors
 from kafka.admin import KafkaAdminClient
 from kafka.net.compat import KafkaNetClient
 
+from aclog.remote.basics import RemoteError
 from aclog.remote.listener_probe import sasl_mechanisms
 
 DEFAULT_TIMEOUT_MS = 15_000
 CLIENT_ID = "aclog-cli"
-
-
-class RemoteError(Exception):
-    """The cluster could not be reached or did not answer; the message names the address."""
 
 
 _TIMEOUT = kafka_errors.KafkaTimeoutError

@@ -8,7 +8,6 @@ Stateless; thread-safe. Cost: O(fields).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,10 +23,7 @@ from aclog.records import (
     PatternType,
     ResourceType,
 )
-from aclog.remote.connection import RemoteError
-
-REMOTE_ACL_ID = uuid.UUID(int=0)
-"""The id of an ACL read from a cluster: Kafka does not expose ids (JSON shows ``null``)."""
+from aclog.remote.basics import REMOTE_ACL_ID, RemoteError
 
 
 class UnsupportedRemotely(ValueError):

@@ -7,23 +7,28 @@ points and :func:`verify_directory`.
 Imports :mod:`aclog.image`, :mod:`aclog.snapshot`, :mod:`aclog.kraft` and the layers below.
 """
 
-from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
-from aclog.replay.diff import Point, diff
-from aclog.replay.dump_rows import Removal, dump_row, dump_rows, with_removed
-from aclog.replay.kraft_batches import kraft_decoded_batch
-from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
-from aclog.replay.kraft_stream import kraft_decoded_batches
-from aclog.replay.moments import TIME_FORMATS, backwards, range_point, time_ms, time_text
-from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image, replay_tail
-from aclog.replay.stream import (
-    DecodedBatch,
-    Entry,
-    decode_batch,
-    entries_between,
-    read_decoded,
-    read_segment_decoded,
-)
-from aclog.replay.verify import VerifyReport, verify_directory, verify_kraft_directory
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
+    from aclog.replay.diff import Point, diff
+    from aclog.replay.dump_rows import Removal, dump_row, dump_rows, with_removed
+    from aclog.replay.kraft_batches import kraft_decoded_batch
+    from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
+    from aclog.replay.kraft_stream import kraft_decoded_batches
+    from aclog.replay.moments import TIME_FORMATS, backwards, range_point, time_ms, time_text
+    from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image, replay_tail
+    from aclog.replay.stream import (
+        DecodedBatch,
+        Entry,
+        decode_batch,
+        entries_between,
+        read_decoded,
+        read_segment_decoded,
+    )
+    from aclog.replay.verify import VerifyReport, verify_directory, verify_kraft_directory
 
 __all__ = [
     "TIME_FORMATS",
@@ -59,3 +64,5 @@ __all__ = [
     "verify_kraft_directory",
     "with_removed",
 ]
+
+__getattr__ = lazy_face(__name__)

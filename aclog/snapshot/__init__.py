@@ -6,28 +6,33 @@ ACLs into a table straight from their column chunks) and replays the log after t
 Imports only :mod:`aclog.records`, fastavro, crc32c and the standard library.
 """
 
-from aclog.snapshot.checks import SnapshotCheck, check_snapshots
-from aclog.snapshot.contents import SnapshotContents
-from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
-from aclog.snapshot.header import SnapshotInfo
-from aclog.snapshot.naming import (
-    SNAPSHOT_SUFFIX,
-    SnapshotId,
-    list_snapshots,
-    parse_snapshot_name,
-    remove_stale_temp_files,
-    snapshot_file_name,
-)
-from aclog.snapshot.policy import RetentionPolicy, SnapshotPolicy, deletable_segments
-from aclog.snapshot.reader import SnapshotReader, read_snapshot, verify_snapshot
-from aclog.snapshot.schema import SNAPSHOT_RECORD_TYPES
-from aclog.snapshot.selection import (
-    Candidate,
-    choose_for_point,
-    newest_valid_contents,
-    newest_valid_snapshot,
-)
-from aclog.snapshot.writer import write_snapshot
+from typing import TYPE_CHECKING
+
+from aclog.faces import lazy_face
+
+if TYPE_CHECKING:
+    from aclog.snapshot.checks import SnapshotCheck, check_snapshots
+    from aclog.snapshot.contents import SnapshotContents
+    from aclog.snapshot.errors import NoUsableSnapshotError, SnapshotCorruptError, SnapshotError
+    from aclog.snapshot.header import SnapshotInfo
+    from aclog.snapshot.naming import (
+        SNAPSHOT_SUFFIX,
+        SnapshotId,
+        list_snapshots,
+        parse_snapshot_name,
+        remove_stale_temp_files,
+        snapshot_file_name,
+    )
+    from aclog.snapshot.policy import RetentionPolicy, SnapshotPolicy, deletable_segments
+    from aclog.snapshot.reader import SnapshotReader, read_snapshot, verify_snapshot
+    from aclog.snapshot.schema import SNAPSHOT_RECORD_TYPES
+    from aclog.snapshot.selection import (
+        Candidate,
+        choose_for_point,
+        newest_valid_contents,
+        newest_valid_snapshot,
+    )
+    from aclog.snapshot.writer import write_snapshot
 
 __all__ = [
     "SNAPSHOT_RECORD_TYPES",
@@ -56,3 +61,5 @@ __all__ = [
     "verify_snapshot",
     "write_snapshot",
 ]
+
+__getattr__ = lazy_face(__name__)

@@ -21,7 +21,6 @@ from aclog.controller import (
     creation_error,
     is_over_cap,
 )
-from aclog.questions import ANY_OTHER_HOST
 from aclog.records import AccessControlEntryRecord, AclBinding, json_value, record_to_dict
 from aclog.remote import REMOTE_ACL_ID
 from aclog.tools.console import EXIT_FAILURE, print_line
@@ -100,6 +99,8 @@ def impact_host(host: str) -> str:
     """Where an impact row's client stands, for a person: the address the impact examined for
     "a client no host-specific ACL names" (``0.0.0.0``, which read as a real address) is
     "from any other host", as ``who-can`` words it; ``--json`` keeps the address."""
+    from aclog.questions import ANY_OTHER_HOST  # noqa: PLC0415 (the questions load the authorizer)
+
     return "from any other host" if host == ANY_OTHER_HOST else f"from {host}"
 
 

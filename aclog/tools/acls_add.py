@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from aclog.acl import AclFilter
-from aclog.controller import AclControlManager, AclCreateResult, MetadataWriter, creation_error
-from aclog.image import MetadataImage
-from aclog.questions import impact_of_adding
+from aclog.controller import AclCreateResult, creation_error
 from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType
 from aclog.tools.acl_options import bindings_for_add
 from aclog.tools.acl_rows import create_row, print_created, print_impacts, report_create_failures
@@ -51,6 +49,10 @@ from aclog.tools.remote import (
     open_admin,
 )
 from aclog.tools.writing import local_caller
+
+if TYPE_CHECKING:
+    from aclog.controller import MetadataWriter
+    from aclog.image import MetadataImage
 
 
 @acls_app.command("add")
@@ -133,7 +135,9 @@ def _create(
     if not isinstance(target, RemoteTarget) and (
         dry_run or all(creation_error(b) is not None for b in bindings)
     ):
-        image = _state_for_add(target) if dry_run else MetadataImage.EMPTY
+        from aclog.controller import AclControlManager  # noqa: PLC0415 (see _state_for_add)
+
+        image = _state_for_add(target, read=dry_run)
         results = AclControlManager().create_acls(image.acls, bindings).response
         return image.acls, _existing(image.acls, bindings), results
     with open_admin(target, create=True) as writer:
@@ -141,10 +145,14 @@ def _create(
         return None, before, writer.create_acls(bindings, local_caller("aclog acls add"))
 
 
-def _state_for_add(data_dir: Path) -> MetadataImage:
-    """The committed state ``acls add`` would add to: empty while the directory holds no log
-    (missing, or a directory the add would start one in)."""
-    if data_dir.is_dir() and holds_log(data_dir):
+def _state_for_add(data_dir: Path, *, read: bool) -> MetadataImage:
+    """The committed state ``acls add`` would add to (``read``), or the empty state: also
+    while the directory holds no log (missing, or a directory the add would start one in)."""
+    # imported here, as the control manager above: the image loads numpy and pyarrow, which
+    # completing an option of this command (--operation <TAB>) has no use for
+    from aclog.image import MetadataImage  # noqa: PLC0415
+
+    if read and data_dir.is_dir() and holds_log(data_dir):
         return load_state(data_dir, None, None).image
     return MetadataImage.EMPTY
 
@@ -180,6 +188,8 @@ def _impacts(
         for b, r in zip(bindings, results, strict=True)
         if r.acl_id is not None and b not in before
     ]
+    from aclog.questions import impact_of_adding  # noqa: PLC0415 (only --inventory asks)
+
     return [i.to_dict() for i in impact_of_adding(current, new, resources)]
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from aclog.acl import AclFilter
-from aclog.controller import AclControlManager, AclDeleteResult
+from aclog.controller import AclDeleteResult
 from aclog.tools.acl_options import filters_for_remove
 from aclog.tools.acl_rows import delete_row, describe, describe_filter
 from aclog.tools.acls import (
@@ -120,6 +120,10 @@ def _delete(
 ) -> list[AclDeleteResult]:
     """One result per filter; a dry run on a data directory reads without the lock."""
     if dry_run and not isinstance(target, RemoteTarget):
+        # imported here: the control manager loads the image (numpy, pyarrow), which completing
+        # an option of this command has no use for
+        from aclog.controller import AclControlManager  # noqa: PLC0415
+
         image = load_state(target, None, None).image
         return AclControlManager().delete_acls(image.acls, filters).response
     caller = local_caller("aclog acls remove")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,13 +17,15 @@ from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
 from aclog.log import CorruptLogError, estimated_end_offset
 from aclog.records import RecordDecodeError, gc_paused
-from aclog.replay import RebuildError, Rebuilt, rebuild_image
 from aclog.tools.console import EXIT_USAGE, fail, print_warning
 from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.points import parse_time as parse_time  # noqa: PLC0414  (pipeline imports it here)
 from aclog.tools.progress import OnOffset, offsets_bar
+
+if TYPE_CHECKING:
+    from aclog.replay import Rebuilt
 
 DATA_DIR_ENV = "ACLOG_DATA_DIR"
 """The data directory of every command that takes ``--data-dir``, when the flag is not given."""
@@ -86,16 +88,15 @@ AtTime = Annotated[
 ]
 
 
-REPLAY_ERRORS: tuple[type[Exception], ...] = (
-    CorruptLogError,
-    RecordDecodeError,
-    ReplayError,
-    RebuildError,
-    OSError,
-)
-"""What rebuilding a state from a data directory can raise for the data rather than for a bug:
-every command that replays catches these and exits through
-:func:`~aclog.tools.exit_codes.fail_for` (a damaged log is 1, never an internal error)."""
+def replay_errors() -> tuple[type[Exception], ...]:
+    """What rebuilding a state from a data directory can raise for the data rather than for a
+    bug: every command that replays catches these (``except replay_errors()``, evaluated only
+    when something is raised) and exits through :func:`~aclog.tools.exit_codes.fail_for` (a
+    damaged log is 1, never an internal error). A function so that importing this module does
+    not import the replay (numpy, pyarrow, kafka-python): completing an option does not."""
+    from aclog.replay import RebuildError  # noqa: PLC0415
+
+    return (CorruptLogError, RecordDecodeError, ReplayError, RebuildError, OSError)
 
 
 @contextmanager
@@ -117,6 +118,8 @@ def load_state(
     writing anything; a note on stderr when the state is not quite the point given
     (:func:`aclog.tools.points.point_note`); a progress bar on a terminal. ``kraft``:
     ``data_dir`` is a KRaft metadata log."""
+    from aclog.replay import rebuild_image  # noqa: PLC0415 (see replay_errors)
+
     require_log(data_dir, kraft=kraft)
     at_offset, at_time_ms = parse_point(at_offset, at_time)
     try:
@@ -131,7 +134,7 @@ def load_state(
                 on_batch=None if on_offset is None else lambda b: on_offset(b.last_offset),
                 kraft=kraft,
             )
-    except REPLAY_ERRORS as error:
+    except replay_errors() as error:
         fail_for(error, f"replay {data_dir}")
     last = rebuilt.image.provenance.last_offset
     show_point_note(data_dir, last, at_offset=at_offset, at_time_ms=at_time_ms, kraft=kraft)

@@ -16,7 +16,6 @@ import errno
 import json
 import logging
 import sys
-from importlib import metadata
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -170,6 +169,8 @@ def show_library_warnings(show: bool) -> None:
 
 def _print_version(asked: bool) -> None:
     if asked:
+        from importlib import metadata  # noqa: PLC0415 (about 30 ms; only --version reads it)
+
         try:
             number = metadata.version("aclog")
         except metadata.PackageNotFoundError:  # run from a source tree that is not installed

@@ -11,9 +11,8 @@ Stateless; thread-safe. Cost: a few ``isinstance`` checks.
 
 from __future__ import annotations
 
+import sys
 from typing import NoReturn
-
-from kafka.errors import IncompatibleBrokerVersion
 
 from aclog.kraft import ImportTargetError
 from aclog.log import CorruptLogError, LogError, TornTailError
@@ -45,7 +44,7 @@ def exit_code_for(error: BaseException) -> int:
         return os_error_code(error)
     if isinstance(error, USAGE_ERRORS):
         return EXIT_USAGE
-    if isinstance(error, (CorruptLogError, TornTailError, IncompatibleBrokerVersion)):
+    if isinstance(error, (CorruptLogError, TornTailError)) or _is_incompatible_broker(error):
         return EXIT_FAILURE
     if isinstance(error, IO_ERRORS):
         return EXIT_IO
@@ -64,3 +63,11 @@ def reason(error: BaseException) -> str:
 def fail_for(error: BaseException, doing: str) -> NoReturn:
     """``aclog: cannot <doing>: <reason>`` on stderr, exiting with :func:`exit_code_for`."""
     fail(f"cannot {doing}: {reason(error)}", exit_code_for(error))
+
+
+def _is_incompatible_broker(error: BaseException) -> bool:
+    """Whether ``error`` is kafka-python's IncompatibleBrokerVersion: only a command that
+    loaded kafka-python can meet one, so a command that did not is spared its import (its
+    package init loads the admin client, about 0.2 s)."""
+    errors = sys.modules.get("kafka.errors")
+    return errors is not None and isinstance(error, errors.IncompatibleBrokerVersion)

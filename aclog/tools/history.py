@@ -15,7 +15,6 @@ from aclog.replay import diff, verify_directory, verify_kraft_directory
 from aclog.snapshot import SnapshotCheck, SnapshotError, check_snapshots
 from aclog.tools.commands import COMMANDS
 from aclog.tools.common import (
-    REPLAY_ERRORS,
     AtOffset,
     AtTime,
     DataDir,
@@ -23,6 +22,7 @@ from aclog.tools.common import (
     SourceFormat,
     is_kraft,
     load_state,
+    replay_errors,
 )
 from aclog.tools.console import (
     EXIT_FAILURE,
@@ -150,7 +150,7 @@ def diff_command(
         result = call_paused(
             diff, data_dir, first, last, kraft=kraft, on_warning=print_warning
         ).to_dict()
-    except REPLAY_ERRORS as error:
+    except replay_errors() as error:
         fail_for(error, f"compare the points of {data_dir}")
     except (SnapshotError, ValueError) as error:
         fail_for(error, f"compare the points of {data_dir}")

@@ -16,17 +16,26 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aclog.kraft import KraftError, read_kraft
+from aclog.kraft import KraftError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
-from aclog.replay import Point, backwards, range_point, read_decoded, time_ms, time_text
 from aclog.tools.console import EXIT_USAGE, fail, print_line
+
+if TYPE_CHECKING:
+    from aclog.replay import Point
+
+# The replay and the KRaft reader are imported inside the functions that use them: they load
+# numpy, pyarrow and kafka-python, which a command that only parses its options (a shell
+# completing one) has no use for.
 
 
 def parse_time(text: str) -> int:
     """``text`` as milliseconds since the epoch (:func:`aclog.replay.time_ms`); exit 2 when
     it is neither form."""
+    from aclog.replay import time_ms  # noqa: PLC0415 (see the module note)
+
     try:
         return time_ms(text)
     except ValueError as error:
@@ -35,6 +44,8 @@ def parse_time(text: str) -> int:
 
 def format_time(timestamp_ms: int) -> str:
     """``2026-11-21T10:00:00.000Z``: a log timestamp as UTC ISO-8601 with milliseconds."""
+    from aclog.replay import time_text  # noqa: PLC0415 (see the module note)
+
     return time_text(timestamp_ms)
 
 
@@ -48,6 +59,8 @@ def parse_point(at_offset: int | None, at_time: str | None) -> tuple[int | None,
 def parse_range_end(text: str, option: str) -> Point:
     """A ``diff --from/--to`` point (:func:`aclog.replay.range_point`); exit 2 when it is
     neither an offset nor a time."""
+    from aclog.replay import range_point  # noqa: PLC0415 (see the module note)
+
     try:
         return range_point(text, option)
     except ValueError as error:
@@ -56,6 +69,8 @@ def parse_range_end(text: str, option: str) -> Point:
 
 def check_range(start: Point, end: Point, start_offset: int, end_offset: int) -> None:
     """Exit 2 when ``start`` comes after ``end`` (:func:`aclog.replay.backwards`)."""
+    from aclog.replay import backwards  # noqa: PLC0415 (see the module note)
+
     if backwards(start, end, start_offset, end_offset):
         fail("--from comes after --to; give the earlier point as --from", EXIT_USAGE)
 
@@ -128,6 +143,9 @@ def _offset_note(directory: Path, last_offset: int, at_offset: int, kraft: bool)
 
 def _batch_bounds(directory: Path, start: int, kraft: bool) -> Iterator[tuple[int, int, int]]:
     """(base offset, last offset, timestamp) of each batch holding an offset from ``start``."""
+    from aclog.kraft import read_kraft  # noqa: PLC0415 (see the module note)
+    from aclog.replay import read_decoded  # noqa: PLC0415 (see the module note)
+
     if kraft:  # no on_tail: the command's own read of the log already reported its tail
         for batch in read_kraft(directory, start):
             yield batch.base_offset, batch.last_offset, batch.timestamp_ms

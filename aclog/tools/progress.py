@@ -20,22 +20,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Protocol
-
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    SpinnerColumn,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from typing import TYPE_CHECKING, Protocol
 
 from aclog.tools.console import err
 from aclog.tools.visible import visible
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, ProgressColumn
 
 
 class OnOffset(Protocol):
@@ -56,6 +47,8 @@ def stdout_is_free() -> bool:
 
 
 def _display(*columns: ProgressColumn | str) -> Progress:
+    from rich.progress import Progress  # noqa: PLC0415 (rich: only when a bar is drawn)
+
     return Progress(
         *columns, console=err, transient=True, redirect_stdout=False, redirect_stderr=True
     )
@@ -69,6 +62,15 @@ def offsets_bar(what: str, end_offset: int | None) -> Iterator[OnOffset | None]:
     if not shown():
         yield None
         return
+    from rich.progress import (  # noqa: PLC0415 (rich: only when a bar is drawn)
+        BarColumn,
+        SpinnerColumn,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     with _display(
         SpinnerColumn(),
         TextColumn(
@@ -108,6 +110,15 @@ def count_bar(what: str, total: int, unit: str) -> Iterator[Callable[[int], None
     if not shown():
         yield None
         return
+    from rich.progress import (  # noqa: PLC0415 (rich: only when a bar is drawn)
+        BarColumn,
+        MofNCompleteColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     with _display(
         SpinnerColumn(),
         TextColumn(visible(what), markup=False),
@@ -129,6 +140,12 @@ def waiting(what: str) -> Iterator[Callable[[str], None]]:
     if not shown():
         yield lambda what: None
         return
+    from rich.progress import (  # noqa: PLC0415 (rich: only when a spinner is drawn)
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     with _display(
         SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn()
     ) as progress:

@@ -23,19 +23,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import kafka.errors as kafka_errors
 import typer
 
-from aclog.controller import MetadataWriter
-from aclog.remote import RemoteAdmin, RemoteError, bootstrap_timeout_ms
-from aclog.tools.command_config import read_command_config
+from aclog.remote import RemoteError
 from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import EXIT_USAGE, fail, print_line
 from aclog.tools.exit_codes import exit_code_for
 from aclog.tools.progress import waiting
 from aclog.tools.writing import open_controller
+
+if TYPE_CHECKING:
+    from aclog.controller import MetadataWriter
 
 BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"
 COMMAND_CONFIG_ENV = "ACLOG_COMMAND_CONFIG"
@@ -109,10 +109,20 @@ def choose_target(
         command_config = Path(os.environ[COMMAND_CONFIG_ENV])
     try:
         bootstrap = parse_bootstrap(bootstrap_server)
-        settings = read_command_config(command_config, _warn) if command_config else {}
+        settings = _read_settings(command_config)
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
     return RemoteTarget(bootstrap, settings)
+
+
+def _read_settings(command_config: Path | None) -> dict[str, Any]:
+    """The connection settings of a ``--command-config`` file (none without one)."""
+    if command_config is None:
+        return {}
+    # imported here: reading a file may need cryptography (key stores), a data directory never
+    from aclog.tools.command_config import read_command_config  # noqa: PLC0415
+
+    return read_command_config(command_config, _warn)
 
 
 def _from_environment() -> tuple[Path | None, str | None]:
@@ -156,6 +166,11 @@ def open_admin(target: Target, *, create: bool = False) -> Iterator[MetadataWrit
         with open_controller(target, create=create) as controller:
             yield controller
         return
+    # imported here: kafka-python's package init loads its admin client (about 0.2 s)
+    import kafka.errors as kafka_errors  # noqa: PLC0415
+
+    from aclog.remote import RemoteAdmin, bootstrap_timeout_ms  # noqa: PLC0415
+
     seconds = bootstrap_timeout_ms(target.settings) / 1000
     try:
         with waiting(f"connecting to {target.bootstrap} (waiting up to {seconds:g} s)"):

@@ -11,17 +11,21 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from aclog.acl import ApiError, Errors
-from aclog.controller import Caller, Controller, LocalOperator
+from aclog.controller import Caller
 from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, print_line
 from aclog.tools.data_dirs import refuse_kraft, refuse_other_files, require_data_dir
 from aclog.tools.exit_codes import fail_for
+
+if TYPE_CHECKING:
+    from aclog.controller import Controller
 
 
 def local_caller(command: str) -> Caller:
@@ -39,6 +43,9 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     Whoever can write the data directory administers it, so the local operator acts as a super
     user (Kafka's ``kafka-storage``/``--bootstrap-controller`` tools have the same standing).
     """
+    # imported here: the writer (quorum, admission) is not loaded by a command that only reads
+    from aclog.controller import Controller, LocalOperator  # noqa: PLC0415
+
     created = _first_missing(data_dir) if create else None
     was_empty = False
     if created is None:

@@ -16,13 +16,15 @@ def test_cli_suite_runs_at_tiny_scale() -> None:
     finally:
         harness.SCALE.name = "full"
     startup = [row for row in report.rows if row.workload == "start-up"]
-    assert [(row.impl, row.metric) for row in startup[:4]] == [
+    assert [(row.impl, row.metric) for row in startup[:6]] == [
         ("python -c pass", "wall median"),
         ("python -c pass", "peak RSS"),
+        ("python -c pass", "cpu median"),
         ("aclog --help", "wall median"),
         ("aclog --help", "peak RSS"),
+        ("aclog --help", "cpu median"),
     ]
-    assert len(startup) == 10 and all(row.value > 0 for row in startup)
+    assert len(startup) == 15 and all(row.value > 0 for row in startup)
     report.rows = [row for row in report.rows if row not in startup]
     impls = [row.impl for row in report.rows]
     assert impls == [

@@ -12,7 +12,7 @@ from kafka.errors import IncompatibleBrokerVersion
 
 from aclog.image import ReplayError
 from aclog.kraft import KraftError
-from aclog.kraft.importer import ImportTargetError
+from aclog.kraft.errors import ImportTargetError
 from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.node import ConfigError, LoginSecretError, TopicsFileError
 from aclog.records import RecordDecodeError

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer.main
 from typer import _click as click
 from typer.core import TyperGroup
@@ -17,6 +18,7 @@ from typer.core import TyperGroup
 from aclog.tools.commands import ACLS_COMMANDS, COMMANDS
 from aclog.tools.console import app
 from aclog.tools.help import reflow
+from benchmarks.bench_startup import make_small_log
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,3 +105,48 @@ def test_the_command_table_is_every_command_with_its_own_help() -> None:
             command = group.commands[name]
             assert command.callback is not None or isinstance(command, TyperGroup), name
             assert reflow((command.help or "").split("\n\n")[0]) == entry.help, name
+
+
+SMALL_LISTING_SKIPS = (
+    "cryptography",  # key stores: only a --command-config file needs them
+    "javaproperties",
+    "yaml",  # desired-state files
+    "aclog.controller.controller",  # the writer: acls list only reads
+    "aclog.controller.quorum",
+    "aclog.desired.apply",
+    "aclog.questions",  # and with it the authorizer
+    "aclog.authorizer",
+    "aclog.remote.admin",  # kafka-python's admin client: only --bootstrap-server needs it
+)
+"""What ``aclog acls list`` of a small data directory has no use for (about 0.2 s of CPU and
+15 MB together): it parses options, replays the log and prints. numpy, pyarrow and
+kafka-python still load, through the replay (see benchmarks/results/by-suite/startup)."""
+
+
+def test_listing_a_small_data_dir_loads_no_writer_questions_or_key_stores(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    make_small_log(data_dir)
+    loaded = loaded_by(tmp_path, "acls", "list", "--data-dir", str(data_dir))
+    assert "aclog.replay.rebuild" in loaded  # it did replay the log
+    assert loaded.isdisjoint(SMALL_LISTING_SKIPS), sorted(loaded & set(SMALL_LISTING_SKIPS))
+
+
+@pytest.mark.parametrize(
+    ("words", "module"),
+    [
+        ("aclog acls add --operation ", "aclog.tools.acls_add"),
+        ("aclog acls list --resource-pattern-type ", "aclog.tools.acls_list"),
+        ("aclog acls remove --resource-pattern-type ", "aclog.tools.acls_remove"),
+        ("aclog users set --mechanism ", "aclog.tools.users"),
+    ],
+)
+def test_completing_an_option_value_loads_no_replay_or_kafka(
+    tmp_path: Path, words: str, module: str
+) -> None:
+    # a shell runs the command on every TAB: completing a value needs the command's options,
+    # not the readers and the image its run uses (about 0.8 s and 80 MB together)
+    completing = {"_ACLOG_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": "4"}
+    loaded = loaded_by(tmp_path, env=completing)
+    assert module in loaded  # it did read the command's options
+    heavy = {"numpy", "pyarrow", "kafka", "cryptography", "yaml", "aclog.replay.rebuild"}
+    assert loaded.isdisjoint(heavy), sorted(loaded & heavy)
