@@ -23,20 +23,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
 from aclog.image.acl_column_rows import of_chunks, of_records
 from aclog.image.acl_table import AclTable
-from aclog.kraft import CheckpointInfo, KraftError, kraft_replay_source, read_checkpoint_info
 from aclog.log import LogBatch, read_batches
 from aclog.log.check import check_batches
 from aclog.log.segment import list_segments
 from aclog.records.types import Record
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.batches import ReplayBatch, Replayed, replay_batches
-from aclog.replay.kraft_batches import KraftTail
-from aclog.replay.kraft_restate import restated_kraft_table
 from aclog.replay.runs import decoded_runs
 from aclog.replay.stream import DecodedBatch, decode_batch
 from aclog.snapshot import (
@@ -46,6 +43,9 @@ from aclog.snapshot import (
     newest_valid_contents,
     read_snapshot,
 )
+
+if TYPE_CHECKING:
+    from aclog.kraft import CheckpointInfo
 
 
 class RebuildError(Exception):
@@ -240,6 +240,11 @@ def _rebuild_from_kraft(
     on_warning: OnWarning,
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> Rebuilt:
+    # Imported here: the KRaft readers load kafka-python's protocol classes, which a rebuild
+    # of an aclog data directory (every small `acls list`) need not pay for at start.
+    from aclog.kraft import KraftError, kraft_replay_source  # noqa: PLC0415
+    from aclog.replay.kraft_batches import KraftTail  # noqa: PLC0415
+
     try:
         source = kraft_replay_source(
             directory,
@@ -265,6 +270,9 @@ def _restated_checkpoint(info: CheckpointInfo, parts: list[Any]) -> MetadataImag
     it was read as (:func:`~aclog.kraft.read_checkpoint_parts`). One that a table refuses (an
     id or a binding twice, or an ACL removal) is restated from its records instead, which
     raises the error naming it."""
+    from aclog.kraft import read_checkpoint_info  # noqa: PLC0415  (see _rebuild_from_kraft)
+    from aclog.replay.kraft_restate import restated_kraft_table  # noqa: PLC0415
+
     found = restated_kraft_table(parts)
     if found is None:
         _, records = read_checkpoint_info(info.path)
