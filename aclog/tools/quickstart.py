@@ -3,7 +3,8 @@
 It starts ``aclog serve`` as its own process on the data directory, then, as a stock Kafka admin
 client would (kafka-python's ``KafkaAdminClient``), creates ACLs (one of them a KIP-1042 GLOB)
 and a SCRAM user, prints the committed log, explains two decisions from the log, and leaves the
-server running for you to connect to until Ctrl-C (``--exit`` stops it instead).
+server running for you to connect to until Ctrl-C (``--exit`` stops it instead), with the web view
+(``aclog ui``) on the same directory beside it (``--ui-port``; ``--no-ui`` leaves it out).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
 from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump, dump_rows
 from aclog.tools.explain import explanation_to_dict
+from aclog.tools.quickstart_ui import start_ui, stop, ui_url
 
 STARTUP_SECONDS = 60.0
 
@@ -48,6 +50,12 @@ def quickstart(
     exit_after: Annotated[
         bool, typer.Option("--exit", help="Stop the server after the walk-through.")
     ] = False,
+    ui: Annotated[
+        bool, typer.Option(help="Start the web view (aclog ui) beside the server, unless --exit.")
+    ] = True,
+    ui_port: Annotated[
+        int, typer.Option(help="Port of the web view on 127.0.0.1 (0: any free one).", min=0)
+    ] = 8080,
     json_output: JsonFlag = False,
 ) -> None:
     """Start a listener, drive it with kafka-python, show the log and explain decisions.
@@ -58,6 +66,7 @@ def quickstart(
     """
     require_log_target(data_dir)  # before the server starts: its refusal would read as a crash
     server = _start_server(data_dir, listen)
+    children = [server]
     # SIGTERM and SIGHUP (make run stopped, its terminal closed) end the walk-through as Ctrl-C
     # does, so the server is stopped: left running it would hold the port and the writer lock.
     for number in (signal.SIGTERM, signal.SIGHUP):
@@ -87,6 +96,9 @@ def quickstart(
             _show_log_and_explanations(data_dir, explanations)
         if exit_after:
             return
+        if ui:
+            children.append(start_ui(data_dir, "127.0.0.1", ui_port))
+            _say_ui(json_output, children[-1], ui_port)
         _say(json_output, "")
         _say(
             json_output,
@@ -97,7 +109,22 @@ def quickstart(
     except KeyboardInterrupt:
         pass
     finally:
-        _stop(server)
+        for child in reversed(children):
+            stop(child)
+
+
+def _say_ui(json_output: bool, process: subprocess.Popen[str], port: int) -> None:
+    """Where the web view serves, or that it did not start (the walk-through stands either way)."""
+    url = ui_url(process)
+    _say(json_output, "")
+    if url is not None:
+        _say(json_output, f"5. the web view (aclog ui) of the same log: {url}")
+    else:
+        _say(
+            json_output,
+            f"5. the web view (aclog ui) did not start (its message is above; if port {port} "
+            "is taken, give --ui-port PORT, or --no-ui)",
+        )
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -208,12 +235,3 @@ def _explain(data_dir: Path) -> list[dict[str, Any]]:
         }
         for topic in ("payments.eu", "payments.cards")
     ]
-
-
-def _stop(server: subprocess.Popen[str]) -> None:
-    if server.poll() is None:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()

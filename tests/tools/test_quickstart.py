@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -132,23 +133,32 @@ def _children(pid: int) -> list[int]:
     return [int(p) for p in path.read_text().split()] if path.exists() else []
 
 
-def test_sigterm_to_quickstart_stops_its_server(tmp_path: Path) -> None:
-    """``make run`` stopped with SIGTERM must not leave ``aclog serve`` holding the port and the
-    writer lock, or the next ``make run`` fails."""
+def test_quickstart_serves_the_web_view_and_sigterm_stops_both(tmp_path: Path) -> None:
+    """``make run`` leaves the server and the web view of the same log running and says where;
+    stopped with SIGTERM it must not leave ``aclog serve`` holding the port and the writer lock
+    (or the next ``make run`` fails), nor the UI holding its port."""
     command = [sys.executable, "-m", "aclog", "quickstart", "--data-dir", str(tmp_path / "d"),
-               "--listen", "127.0.0.1:0"]  # fmt: skip
+               "--listen", "127.0.0.1:0", "--ui-port", "0"]  # fmt: skip
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as quickstart:
         assert quickstart.stdout is not None
+        url = None
         for line in quickstart.stdout:  # bounded: the walk-through ends with this line
+            if line.startswith("5. the web view"):
+                url = line.rsplit(" ", 1)[1].strip()
             if line.startswith("The server keeps running"):
                 break
-        [server] = _children(quickstart.pid)
+        assert url is not None and url.startswith("http://127.0.0.1:"), url
+        with urllib.request.urlopen(f"{url}api/state", timeout=30) as answer:
+            principals = {acl["principal"] for acl in json.load(answer)["acls"]}
+        assert principals == {"User:ledger"}  # the two ACLs the walk-through created
+        children = _children(quickstart.pid)
+        assert len(children) == 2  # the server and the UI
         quickstart.send_signal(signal.SIGTERM)
         assert quickstart.wait(timeout=30) == 0
     deadline = time.monotonic() + 10
-    while not _gone(server) and time.monotonic() < deadline:
+    while not all(_gone(child) for child in children) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _gone(server)
+    assert all(_gone(child) for child in children)
 
 
 def _gone(pid: int) -> bool:
