@@ -23,7 +23,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
+from tests.gates import unavailable
 
 REPO = Path(__file__).resolve().parents[1]
 ADMIN, ADMIN_PASSWORD = "admin", "admin-secret"
@@ -47,7 +47,7 @@ def kafka_home() -> Path | None:
 def kafka_home_or_skip() -> Path:
     home = kafka_home()
     if home is None:
-        pytest.skip(SKIP_LINE)
+        unavailable(SKIP_LINE)
     return home
 
 

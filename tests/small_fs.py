@@ -1,5 +1,5 @@
 """A small real file system for full-disk tests: a tmpfs mounted for one test (needs root and
-``mount``; the test is skipped with one line saying so otherwise)."""
+``mount``; otherwise :func:`tests.gates.unavailable` says so)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from tests.gates import unavailable
 
 
 @contextmanager
 def small_tmpfs(mount_point: Path, size: str) -> Iterator[Path]:
     """A tmpfs of ``size`` (``192k``) mounted at ``mount_point`` (made here), unmounted after."""
     if os.geteuid() != 0:
-        pytest.skip("the full-disk tests mount a tmpfs: run the tests as root to include them")
+        unavailable("the full-disk tests mount a tmpfs: run the tests as root to include them")
     mount_point.mkdir()
     command = ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(mount_point)]
     mounted = subprocess.run(command, capture_output=True, text=True, check=False)
     if mounted.returncode != 0:
-        pytest.skip(f"the full-disk tests cannot mount a tmpfs here: {mounted.stderr.strip()}")
+        unavailable(f"the full-disk tests cannot mount a tmpfs here: {mounted.stderr.strip()}")
     try:
         yield mount_point
     finally:

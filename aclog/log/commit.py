@@ -55,11 +55,9 @@ class GroupCommitMixin:
     _guard: WriteGuard
     _locks: DirectoryLocks
 
-    def _mutation(self, *, refresh: bool = True) -> AbstractContextManager[None]:
-        raise NotImplementedError
-
-    def _points(self) -> RecoveryPointFile:
-        raise NotImplementedError
+    _mutation: Callable[..., AbstractContextManager[None]]
+    """One turn of the directory's lock (``refresh=False``: without re-reading the tail)."""
+    _points: Callable[[], RecoveryPointFile]
 
     def _append_group(
         self,

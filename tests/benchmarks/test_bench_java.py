@@ -15,6 +15,7 @@ from benchmarks import bench_java, bench_java_load, workloads
 from benchmarks.bench_authorizer import Budget
 from benchmarks.java_harness import JAVA_IMPL, JavaHarness, find_harness
 from benchmarks.report import Report
+from tests.gates import unavailable
 
 TINY = Budget(300, 0.03, 0.05, 3)
 
@@ -23,7 +24,7 @@ TINY = Budget(300, 0.03, 0.05, 3)
 def harness() -> JavaHarness:
     found = find_harness()
     if isinstance(found, str):
-        pytest.skip(found)
+        unavailable(found)
     return found
 
 

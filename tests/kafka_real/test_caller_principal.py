@@ -20,6 +20,7 @@ import pytest
 from aclog.authorizer import Authorizer
 from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
+from tests.gates import unavailable
 from tests.real_kafka import kafka_home_or_skip, tool_env
 
 ACLS = (
@@ -41,7 +42,7 @@ def kafka_authorizer(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """``java`` with the class path that runs ``AskAuthorizer`` against Kafka's own classes."""
     home = kafka_home_or_skip()
     if shutil.which("javac") is None:
-        pytest.skip("no javac: install a JDK to compare with Kafka's StandardAuthorizer")
+        unavailable("no javac: install a JDK to compare with Kafka's StandardAuthorizer")
     out = tmp_path_factory.mktemp("ask-authorizer")
     classpath = f"{out}:{home / 'libs'}/*"
     source = Path(__file__).with_name("AskAuthorizer.java")

@@ -3,6 +3,7 @@ and takes JKS and PKCS12 stores as kafka-python's PEM files."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import ssl
 import subprocess
@@ -20,6 +21,7 @@ from aclog.tools.command_config import (
     read_command_config,
     read_properties,
 )
+from tests.gates import unavailable
 from tests.wire.harness import make_certificate
 
 PASSWORD = "changeit"
@@ -122,9 +124,10 @@ def test_a_pem_keystore_says_which_properties_to_use(certificate: tuple) -> None
         client_settings({"ssl.keystore.location": str(certificate[2])})
 
 
-@pytest.mark.skipif(shutil.which("keytool") is None, reason="needs the JDK's keytool")
 def test_a_jks_truststore_and_keystore(tmp_path: Path, certificate: tuple) -> None:
-    pytest.importorskip("jks")
+    _need_keytool()
+    if importlib.util.find_spec("jks") is None:
+        unavailable("needs pyjks (the jks extra: pip install -e '.[jks]')")
     cert, key, cert_path, _ = certificate
     truststore, keystore = tmp_path / "trust.jks", tmp_path / "keys.jks"
     _keytool("-importcert", "-noprompt", "-alias", "ca", "-file", str(cert_path),
@@ -147,10 +150,15 @@ def test_a_jks_truststore_and_keystore(tmp_path: Path, certificate: tuple) -> No
     )
 
 
-@pytest.mark.skipif(shutil.which("keytool") is None, reason="needs the JDK's keytool")
+def _need_keytool() -> None:
+    if shutil.which("keytool") is None:
+        unavailable("needs the JDK's keytool (openjdk-17-jdk-headless)")
+
+
 def test_without_pyjks_a_jks_store_says_how_to_convert_it(
     tmp_path: Path, certificate: tuple, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _need_keytool()
     truststore = tmp_path / "trust.jks"
     _keytool("-importcert", "-noprompt", "-alias", "ca", "-file", str(certificate[2]),
              "-storetype", "JKS", "-keystore", str(truststore), "-storepass", PASSWORD)  # fmt: skip

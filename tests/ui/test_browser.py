@@ -18,15 +18,22 @@ from typing import Any
 
 import pytest
 
+from tests.gates import unavailable
 from tests.ui.logs import HOSTILE, build_log, grant
 from tests.ui.server import running_ui
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
+
+
+@pytest.fixture(autouse=True)
+def _browser_installed() -> None:
+    if CHROMIUM is None or DRIVER is None:
+        unavailable(
+            "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+        )
+
+
 WAIT_S = 30
 
 
