@@ -1,5 +1,8 @@
 """Run the benchmark suite: ``python -m benchmarks [--quick|--tiny] [--out DIR] [--only NAME]``.
 
+With ``--out DIR`` the run is saved as ``DIR/latest.md|jsonl`` and its rows appended to
+``DIR/history/<suite>.jsonl`` (``benchmarks/history.py``).
+
 Exits 1 when any ``mismatches`` row (implementations disagreeing on an answer) is non-zero.
 """
 
@@ -27,6 +30,7 @@ from benchmarks import (
     bench_ui,
     bench_wire,
     harness,
+    history,
 )
 from benchmarks.report import Report
 
@@ -61,12 +65,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="Smoke-test sizes for the authorizer suites (implies --quick).",
     )
-    parser.add_argument("--out", type=Path, help="Write results.md and results.jsonl here.")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="Write latest.md and latest.jsonl here and append the rows to its history/.",
+    )
+    parser.add_argument(
+        "--run",
+        default="make bench",
+        help="What the run is for, kept with its rows in the history (default: %(default)s).",
+    )
     parser.add_argument("--only", choices=sorted(SUITES), action="append")
     args = parser.parse_args(argv)
     report = Report()
     quick = args.quick or args.tiny
-    harness.SCALE.name = "tiny" if args.tiny else ("quick" if quick else "full")
+    scale = "tiny" if args.tiny else ("quick" if quick else "full")
+    harness.SCALE.name = scale
     try:
         for name in args.only or DEFAULT_SUITES:
             print(f"== {name}", flush=True)
@@ -75,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         harness.SCALE.name = "full"
     if args.out:
         report.save(args.out, "latest")
-        print(f"wrote {args.out / 'latest.md'} and {args.out / 'latest.jsonl'}")
+        history.record(report, args.out / "history", args.run, scale)
+        print(f"wrote {args.out / 'latest.md'} and {args.out / 'latest.jsonl'}; history appended")
     else:
         sys.stdout.write("\n" + report.markdown())
     mismatched = [r for r in report.rows if r.metric == "mismatches" and r.value != 0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
@@ -38,6 +39,9 @@ class Report:
     """The rows of one run plus its environment header."""
 
     rows: list[Row] = field(default_factory=list)
+    # The machine's load when the run began: a run is quiet only if this and the load at the end
+    # are both near zero (other work on the cores moves every figure by tens of percent).
+    load_start: tuple[float, float, float] = field(default_factory=os.getloadavg)
 
     def add(self, row: Row) -> None:
         self.rows.append(row)
@@ -47,8 +51,12 @@ class Report:
             flush=True,
         )
 
+    def environment(self) -> dict[str, Any]:
+        """The run's conditions: :func:`environment` plus the load at its start and now."""
+        return {**environment(), "load": {"start": self.load_start, "end": os.getloadavg()}}
+
     def markdown(self) -> str:
-        lines = [_header_markdown(environment()), ""]
+        lines = [_header_markdown(self.environment()), ""]
         lines.append("| benchmark | impl | workload | size | metric | value | unit | note |")
         lines.append("|---|---|---|---:|---|---:|---|---|")
         for r in self.rows:
@@ -62,7 +70,7 @@ class Report:
         directory.mkdir(parents=True, exist_ok=True)
         (directory / f"{name}.md").write_text(self.markdown())
         with open(directory / f"{name}.jsonl", "w") as out:
-            out.write(json.dumps({"environment": environment()}) + "\n")
+            out.write(json.dumps({"environment": self.environment()}) + "\n")
             for row in self.rows:
                 out.write(json.dumps(asdict(row)) + "\n")
 
@@ -82,14 +90,38 @@ def environment() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "packages": {p: _version(p) for p in PACKAGES},
         "commit": _git_commit(),
+        "kafka": kafka_distribution(),
     }
+
+
+def kafka_distribution() -> str:
+    """The Kafka the ``java`` suite runs: version and commit from ``$KAFKA_HOME``'s README."""
+    from benchmarks.java_harness import kafka_home
+
+    home = kafka_home()
+    if home is None:
+        return "none"
+    try:
+        text = (home / "README.md").read_text()
+    except OSError:
+        return "none"
+    version = re.search(r"Apache Kafka (\S+)", text)
+    commit = re.search(r"commit `([0-9a-f]{7})[0-9a-f]*`", text)
+    return " ".join(m.group(1) for m in (version, commit) if m) or str(home)
 
 
 def _header_markdown(env: dict[str, Any]) -> str:
     packages = ", ".join(f"{k} {v}" for k, v in env["packages"].items())
+    load = env.get("load")
+    loads = (
+        f"; load {load['start'][0]:.2f} at start, {load['end'][0]:.2f} at end (1-min average)"
+        if load
+        else ""
+    )
     return (
         f"Machine: {env['cpu']} ({env['cores']} cores, {env['machine']}); "
-        f"Python {env['python']}; {packages}; commit {env['commit']}"
+        f"Python {env['python']}; {packages}; commit {env['commit']}; "
+        f"Kafka {env.get('kafka', 'none')}{loads}"
     )
 
 

@@ -34,7 +34,8 @@ VECTOR_MIN = 128
 """Smaller batches skip :mod:`~aclog.log.canonical_vector`: its numpy passes cost about
 0.15-0.25 ms a batch whatever its size, the loop about 1 us a record, so in a log written a
 request at a time (a few records a batch) the vector path was most of the cost of reading it.
-Measured in turn (``benchmarks/results/by-suite/smallreplay/``): the two cross near 256."""
+Measured in turn (run ``by-suite/smallreplay`` in ``benchmarks/results/history/``): the two
+cross near 256."""
 
 SMALL_VARINTS = [zigzag(n) for n in range(8192)]
 """The zigzag varints of 0..8191 (one or two bytes each), ready-made."""

@@ -36,7 +36,7 @@ apply. A backlog's replay now queues small batches' ACL records and applies them
 (:mod:`aclog.image.acl_table_net`), and the columnar decoder's fixed cost grows with the kinds
 a batch holds (a batch with SCRAM changes has four or five): decoded to records, record by
 record stays ahead up to about 250 values of mixed kinds and 150 of ACLs alone
-(``benchmarks/results/by-suite/smallreplay/``)."""
+(run ``by-suite/smallreplay`` in ``benchmarks/results/history/``)."""
 
 
 def decode_small(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:

@@ -23,7 +23,7 @@ the log): a run has one epoch and timestamp (its last batch's) and no author.
 Thread-safe (no shared state). Cost: the columnar decoder's passes over each run plus one
 record object per value: about 2 us a value in a log of 1-record batches (half the values
 request contexts, each built from its fields), against about 10 us a value batch by batch
-(``benchmarks/results/by-suite/smallreplay2/decode-runs-cpu.txt``).
+(``by-suite/smallreplay2/decode-runs-cpu.txt`` in ``benchmarks/results/history/notes.md``).
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ SMALL_LISTING_SKIPS = (
 """What ``aclog acls list`` of a small data directory has no use for (about 0.2 s of CPU and
 15 MB together, and kafka-python about 0.2 s and 18 MB more): it parses options, replays the
 log and prints. numpy and pyarrow still load, through the image's columnar table (see
-benchmarks/results/by-suite/startup)."""
+run ``by-suite/startup`` in ``benchmarks/results/history/``)."""
 
 
 def test_listing_a_small_data_dir_loads_no_writer_questions_or_key_stores(tmp_path: Path) -> None:
