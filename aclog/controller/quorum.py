@@ -134,10 +134,16 @@ class ControllerNode:
             logger.warning("could not write %s: %s", self.quorum_state.path, error)
 
     def leader(self) -> QuorumState | None:
-        """The active controller as far as this node knows: itself when active; otherwise the
-        ``quorum-state`` file when it speaks for the newest epoch this node has seen in the
-        log; ``None`` while an election is pending."""
+        """The active controller as far as this node knows: itself when active (unless the
+        ``quorum-state`` file names a newer epoch's leader); otherwise that file when it speaks
+        for the newest epoch this node has seen in the log; ``None`` while an election is
+        pending. Cost: one ``stat`` (the file's content is cached)."""
         if self.role is Role.ACTIVE:
+            announced = self.quorum_state.read()
+            if announced is not None and announced.epoch > self.controller.epoch:
+                # Deposed while its controller thread cannot find out (stuck in an fsync on a
+                # stalled disk): send clients to the newer leader, not into a write timeout.
+                return announced
             return QuorumState(self.node_id, self.controller.epoch, self.listener)
         return self.quorum_state.current(self.controller.newest_epoch_seen())
 

@@ -99,3 +99,20 @@ def test_a_stale_file_names_no_leader(tmp_path: Path) -> None:
     QuorumStateFile(tmp_path).write(QuorumState(1, 0, "127.0.0.1:9001"))
     second = _clocked(tmp_path, 2, now, "127.0.0.1:9002")
     assert second.leader() is None
+
+
+def test_a_leader_deposed_while_it_cannot_tick_names_the_newer_leader(tmp_path: Path) -> None:
+    """A leader whose controller thread is stuck (an fsync on a stalled disk) still answers
+    Metadata on its listener: it names the newer epoch's leader the file announces, not
+    itself, so clients stop sending it writes that would wait out their request timeout."""
+    now = [100.0]
+    first = _clocked(tmp_path, 1, now, "127.0.0.1:9001")
+    first.tick()
+    assert first.is_active
+    second = _clocked(tmp_path, 2, now, "127.0.0.1:9002")
+    second.tick()
+    now[0] += second.election_timeout_s  # the first node cannot tick: stuck on its disk
+    second.tick()
+    assert second.is_active
+    assert first.is_active  # it has not found out yet
+    assert first.leader() == QuorumState(2, 2, "127.0.0.1:9002")
