@@ -170,14 +170,14 @@ class ControllerNode:
 
     def create_acls(self, acls: Sequence[AclBinding], caller: Caller) -> list[AclCreateResult]:
         if not self._serving():
-            return [AclCreateResult(NOT_CONTROLLER) for _ in acls]
+            return refused_creates(acls)
         results = self.controller.create_acls(acls, caller)
         self._after()
         return results
 
     def delete_acls(self, filters: Sequence[AclFilter], caller: Caller) -> list[AclDeleteResult]:
         if not self._serving():
-            return [AclDeleteResult(NOT_CONTROLLER) for _ in filters]
+            return refused_deletes(filters)
         results = self.controller.delete_acls(filters, caller)
         self._after()
         return results
@@ -189,8 +189,25 @@ class ControllerNode:
         caller: Caller,
     ) -> list[ScramAlterResult]:
         if not self._serving():
-            users = dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions])
-            return [ScramAlterResult(user, NOT_CONTROLLER) for user in users]
+            return refused_scram(upsertions, deletions)
         results = self.controller.alter_scram(upsertions, deletions, caller)
         self._after()
         return results
+
+
+# -- what a node that does not lead answers to each write --------------------------------------
+
+
+def refused_creates(acls: Sequence[AclBinding]) -> list[AclCreateResult]:
+    return [AclCreateResult(NOT_CONTROLLER) for _ in acls]
+
+
+def refused_deletes(filters: Sequence[AclFilter]) -> list[AclDeleteResult]:
+    return [AclDeleteResult(NOT_CONTROLLER) for _ in filters]
+
+
+def refused_scram(
+    upsertions: Sequence[ScramUpsertion], deletions: Sequence[ScramDeletion]
+) -> list[ScramAlterResult]:
+    users = dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions])
+    return [ScramAlterResult(user, NOT_CONTROLLER) for user in users]

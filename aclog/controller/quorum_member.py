@@ -26,7 +26,12 @@ from typing import TypeVar
 from aclog.acl import ApiError
 from aclog.acl.filters import AclFilter
 from aclog.controller.caller import Caller
-from aclog.controller.quorum import ControllerNode
+from aclog.controller.quorum import (
+    ControllerNode,
+    refused_creates,
+    refused_deletes,
+    refused_scram,
+)
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
@@ -143,18 +148,22 @@ class QuorumMember:
     def create_acls(
         self, acls: Sequence[AclBinding], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclCreateResult]:
-        with self._lock:
-            if dry_run:
+        if dry_run:
+            with self._lock:
                 return self.node.controller.create_acls(acls, caller, dry_run=True)
-            return self.node.create_acls(acls, caller)
+        return self._turn(
+            lambda: self.node.create_acls(acls, caller), lambda: refused_creates(acls)
+        )
 
     def delete_acls(
         self, filters: Sequence[AclFilter], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclDeleteResult]:
-        with self._lock:
-            if dry_run:
+        if dry_run:
+            with self._lock:
                 return self.node.controller.delete_acls(filters, caller, dry_run=True)
-            return self.node.delete_acls(filters, caller)
+        return self._turn(
+            lambda: self.node.delete_acls(filters, caller), lambda: refused_deletes(filters)
+        )
 
     def alter_scram(
         self,
@@ -162,8 +171,10 @@ class QuorumMember:
         deletions: Sequence[ScramDeletion],
         caller: Caller = Caller(),
     ) -> list[ScramAlterResult]:
-        with self._lock:
-            return self.node.alter_scram(upsertions, deletions, caller)
+        return self._turn(
+            lambda: self.node.alter_scram(upsertions, deletions, caller),
+            lambda: refused_scram(upsertions, deletions),
+        )
 
     def create_acls_later(
         self, acls: Sequence[AclBinding], caller: Caller = Caller()
@@ -182,6 +193,20 @@ class QuorumMember:
         caller: Caller = Caller(),
     ) -> Future[list[ScramAlterResult]]:
         return self._later(lambda: self.alter_scram(upsertions, deletions, caller))
+
+    def _turn(self, write: Callable[[], T], refuse: Callable[[], T]) -> T:
+        """``write()`` under the node's lock; ``refuse()`` (NOT_CONTROLLER) instead when
+        another node is announced as the leader while this one waits for the lock: a
+        controller thread stuck in an fsync on a stalled disk holds it, and the client is
+        better sent to the new leader now than left to its request timeout."""
+        while not self._lock.acquire(timeout=TICK_SECONDS):
+            leader = self.node.leader()
+            if leader is not None and leader.leader_id != self.node.node_id:
+                return refuse()
+        try:
+            return write()
+        finally:
+            self._lock.release()
 
     def _later(self, write: Callable[[], T]) -> Future[T]:
         return self._writers.submit(write)
