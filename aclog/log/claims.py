@@ -41,8 +41,8 @@ from pathlib import Path
 from crc32c import crc32c as calc_crc32c
 
 from aclog.log import files
+from aclog.log.durable import write_synced
 from aclog.log.errors import CorruptLogError, LogError
-from aclog.log.modes import open_private
 
 _NAME = re.compile(r"leader-epoch-(\d{10})\.(claim|fence)")
 
@@ -180,13 +180,8 @@ def _read(path: Path, kind: bytes, epoch: int) -> int | None:
 def _publish(path: Path, data: bytes) -> bool:
     """Create ``path`` holding ``data`` unless it exists: True when this call created it."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    fd = open_private(temp, os.O_WRONLY | os.O_EXCL)
+    write_synced(temp, data, os.O_EXCL)
     try:
-        try:
-            files.write_all(fd, data, temp)
-            files.fsync(fd, temp)
-        finally:
-            os.close(fd)
         files.link(temp, path)
         created = True
     except FileExistsError:
