@@ -2,12 +2,14 @@
 --controller`` nodes on one data directory under one client's write load, with the default
 heartbeat (500 ms) and election timeout (2 s).
 
-Rows: seconds from SIGKILL of the leader, and from SIGSTOP of the leader (frozen 0.5-6 s, then
-SIGCONT), to the first write another node acknowledged; the leader's write p99 while a standby
-is SIGSTOPped and just before; and the leader's write p99 on an empty log and on one whose
-active segment holds 60 MB (just under the 64 MB roll), where each standby refresh used to
-rescan the segment under the append lock. Each round checks that no acknowledged write was
-lost and the log reads whole in epoch order; a violation fails the benchmark.
+Rows: seconds from SIGKILL of the leader, from SIGSTOP of the leader (frozen 0.5-6 s, then
+SIGCONT), and from a stall of the leader's disk (every fsync it makes waits 0.5-6 s,
+:mod:`benchmarks.stall`), to the first write another node acknowledged; the leader's write
+p99 while a standby is SIGSTOPped and just before; and the leader's write p99 on an empty log
+and on one whose active segment holds 60 MB (just under the 64 MB roll), where each standby
+refresh used to rescan the segment under the append lock. Each round checks that no
+acknowledged write was lost and the log reads whole in epoch order; a violation fails the
+benchmark.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ def _failover_row(kind: str, results: list[RoundResult]) -> Row:
     times = sorted(r.failover if r.failover is not None else float("inf") for r in results)
     within = sum(t <= 3.0 for t in times)
     note = f"within 3 s: {within} of {len(times)}; worst {times[-1] * 1000:,.0f} ms; 0 lost"
+    if kind == "stall-leader":
+        taken = [r for r in results if r.taken_over]
+        note += f"; disk stalled 0.5-6 s; another node took over in {len(taken)}"
     if kind == "sigstop-leader":
         taken = [r.failover for r in results if r.taken_over and r.failover is not None]
         worst = max(taken, default=0.0) * 1000
@@ -113,7 +118,7 @@ def _steady_p99(megabytes: int) -> tuple[list[float], int]:
 
 def run(report: Report, quick: bool) -> None:
     count = 2 if quick else 20
-    for kind in ("kill-leader", "sigstop-leader"):
+    for kind in ("kill-leader", "sigstop-leader", "stall-leader"):
         report.add(_failover_row(kind, _rounds(kind, count)))
     standby = _rounds("sigstop-standby", count)
     before = [s for r in standby for s in r.before]

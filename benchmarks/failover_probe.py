@@ -1,6 +1,7 @@
 """A failover probe: three ``aclog serve --controller`` processes on one data directory under a
 steady write load, and seeded faults an operator meets: the leader SIGSTOPped for a random time
-(then SIGCONT), a standby SIGSTOPped, the leader killed with SIGKILL (then restarted).
+(then SIGCONT), a standby SIGSTOPped, the leader killed with SIGKILL (then restarted), the
+leader's disk stalled for a random time (every fsync it makes waits, :mod:`benchmarks.stall`).
 
 :class:`Cluster` runs the nodes; :class:`Load` is one client that sends one-ACL CreateAcls to
 whichever node says it is the active controller, each naming a new topic, and records every
@@ -31,8 +32,9 @@ from aclog.log import LOCK_FILE, read_batches
 from aclog.log.lock import lock_holder
 from aclog.replay.rebuild import rebuild_image
 from benchmarks.servers import Served, exchange, serve
+from benchmarks.stall import LAUNCHER
 
-KINDS = ("sigstop-leader", "sigstop-standby", "kill-leader")
+KINDS = ("sigstop-leader", "sigstop-standby", "kill-leader", "stall-leader")
 REQUEST_TIMEOUT = 2.0
 
 
@@ -55,6 +57,7 @@ class Cluster:
         self.workdir, self.data, self.extra = workdir, workdir / "data", extra
         self.nodes: dict[int, Served] = {}
         self.stopped: set[int] = set()
+        self.stalled: set[int] = set()
         self._stack = ExitStack()
         self._starts = 0
 
@@ -66,15 +69,30 @@ class Cluster:
     def __exit__(self, *exc: object) -> None:
         for node_id in list(self.stopped):
             self.resume(node_id)
+        for node_id in list(self.stalled):
+            self.unstall(node_id)
         self._stack.close()
 
     def start(self, node_id: int) -> None:
         self._starts += 1
         args = ("--controller", "--node-id", str(node_id), *self.extra)
         name = f"n{node_id}-{self._starts}"
+        stall = {"ACLOG_PROBE_STALL": str(self._marker(node_id))}
         self.nodes[node_id] = self._stack.enter_context(
-            serve(self.workdir, self.data, *args, name=name)
+            serve(self.workdir, self.data, *args, name=name, launcher=LAUNCHER, environment=stall)
         )
+
+    def _marker(self, node_id: int) -> Path:
+        return self.workdir / f"stall-n{node_id}"
+
+    def stall(self, node_id: int) -> None:
+        """Stall the node's disk: every fsync it makes waits (:mod:`benchmarks.stall`)."""
+        self._marker(node_id).touch()
+        self.stalled.add(node_id)
+
+    def unstall(self, node_id: int) -> None:
+        self._marker(node_id).unlink(missing_ok=True)
+        self.stalled.discard(node_id)
 
     def pause(self, node_id: int) -> None:
         self.nodes[node_id].process.send_signal(signal.SIGSTOP)
@@ -239,22 +257,34 @@ def run_round(cluster: Cluster, load: Load, kind: str, rng: random.Random) -> Ro
         failover = _wait_ack(load, fault, leader, 15.0)
         cluster.start(leader)
         return RoundResult(kind, 0.0, failover, [], [])
-    if kind == "sigstop-leader":
-        cluster.pause(leader)
-        held = cluster.holds_lock(leader)
-        failover = _wait_ack(load, fault, leader, frozen)
-        cluster.resume(leader)
-        if failover is None:  # nobody took over while it was frozen: measured from the fault
-            return RoundResult(
-                kind, frozen, _wait_ack(load, fault, None, 15.0), [], [], False, held
-            )
-        return RoundResult(kind, frozen, failover, [], [], True, held)
+    if kind in ("sigstop-leader", "stall-leader"):
+        return _frozen_leader(cluster, load, kind, leader, frozen, fault)
     standby = rng.choice([n for n in cluster.nodes if n != leader])
     cluster.pause(standby)
     time.sleep(frozen)
     cluster.resume(standby)
     during = load.latencies(fault, fault + frozen)
     return RoundResult(kind, frozen, None, during, load.latencies(fault - frozen, fault))
+
+
+def _frozen_leader(
+    cluster: Cluster, load: Load, kind: str, leader: int, frozen: float, fault: float
+) -> RoundResult:
+    """The leader SIGSTOPped, or its disk stalled, for ``frozen`` seconds, then let go."""
+    stall = kind == "stall-leader"
+    if stall:
+        cluster.stall(leader)
+    else:
+        cluster.pause(leader)
+    held = not stall and cluster.holds_lock(leader)
+    failover = _wait_ack(load, fault, leader, frozen)
+    if stall:
+        cluster.unstall(leader)
+    else:
+        cluster.resume(leader)
+    if failover is None:  # nobody took over while it was frozen: measured from the fault
+        return RoundResult(kind, frozen, _wait_ack(load, fault, None, 15.0), [], [], False, held)
+    return RoundResult(kind, frozen, failover, [], [], True, held)
 
 
 def _wait_ack(load: Load, since: float, not_by: int | None, timeout: float) -> float | None:

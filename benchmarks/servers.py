@@ -36,15 +36,23 @@ class Served:
 
 @contextmanager
 def serve(
-    workdir: Path, data_dir: Path, *args: str, name: str = "server", timeout: float = 60.0
+    workdir: Path,
+    data_dir: Path,
+    *args: str,
+    name: str = "server",
+    timeout: float = 60.0,
+    launcher: str = LAUNCHER,
+    environment: dict[str, str] | None = None,
 ) -> Iterator[Served]:
     """``aclog serve --data-dir DATA_DIR ARGS`` on a free port, ``User:ANONYMOUS`` a super
-    user, warnings only on stderr (``workdir/NAME.err``)."""
+    user, warnings only on stderr (``workdir/NAME.err``); ``launcher`` is the Python that runs
+    the CLI (:data:`benchmarks.stall.LAUNCHER` stalls its fsyncs), ``environment`` is added to
+    the process's."""
     out, err = workdir / f"{name}.out", workdir / f"{name}.err"
-    command = [sys.executable, "-c", LAUNCHER, "serve", "--data-dir", str(data_dir)]
+    command = [sys.executable, "-c", launcher, "serve", "--data-dir", str(data_dir)]
     command += ["--listen", "127.0.0.1:0", "--json", "--super-users", "User:ANONYMOUS"]
     command += ["--log-level", "WARNING", *args]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, **(environment or {}), "PYTHONPATH": str(REPO)}
     with out.open("wb") as stdout, err.open("wb") as stderr:
         process = subprocess.Popen(
             command, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env

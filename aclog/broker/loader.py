@@ -75,8 +75,9 @@ class MetadataLoader:
         image: MetadataImage | None = None,
     ) -> None:
         self.directory = Path(directory)
-        # In the writer's own process, the offset below which the log is fsynced: a batch
-        # written but not yet durable (its fsync may still fail and cut it) is not published.
+        # The offset below which the log is fsynced (the in-process writer's end, or the
+        # recovery point of a log others append to): a batch written but not yet durable
+        # (its fsync may still fail and cut it) is not published.
         self.durable_end = durable_end
         self._tail = LogTail(self.directory)  # polls read only what was appended since
         self.publishers = list(publishers)
@@ -103,7 +104,7 @@ class MetadataLoader:
         self._publish(
             None, manifest
         )  # rebuilt: from a table, which the authorizer loads by columns
-        if self.durable_end is not None:  # the writer is in this process: it offers commits
+        if self.durable_end is not None:  # beside a writer: its commits come a few at a time
             self.image = self.image.in_a_mapping()
         self.caught_up = True
         return manifest
@@ -137,8 +138,8 @@ class MetadataLoader:
         Offers that do not follow the published image exactly (one was missed, or another
         process wrote in between) are not trusted: the loader polls the log instead.
 
-        From the first offer on (from catch-up when ``durable_end`` says the writer is in
-        this process) the image holds its ACLs in a mapping, as the writer's does
+        From the first offer on (from catch-up when a ``durable_end`` says a writer's commits
+        come a few at a time) the image holds its ACLs in a mapping, as the writer's does
         (:meth:`~aclog.image.metadata.MetadataImage.in_a_mapping`): a commit of one ACL then
         replays in microseconds, not the fraction of a millisecond a table apply costs."""
         with self._poll_lock:
@@ -159,7 +160,7 @@ class MetadataLoader:
             return self._replay(decoded_runs(self._tail.read(start), start))
         limit = self.durable_end()
         if limit <= start:
-            return None  # the writer offered everything durable: nothing to read
+            return None  # nothing durable beyond what was offered or read: nothing to read
         return self._replay(decoded_runs(self._tail.read(start, limit), start))
 
     def _replay(self, batches: Iterable[ReplayBatch]) -> Manifest | None:

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from aclog.image import MetadataImage
 from aclog.log import FencedEpochError, SegmentedLog, StaleOffsetError, WriterStoppedError
 from aclog.log.reader import LogTail
-from aclog.log.recovery_point import read_recovery_point
+from aclog.log.recovery_point import committed_end
 from aclog.records import LeaderChangeRecord, NoOpRecord, Record
 from aclog.replay.batches import replay_batches
 from aclog.replay.rebuild import rebuild_image
@@ -88,10 +88,8 @@ class LeadershipMixin:
         of it in progress), so that nothing is replayed this time."""
         if not self.log.fsync:
             return None
-        point = read_recovery_point(self.log.directory)
-        if point.problem is not None:
-            return self.image.provenance.last_offset + 1
-        return point.offset
+        end = committed_end(self.log.directory)
+        return self.image.provenance.last_offset + 1 if end is None else end
 
     def claim_leadership(self) -> bool:
         """Append a leader-change record for the next epoch, conditional on the log ending

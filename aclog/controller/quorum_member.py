@@ -26,17 +26,28 @@ from typing import TypeVar
 from aclog.acl import ApiError
 from aclog.acl.filters import AclFilter
 from aclog.controller.caller import Caller
-from aclog.controller.quorum import ControllerNode
+from aclog.controller.quorum import (
+    ControllerNode,
+    refused_creates,
+    refused_deletes,
+    refused_scram,
+)
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.image import MetadataImage
 from aclog.image.scram import ScramDescribeResult
-from aclog.log import LogLockedError, StorageError
+from aclog.log import CorruptLogError, LogError, LogLockedError, StorageError
 from aclog.records import AccessControlEntryRecord, AclBinding
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+
+_CLEARED: dict[type[LogError], str] = {
+    LogLockedError: "the data directory's lock is free again",
+    CorruptLogError: "the log reads whole again (restored)",
+}
+"""What a node logs once a condition that stopped its ticks has cleared."""
 
 TICK_SECONDS = 0.05
 """How often the controller thread ticks: a tenth of the default heartbeat interval."""
@@ -52,7 +63,9 @@ class QuorumMember:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._was_active = False
-        self._blocked = False  # the last tick found the append lock held past its timeout
+        # What stopped the last tick: the append lock held past its timeout, or damage to
+        # what was acknowledged (no node appends behind it, none takes over until restored).
+        self._blocked: type[LogError] | None = None
         self._writers = ThreadPoolExecutor(workers, thread_name_prefix="aclog-write")
 
     @property
@@ -88,19 +101,23 @@ class QuorumMember:
         """One heartbeat or election step. A storage failure is not logged here: the log's
         health (aclog.log.health) says it once per condition, where a tick every few hundred
         milliseconds would repeat it; a leader whose writer stopped steps down at its next tick.
-        An append lock held past its timeout by another node (one frozen mid-append) is one
-        line when it starts and one when it clears, never a traceback per try."""
+        An append lock held past its timeout by another node (one frozen mid-append), or damage
+        to acknowledged batches (which stops every node: none appends behind it, so none takes
+        over until the segment is restored), is one line when it starts and one when it
+        clears, never a traceback per try."""
         try:
             with self._lock, suppress(StorageError):
                 self.node.tick()
-        except LogLockedError as error:
-            if not self._blocked:
-                logger.warning("node %d: %s; trying again", self.node.node_id, error)
-            self._blocked = True
+        except (LogLockedError, CorruptLogError) as error:
+            if self._blocked is not type(error):
+                level = logging.ERROR if isinstance(error, CorruptLogError) else logging.WARNING
+                logger.log(level, "node %d: %s; trying again", self.node.node_id, error)
+            self._blocked = type(error)
             return
-        if self._blocked:
-            logger.warning("node %d: the data directory's lock is free again", self.node.node_id)
-        self._blocked = False
+        if self._blocked is not None:
+            cleared = _CLEARED[self._blocked]
+            logger.warning("node %d: %s", self.node.node_id, cleared)
+        self._blocked = None
 
     def _log_role_change(self) -> None:
         active = self.node.is_active
@@ -131,18 +148,22 @@ class QuorumMember:
     def create_acls(
         self, acls: Sequence[AclBinding], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclCreateResult]:
-        with self._lock:
-            if dry_run:
+        if dry_run:
+            with self._lock:
                 return self.node.controller.create_acls(acls, caller, dry_run=True)
-            return self.node.create_acls(acls, caller)
+        return self._turn(
+            lambda: self.node.create_acls(acls, caller), lambda: refused_creates(acls)
+        )
 
     def delete_acls(
         self, filters: Sequence[AclFilter], caller: Caller = Caller(), *, dry_run: bool = False
     ) -> list[AclDeleteResult]:
-        with self._lock:
-            if dry_run:
+        if dry_run:
+            with self._lock:
                 return self.node.controller.delete_acls(filters, caller, dry_run=True)
-            return self.node.delete_acls(filters, caller)
+        return self._turn(
+            lambda: self.node.delete_acls(filters, caller), lambda: refused_deletes(filters)
+        )
 
     def alter_scram(
         self,
@@ -150,8 +171,10 @@ class QuorumMember:
         deletions: Sequence[ScramDeletion],
         caller: Caller = Caller(),
     ) -> list[ScramAlterResult]:
-        with self._lock:
-            return self.node.alter_scram(upsertions, deletions, caller)
+        return self._turn(
+            lambda: self.node.alter_scram(upsertions, deletions, caller),
+            lambda: refused_scram(upsertions, deletions),
+        )
 
     def create_acls_later(
         self, acls: Sequence[AclBinding], caller: Caller = Caller()
@@ -170,6 +193,20 @@ class QuorumMember:
         caller: Caller = Caller(),
     ) -> Future[list[ScramAlterResult]]:
         return self._later(lambda: self.alter_scram(upsertions, deletions, caller))
+
+    def _turn(self, write: Callable[[], T], refuse: Callable[[], T]) -> T:
+        """``write()`` under the node's lock; ``refuse()`` (NOT_CONTROLLER) instead when
+        another node is announced as the leader while this one waits for the lock: a
+        controller thread stuck in an fsync on a stalled disk holds it, and the client is
+        better sent to the new leader now than left to its request timeout."""
+        while not self._lock.acquire(timeout=TICK_SECONDS):
+            leader = self.node.leader()
+            if leader is not None and leader.leader_id != self.node.node_id:
+                return refuse()
+        try:
+            return write()
+        finally:
+            self._lock.release()
 
     def _later(self, write: Callable[[], T]) -> Future[T]:
         return self._writers.submit(write)

@@ -29,18 +29,24 @@ def fsync_directory(directory: Path) -> None:
     files.fsync_directory(directory)
 
 
+def write_synced(path: Path, data: bytes, flags: int = 0) -> None:
+    """Write ``data`` to the file at ``path`` (created 0600, opened with ``flags`` besides
+    ``O_WRONLY``: ``O_TRUNC``, ``O_EXCL``) and fsync it."""
+    fd = open_private(path, os.O_WRONLY | flags)
+    try:
+        files.write_all(fd, data, path)
+        files.fsync(fd, path)
+    finally:
+        os.close(fd)
+
+
 def replace_file(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, fsync it, rename it over ``path``
     and fsync the directory. Raises ``OSError``; the temporary file never outlives a failure.
     Cost: two fsyncs."""
     temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        fd = open_private(temp, os.O_WRONLY | os.O_TRUNC)
-        try:
-            files.write_all(fd, data, temp)
-            files.fsync(fd, temp)
-        finally:
-            os.close(fd)
+        write_synced(temp, data, os.O_TRUNC)
         files.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)

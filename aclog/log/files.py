@@ -214,6 +214,14 @@ def replace(source: Path, target: Path) -> None:
     os.replace(source, target)
 
 
+def link(source: Path, target: Path) -> None:
+    """Make ``target`` a second name of ``source``; ``FileExistsError`` when ``target`` exists
+    (an exclusive creation of a file whose content is already whole, unlike ``O_EXCL``)."""
+    if _faults is not None:
+        _faults.check("link", target)
+    os.link(source, target, follow_symlinks=False)
+
+
 def unlink(path: Path, *, missing_ok: bool = False) -> None:
     """Remove ``path`` (a link is removed itself, never its target)."""
     if _faults is not None:

@@ -26,6 +26,8 @@ Cost: lookup O(log entries) with ``bisect``; :func:`batch_at` one small read.
 from __future__ import annotations
 
 import bisect
+import errno
+import logging
 import struct
 from pathlib import Path
 from typing import BinaryIO
@@ -38,6 +40,7 @@ from aclog.log.segment import list_segments
 ENTRY = struct.Struct(">II")
 INTERVAL_BYTES = 4096
 INDEX_SUFFIX = ".index"
+logger = logging.getLogger(__name__)
 
 
 def index_path(segment: Path) -> Path:
@@ -53,14 +56,29 @@ class OffsetIndex:
         self.base_offset = base_offset
         self.offsets = [o for o, _ in entries or []]
         self.positions = [p for _, p in entries or []]
+        self.unreadable = False
+        """Whether the file could not be read (so these are no entries): a writer rebuilds it."""
 
     @classmethod
     def load(cls, segment: Path, base_offset: int) -> OffsetIndex:
-        """Read the index beside ``segment``; a missing or torn file gives what is readable."""
+        """Read the index beside ``segment``; a missing or torn file gives what is readable.
+
+        An index is derived data (the damage policy: "The data directory" in the README), so
+        a file that cannot be read (EIO, say) is done without, by every reader and the writer
+        alike: logged at WARNING (once per file and process), and the read starts at the
+        segment's first byte (only slower); a writer rebuilds it (:attr:`unreadable`). A link
+        is refused, as every link in a data directory is."""
         try:
             data = files.read_bytes(index_path(segment))
         except FileNotFoundError:
             return cls(base_offset)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise  # a link is refused as everywhere in a data directory, never done without
+            _warn_unreadable(index_path(segment), error)
+            index = cls(base_offset)
+            index.unreadable = True
+            return index
         usable = len(data) - len(data) % ENTRY.size
         entries = [(base_offset + rel, pos) for rel, pos in ENTRY.iter_unpack(data[:usable])]
         return cls(base_offset, entries)
@@ -117,9 +135,28 @@ class OffsetIndex:
                 return
         except FileNotFoundError:  # missing: write it (a link is refused, never replaced)
             pass
+        except OSError as error:  # unreadable: replace it, unless it is a link (refused)
+            if error.errno == errno.ELOOP:
+                raise
         tmp = index_path(segment).with_suffix(".index.tmp")
         write_private(tmp, data)
         files.replace(tmp, index_path(segment))
+
+
+_warned: set[Path] = set()
+"""The index files already reported unreadable by this process (a reader that looks into one
+repeatedly says so once)."""
+
+
+def _warn_unreadable(path: Path, error: OSError) -> None:
+    if path not in _warned:
+        _warned.add(path)
+        logger.warning(
+            "cannot read %s (%s): reading its segment from the start instead (an offset index "
+            "is only a shortcut; the writer rebuilds it)",
+            path,
+            error.strerror,
+        )
 
 
 def batch_at(path: Path, position: int) -> tuple[int, int] | None:

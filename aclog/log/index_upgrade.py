@@ -11,7 +11,7 @@ An index is taken as Kafka's when its first *telling* entry (one at a batch of m
 record, where the first and last offsets differ) holds the batch's last offset: an index file is
 written whole in one convention, by one writer. An index whose entries all sit at one-record
 batches reads the same under both and is left as it is; one whose entry points at no batch
-holding its offset is stale and is rebuilt.
+holding its offset is stale and is rebuilt, and so is one that cannot be read.
 
 Not thread-safe: the directory's writer calls it while it holds the lock. Cost per closed
 segment: one 61-byte read per entry up to the first telling one; a rebuild scans the segment once
@@ -35,7 +35,8 @@ def upgrade_closed_indexes(segments: list[tuple[int, Path]]) -> list[Path]:
     active one) that is not Kafka's; returns the segments whose index was rebuilt."""
     rebuilt = []
     for base, path in segments:
-        if not follows_kafka(OffsetIndex.load(path, base), path):
+        index = OffsetIndex.load(path, base)
+        if index.unreadable or not follows_kafka(index, path):
             rebuild_index(path, base)
             rebuilt.append(path)
     if rebuilt:

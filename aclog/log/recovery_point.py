@@ -98,6 +98,16 @@ def read_recovery_point(directory: Path) -> RecoveryPoint:
     return decode(data)
 
 
+def committed_end(directory: Path) -> int | None:
+    """The offset below which the log in ``directory`` is committed, as its recovery point
+    says: the writer moves the point only after a batch's fsync, so a follower in another
+    process that reads only below it never sees a batch still being written, nor one whose
+    fsync then fails and is cut. ``None`` while the point cannot be read (a write of it in
+    progress, or torn): read nothing new until it can. Cost: one small read."""
+    point = read_recovery_point(directory)
+    return None if point.problem is not None else point.offset
+
+
 class RecoveryPointFile:
     """The writer's handle on the recovery point file of one data directory."""
 

@@ -5,7 +5,9 @@ plus how the node's metadata loader follows it.
 
 Alone on its directory the controller hands each durable commit to the loader in memory
 (:meth:`Controller.add_commit_listener`) and tells it where the fsynced log ends; in a shared
-directory other processes append too, so the loader reads to the end of what is written. The
+directory other processes append too, so the loader reads up to the recovery point, which a
+writer moves only after a batch's fsync (a batch written but not yet durable, whose fsync may
+still fail and cut it, is never published to the node's authorizer). The
 writer's kind is decided here, once, from the settings; nothing downstream asks which it is.
 
 Cost: opening rebuilds the committed image (newest snapshot plus the log after it), once:
@@ -26,6 +28,7 @@ from aclog.controller.quorum import ControllerNode
 from aclog.controller.quorum_member import QuorumMember
 from aclog.controller.writer import MetadataWriter
 from aclog.image import MetadataImage
+from aclog.log.recovery_point import committed_end
 from aclog.snapshot import SnapshotPolicy
 
 
@@ -54,13 +57,13 @@ def _never(listener: str) -> None:
 class NodeWriter:
     """A node's writer and how its loader follows it.
 
-    ``durable_end``: where the fsynced log ends, if this process is its only writer (else the
-    loader reads to the end of what is written); ``follow``: hand the loader this process's
-    commits in memory; ``start``: clients reach the node at this ``host:port`` now (a shared
-    directory's member begins to take part in elections); ``image``: the image the writer
-    rebuilt when it opened, at the end of the log as it was then (the loader starts from it
-    rather than replaying the log a second time, and reads whatever was appended after it),
-    or ``None``."""
+    ``durable_end``: where the fsynced log ends (this process's writer's end when it is the
+    only writer, else the recovery point); ``None``: read to the end of what is written;
+    ``follow``: hand the loader this process's commits in memory; ``start``: clients reach
+    the node at this ``host:port`` now (a shared directory's member begins to take part in
+    elections); ``image``: the image the writer rebuilt when it opened, at the end of the log
+    as it was then (the loader starts from it rather than replaying the log a second time,
+    and reads whatever was appended after it), or ``None``."""
 
     writer: MetadataWriter
     durable_end: Callable[[], int] | None
@@ -94,6 +97,17 @@ def _exclusive(settings: WriterSettings, access: ClusterAuthorizer) -> NodeWrite
     )
 
 
+def _committed(directory: Path) -> Callable[[], int]:
+    """Where the log other controllers append to is committed: its recovery point (0 while
+    it cannot be read, so that a poll then publishes nothing new)."""
+
+    def end() -> int:
+        committed = committed_end(directory)
+        return 0 if committed is None else committed
+
+    return end
+
+
 def _shared(settings: WriterSettings, access: ClusterAuthorizer) -> NodeWriter:
     node = ControllerNode(
         settings.data_dir,
@@ -106,7 +120,7 @@ def _shared(settings: WriterSettings, access: ClusterAuthorizer) -> NodeWriter:
     member = QuorumMember(node, workers=settings.workers)
     return NodeWriter(
         member,
-        durable_end=None,
+        durable_end=_committed(settings.data_dir),
         follow=lambda loader: None,
         start=member.start,
         image=node.controller.image,  # its rebuild as it opened: the loader reads what follows

@@ -20,6 +20,7 @@ from typing import Any
 
 from aclog.log import LogBatch, read_batches, read_segment_file
 from aclog.log.batch import HEADER_SIZE, parse_header
+from aclog.log.files import open_reader
 from aclog.log.segment import segment_base_offset
 from aclog.records import RecordType, RequestContextRecord, record_to_dict
 from aclog.records.codec import DecodedKind
@@ -166,7 +167,7 @@ def read_segment_decoded(path: Path) -> Iterator[DecodedBatch]:
 
 
 def _first_base_offset(path: Path) -> int:
-    with open(path, "rb") as file:
+    with open_reader(path) as file:  # the seam: a link is refused, a read error names the file
         head = file.read(HEADER_SIZE)
     return parse_header(head).base_offset if len(head) == HEADER_SIZE else 0
 

@@ -99,3 +99,59 @@ def test_a_stale_file_names_no_leader(tmp_path: Path) -> None:
     QuorumStateFile(tmp_path).write(QuorumState(1, 0, "127.0.0.1:9001"))
     second = _clocked(tmp_path, 2, now, "127.0.0.1:9002")
     assert second.leader() is None
+
+
+def test_a_leader_deposed_while_it_cannot_tick_names_the_newer_leader(tmp_path: Path) -> None:
+    """A leader whose controller thread is stuck (an fsync on a stalled disk) still answers
+    Metadata on its listener: it names the newer epoch's leader the file announces, not
+    itself, so clients stop sending it writes that would wait out their request timeout."""
+    now = [100.0]
+    first = _clocked(tmp_path, 1, now, "127.0.0.1:9001")
+    first.tick()
+    assert first.is_active
+    second = _clocked(tmp_path, 2, now, "127.0.0.1:9002")
+    second.tick()
+    now[0] += second.election_timeout_s  # the first node cannot tick: stuck on its disk
+    second.tick()
+    assert second.is_active
+    assert first.is_active  # it has not found out yet
+    assert first.leader() == QuorumState(2, 2, "127.0.0.1:9002")
+
+
+def test_a_write_waiting_on_a_stuck_leader_is_refused_once_another_leads(
+    tmp_path: Path,
+) -> None:
+    """A write that waits for a leader's controller thread, stuck in an fsync on a stalled
+    disk, is answered NOT_CONTROLLER as soon as another node is announced as the leader, not
+    when the disk comes back (the client's request timeout, 30 s by default for Kafka's)."""
+    import threading
+
+    from aclog.controller.quorum_member import QuorumMember
+
+    now = [100.0]
+    first = _clocked(tmp_path, 1, now, "127.0.0.1:9001")
+    first.tick()
+    member = QuorumMember(first, workers=1)
+    second = _clocked(tmp_path, 2, now, "127.0.0.1:9002")
+    second.tick()
+    stuck, release = threading.Event(), threading.Event()
+
+    def stuck_tick() -> None:  # holds the node's lock as a tick stuck in an fsync does
+        with member._lock:
+            stuck.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=stuck_tick, daemon=True)
+    holder.start()
+    try:
+        assert stuck.wait(5)
+        answer = member.create_acls_later([BINDING], Caller())
+        now[0] += second.election_timeout_s
+        second.tick()
+        assert second.is_active
+        assert answer.result(timeout=5)[0].error.code == 41
+    finally:
+        release.set()
+        holder.join(5)
+        member.close()
+        second.close()

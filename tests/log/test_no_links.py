@@ -81,3 +81,36 @@ def test_a_new_data_directory_is_durable_in_its_parent(tmp_path: Path) -> None:
     for directory in (data, data.parent):
         made = calls.index(("mkdir", str(directory)))
         assert ("fsync", str(directory.parent)) in calls[made:], calls
+
+
+def test_a_lone_segment_given_by_a_link_is_refused_before_any_read(tmp_path: Path) -> None:
+    """``aclog dump FILE`` of a file not named like a segment reads its first header to learn
+    its base offset: through the seam too, so a link is refused at once. (Through a plain
+    ``open`` a link to a FIFO hung the read for ever.)"""
+    import os
+    import threading
+
+    from aclog.replay import read_segment_decoded
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    lone = tmp_path / "lone.bin"
+    lone.symlink_to(fifo)
+    outcome: list[BaseException | None] = []
+
+    def read() -> None:
+        try:
+            list(read_segment_decoded(lone))
+            outcome.append(None)
+        except BaseException as error:  # the thread reports whatever ended it
+            outcome.append(error)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # let the blocked open return, so the thread ends
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+        pytest.fail("reading a lone segment through a link to a FIFO blocked")
+    assert isinstance(outcome[0], OSError)
+    assert "symbolic link" in str(outcome[0]) and str(lone) in str(outcome[0])

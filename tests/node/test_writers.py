@@ -50,7 +50,7 @@ def _acl(name: str) -> AclBinding:
     )
 
 
-def _write_shared(directory: Path, names: list[str]) -> None:
+def _write_shared(directory: Path, names: list[str], *, fsync: bool = False) -> None:
     """ACLs for ``names`` committed by the active member of a shared directory."""
     member = QuorumMember(
         ControllerNode(
@@ -59,7 +59,7 @@ def _write_shared(directory: Path, names: list[str]) -> None:
             heartbeat_ms=100,
             election_timeout_ms=300,
             authorizer=LocalOperator(),
-            fsync=False,
+            fsync=fsync,
         ),
         workers=1,
     )
@@ -94,5 +94,48 @@ def test_the_loader_starts_from_the_image_the_writer_rebuilt(
             "User:bob", "10.0.0.1", AclOperation.READ, ResourceType.TOPIC, "payments"
         )
         assert decision is (Decision.ALLOWED if controller else Decision.DENIED)
+    finally:
+        writer.writer.close()
+
+
+def test_a_shared_members_loader_publishes_only_what_the_recovery_point_covers(
+    tmp_path: Path,
+) -> None:
+    """In ``serve --controller`` the broker loader follows a log other processes append to: a
+    batch written but not yet fsynced (above the recovery point; its fsync may still fail and
+    cut it) is not published to the node's authorizer until the point moves over it."""
+    from aclog.log.recovery_point import RecoveryPointFile, read_recovery_point
+
+    _write_shared(tmp_path, ["orders"], fsync=True)
+    writer = open_node_writer(_Settings(tmp_path, True), LocalOperator())
+    try:
+        authorizer = Authorizer()
+        loader = MetadataLoader(
+            tmp_path,
+            [AuthorizerPublisher(authorizer)],
+            durable_end=writer.durable_end,
+            image=writer.image,
+        )
+        loader.catch_up()
+        before = read_recovery_point(tmp_path)
+        _write_shared(tmp_path, ["late"], fsync=True)
+        after = read_recovery_point(tmp_path)
+        points = RecoveryPointFile(tmp_path, fsync=False)
+        try:
+            points.write(before.offset, before.epoch)  # as if "late" were not fsynced yet
+
+            def allowed() -> bool:
+                decision = authorizer.authorize(
+                    "User:bob", "10.0.0.1", AclOperation.READ, ResourceType.TOPIC, "late"
+                )
+                return decision is Decision.ALLOWED
+
+            loader.poll()
+            assert not allowed()
+            points.write(after.offset, after.epoch)  # its fsync returned: committed
+            loader.poll()
+            assert allowed()
+        finally:
+            points.close()
     finally:
         writer.writer.close()

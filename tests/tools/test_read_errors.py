@@ -77,3 +77,76 @@ def test_serve_refuses_to_start_on_a_failed_read_naming_the_file(data_dir: Path)
     assert run.code == 3, run
     assert "Traceback" not in run.stderr
     assert f"{next(data_dir.glob('*.log'))}: Input/output error" in run.stderr
+
+
+@pytest.fixture
+def indexed_dir(tmp_path: Path) -> Path:
+    """A log of several segments, each with index entries, and a snapshot partway: so a read
+    after the snapshot looks the offset up in an index."""
+    from aclog.controller.caller import Caller
+    from aclog.controller.controller import Controller, LocalOperator
+    from aclog.log import SegmentedLog
+    from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
+
+    def acl(i: int) -> AclBinding:
+        return AclBinding(
+            ResourceType.TOPIC,
+            f"topic-{i}",
+            PatternType.LITERAL,
+            f"User:u{i}",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        )
+
+    for first in (0, 150):
+        log = SegmentedLog(tmp_path, segment_bytes=16 << 10, fsync=False)
+        with Controller(log, authorizer=LocalOperator()) as controller:
+            for i in range(first, first + 150):
+                controller.create_acls([acl(i)], Caller())
+        if first == 0:
+            assert run_main("snapshot", "create", "--data-dir", str(tmp_path)).code == 0
+    assert len(list(tmp_path.glob("*.log"))) > 2
+    return tmp_path
+
+
+_index_reads = lambda operation, path: operation == "read" and path.endswith(".index")  # noqa: E731
+
+
+@pytest.mark.parametrize("command", ["acls list", "verify", "dump"])
+def test_an_unreadable_index_is_done_without_by_every_reader(
+    indexed_dir: Path, command: str
+) -> None:
+    """The one damage policy for an index (derived data): every reader reads the segment from
+    its start instead, with a warning naming the index, and answers as it would have."""
+    where = ["--from-offset", "200", str(indexed_dir)] if command == "dump" else []
+    argv = command.split() + (where or ["--data-dir", str(indexed_dir)])
+    clean = run_main(*argv)
+    assert clean.code == 0, clean
+    with injected(Faults(1, "EIO", persist=True, reads=True, where=_index_reads)) as faults:
+        run = run_main(*argv)
+    assert faults.failed, "the command read no index"
+    assert (run.code, run.stdout) == (0, clean.stdout), run
+    assert "Traceback" not in run.stderr
+    warned = [line for line in run.stderr.splitlines() if "Input/output error" in line]
+    named = {path for _, path in faults.calls}
+    assert len(warned) == len(named), run.stderr  # once per index file
+    assert all(any(path in line for line in warned) for path in named), run.stderr
+
+
+def test_the_writer_opens_past_unreadable_indexes_and_rebuilds_them(indexed_dir: Path) -> None:
+    """``aclog serve`` (the writer opening the log) does the same, and rewrites each index it
+    could not read, so the next reader has its shortcut back."""
+    from aclog.log import SegmentedLog
+    from aclog.log.index import OffsetIndex, index_path
+    from aclog.log.segment import list_segments
+
+    segments = list_segments(indexed_dir)
+    before = {path: index_path(path).read_bytes() for _, path in segments}
+    for _, path in segments[:-1]:
+        index_path(path).write_bytes(b"")  # valid but empty: rebuilt only if found unreadable
+    with injected(Faults(1, "EIO", persist=True, reads=True, where=_index_reads)) as faults:
+        SegmentedLog(indexed_dir).close()
+    assert faults.failed
+    assert {path: index_path(path).read_bytes() for _, path in segments} == before
+    assert all(OffsetIndex.load(path, base).offsets for base, path in segments[:-1])
