@@ -17,8 +17,7 @@ from aclog.acl import AclFilter
 from aclog.controller import AclCreateResult, creation_error
 from aclog.records import AccessControlEntryRecord, AclBinding, ResourceType
 from aclog.tools.acl_options import bindings_for_add
-from aclog.tools.acl_rows import create_row, print_created, print_impacts, report_create_failures
-from aclog.tools.acls import (
+from aclog.tools.acl_params import (
     AllowHost,
     AllowPrincipal,
     Cluster,
@@ -32,9 +31,10 @@ from aclog.tools.acls import (
     TxnId,
     User,
     acl_options,
-    acls_app,
     parse_or_exit,
 )
+from aclog.tools.acl_rows import create_row, print_created, print_impacts, report_create_failures
+from aclog.tools.acls import acls_app
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import EXIT_USAGE, fail, print_json
 from aclog.tools.data_dirs import holds_log

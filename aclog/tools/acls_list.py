@@ -11,8 +11,7 @@ from aclog.acl import ApiError
 from aclog.kraft import is_kraft_path
 from aclog.records import AccessControlEntryRecord
 from aclog.tools.acl_options import filters_for_list
-from aclog.tools.acl_rows import acl_dict, describe, describe_filter
-from aclog.tools.acls import (
+from aclog.tools.acl_params import (
     Cluster,
     Group,
     Many,
@@ -22,9 +21,10 @@ from aclog.tools.acls import (
     TxnId,
     User,
     acl_options,
-    acls_app,
     parse_or_exit,
 )
+from aclog.tools.acl_rows import acl_dict, describe, describe_filter
+from aclog.tools.acls import acls_app
 from aclog.tools.common import AtOffset, AtTime, JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import counted, print_json, print_line
 from aclog.tools.remote import (

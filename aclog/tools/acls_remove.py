@@ -15,8 +15,7 @@ import typer
 from aclog.acl import AclFilter
 from aclog.controller import AclDeleteResult
 from aclog.tools.acl_options import filters_for_remove
-from aclog.tools.acl_rows import delete_row, describe, describe_filter
-from aclog.tools.acls import (
+from aclog.tools.acl_params import (
     AllowHost,
     AllowPrincipal,
     Cluster,
@@ -31,9 +30,10 @@ from aclog.tools.acls import (
     TxnId,
     User,
     acl_options,
-    acls_app,
     parse_or_exit,
 )
+from aclog.tools.acl_rows import delete_row, describe, describe_filter
+from aclog.tools.acls import acls_app
 from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, counted, fail, print_json, print_line
 from aclog.tools.remote import (

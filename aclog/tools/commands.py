@@ -27,7 +27,7 @@ COMMANDS = {
         "Check every batch and snapshot, and that snapshot + tail equals a full replay.",
     ),
     "diff": Lazy(
-        "aclog.tools.history",
+        "aclog.tools.diff_command",
         "ACLs and SCRAM credentials added, removed and changed between two points, with who "
         "changed them and when. --from must not come after --to.",
     ),
@@ -95,7 +95,7 @@ COMMANDS = {
         "(--data-dir) or on a Kafka cluster (--bootstrap-server; Kafka has no ACL ids, so JSON "
         'shows "id": null).',
     ),
-    "snapshot": Lazy("aclog.tools.history", "Create, list and verify snapshots."),
+    "snapshot": Lazy("aclog.tools.snapshots", "Create, list and verify snapshots."),
     "pipeline": Lazy(
         "aclog.tools.pipeline",
         "Spark jobs over a data directory: records, state, history, access, orphans, who-can, "
@@ -124,3 +124,77 @@ ACLS_COMMANDS = {
     ),
 }
 """The ``aclog acls`` commands."""
+
+USERS_COMMANDS = {
+    "set": Lazy(
+        "aclog.tools.users_set",
+        "Create or replace USER's credential for one mechanism (a missing data directory is "
+        "created).",
+    ),
+    "delete": Lazy("aclog.tools.users_delete", "Delete USER's credential for one mechanism."),
+    "list": Lazy(
+        "aclog.tools.users_list",
+        "List users with their mechanisms and iteration counts (reads without locking).",
+    ),
+}
+"""The ``aclog users`` commands."""
+
+SNAPSHOT_COMMANDS = {
+    "create": Lazy(
+        "aclog.tools.snapshot_command",
+        "Write a snapshot of the committed state now (takes the writer lock).",
+    ),
+    "list": Lazy(
+        "aclog.tools.snapshot_command",
+        "List snapshots, oldest first, with whether each one verifies; exit 1 if any is corrupt.",
+    ),
+    "verify": Lazy(
+        "aclog.tools.snapshot_command", "Verify every snapshot; exit 1 if any is corrupt."
+    ),
+}
+"""The ``aclog snapshot`` commands."""
+
+_PIPELINE = "aclog.tools.pipeline."
+PIPELINE_COMMANDS = {
+    "records": Lazy(
+        _PIPELINE + "records",
+        "Every record with offset, epoch, time, author, type and fields (no salts or keys); a "
+        "KRaft log's records have no author, and each of its other records is one UNKNOWN row.",
+    ),
+    "state": Lazy(
+        _PIPELINE + "state",
+        "ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'.",
+    ),
+    "history": Lazy(
+        _PIPELINE + "history",
+        "One row per ACL lifetime and per SCRAM credential lifetime: created, rotated, removed "
+        "(a KRaft log records no authors: the by/from columns are empty).",
+    ),
+    "access": Lazy(
+        _PIPELINE + "access",
+        "Every principal x resource x operation decision and its deciding ACL, as 'explain'.",
+    ),
+    "orphans": Lazy(
+        _PIPELINE + "orphans",
+        "ACLs naming users without credentials, credentials no ACL names, ACLs on nothing.",
+    ),
+    "who-can": Lazy(
+        _PIPELINE + "questions",
+        "'aclog who-can' for every resource and operation asked, as one job.",
+    ),
+    "reach": Lazy(_PIPELINE + "questions", "'aclog reach' for every principal asked, as one job."),
+    "timeline": Lazy(
+        _PIPELINE + "timeline",
+        "'aclog timeline' for every principal x resource x operation asked, as one job.",
+    ),
+    "diff": Lazy(
+        _PIPELINE + "changes",
+        "'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and "
+        "when (a KRaft log records no authors: \"author\" is null, as in 'aclog diff').",
+    ),
+    "lint": Lazy(
+        _PIPELINE + "changes",
+        "'aclog lint' as a job: the ACLs linted per resource type in tasks, credentials dated.",
+    ),
+}
+"""The ``aclog pipeline`` commands."""

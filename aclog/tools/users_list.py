@@ -1,0 +1,67 @@
+"""``aclog users list``: users with their mechanisms and iteration counts, from a data
+directory's committed state or a cluster."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from aclog.acl import ApiError
+from aclog.image import ScramDescribeResult, user_to_dict
+from aclog.kraft import is_kraft_path
+from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
+from aclog.tools.console import counted, print_json, print_line
+from aclog.tools.remote import (
+    BootstrapServer,
+    CommandConfig,
+    RemoteTarget,
+    Target,
+    choose_target,
+    open_admin,
+)
+from aclog.tools.user_params import check_name
+from aclog.tools.users import users_app
+from aclog.tools.writing import local_caller, report_failures
+
+
+def _describe(
+    target: Target, users: list[str] | None
+) -> tuple[ApiError, list[ScramDescribeResult]]:
+    """DescribeUserScramCredentials on a cluster, or over a data directory's committed state."""
+    if not isinstance(target, RemoteTarget):
+        state = load_state(target, None, None, kraft=is_kraft_path(target))  # KRaft: read-only
+        return ApiError.NONE, state.image.scram.describe(users)
+    with open_admin(target) as admin:
+        return admin.describe_scram(users, local_caller("aclog users list"))
+
+
+@users_app.command("list")
+def list_users(
+    users: Annotated[list[str] | None, typer.Argument(help="Only these users.")] = None,
+    data_dir: OptionalDataDir = None,
+    bootstrap_server: BootstrapServer = None,
+    command_config: CommandConfig = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List users with their mechanisms and iteration counts (reads without locking)."""
+    for name in users or []:
+        check_name(name, "USERS")
+    target = choose_target(data_dir, bootstrap_server, command_config)
+    error, described = _describe(target, users or None)
+    report_failures([] if error.is_success else [("users", error)])  # no listing, no "0 users"
+    found = [
+        user_to_dict(d.user, {c.mechanism: c for c in d.credentials})
+        for d in described
+        if d.error.is_success
+    ]
+    if json_output:
+        print_json({"users": found})
+    else:
+        for d in described:
+            mechanisms = ", ".join(
+                f"{c.mechanism.mechanism_name} ({c.iterations} iterations)" for c in d.credentials
+            )
+            print_line(f"{d.user}: {mechanisms}")
+        print_line(counted(len(found), "SCRAM user"))  # as 'acls list' ends: an empty log says so
+    report_failures([(f"user {d.user}", d.error) for d in described if not d.error.is_success])
