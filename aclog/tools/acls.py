@@ -6,9 +6,25 @@ commands are :mod:`aclog.tools.acls_add`, :mod:`aclog.tools.acls_remove` and
 
 from __future__ import annotations
 
-from aclog.tools.commands import ACLS_COMMANDS, COMMANDS
+from aclog.tools.commands import COMMANDS
 from aclog.tools.console import app
-from aclog.tools.lazy import lazy_typer
+from aclog.tools.lazy import Lazy, lazy_typer
+
+ACLS_COMMANDS = {
+    "add": Lazy(
+        "aclog.tools.acls_add",
+        "Add ACLs. Adding an ACL that already exists succeeds and writes nothing.",
+    ),
+    "list": Lazy(
+        "aclog.tools.acls_list",
+        "List ACLs; with --resource-pattern-type match, every ACL that applies to the resource.",
+    ),
+    "remove": Lazy(
+        "aclog.tools.acls_remove",
+        "Remove the ACLs that match; without principals, every ACL on the named resources.",
+    ),
+}
+"""The ``aclog acls`` commands."""
 
 acls_app = lazy_typer(ACLS_COMMANDS, help=COMMANDS["acls"].help, no_args_is_help=True)
 app.add_typer(acls_app, name="acls")

@@ -1,6 +1,8 @@
 """Every ``aclog`` command, in the order ``aclog --help`` lists them: the module that registers
 each and the line of help the listing shows, so the listing (and completing a command name)
-imports no command. A new command is registered in its module as before and added here;
+imports no command (a group's module holds its own table the same way: :mod:`aclog.tools.acls`,
+:mod:`aclog.tools.users`, :mod:`aclog.tools.snapshots`, :mod:`aclog.tools.pipeline.app`). A new
+command is registered in its module as before and added here;
 ``tests/tools/test_startup_imports.py`` fails when this table and the commands disagree.
 
 Data only; thread-safe. Cost: nothing.
@@ -108,93 +110,3 @@ COMMANDS = {
     ),
 }
 """The ``aclog`` commands (see the module docstring)."""
-
-ACLS_COMMANDS = {
-    "add": Lazy(
-        "aclog.tools.acls_add",
-        "Add ACLs. Adding an ACL that already exists succeeds and writes nothing.",
-    ),
-    "list": Lazy(
-        "aclog.tools.acls_list",
-        "List ACLs; with --resource-pattern-type match, every ACL that applies to the resource.",
-    ),
-    "remove": Lazy(
-        "aclog.tools.acls_remove",
-        "Remove the ACLs that match; without principals, every ACL on the named resources.",
-    ),
-}
-"""The ``aclog acls`` commands."""
-
-USERS_COMMANDS = {
-    "set": Lazy(
-        "aclog.tools.users_set",
-        "Create or replace USER's credential for one mechanism (a missing data directory is "
-        "created).",
-    ),
-    "delete": Lazy("aclog.tools.users_delete", "Delete USER's credential for one mechanism."),
-    "list": Lazy(
-        "aclog.tools.users_list",
-        "List users with their mechanisms and iteration counts (reads without locking).",
-    ),
-}
-"""The ``aclog users`` commands."""
-
-SNAPSHOT_COMMANDS = {
-    "create": Lazy(
-        "aclog.tools.snapshot_command",
-        "Write a snapshot of the committed state now (takes the writer lock).",
-    ),
-    "list": Lazy(
-        "aclog.tools.snapshot_command",
-        "List snapshots, oldest first, with whether each one verifies; exit 1 if any is corrupt.",
-    ),
-    "verify": Lazy(
-        "aclog.tools.snapshot_command", "Verify every snapshot; exit 1 if any is corrupt."
-    ),
-}
-"""The ``aclog snapshot`` commands."""
-
-_PIPELINE = "aclog.tools.pipeline."
-PIPELINE_COMMANDS = {
-    "records": Lazy(
-        _PIPELINE + "records",
-        "Every record with offset, epoch, time, author, type and fields (no salts or keys); a "
-        "KRaft log's records have no author, and each of its other records is one UNKNOWN row.",
-    ),
-    "state": Lazy(
-        _PIPELINE + "state",
-        "ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'.",
-    ),
-    "history": Lazy(
-        _PIPELINE + "history",
-        "One row per ACL lifetime and per SCRAM credential lifetime: created, rotated, removed "
-        "(a KRaft log records no authors: the by/from columns are empty).",
-    ),
-    "access": Lazy(
-        _PIPELINE + "access",
-        "Every principal x resource x operation decision and its deciding ACL, as 'explain'.",
-    ),
-    "orphans": Lazy(
-        _PIPELINE + "orphans",
-        "ACLs naming users without credentials, credentials no ACL names, ACLs on nothing.",
-    ),
-    "who-can": Lazy(
-        _PIPELINE + "questions",
-        "'aclog who-can' for every resource and operation asked, as one job.",
-    ),
-    "reach": Lazy(_PIPELINE + "questions", "'aclog reach' for every principal asked, as one job."),
-    "timeline": Lazy(
-        _PIPELINE + "timeline",
-        "'aclog timeline' for every principal x resource x operation asked, as one job.",
-    ),
-    "diff": Lazy(
-        _PIPELINE + "changes",
-        "'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and "
-        "when (a KRaft log records no authors: \"author\" is null, as in 'aclog diff').",
-    ),
-    "lint": Lazy(
-        _PIPELINE + "changes",
-        "'aclog lint' as a job: the ACLs linted per resource type in tasks, credentials dated.",
-    ),
-}
-"""The ``aclog pipeline`` commands."""

@@ -11,9 +11,23 @@ ServerKey.
 
 from __future__ import annotations
 
-from aclog.tools.commands import COMMANDS, USERS_COMMANDS
+from aclog.tools.commands import COMMANDS
 from aclog.tools.console import app
-from aclog.tools.lazy import lazy_typer
+from aclog.tools.lazy import Lazy, lazy_typer
+
+USERS_COMMANDS = {
+    "set": Lazy(
+        "aclog.tools.users_set",
+        "Create or replace USER's credential for one mechanism (a missing data directory is "
+        "created).",
+    ),
+    "delete": Lazy("aclog.tools.users_delete", "Delete USER's credential for one mechanism."),
+    "list": Lazy(
+        "aclog.tools.users_list",
+        "List users with their mechanisms and iteration counts (reads without locking).",
+    ),
+}
+"""The ``aclog users`` commands."""
 
 users_app = lazy_typer(USERS_COMMANDS, help=COMMANDS["users"].help, no_args_is_help=True)
 app.add_typer(users_app, name="users")

@@ -16,15 +16,13 @@ import typer.main
 from typer import _click as click
 from typer.core import TyperGroup
 
-from aclog.tools.commands import (
-    ACLS_COMMANDS,
-    COMMANDS,
-    PIPELINE_COMMANDS,
-    SNAPSHOT_COMMANDS,
-    USERS_COMMANDS,
-)
+from aclog.tools.acls import ACLS_COMMANDS
+from aclog.tools.commands import COMMANDS
 from aclog.tools.console import app
 from aclog.tools.help import reflow
+from aclog.tools.pipeline.app import PIPELINE_COMMANDS
+from aclog.tools.snapshots import SNAPSHOT_COMMANDS
+from aclog.tools.users import USERS_COMMANDS
 from benchmarks.bench_startup import make_small_log
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ The package: :mod:`~aclog.tools.pipeline.app` holds the ``pipeline`` command gro
 :mod:`~aclog.tools.pipeline.spark` the session for one command (and its errors as exits),
 :mod:`~aclog.tools.pipeline.inputs` the records a job reads, :mod:`~aclog.tools.pipeline.output`
 tables, JSON rows and Parquet. Each command is a module of its own, imported only when it
-runs (``aclog pipeline --help`` lists them from :data:`aclog.tools.commands.PIPELINE_COMMANDS`);
+runs (``aclog pipeline --help`` lists them from the table in :mod:`~aclog.tools.pipeline.app`);
 to add one, write the module (``@pipeline_app.command("name")``) and add it to that table, in
 the order the help lists it.
 """
