@@ -40,8 +40,8 @@ _TIDY = "_aclog_help_tidy"
 
 def _patch_help_tables() -> None:
     """Make typer's help renderer use :func:`_help_table` tables and :func:`_stacked` cells.
-    Called when help is rendered, not at import: rich costs a command that shows no help
-    about 0.1 s."""
+    Called when help is rendered, not at import, so a command that shows no help does not
+    import rich."""
     import typer.rich_utils  # noqa: PLC0415 - rich only when help is shown
 
     # Typer has no hook for either: its module-level names are what its help renderer calls.

@@ -166,7 +166,7 @@ def open_admin(target: Target, *, create: bool = False) -> Iterator[MetadataWrit
         with open_controller(target, create=create) as controller:
             yield controller
         return
-    # imported here: kafka-python's package init loads its admin client (about 0.2 s)
+    # imported here: kafka-python's package init loads its admin client
     import kafka.errors as kafka_errors  # noqa: PLC0415
 
     from aclog.remote import RemoteAdmin, bootstrap_timeout_ms  # noqa: PLC0415
