@@ -1,21 +1,18 @@
 """The options the ``aclog acls`` commands share, as kafka-acls names them, and how a command
-turns them into :class:`~aclog.tools.acl_args.AclOptions` (an option error exits 2).
+gathers them into :class:`~aclog.tools.acl_args.AclOptions`. Only typer and the completion
+choices: a command's ``--help`` reads these without importing the library (issue 37).
 
 Declarations and pure functions; thread-safe. Cost: nothing at run time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 
-from aclog.tools.acl_options import AclOptions, OptionError, complete_pattern_type
-from aclog.tools.console import EXIT_USAGE, fail, fail_os
-from aclog.tools.options import OPERATION_HELP, complete_operation
-
-T = TypeVar("T")
+from aclog.tools.acl_args import AclOptions
+from aclog.tools.completion import OPERATION_HELP, complete_operation, complete_pattern_type
 
 Many = list[str] | None
 AllowPrincipal = Annotated[Many, typer.Option("--allow-principal", help="Type:name to allow.")]
@@ -50,14 +47,3 @@ DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change;
 def acl_options(**values: Any) -> AclOptions:
     """The options of a command, with each repeatable option given as a list (``None``: [])."""
     return AclOptions(**{k: (v if v is not None else []) for k, v in values.items()})
-
-
-def parse_or_exit(build: Callable[[], T]) -> T:
-    """What ``build`` returns; an option error exits 2, a file that cannot be read by the
-    rule for every path (:func:`aclog.tools.console.os_error_code`)."""
-    try:
-        return build()
-    except OptionError as error:
-        fail(str(error), EXIT_USAGE)
-    except OSError as error:
-        fail_os("read", error)

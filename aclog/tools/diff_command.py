@@ -10,10 +10,11 @@ import typer
 from aclog.records import call_paused
 from aclog.replay import diff
 from aclog.snapshot import SnapshotError
-from aclog.tools.common import DataDir, JsonFlag, SourceFormat, is_kraft, replay_errors
+from aclog.tools.common import is_kraft, replay_errors
 from aclog.tools.console import app, print_json, print_line, print_warning
 from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
+from aclog.tools.params import DataDir, JsonFlag, SourceFormat
 from aclog.tools.points import check_range, format_time, parse_range_end, point_note
 
 

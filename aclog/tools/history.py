@@ -11,15 +11,7 @@ from aclog.image import MetadataImage
 from aclog.log import estimated_end_offset
 from aclog.records import gc_paused
 from aclog.replay import verify_directory, verify_kraft_directory
-from aclog.tools.common import (
-    AtOffset,
-    AtTime,
-    DataDir,
-    JsonFlag,
-    SourceFormat,
-    is_kraft,
-    load_state,
-)
+from aclog.tools.common import is_kraft, load_state
 from aclog.tools.console import (
     EXIT_FAILURE,
     app,
@@ -28,6 +20,7 @@ from aclog.tools.console import (
     print_line,
 )
 from aclog.tools.data_dirs import require_log
+from aclog.tools.params import AtOffset, AtTime, DataDir, JsonFlag, SourceFormat
 from aclog.tools.points import (
     state_header,
 )

@@ -10,9 +10,9 @@ import typer
 
 from aclog.kraft import is_kraft_path
 from aclog.snapshot import SnapshotCheck, check_snapshots
-from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_json, print_line
 from aclog.tools.data_dirs import require_log
+from aclog.tools.params import DataDir, JsonFlag
 from aclog.tools.progress import waiting
 from aclog.tools.snapshots import snapshot_app
 from aclog.tools.writing import open_controller

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from aclog.controller import ScramDeletion
-from aclog.tools.common import JsonFlag, OptionalDataDir
-from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target, open_admin
+from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
+from aclog.tools.remote import choose_target, open_admin
 from aclog.tools.user_params import Mechanism, check_name, parse_mechanism, render_results
 from aclog.tools.users import users_app
 from aclog.tools.writing import local_caller

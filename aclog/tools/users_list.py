@@ -10,16 +10,10 @@ import typer
 from aclog.acl import ApiError
 from aclog.image import ScramDescribeResult, user_to_dict
 from aclog.kraft import is_kraft_path
-from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
+from aclog.tools.common import load_state
 from aclog.tools.console import counted, print_json, print_line
-from aclog.tools.remote import (
-    BootstrapServer,
-    CommandConfig,
-    RemoteTarget,
-    Target,
-    choose_target,
-    open_admin,
-)
+from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
+from aclog.tools.remote import RemoteTarget, Target, choose_target, open_admin
 from aclog.tools.user_params import check_name
 from aclog.tools.users import users_app
 from aclog.tools.writing import local_caller, report_failures

@@ -14,9 +14,9 @@ from aclog.controller import (
     scram_upsertion_error,
     upsertion_for_password,
 )
-from aclog.tools.common import JsonFlag, OptionalDataDir
 from aclog.tools.console import EXIT_USAGE, fail
-from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target, open_admin
+from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
+from aclog.tools.remote import choose_target, open_admin
 from aclog.tools.user_params import Mechanism, check_name, parse_mechanism, render_results
 from aclog.tools.users import users_app
 from aclog.tools.writing import local_caller

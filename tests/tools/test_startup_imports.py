@@ -118,6 +118,25 @@ def test_a_group_help_imports_none_of_its_commands(tmp_path: Path) -> None:
         assert loaded.isdisjoint(commands), (group, sorted(loaded & commands))
 
 
+HELP_NEEDS = {"aclog.faces", "aclog.records", "aclog.records.enums"}
+"""What a command's help may load of the library: the record enums its completion choices name
+(which import nothing)."""
+
+
+@pytest.mark.parametrize("command", ["add", "list", "remove"])
+def test_a_subcommand_help_imports_only_its_options(tmp_path: Path, command: str) -> None:
+    # `aclog acls add --help` loaded the controller, the log, the records' codec and the
+    # remote client (about 50 modules) to print its options
+    loaded = loaded_by(tmp_path, "acls", command, "--help")
+    assert f"aclog.tools.acls_{command}" in loaded  # it did read the command's options
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+    light = ("aclog.tools", "aclog.text")
+    library = {m for m in loaded if m.startswith("aclog.") and not m.startswith(light)}
+    assert library <= HELP_NEEDS, sorted(library - HELP_NEEDS)
+    implementation = {"aclog.tools.common", "aclog.tools.remote", "aclog.tools.acl_options"}
+    assert loaded.isdisjoint(implementation), sorted(loaded & implementation)
+
+
 def test_the_command_table_is_every_command_with_its_own_help() -> None:
     # --help lists the table without importing the commands: it must say what they say
     for entry in [*COMMANDS.values(), *(e for t in GROUPS.values() for e in t.values())]:
