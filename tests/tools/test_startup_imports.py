@@ -116,6 +116,8 @@ def test_a_group_help_imports_none_of_its_commands(tmp_path: Path) -> None:
         assert library == set(), (group, sorted(library))
         commands = {e.module for t in GROUPS.values() for e in t.values()}
         assert loaded.isdisjoint(commands), (group, sorted(loaded & commands))
+        # typer converted its own unset flags (--help of the root) through pydantic on the way
+        assert "pydantic" not in loaded, group
 
 
 HELP_NEEDS = {"aclog.faces", "aclog.records", "aclog.records.enums"}
@@ -134,6 +136,7 @@ def test_a_subcommand_help_imports_only_its_options(tmp_path: Path, command: str
     library = {m for m in loaded if m.startswith("aclog.") and not m.startswith(light)}
     assert library <= HELP_NEEDS, sorted(library - HELP_NEEDS)
     implementation = {"aclog.tools.common", "aclog.tools.remote", "aclog.tools.acl_options"}
+    implementation.add("pydantic")  # typer's conversion of the root's and group's unset flags
     assert loaded.isdisjoint(implementation), sorted(loaded & implementation)
 
 
