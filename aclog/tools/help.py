@@ -91,7 +91,7 @@ class HelpGroup(TyperGroup):
         params = super().get_params(ctx)
         for param in params:
             _relabel(param)
-            if param.is_flag and param.default is None:
+            if isinstance(param, TyperOption) and param.is_flag and param.default is None:
                 # typer's own flags (--help, --install-completion, --show-completion) are None
                 # when not given, and typer converts a None value through pydantic: reading a
                 # group's options on the way to a subcommand then imported it, for nothing
