@@ -1,4 +1,9 @@
-"""``aclog users delete``: delete a user's SCRAM credential for one mechanism."""
+"""``aclog users delete``: delete a user's SCRAM credential for one mechanism.
+
+The command's options only: its ``--help`` and the completion of its options import no more of
+the library than the defaults they show; what it does is :mod:`aclog.tools.user_changes`,
+imported when it runs.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,9 @@ from typing import Annotated
 
 import typer
 
-from aclog.controller import ScramDeletion
 from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
-from aclog.tools.remote import choose_target, open_admin
-from aclog.tools.user_params import Mechanism, check_name, parse_mechanism, render_results
+from aclog.tools.user_params import Mechanism
 from aclog.tools.users import users_app
-from aclog.tools.writing import local_caller
 
 
 @users_app.command("delete")
@@ -24,9 +26,6 @@ def delete_user(
     json_output: JsonFlag = False,
 ) -> None:
     """Delete USER's credential for one mechanism."""
-    deletion = ScramDeletion(check_name(user, "USER"), parse_mechanism(mechanism))
-    target = choose_target(data_dir, bootstrap_server, command_config)
-    with open_admin(target) as admin:
-        results = admin.alter_scram([], [deletion], local_caller("aclog users delete"))
-    name = deletion.mechanism.mechanism_name
-    render_results(results, json_output, f"deleted {{user}}'s {name} credential")
+    from aclog.tools.user_changes import delete_credential  # noqa: PLC0415 - see the module docstring
+
+    delete_credential(user, mechanism, (data_dir, bootstrap_server, command_config), json_output)

@@ -1,5 +1,10 @@
 """``aclog users list``: users with their mechanisms and iteration counts, from a data
-directory's committed state or a cluster."""
+directory's committed state or a cluster.
+
+The command's options only: its ``--help`` and the completion of its options import no more of
+the library than the defaults they show; what it does is :mod:`aclog.tools.users_listing`,
+imported when it runs.
+"""
 
 from __future__ import annotations
 
@@ -7,27 +12,8 @@ from typing import Annotated
 
 import typer
 
-from aclog.acl import ApiError
-from aclog.image import ScramDescribeResult, user_to_dict
-from aclog.kraft import is_kraft_path
-from aclog.tools.common import load_state
-from aclog.tools.console import counted, print_json, print_line
 from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
-from aclog.tools.remote import RemoteTarget, Target, choose_target, open_admin
-from aclog.tools.user_params import check_name
 from aclog.tools.users import users_app
-from aclog.tools.writing import local_caller, report_failures
-
-
-def _describe(
-    target: Target, users: list[str] | None
-) -> tuple[ApiError, list[ScramDescribeResult]]:
-    """DescribeUserScramCredentials on a cluster, or over a data directory's committed state."""
-    if not isinstance(target, RemoteTarget):
-        state = load_state(target, None, None, kraft=is_kraft_path(target))  # KRaft: read-only
-        return ApiError.NONE, state.image.scram.describe(users)
-    with open_admin(target) as admin:
-        return admin.describe_scram(users, local_caller("aclog users list"))
 
 
 @users_app.command("list")
@@ -39,23 +25,6 @@ def list_users(
     json_output: JsonFlag = False,
 ) -> None:
     """List users with their mechanisms and iteration counts (reads without locking)."""
-    for name in users or []:
-        check_name(name, "USERS")
-    target = choose_target(data_dir, bootstrap_server, command_config)
-    error, described = _describe(target, users or None)
-    report_failures([] if error.is_success else [("users", error)])  # no listing, no "0 users"
-    found = [
-        user_to_dict(d.user, {c.mechanism: c for c in d.credentials})
-        for d in described
-        if d.error.is_success
-    ]
-    if json_output:
-        print_json({"users": found})
-    else:
-        for d in described:
-            mechanisms = ", ".join(
-                f"{c.mechanism.mechanism_name} ({c.iterations} iterations)" for c in d.credentials
-            )
-            print_line(f"{d.user}: {mechanisms}")
-        print_line(counted(len(found), "SCRAM user"))  # as 'acls list' ends: an empty log says so
-    report_failures([(f"user {d.user}", d.error) for d in described if not d.error.is_success])
+    from aclog.tools.users_listing import list_credentials  # noqa: PLC0415 - see the module docstring
+
+    list_credentials(users or None, (data_dir, bootstrap_server, command_config), json_output)
