@@ -1,6 +1,7 @@
 """Start-up of the ``aclog`` command beside ``python -c pass``: what a user waits for and what
-the process holds before any work, for ``aclog --help``, ``aclog --version``, ``aclog acls
-list`` of a 10-ACL data directory, and a shell's completion of ``--operation <TAB>``. Part of
+the process holds before any work, for ``aclog --help``, ``aclog --version``, a group's and a
+subcommand's help (``aclog acls --help``, ``aclog acls add --help``), ``aclog acls list`` of a
+10-ACL data directory, and a shell's completion of ``--operation <TAB>``. Part of
 the ``cli`` suite (:mod:`benchmarks.bench_cli`).
 
 Each command runs as the console script runs it (``from aclog.tools.main import main``, under
@@ -85,6 +86,8 @@ def commands(data_dir: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
         "python -c pass": ([sys.executable, "-c", "pass"], env),
         "aclog --help": ([*aclog, "--help"], env),
         "aclog --version": ([*aclog, "--version"], env),
+        "aclog acls --help": ([*aclog, "acls", "--help"], env),
+        "aclog acls add --help": ([*aclog, "acls", "add", "--help"], env),
         "aclog acls list (10 ACLs)": ([*aclog, "acls", "list", "--data-dir", str(data_dir)], env),
         "aclog acls add --operation <TAB>": (aclog, {**env, **completing}),
     }

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from aclog.acl.filters import AclFilter
 from aclog.acl.glob import GlobSyntaxError, compile_glob
 from aclog.acl.ordering import kafka_order
-from aclog.authorizer.names import Grouped, NameIndex, Records
+from aclog.authorizer.grouped import Grouped, Records
+from aclog.authorizer.names import NameIndex
 from aclog.authorizer.rules import Rules
 from aclog.records.enums import PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord

@@ -34,7 +34,7 @@ from aclog.authorizer.request_checks import (
     check_resource_type,
 )
 from aclog.authorizer.results import Decision, Explanation
-from aclog.authorizer.rules import MASKS
+from aclog.authorizer.rules import REQUEST_MASKS
 from aclog.authorizer.stored_ids import StoredIds, by_id_of
 from aclog.authorizer.table_load import index_from_table
 from aclog.image.acls_image import AclsImage
@@ -191,7 +191,7 @@ class Authorizer:
         docstring). Every call runs this method, so the usual request (a known operation and type,
         not a super user, once ready) takes one test; the rest goes to :meth:`_authorize_checked`.
         """
-        masks = _REQUEST_MASKS.get(operation)
+        masks = REQUEST_MASKS.get(operation)
         if (
             masks is None
             or resource_type == _ANY_TYPE
@@ -295,8 +295,4 @@ class Authorizer:
 
 _ALLOWED = Decision.ALLOWED
 _DENIED = Decision.DENIED
-_REQUEST_MASKS: dict[AclOperation, tuple[int, int]] = {
-    op: masks for op, masks in MASKS.items() if op != AclOperation.ANY
-}
-""":data:`MASKS` without ANY, so that the fast path's one probe also rejects ANY."""
 _ANY_TYPE = ResourceType.ANY

@@ -14,7 +14,7 @@ Pure; thread-safe (the inputs are never changed).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar, cast
 from uuid import UUID
 
@@ -36,6 +36,9 @@ SMALL = 16
 Key = tuple[object, ...]
 Records = Sequence[AccessControlEntryRecord]
 K = TypeVar("K")
+T = TypeVar("T")
+Grouped = Mapping[PatternType, Mapping[str, T]]
+"""Something per pattern, by pattern type then pattern text."""
 _WILD: Key = ("wild",)
 
 

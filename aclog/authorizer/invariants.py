@@ -28,8 +28,8 @@ from aclog.authorizer import grouped
 from aclog.authorizer.acl_index import AclIndex
 from aclog.authorizer.glob_slots import GlobRules, PrefixSlot, glob_key, slot_parts
 from aclog.authorizer.grouped import destination
-from aclog.authorizer.names import NameIndex, Seen
-from aclog.authorizer.rules import ON_RESOURCE, Rules, build
+from aclog.authorizer.names import NameIndex
+from aclog.authorizer.rules import ON_RESOURCE, Rules, Seen, build
 from aclog.authorizer.shards import HASH_BITS, ShardedMap, mark, probes_of
 from aclog.records.enums import PatternType, ResourceType
 

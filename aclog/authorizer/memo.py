@@ -37,8 +37,8 @@ the entry.
 from __future__ import annotations
 
 from aclog.authorizer.glob_slots import PrefixSlot
-from aclog.authorizer.names import NameIndex, Seen
-from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules, extra_bits
+from aclog.authorizer.names import NameIndex
+from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules, Seen, extra_bits
 
 MEMO_LIMIT = 1 << 16
 """Names an index remembers at most (a few hundred bytes each, besides the name)."""

@@ -37,8 +37,8 @@ match per GLOB pattern in the slots found and in ``rest``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
-from typing import TypeVar, cast
+from collections.abc import Iterator, Mapping
+from typing import cast
 
 from aclog.acl.glob import Glob, compile_glob
 from aclog.acl.matchers import WILDCARD_RESOURCE
@@ -53,31 +53,14 @@ from aclog.authorizer.glob_slots import (
     merged_globs,
     slot_parts,
 )
-from aclog.authorizer.grouped import build_rules, edited
-from aclog.authorizer.rules import Extra, Rules
+from aclog.authorizer.grouped import Grouped, Records, build_rules, edited
+from aclog.authorizer.rules import Rules, Seen
 from aclog.authorizer.shards import ShardedMap
 from aclog.records.enums import PatternType
-from aclog.records.types import AccessControlEntryRecord
 
 LITERAL = PatternType.LITERAL
 PREFIXED = PatternType.PREFIXED
 GLOB = PatternType.GLOB
-
-T = TypeVar("T")
-Grouped = Mapping[PatternType, Mapping[str, T]]
-"""Something per pattern, by pattern type then pattern text."""
-Records = Sequence[AccessControlEntryRecord]
-
-
-class Seen(dict[str, int]):
-    """Represents what the memo knows of one name (:mod:`aclog.authorizer.memo`): principal ->
-    bits, the applicable ``rules`` and their ``extras``. One object, so that a remembered name
-    and principal read one dict and its table."""
-
-    __slots__ = ("extras", "rules")
-
-    rules: tuple[Rules, ...]
-    extras: tuple[Extra, ...]
 
 
 class NameIndex:

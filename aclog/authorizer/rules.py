@@ -74,6 +74,11 @@ MASKS: dict[AclOperation, tuple[int, int]] = {
 """For a requested operation, (the bits that deny it, the bits that allow it). Read-only: a plain
 dict because the hot path probes it."""
 
+REQUEST_MASKS: dict[AclOperation, tuple[int, int]] = {
+    op: masks for op, masks in MASKS.items() if op != AclOperation.ANY
+}
+""":data:`MASKS` without ANY, so that the authorize fast path's one probe also rejects ANY."""
+
 
 ON_RESOURCE = ALLOW_BIT[AclOperation.ANY]
 """The bit :func:`aclog.authorizer.decide.request_bits` sets when some ACL is on the resource: the
@@ -273,3 +278,14 @@ def candidates(rules: Rules, principal: str, host: str) -> list[AccessControlEnt
         if acl.principal in (principal, WILDCARD_PRINCIPAL)
         and (acl.host == WILDCARD_HOST or canonical_host(acl.host) == host)
     ]
+
+
+class Seen(dict[str, int]):
+    """Represents what the memo knows of one name (:mod:`aclog.authorizer.memo`): principal ->
+    bits, the applicable ``rules`` and their ``extras``. One object, so that a remembered name
+    and principal read one dict and its table."""
+
+    __slots__ = ("extras", "rules")
+
+    rules: tuple[Rules, ...]
+    extras: tuple[Extra, ...]

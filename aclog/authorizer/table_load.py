@@ -39,7 +39,7 @@ import numpy as np
 
 from aclog.acl.matchers import WILDCARD_HOST, WILDCARD_PRINCIPAL
 from aclog.authorizer.acl_index import AclIndex
-from aclog.authorizer.names import Grouped
+from aclog.authorizer.grouped import Grouped
 from aclog.authorizer.rules import Rules
 from aclog.authorizer.table_rules import layout_of, rules_of_layout
 from aclog.image.acl_table import AclTable

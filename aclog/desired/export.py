@@ -71,7 +71,7 @@ _ONE_LINE = 1 << 30
 def export_yaml(current: CurrentState, comment: str = "") -> str:
     """:func:`export_dict` as YAML text, after :data:`HEADER` and ``comment`` lines: the text
     PyYAML's block style writes for the document (for plain names, byte for byte), written
-    line by line. PyYAML's representer took about 40 s of a 200k-ACL export (libyaml emits, but
+    line by line. PyYAML's representer was most of a large export's time (libyaml emits, but
     every value still goes through the Python representer); here a value PyYAML would not
     write as it is goes through PyYAML alone, once per distinct value."""
     lines = [f"# {line}" for line in comment.splitlines()]

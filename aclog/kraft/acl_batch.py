@@ -66,7 +66,8 @@ _CODE_TABLES = tuple(
 # A byte -> the code of the member its record holds (``UNKNOWN``, 0, for a code without one).
 _BYTE_CODES = tuple(np.array([int(m) for m in t], dtype=np.uint8) for t in _CODE_TABLES)
 _NO_CODES = (np.empty(0, np.uint8),) * 4
-# Not pa.array: its first call imports pandas, about 0.2 s of every command's start.
+# Not pa.array: its first call imports pandas, which every command would then pay for at its
+# start (tests/tools/test_startup_imports.py guards it).
 _NO_STRINGS = (pa.nulls(0, pa.string()),) * 3
 
 

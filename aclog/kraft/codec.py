@@ -21,7 +21,7 @@ Control-record values carry no frame: the key is ``int16 version | int16 type`` 
 bare message (for example SnapshotFooterRecord ``0000 00``).
 
 Thread-safe (no shared mutable state). Cost: skipping a record reads three bytes; decoding one
-of the four is one kafka-python struct decode (about 20 us) plus a dataclass. This is the
+of the four is one kafka-python struct decode plus a dataclass. This is the
 reference: the batches of a log or snapshot are decoded by :mod:`aclog.kraft.columns`, which
 falls back to it for anything unusual.
 """

@@ -17,9 +17,8 @@ as :mod:`~aclog.pipeline.records_files` does for ``records``, the Python tasks k
    pyarrow (the columns and order Spark writes for :func:`~aclog.pipeline.state.acl_state`);
    for ``--json`` the driver filters the collected candidates the same way (:func:`kept`).
 
-Decoding once and reading the candidates back costs about a third less CPU than decoding every
-piece twice (measured in one process on a 500k-record log: 3.3 s against 5.5 s, machine
-shared), and the second job reads Arrow, not segments.
+Decoding once and reading the candidates back costs less CPU than decoding every piece twice,
+and the second job reads Arrow, not segments.
 Users (few) are written by the driver. Above ``broadcast_limit`` removals :func:`task_state`
 gives ``None``: the DataFrame job, which can shuffle them instead, is the one to run.
 

@@ -27,7 +27,7 @@ from fastavro import schemaless_reader, schemaless_writer
 from aclog.records.build import FROM_AVRO
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, parsed_schema
 from aclog.records.types import RECORD_TYPES, Record, RecordType, record_type_name
-from aclog.varint import uvarint
+from aclog.varint import read_uvarint, uvarint
 
 FRAME_VERSION = 1
 
@@ -57,8 +57,8 @@ class DecodedRecord:
 def encode(record: Record, version: int | None = None) -> bytes:
     """Frame and encode ``record`` at ``version`` (default: the current version of its type).
 
-    The frame is two bytes (the record type code and the version, as unsigned varints), then
-    the Avro body:
+    The frame is three unsigned varints (the frame version, the record type code and the
+    version), then the Avro body:
 
     >>> from aclog.records import NoOpRecord
     >>> encode(NoOpRecord())
@@ -161,20 +161,18 @@ def _plan(record_type: RecordType, version: int) -> Plan:
     )
 
 
-def frame_plan(frame: bytes) -> Plan | None:
-    """The plan of a value starting with the three bytes ``frame``, or ``None`` when those are
-    not a whole known frame (a type code of 128 or more, an unknown type or version)."""
-    return _PLANS.get(frame)
-
-
 def _read_frame(value: bytes, offset: int | None) -> tuple[RecordType, int, int]:
     try:
-        frame_version, pos = _read_uvarint(value, 0)
-        type_code, pos = _read_uvarint(value, pos)
-        version, pos = _read_uvarint(value, pos)
+        frame_version, pos = read_uvarint(value, 0)
+        type_code, pos = read_uvarint(value, pos)
+        version, pos = read_uvarint(value, pos)
     except IndexError:
         raise RecordDecodeError(
             f"{_where(offset)}: record value is too short for its frame ({len(value)} bytes)"
+        ) from None
+    except ValueError:
+        raise RecordDecodeError(
+            f"{_where(offset)}: a varint of the frame runs over 5 bytes"
         ) from None
     if frame_version != FRAME_VERSION:
         raise RecordDecodeError(
@@ -198,17 +196,6 @@ def _read_frame(value: bytes, offset: int | None) -> tuple[RecordType, int, int]
 
 def _where(offset: int | None) -> str:
     return "record" if offset is None else f"record at offset {offset}"
-
-
-def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
 
 
 @cache

@@ -1,19 +1,18 @@
 """Small batches decoded record by record: the batch decoder's path for a log written one
 command at a time.
 
-The columnar decoder (:mod:`aclog.records.columnar`) pays a fixed cost per batch, a few dozen
-numpy and Arrow calls (about 0.5 ms), whatever the batch holds; fastavro decodes one record in
-about 5 us. A real cluster's ACL log is nearly all batches of one request each (every
-``kafka-acls --add`` is one batch: a request context and a few ACLs), where that fixed cost was
-most of the cost of reading the log. So a batch of fewer than :data:`SMALL_BATCH` values is
-decoded value by value through the codec (the columnar decoder's own reference,
-:func:`~aclog.records.columnar.checked_fields`) into
-:meth:`~aclog.records.decoded.DecodedRecords.of_records`: the same records, kinds and errors
-as the columnar decoder gives (``tests/records/test_small_batch.py`` holds the two together),
-and no columns (replay takes its records). A replay that wants no batch on its own joins
-consecutive small batches into runs and decodes each run as columns instead
-(:mod:`aclog.replay.runs`); this path is for a small batch read on its own (``dump``, a listener
-that hears of each batch, a small batch between large ones).
+The columnar decoder (:mod:`aclog.records.columnar`) pays a fixed cost per batch, a few dozen numpy
+and Arrow calls, whatever the batch holds; fastavro's cost is per record. A real cluster's ACL log
+is nearly all batches of one request each (every ``kafka-acls --add`` is one batch: a request
+context and a few ACLs), where that fixed cost was most of the cost of reading the log. So a batch
+of fewer than :data:`SMALL_BATCH` values is decoded value by value through the codec (the columnar
+decoder's own reference, :func:`~aclog.records.columnar.checked_fields`) into
+:meth:`~aclog.records.decoded.DecodedRecords.of_records`: the same records, kinds and errors as the
+columnar decoder gives (``tests/records/test_small_batch.py`` holds the two together), and no
+columns (replay takes its records). A replay that wants no batch on its own joins consecutive small
+batches into runs and decodes each run as columns instead (:mod:`aclog.replay.runs`); this path is
+for a small batch read on its own (``dump``, a listener that hears of each batch, a small batch
+between large ones).
 
 Thread-safe (no shared state). Cost: one fastavro call and one record per value.
 """

@@ -52,19 +52,20 @@ from aclog.controller import (
 from aclog.controller.caller import Caller
 from aclog.controller.quorum_state import QuorumState
 from aclog.image import MetadataImage
-from aclog.image.scram import CredentialInfo, ScramDescribeResult
+from aclog.image.scram import ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,
     AclBinding,
-    ScramMechanism,
 )
 from aclog.remote.basics import RemoteError
 from aclog.remote.connection import bootstrap_admin_client, describe_error
 from aclog.remote.messages import (
     UnsupportedRemotely,
     acl_of,
+    acls_of,
     api_error,
     check_count,
+    users_of,
 )
 from aclog.remote.refusals import creation_refusals
 from aclog.remote.requests import (
@@ -234,12 +235,7 @@ class RemoteAdmin:
     ) -> tuple[ApiError, tuple[AccessControlEntryRecord, ...]]:
         request = describe_acls_request(acl_filter)
         response = self._send(request)
-        acls = tuple(
-            acl_of(entry, resource.resource_type, resource.resource_name, resource.pattern_type)
-            for resource in response.resources
-            for entry in resource.acls
-        )
-        return api_error(response.error_code, response.error_message), acls
+        return api_error(response.error_code, response.error_message), acls_of(response)
 
     # -- SCRAM --
 
@@ -274,18 +270,7 @@ class RemoteAdmin:
         del caller
         request = describe_scram_request(names)
         response = self._send(request)
-        described = [
-            ScramDescribeResult(
-                r.user,
-                api_error(r.error_code, r.error_message),
-                tuple(
-                    CredentialInfo(ScramMechanism.from_code(c.mechanism), c.iterations)
-                    for c in r.credential_infos
-                ),
-            )
-            for r in response.results
-        ]
-        return api_error(response.error_code, response.error_message), described
+        return api_error(response.error_code, response.error_message), users_of(response)
 
 
 T = TypeVar("T")

@@ -2,7 +2,7 @@
 failed connection or an unanswered request raises, and the id that ACLs read from a cluster
 carry. Their own module so that a command on a data directory, which names them in its
 ``except`` clauses and its output, does not import kafka-python (its package init loads the
-admin client, about 0.2 s).
+admin client).
 
 Data only; thread-safe. Cost: nothing.
 """

@@ -16,12 +16,14 @@ import kafka.errors as kafka_errors
 
 from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
+from aclog.image.scram import CredentialInfo, ScramDescribeResult
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
     AclPermissionType,
     PatternType,
     ResourceType,
+    ScramMechanism,
 )
 from aclog.remote.basics import REMOTE_ACL_ID, RemoteError
 
@@ -91,3 +93,28 @@ def acl_of(
 def check_count(api: str, results: Sequence[Any], items: Sequence[Any]) -> None:
     if len(results) != len(items):
         raise RemoteError(f"{api}: the cluster answered {len(results)} results for {len(items)}")
+
+
+def acls_of(response: Any) -> tuple[AccessControlEntryRecord, ...]:
+    """The ACL entries of a DescribeAcls response as records, in the cluster's order."""
+    return tuple(
+        acl_of(entry, resource.resource_type, resource.resource_name, resource.pattern_type)
+        for resource in response.resources
+        for entry in resource.acls
+    )
+
+
+def users_of(response: Any) -> list[ScramDescribeResult]:
+    """The users of a DescribeUserScramCredentials response, each with its own error and its
+    credentials' mechanisms and iteration counts."""
+    return [
+        ScramDescribeResult(
+            r.user,
+            api_error(r.error_code, r.error_message),
+            tuple(
+                CredentialInfo(ScramMechanism.from_code(c.mechanism), c.iterations)
+                for c in r.credential_infos
+            ),
+        )
+        for r in response.results
+    ]

@@ -9,7 +9,7 @@ are UTF-8 and as many as it says (:func:`~aclog.snapshot.acl_columns.chunk_strin
 all chunks), and the counts match the header's (a chunk counts the ACLs it holds).
 
 Why: ``AclTable.from_chunks`` builds an image's ACLs from the chunks with no Python step per
-ACL, where the records cost a record object and a UUID each (about 0.75 s for a million).
+ACL, where the records cost a record object and a UUID each.
 
 Immutable values; thread-safe. Cost: a few C-level calls per chunk, one builder call per row.
 """

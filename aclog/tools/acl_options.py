@@ -16,7 +16,8 @@ Pure functions; thread-safe.
 
 from __future__ import annotations
 
-import typer
+from collections.abc import Callable
+from typing import TypeVar
 
 from aclog.acl import SUPPORTED_OPERATIONS, AclFilter
 from aclog.controller import CLUSTER_NAME, cluster_pattern_error
@@ -29,7 +30,8 @@ from aclog.records import (
 )
 from aclog.tools.acl_args import AclOptions
 from aclog.tools.acl_roles import Grant, has_role, role_grants
-from aclog.tools.completion import starting_with
+from aclog.tools.completion import pattern_type_names
+from aclog.tools.console import EXIT_USAGE, fail, fail_os
 from aclog.tools.inventory import read_inventory
 from aclog.tools.options import (
     OptionError,
@@ -38,6 +40,8 @@ from aclog.tools.options import (
     check_texts,
     parse_operation,
 )
+
+T = TypeVar("T")
 
 __all__ = [
     "CLUSTER_NAME",
@@ -48,6 +52,7 @@ __all__ = [
     "filters_for_list",
     "filters_for_remove",
     "parse_operations",
+    "parse_or_exit",
     "parse_pattern_type",
     "read_inventory",
     "resources",
@@ -67,17 +72,6 @@ _OPTION_NAMES = {
     "principals": "--principal",
 }
 """The command-line option of each list field of :class:`AclOptions`."""
-
-
-def pattern_type_names(*, filter_ok: bool) -> list[str]:
-    """What ``--resource-pattern-type`` takes: ``literal|prefixed|glob``, plus ``any|match``
-    where it selects ACLs (``list``, ``remove``) rather than makes one (``add``)."""
-    return ["literal", "prefixed", "glob"] + (["any", "match"] if filter_ok else [])
-
-
-def complete_pattern_type(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Completes ``--resource-pattern-type`` with what the command being typed takes."""
-    return starting_with(incomplete, pattern_type_names(filter_ok=ctx.info_name != "add"))
 
 
 def parse_pattern_type(text: str | None, default: PatternType, *, filter_ok: bool) -> PatternType:
@@ -240,3 +234,14 @@ def filters_for_list(options: AclOptions) -> list[AclFilter]:
         unnamed = PatternType.ANY if pattern == PatternType.MATCH else pattern
         return [AclFilter(ResourceType.ANY, None, unnamed, p) for p in principals]
     return [AclFilter(rt, name, pattern, p) for rt, name in named for p in principals]
+
+
+def parse_or_exit(build: Callable[[], T]) -> T:
+    """What ``build`` returns; an option error exits 2, a file that cannot be read by the
+    rule for every path (:func:`aclog.tools.console.os_error_code`)."""
+    try:
+        return build()
+    except OptionError as error:
+        fail(str(error), EXIT_USAGE)
+    except OSError as error:
+        fail_os("read", error)

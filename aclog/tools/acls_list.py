@@ -1,18 +1,17 @@
 """``aclog acls list``: the ACLs that match, from a data directory's committed state as of any
-point (read without the lock; nothing is written) or from a cluster's DescribeAcls."""
+point (read without the lock; nothing is written) or from a cluster's DescribeAcls.
+
+The command's options only: its ``--help`` and the completion of its options import no library
+(issue 37); what it does is :mod:`aclog.tools.acls_listing`, imported when it runs.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from aclog.acl import ApiError
-from aclog.kraft import is_kraft_path
-from aclog.records import AccessControlEntryRecord
-from aclog.tools.acl_options import filters_for_list
-from aclog.tools.acl_rows import acl_dict, describe, describe_filter
-from aclog.tools.acls import (
+from aclog.tools.acl_params import (
     Cluster,
     Group,
     Many,
@@ -22,20 +21,16 @@ from aclog.tools.acls import (
     TxnId,
     User,
     acl_options,
-    acls_app,
-    parse_or_exit,
 )
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, OptionalDataDir, load_state
-from aclog.tools.console import counted, print_json, print_line
-from aclog.tools.remote import (
+from aclog.tools.acls import acls_app
+from aclog.tools.params import (
+    AtOffset,
+    AtTime,
     BootstrapServer,
     CommandConfig,
-    RemoteTarget,
-    choose_target,
-    data_dir_only,
-    open_admin,
+    JsonFlag,
+    OptionalDataDir,
 )
-from aclog.tools.writing import report_failures
 
 
 @acls_app.command("list")
@@ -69,29 +64,14 @@ def list_acls(
         principals=principal,
     )
     options.cluster, options.pattern_type = cluster, resource_pattern_type
-    filters = parse_or_exit(lambda: filters_for_list(options))
-    target = choose_target(data_dir, bootstrap_server, command_config)
-    failures: list[tuple[str, ApiError]] = []
-    found: dict[Any, AccessControlEntryRecord]
-    if isinstance(target, RemoteTarget):
-        if at_offset is not None or at_time is not None:
-            data_dir_only(target, "--at-offset/--at-time", "Kafka keeps no ACL history")
-        found = {}
-        with open_admin(target) as admin:
-            for acl_filter in filters:
-                error, acls = admin.describe_acls(acl_filter)
-                if not error.is_success:
-                    failures.append((describe_filter(acl_filter), error))
-                for acl in acls:
-                    found.setdefault(acl.binding, acl)
-    else:
-        # a KRaft __cluster_metadata-0 directory is read as replay reads it (never written)
-        image = load_state(target, at_offset, at_time, kraft=is_kraft_path(target)).image
-        found = {acl.id: acl for acl in image.acls if any(f.matches(acl) for f in filters)}
-    report_failures(failures)  # a listing that failed prints none: "0 ACLs" would be a lie
-    if json_output:
-        print_json({"acls": [acl_dict(acl) for acl in found.values()]})
-    else:
-        for acl in found.values():
-            print_line(describe(acl))
-        print_line(counted(len(found), "ACL"))
+    from aclog.tools.acls_listing import list_matching  # noqa: PLC0415 - see the module docstring
+
+    list_matching(
+        options,
+        data_dir,
+        bootstrap_server,
+        command_config,
+        at_offset=at_offset,
+        at_time=at_time,
+        json_output=json_output,
+    )

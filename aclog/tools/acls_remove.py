@@ -1,22 +1,16 @@
 """``aclog acls remove``: delete the ACLs that filters match, after asking on a terminal.
 
-Without ``--force`` the command lists what it would remove and asks (``typer.confirm``) when stdin
-is a terminal; anywhere else (a script, a pipe) it refuses with exit 2, since nobody can answer.
-A dry run on a data directory reads without the lock.
+The command's options only: its ``--help`` and the completion of its options import no library
+(issue 37); what it does is :mod:`aclog.tools.acls_removing`, imported when it runs.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from aclog.acl import AclFilter
-from aclog.controller import AclDeleteResult
-from aclog.tools.acl_options import filters_for_remove
-from aclog.tools.acl_rows import delete_row, describe, describe_filter
-from aclog.tools.acls import (
+from aclog.tools.acl_params import (
     AllowHost,
     AllowPrincipal,
     Cluster,
@@ -31,20 +25,9 @@ from aclog.tools.acls import (
     TxnId,
     User,
     acl_options,
-    acls_app,
-    parse_or_exit,
 )
-from aclog.tools.common import JsonFlag, OptionalDataDir, load_state
-from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, counted, fail, print_json, print_line
-from aclog.tools.remote import (
-    BootstrapServer,
-    CommandConfig,
-    RemoteTarget,
-    Target,
-    choose_target,
-    open_admin,
-)
-from aclog.tools.writing import local_caller, report_failures
+from aclog.tools.acls import acls_app
+from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
 
 
 @acls_app.command("remove")
@@ -94,62 +77,14 @@ def remove(
         delegation_tokens=delegation_token,
     )
     options.cluster, options.pattern_type = cluster, resource_pattern_type
-    filters = parse_or_exit(lambda: filters_for_remove(options))
-    target = choose_target(data_dir, bootstrap_server, command_config)
-    results = _delete(target, filters, dry_run=dry_run, force=force)
-    if json_output:
-        print_json({"results": [delete_row(f, r) for f, r in zip(filters, results, strict=True)]})
-    else:
-        verb = "would remove" if dry_run else "removed"
-        for result in results:
-            for acl in result.acls:
-                print_line(f"{verb} {describe(acl)}")
-        if not any(result.acls for result in results):  # silence read as "done" on a typo
-            print_line(f"no ACL matches: {'nothing would be' if dry_run else 'nothing'} removed")
-    report_failures(
-        [
-            (describe_filter(f), r.error)
-            for f, r in zip(filters, results, strict=True)
-            if not r.error.is_success
-        ]
+    from aclog.tools.acls_removing import remove_matching  # noqa: PLC0415 - see the module docstring
+
+    remove_matching(
+        options,
+        data_dir,
+        bootstrap_server,
+        command_config,
+        force=force,
+        dry_run=dry_run,
+        json_output=json_output,
     )
-
-
-def _delete(
-    target: Target, filters: list[AclFilter], *, dry_run: bool, force: bool
-) -> list[AclDeleteResult]:
-    """One result per filter; a dry run on a data directory reads without the lock."""
-    if dry_run and not isinstance(target, RemoteTarget):
-        # imported here: the control manager loads the image (numpy, pyarrow), which completing
-        # an option of this command has no use for
-        from aclog.controller import AclControlManager  # noqa: PLC0415
-
-        image = load_state(target, None, None).image
-        return AclControlManager().delete_acls(image.acls, filters).response
-    caller = local_caller("aclog acls remove")
-    with open_admin(target) as admin:
-        if not force and not dry_run:
-            _confirm(admin.delete_acls(filters, caller, dry_run=True))
-        return admin.delete_acls(filters, caller, dry_run=dry_run)
-
-
-def on_terminal() -> bool:
-    """Whether a person can answer a question: stdin is a terminal."""
-    return sys.stdin is not None and sys.stdin.isatty()
-
-
-def _confirm(planned: list[AclDeleteResult]) -> None:
-    """Ask before removing (on a terminal); refuse without --force anywhere else."""
-    acls = {acl.binding: acl for result in planned for acl in result.acls}
-    if not acls:
-        return
-    if not on_terminal():
-        fail(
-            f"this would remove {counted(len(acls), 'ACL')}; pass --force to confirm "
-            "(or --dry-run to list them)",
-            EXIT_USAGE,
-        )
-    for acl in acls.values():
-        print_line(f"  {describe(acl)}")
-    if not typer.confirm(f"Remove {'this ACL' if len(acls) == 1 else f'these {len(acls)} ACLs'}?"):
-        fail("nothing removed", EXIT_FAILURE)

@@ -30,16 +30,10 @@ from aclog.desired import (
     plan_from_dict,
 )
 from aclog.tools.as_code import DesiredFile, SetPasswords, fail_lines, read_desired
-from aclog.tools.common import JsonFlag, OptionalDataDir
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
 from aclog.tools.help import exit_codes
-from aclog.tools.remote import (
-    BootstrapServer,
-    CommandConfig,
-    RemoteTarget,
-    choose_target,
-    open_admin,
-)
+from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
+from aclog.tools.remote import RemoteTarget, choose_target, open_admin
 from aclog.tools.writing import local_caller, open_controller
 
 

@@ -1,6 +1,8 @@
 """Every ``aclog`` command, in the order ``aclog --help`` lists them: the module that registers
 each and the line of help the listing shows, so the listing (and completing a command name)
-imports no command. A new command is registered in its module as before and added here;
+imports no command (a group's module holds its own table the same way: :mod:`aclog.tools.acls`,
+:mod:`aclog.tools.users`, :mod:`aclog.tools.snapshots`, :mod:`aclog.tools.pipeline.app`). A new
+command is registered in its module as before and added here;
 ``tests/tools/test_startup_imports.py`` fails when this table and the commands disagree.
 
 Data only; thread-safe. Cost: nothing.
@@ -27,7 +29,7 @@ COMMANDS = {
         "Check every batch and snapshot, and that snapshot + tail equals a full replay.",
     ),
     "diff": Lazy(
-        "aclog.tools.history",
+        "aclog.tools.diff_command",
         "ACLs and SCRAM credentials added, removed and changed between two points, with who "
         "changed them and when. --from must not come after --to.",
     ),
@@ -95,7 +97,7 @@ COMMANDS = {
         "(--data-dir) or on a Kafka cluster (--bootstrap-server; Kafka has no ACL ids, so JSON "
         'shows "id": null).',
     ),
-    "snapshot": Lazy("aclog.tools.history", "Create, list and verify snapshots."),
+    "snapshot": Lazy("aclog.tools.snapshots", "Create, list and verify snapshots."),
     "pipeline": Lazy(
         "aclog.tools.pipeline",
         "Spark jobs over a data directory: records, state, history, access, orphans, who-can, "
@@ -108,19 +110,3 @@ COMMANDS = {
     ),
 }
 """The ``aclog`` commands (see the module docstring)."""
-
-ACLS_COMMANDS = {
-    "add": Lazy(
-        "aclog.tools.acls_add",
-        "Add ACLs. Adding an ACL that already exists succeeds and writes nothing.",
-    ),
-    "list": Lazy(
-        "aclog.tools.acls_list",
-        "List ACLs; with --resource-pattern-type match, every ACL that applies to the resource.",
-    ),
-    "remove": Lazy(
-        "aclog.tools.acls_remove",
-        "Remove the ACLs that match; without principals, every ACL on the named resources.",
-    ),
-}
-"""The ``aclog acls`` commands."""

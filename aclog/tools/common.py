@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from aclog.image import ReplayError
 from aclog.kraft import is_kraft_path
@@ -27,34 +25,6 @@ from aclog.tools.progress import OnOffset, offsets_bar
 if TYPE_CHECKING:
     from aclog.replay import Rebuilt
 
-DATA_DIR_ENV = "ACLOG_DATA_DIR"
-"""The data directory of every command that takes ``--data-dir``, when the flag is not given."""
-
-DataDir = Annotated[
-    Path,
-    typer.Option(
-        "--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV, readable=False
-    ),
-]
-OptionalDataDir = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir",
-        help="The aclog data directory (default $ACLOG_DATA_DIR; a command that adds creates "
-        "it if missing, others refuse). Excludes --bootstrap-server.",
-        readable=False,
-    ),
-]
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-SourceFormat = Annotated[
-    str,
-    typer.Option(
-        "--format",
-        help="aclog (a data directory), kraft (Kafka's __cluster_metadata-0 directory or a "
-        ".checkpoint), or auto: kraft when the path looks like one.",
-    ),
-]
-
 
 def is_kraft(path: Path, source_format: str) -> bool:
     """Whether ``path`` is read as a KRaft metadata log under ``--format``."""
@@ -68,24 +38,6 @@ def _kraft_segment(path: Path) -> bool:
     """A ``.log`` segment file of a KRaft metadata directory, given alone (as kafka-dump-log
     is given one): read as aclog's format, it failed with 'unknown frame version 0'."""
     return path.suffix == ".log" and path.is_file() and is_kraft_path(path.parent)
-
-
-AtOffset = Annotated[
-    int | None,
-    typer.Option(
-        "--at-offset",
-        min=0,
-        help="The state as of this offset (whole batches); not with --at-time.",
-    ),
-]
-AtTime = Annotated[
-    str | None,
-    typer.Option(
-        "--at-time",
-        help="The state as of this time: epoch milliseconds (1795609903621) or ISO-8601 "
-        "(2026-11-21T10:00:00Z, any UTC offset; none means UTC).",
-    ),
-]
 
 
 def replay_errors() -> tuple[type[Exception], ...]:

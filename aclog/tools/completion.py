@@ -1,4 +1,6 @@
-"""Shell completion of option values: what ``aclog acls add --operation <TAB>`` offers.
+"""Shell completion of option values: what ``aclog acls add --operation <TAB>`` offers, and the
+choices it offers for operations and pattern types (the commands' help names them too, so they
+live here, beside typer alone and the record enums, not beside the parsers).
 
 Typer answers a shell's completion request (``_ACLOG_COMPLETE=complete_bash`` and the words
 typed so far, set by the script ``aclog --install-completion`` installs) by resolving the command
@@ -13,6 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+
+import typer  # the completion functions' annotations: typer reads them when it calls one
+
+from aclog.records import AclOperation
 
 
 def _spellings(name: str) -> list[str]:
@@ -53,3 +59,26 @@ def completer(names: Iterable[str]) -> Callable[[str], list[str]]:
 def camel_case(enum_name: str) -> str:
     """``DescribeConfigs`` for ``DESCRIBE_CONFIGS``: how kafka-acls writes an operation."""
     return "".join(part.capitalize() for part in enum_name.split("_"))
+
+
+ACL_OPERATIONS = tuple(
+    op for op in AclOperation if op not in (AclOperation.UNKNOWN, AclOperation.ANY)
+)
+"""The operations an ACL (and a request) can name: every one but the filter-only ANY and the
+placeholder UNKNOWN."""
+
+complete_operation = completer(camel_case(op.name) for op in ACL_OPERATIONS)
+"""Completes ``--operation`` with kafka-acls' spelling of :data:`ACL_OPERATIONS`."""
+
+OPERATION_HELP = "Read, Write, DescribeConfigs, ..."
+
+
+def pattern_type_names(*, filter_ok: bool) -> list[str]:
+    """What ``--resource-pattern-type`` takes: ``literal|prefixed|glob``, plus ``any|match``
+    where it selects ACLs (``list``, ``remove``) rather than makes one (``add``)."""
+    return ["literal", "prefixed", "glob"] + (["any", "match"] if filter_ok else [])
+
+
+def complete_pattern_type(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Completes ``--resource-pattern-type`` with what the command being typed takes."""
+    return starting_with(incomplete, pattern_type_names(filter_ok=ctx.info_name != "add"))

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     """``out`` and ``err``, the rich consoles, made on first use: a command that prints no
-    styled text (``--version``, a listing) never imports rich (about 0.05 s)."""
+    styled text (``--version``, a listing) never imports rich."""
     if name in ("out", "err"):
         from aclog.tools import consoles  # noqa: PLC0415 - rich only when styled text is printed
 
@@ -169,7 +169,7 @@ def show_library_warnings(show: bool) -> None:
 
 def _print_version(asked: bool) -> None:
     if asked:
-        from importlib import metadata  # noqa: PLC0415 (about 30 ms; only --version reads it)
+        from importlib import metadata  # noqa: PLC0415 (only --version reads it)
 
         try:
             number = metadata.version("aclog")

@@ -5,7 +5,7 @@ imports rich.
 No emoji: rich would turn ``:name:`` in a topic or principal into a picture.
 
 Not thread-safe (rich consoles are shared state); the CLI prints from one thread. Cost: rich's
-import (about 0.05 s), once.
+import, once.
 """
 
 from __future__ import annotations

@@ -15,11 +15,12 @@ import typer
 from aclog.image import MetadataImage
 from aclog.replay import entries_between, read_decoded
 from aclog.sample import Tenancy, tenancy, write_example_history, write_tenancy
-from aclog.tools.common import DataDir, JsonFlag, load_state
+from aclog.tools.common import load_state
 from aclog.tools.console import app, fail_os, print_json, print_line
 from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump, dump_rows
 from aclog.tools.history import state_to_dict
+from aclog.tools.params import DataDir, JsonFlag
 from aclog.tools.writing import open_controller
 
 

@@ -32,7 +32,7 @@ from aclog.replay import (
 from aclog.replay import dump_rows as dump_rows  # noqa: PLC0414  (demo, quickstart use it here)
 from aclog.snapshot import SNAPSHOT_SUFFIX, SnapshotError, read_snapshot
 from aclog.tools.acl_rows import describe
-from aclog.tools.common import SourceFormat, is_kraft
+from aclog.tools.common import is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -45,6 +45,7 @@ from aclog.tools.console import (
 )
 from aclog.tools.data_dirs import not_a_log
 from aclog.tools.exit_codes import fail_for
+from aclog.tools.params import SourceFormat
 from aclog.tools.points import format_time
 from aclog.tools.progress import OnOffset, offsets_bar, stdout_is_free
 

@@ -68,6 +68,6 @@ def fail_for(error: BaseException, doing: str) -> NoReturn:
 def _is_incompatible_broker(error: BaseException) -> bool:
     """Whether ``error`` is kafka-python's IncompatibleBrokerVersion: only a command that
     loaded kafka-python can meet one, so a command that did not is spared its import (its
-    package init loads the admin client, about 0.2 s)."""
+    package init loads the admin client)."""
     errors = sys.modules.get("kafka.errors")
     return errors is not None and isinstance(error, errors.IncompatibleBrokerVersion)

@@ -10,15 +10,7 @@ import typer
 from aclog.authorizer import Authorizer, Explanation, parse_super_users
 from aclog.records import ResourceType, call_paused
 from aclog.tools.acl_options import CLUSTER_NAME
-from aclog.tools.common import (
-    DATA_DIR_ENV,
-    AtOffset,
-    AtTime,
-    JsonFlag,
-    SourceFormat,
-    is_kraft,
-    load_state,
-)
+from aclog.tools.common import is_kraft, load_state
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.options import (
     ClusterFlag,
@@ -34,6 +26,7 @@ from aclog.tools.options import (
     check_text,
     parse_operation,
 )
+from aclog.tools.params import DATA_DIR_ENV, AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.points import state_header
 
 

@@ -15,9 +15,9 @@ import typer
 
 from aclog.desired import export_dict, export_yaml
 from aclog.tools.as_code import read_target_state, target_name
-from aclog.tools.common import AtTime, JsonFlag, OptionalDataDir
 from aclog.tools.console import EXIT_USAGE, app, fail, fail_os, print_json
-from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target, data_dir_only
+from aclog.tools.params import AtTime, BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
+from aclog.tools.remote import choose_target, data_dir_only
 from aclog.tools.visible import visible
 
 

@@ -22,7 +22,6 @@ import typer
 
 from aclog.desired import FollowLoop, FollowReport, ReadError
 from aclog.remote import RemoteAdmin, RemoteError
-from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -32,7 +31,8 @@ from aclog.tools.console import (
     print_json,
     print_line,
 )
-from aclog.tools.remote import CommandConfig, RemoteTarget, choose_target
+from aclog.tools.params import CommandConfig, DataDir, JsonFlag
+from aclog.tools.remote import RemoteTarget, choose_target
 from aclog.tools.writing import open_controller
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}

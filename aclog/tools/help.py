@@ -40,8 +40,8 @@ _TIDY = "_aclog_help_tidy"
 
 def _patch_help_tables() -> None:
     """Make typer's help renderer use :func:`_help_table` tables and :func:`_stacked` cells.
-    Called when help is rendered, not at import: rich costs a command that shows no help
-    about 0.1 s."""
+    Called when help is rendered, not at import, so a command that shows no help does not
+    import rich."""
     import typer.rich_utils  # noqa: PLC0415 - rich only when help is shown
 
     # Typer has no hook for either: its module-level names are what its help renderer calls.
@@ -91,6 +91,11 @@ class HelpGroup(TyperGroup):
         params = super().get_params(ctx)
         for param in params:
             _relabel(param)
+            if isinstance(param, TyperOption) and param.is_flag and param.default is None:
+                # typer's own flags (--help, --install-completion, --show-completion) are None
+                # when not given, and typer converts a None value through pydantic: reading a
+                # group's options on the way to a subcommand then imported it, for nothing
+                param.default = False
         return params
 
 

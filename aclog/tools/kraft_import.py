@@ -35,7 +35,6 @@ from aclog.kraft import (
 )
 from aclog.log import LogError, estimated_end_offset
 from aclog.replay import RebuildError, kraft_reconcile
-from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -48,6 +47,7 @@ from aclog.tools.console import (
 from aclog.tools.data_dirs import is_aclog_path
 from aclog.tools.exit_codes import fail_for
 from aclog.tools.follow_command import parse_interval, stopping_on_signals
+from aclog.tools.params import DATA_DIR_ENV
 from aclog.tools.progress import offsets_bar
 
 

@@ -14,10 +14,11 @@ from aclog.log import CorruptLogError
 from aclog.questions import DEFAULT_MIN_ITERATIONS, LintReport, Severity, lint_directory
 from aclog.records import RecordDecodeError
 from aclog.replay import RebuildError
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat, is_kraft, log_bar
+from aclog.tools.common import is_kraft, log_bar
 from aclog.tools.console import EXIT_FAILURE, app, print_json, print_warning
 from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
+from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.points import parse_point, show_point_note
 from aclog.tools.questions import ReadDataDir, usage
 from aclog.tools.questions_text import show_lint

@@ -18,23 +18,12 @@ import typer
 
 from aclog.controller import host_error, principal_error
 from aclog.records import AclOperation
-from aclog.tools.completion import camel_case, completer
+from aclog.tools.completion import ACL_OPERATIONS, OPERATION_HELP, complete_operation
 
 
 class OptionError(ValueError):
     """Options that do not make a valid request; the message says what to change."""
 
-
-ACL_OPERATIONS = tuple(
-    op for op in AclOperation if op not in (AclOperation.UNKNOWN, AclOperation.ANY)
-)
-"""The operations an ACL (and a request) can name: every one but the filter-only ANY and the
-placeholder UNKNOWN."""
-
-complete_operation = completer(camel_case(op.name) for op in ACL_OPERATIONS)
-"""Completes ``--operation`` with kafka-acls' spelling of :data:`ACL_OPERATIONS`."""
-
-OPERATION_HELP = "Read, Write, DescribeConfigs, ..."
 
 OperationName = Annotated[
     str, typer.Option("--operation", help=OPERATION_HELP, autocompletion=complete_operation)

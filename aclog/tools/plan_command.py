@@ -25,12 +25,12 @@ from aclog.tools.as_code import (
     read_target_state,
     target_name,
 )
-from aclog.tools.common import JsonFlag, OptionalDataDir
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
 from aclog.tools.help import exit_codes
 from aclog.tools.inventory import read_inventory
 from aclog.tools.options import OptionError
-from aclog.tools.remote import BootstrapServer, CommandConfig, choose_target
+from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
+from aclog.tools.remote import choose_target
 
 EXIT_CHANGES = 4
 """``--detailed-exitcode``: the plan has changes (Terraform's convention, 2 being usage here)."""

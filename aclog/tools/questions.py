@@ -25,15 +25,7 @@ from aclog.tools.acl_options import (
     read_inventory,
     resources,
 )
-from aclog.tools.common import (
-    DATA_DIR_ENV,
-    AtOffset,
-    AtTime,
-    JsonFlag,
-    SourceFormat,
-    is_kraft,
-    load_state,
-)
+from aclog.tools.common import is_kraft, load_state
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
@@ -53,6 +45,7 @@ from aclog.tools.options import (
     check_host,
     check_resource_name,
 )
+from aclog.tools.params import DATA_DIR_ENV, AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.points import state_header
 from aclog.tools.questions_text import show_reach, show_who_can
 

@@ -33,11 +33,11 @@ from kafka.admin import ResourceType as KafkaResourceType
 from aclog.authorizer import Authorizer
 from aclog.records import AclOperation, ResourceType, call_paused
 from aclog.replay import entries_between, read_decoded, rebuild_image
-from aclog.tools.common import DataDir, JsonFlag
 from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
 from aclog.tools.data_dirs import require_log_target
 from aclog.tools.dump import dump, dump_rows
 from aclog.tools.explain import explanation_to_dict
+from aclog.tools.params import DataDir, JsonFlag
 from aclog.tools.quickstart_ui import start_ui, stop, ui_url
 
 STARTUP_SECONDS = 60.0

@@ -23,45 +23,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from aclog.remote import RemoteError
-from aclog.tools.common import DATA_DIR_ENV
 from aclog.tools.console import EXIT_USAGE, fail, print_line
 from aclog.tools.exit_codes import exit_code_for
+from aclog.tools.params import BOOTSTRAP_SERVER_ENV, COMMAND_CONFIG_ENV, DATA_DIR_ENV
 from aclog.tools.progress import waiting
 from aclog.tools.writing import open_controller
 
 if TYPE_CHECKING:
     from aclog.controller import MetadataWriter
-
-BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"
-COMMAND_CONFIG_ENV = "ACLOG_COMMAND_CONFIG"
-
-BootstrapServer = Annotated[
-    str | None,
-    typer.Option(
-        "--bootstrap-server",
-        metavar="HOST:PORT",
-        help="Manage a running Kafka cluster (or `aclog serve`) through its admin API instead "
-        "of a data directory (default $ACLOG_BOOTSTRAP_SERVER); excludes --data-dir. Kafka "
-        'does not expose ACL ids: in JSON output "id" is null.',
-    ),
-]
-CommandConfig = Annotated[
-    Path | None,
-    typer.Option(
-        "--command-config",
-        metavar="FILE",
-        help="With --bootstrap-server (default $ACLOG_COMMAND_CONFIG): Kafka client "
-        "properties (security.protocol, "
-        "sasl.mechanism, sasl.jaas.config or sasl.username/sasl.password, ssl.cafile, "
-        "ssl.endpoint.identification.algorithm, request.timeout.ms, ...).",
-        readable=False,
-    ),
-]
 
 
 @dataclass(frozen=True)
@@ -166,7 +138,7 @@ def open_admin(target: Target, *, create: bool = False) -> Iterator[MetadataWrit
         with open_controller(target, create=create) as controller:
             yield controller
         return
-    # imported here: kafka-python's package init loads its admin client (about 0.2 s)
+    # imported here: kafka-python's package init loads its admin client
     import kafka.errors as kafka_errors  # noqa: PLC0415
 
     from aclog.remote import RemoteAdmin, bootstrap_timeout_ms  # noqa: PLC0415

@@ -19,7 +19,6 @@ from aclog.image import ReplayError
 from aclog.log import LogError
 from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.common import DATA_DIR_ENV, JsonFlag
 from aclog.tools.console import (
     EXIT_USAGE,
     app,
@@ -29,6 +28,7 @@ from aclog.tools.console import (
 )
 from aclog.tools.data_dirs import require_log_target
 from aclog.tools.exit_codes import fail_for
+from aclog.tools.params import DATA_DIR_ENV, JsonFlag
 from aclog.tools.serve_banner import render_ready
 from aclog.tools.writing import removed_on_failure
 from aclog.wire import (

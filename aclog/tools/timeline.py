@@ -19,7 +19,7 @@ from aclog.log import CorruptLogError
 from aclog.questions import BEGINNING, Timeline, timeline
 from aclog.records import AclOperation, RecordDecodeError, ResourceType
 from aclog.replay import Point, RebuildError
-from aclog.tools.common import JsonFlag, SourceFormat, is_kraft, log_bar
+from aclog.tools.common import is_kraft, log_bar
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_IO,
@@ -44,6 +44,7 @@ from aclog.tools.options import (
     check_host,
     parse_operation,
 )
+from aclog.tools.params import JsonFlag, SourceFormat
 from aclog.tools.points import check_range, parse_range_end, show_point_note
 from aclog.tools.questions import AllowEveryone, Host, ReadDataDir, SuperUsers, one_resource
 from aclog.tools.timeline_text import show_timeline

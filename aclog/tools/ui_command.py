@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from aclog.kraft import is_kraft_path
-from aclog.tools.common import DataDir
 from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, fail_os, print_line
 from aclog.tools.data_dirs import require_log
+from aclog.tools.params import DataDir
 
 
 @app.command()

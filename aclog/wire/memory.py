@@ -3,8 +3,8 @@
 Answers for clients that do not read wait in the connection's buffers. When such connections
 close, CPython frees those buffers (see :meth:`~aclog.wire.intake.Intake.forget_error` for the
 reference cycle that used to keep them), but glibc's allocator keeps the freed pages in its
-heaps, one per thread that allocated them: with 40 slow readers the server's RSS stayed about
-30 MB above where it started. :class:`MemoryReturn` asks glibc to hand free pages back
+heaps, one per thread that allocated them: after many slow readers the server's RSS stayed
+above where it started. :class:`MemoryReturn` asks glibc to hand free pages back
 (``malloc_trim``) a short while after connections closed, at most once per interval, so RSS
 follows the load down (tests/wire/test_memory_return.py).
 

@@ -102,6 +102,14 @@ def test_malformed_values_are_rejected_with_offset(value: bytes, message: str) -
     assert "offset 3" in str(info.value)
 
 
+def test_a_frame_varint_longer_than_kafka_reads_is_rejected() -> None:
+    # The frame's varints are read as every other varint of aclog (aclog.varint: 5 bytes at
+    # most); a reader of its own once took this padded 1 as a frame version and decoded a NO_OP.
+    padded_one = b"\x81\x80\x80\x80\x80\x00"
+    with pytest.raises(RecordDecodeError, match=r"offset 5: .*frame.*over 5 bytes"):
+        decode(padded_one + bytes((20, 0)), offset=5)
+
+
 def test_unknown_enum_codes_decode_to_unknown() -> None:
     body = bytearray(encode(SAMPLES[(RecordType.ACCESS_CONTROL_ENTRY, 0)]))
     # resource_type is the zigzag varint right after the 3 frame bytes and the 16 id bytes.

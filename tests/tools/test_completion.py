@@ -14,10 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aclog.records import AclOperation, ScramMechanism
-from aclog.tools.acl_options import pattern_type_names
-from aclog.tools.completion import camel_case, starting_with
-from aclog.tools.options import ACL_OPERATIONS, complete_operation, parse_operation
-from aclog.tools.users import MECHANISMS
+from aclog.tools.completion import (
+    ACL_OPERATIONS,
+    camel_case,
+    complete_operation,
+    pattern_type_names,
+    starting_with,
+)
+from aclog.tools.options import parse_operation
+from aclog.tools.user_params import MECHANISMS
 
 ROOT = Path(__file__).resolve().parents[2]
 AS_ACLOG = "import sys; sys.argv[0] = 'aclog'; from aclog.tools.main import main; main()"

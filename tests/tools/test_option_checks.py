@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import aclog.tools.acls_remove
+import aclog.tools.acls_removing
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.kraft.writer import LogBuilder
 from aclog.records import (
@@ -189,7 +189,7 @@ def two_acls(tmp_path: Path) -> Path:
 def test_remove_asks_on_a_terminal(
     two_acls: Path, monkeypatch: pytest.MonkeyPatch, answer: str, code: int, left: list[str] | None
 ) -> None:
-    monkeypatch.setattr(aclog.tools.acls_remove, "on_terminal", lambda: True)
+    monkeypatch.setattr(aclog.tools.acls_removing, "on_terminal", lambda: True)
     result = run_main("acls", "remove", "--data-dir", str(two_acls), "--topic", "orders",
                       stdin=answer)  # fmt: skip
     assert result.code == code, result.stderr

@@ -15,23 +15,14 @@ The package: :mod:`~aclog.tools.pipeline.app` holds the ``pipeline`` command gro
 :mod:`~aclog.tools.pipeline.options` the options every command shares,
 :mod:`~aclog.tools.pipeline.spark` the session for one command (and its errors as exits),
 :mod:`~aclog.tools.pipeline.inputs` the records a job reads, :mod:`~aclog.tools.pipeline.output`
-tables, JSON rows and Parquet. Each command is a module of its own; to add one, write the module
-(``@pipeline_app.command("name")``) and add its name to :data:`COMMAND_MODULES`, in the order
-``aclog pipeline --help`` lists it.
+tables, JSON rows and Parquet. Each command is a module of its own, imported only when it
+runs (``aclog pipeline --help`` lists them from the table in :mod:`~aclog.tools.pipeline.app`);
+to add one, write the module (``@pipeline_app.command("name")``) and add it to that table, in
+the order the help lists it.
 """
 
 from __future__ import annotations
 
-import importlib
-
 from aclog.tools.pipeline.app import pipeline_app
 
-COMMAND_MODULES = (
-    "records", "state", "history", "access", "orphans", "questions", "timeline", "changes",
-)  # fmt: skip
-"""The modules that register a ``pipeline`` subcommand, in help order."""
-
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"{__name__}.{_name}")
-
-__all__ = ["COMMAND_MODULES", "pipeline_app"]
+__all__ = ["pipeline_app"]

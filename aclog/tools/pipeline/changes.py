@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 
 from aclog.questions import DEFAULT_MIN_ITERATIONS, Severity
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -20,6 +19,7 @@ from aclog.tools.console import (
     print_json,
     print_line,
 )
+from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.tools.common import JsonFlag, SourceFormat
 from aclog.tools.console import out, print_json
+from aclog.tools.params import JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.common import DATA_DIR_ENV
+from aclog.tools.params import DATA_DIR_ENV
 
 DataDirOption = Annotated[
     Path | None,

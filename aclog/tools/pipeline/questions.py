@@ -17,8 +17,8 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import print_json
+from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.asking import (
     GroupsOption,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from aclog.tools.common import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.console import out, print_json
+from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (

@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 
 from aclog.replay import Point
-from aclog.tools.common import JsonFlag, SourceFormat
 from aclog.tools.console import print_json
+from aclog.tools.params import JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.asking import (
     GroupsOption,
