@@ -29,7 +29,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.group import GroupPlan, Ticket
 from aclog.controller.snapshots import ControllerSnapshots
 from aclog.image import MetadataImage
-from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
+from aclog.log import FencedEpochError, LogError, SegmentedLog, StaleOffsetError
 from aclog.log.errors import describe_os_error
 from aclog.records import Record
 from aclog.replay.batches import CommittedBatch
@@ -109,11 +109,12 @@ class Committer:
         # appended meanwhile, the append fails instead of committing on a stale image.
         base = plan.base_offset
         if len(plan.batches) == 1:  # the same one-batch group, through the one-batch entry point
-            values, timestamp_ms = plan.batches[0]
-            self.log.append(values, plan.epoch, timestamp_ms=timestamp_ms, expected_end_offset=base)
+            (one,) = plan.batches
+            self.log.append(
+                one.values, one.epoch, timestamp_ms=one.timestamp_ms, expected_end_offset=base
+            )
         else:
-            specs = [BatchSpec(values, plan.epoch, ts) for values, ts in plan.batches]
-            self.log.append_batches(specs, expected_end_offset=base)
+            self.log.append_batches(plan.batches, expected_end_offset=base)
         self.image = plan.image
         for listener in self.listeners:
             try:
