@@ -8,19 +8,17 @@ returns the results. A failed append leaves the image untouched and fails every 
 request: NOT_CONTROLLER (41) when a newer epoch has fenced this controller, KAFKA_STORAGE_ERROR
 (56) with the OS error and the file for a storage failure.
 
-Group commit (:mod:`aclog.controller.group`): mutations that arrive while a commit runs queue
-up, and the next thread to commit decides them one after another, each against the pending image
-the earlier ones leave, then appends their batches with one write and one fsync. Every request
-still gets its own batch and exactly the results it would get run alone in that order; a failed
-group append fails every request in the group. The ``*_later`` forms queue the same request and
-return a future at once; the queue's commit thread leads for them (the listener's event loop
-uses these, so no thread of its own waits for a commit).
+Group commit (:mod:`aclog.controller.group`): requests that arrive while a commit runs queue
+up and are decided one after another against the pending image, then appended with one write
+and one fsync; each keeps its own batch and the results it would get alone in that order. The
+``*_later`` forms return a future at once (the listener's event loop uses them).
 
-Parts live in their own modules: how each mutation is decided (:mod:`aclog.controller.tickets`),
-how a group of decided requests is appended and published
-(:class:`~aclog.controller.group_commit.GroupCommitMixin`), following and leading when several
-controllers share the log (:class:`~aclog.controller.leadership.LeadershipMixin`), and snapshots
-(:class:`~aclog.controller.snapshots.ControllerSnapshots`).
+A composition, not mixins: the control managers (``acl_manager``, ``scram_manager``) decide a
+mutation into records and results (:mod:`aclog.controller.tickets`) and change nothing; the
+``committer`` (:class:`~aclog.controller.group_commit.Committer`) owns the image, the epoch, the
+``fenced`` flag and the snapshots, and appends; ``leadership``
+(:class:`~aclog.controller.leadership.Leadership`) follows and leads a shared log through it.
+Only replaying committed records changes the image.
 
 Thread-safe: commits (and dry runs, catch-up and leadership changes) are serialized by one lock;
 :attr:`Controller.image` is an immutable image swapped whole after each commit. Cost: an
@@ -44,37 +42,23 @@ from aclog.controller.authorization import ClusterAuthorizer
 from aclog.controller.caller import Caller
 from aclog.controller.group import CommitQueue, Ticket
 from aclog.controller.group_commit import NOT_CONTROLLER as NOT_CONTROLLER  # noqa: PLC0414
-from aclog.controller.group_commit import GroupCommitMixin
-from aclog.controller.leadership import LeadershipMixin
+from aclog.controller.group_commit import Committer
+from aclog.controller.leadership import Leadership
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
-from aclog.controller.result import (
-    AclCreateResult,
-    AclDeleteResult,
-    ScramAlterResult,
-)
+from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.controller.scram_manager import ScramControlManager
 from aclog.controller.snapshots import ControllerSnapshots
 from aclog.controller.tickets import altering, check_caller, creating, deleting
 from aclog.image import MetadataImage
 from aclog.image.scram import ScramDescribeResult
 from aclog.log import SegmentedLog
-from aclog.records import (
-    AccessControlEntryRecord,
-    AclBinding,
-    AclOperation,
-    LeaderChangeRecord,
-)
+from aclog.records import AccessControlEntryRecord, AclBinding, AclOperation, LeaderChangeRecord
 from aclog.records.warning import OnWarning
 from aclog.replay.batches import CommittedBatch, replay_batches
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import read_decoded
-from aclog.snapshot import (
-    RetentionPolicy,
-    SnapshotInfo,
-    SnapshotPolicy,
-    remove_stale_temp_files,
-)
+from aclog.snapshot import RetentionPolicy, SnapshotInfo, SnapshotPolicy, remove_stale_temp_files
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -89,7 +73,7 @@ class LocalOperator:
         return True
 
 
-class Controller(GroupCommitMixin, LeadershipMixin):
+class Controller:
     """Validates and commits ACL and SCRAM mutations to one log, in groups of concurrent ones."""
 
     def __init__(
@@ -112,16 +96,12 @@ class Controller(GroupCommitMixin, LeadershipMixin):
         self.acl_manager = acl_manager or AclControlManager()
         self.scram_manager = ScramControlManager()
         self._lock = threading.Lock()
-        self._queue = CommitQueue(self._lock, self._commit_group)
-        self.fenced = False
         remove_stale_temp_files(log.directory)
         rebuilt = rebuild_image(log.directory, at_offset=log.end_offset - 1, on_warning=on_warning)
-        self.image = rebuilt.image.in_a_mapping()
-        self._snapshots = ControllerSnapshots(
-            log, snapshot_policy, retention or RetentionPolicy(), clock
-        )
-        self._commit_listeners: list[Callable[[Sequence[CommittedBatch]], object]] = []
-        self.epoch = max(log.latest_epoch, 0)
+        snapshots = ControllerSnapshots(log, snapshot_policy, retention or RetentionPolicy(), clock)
+        self.committer = Committer(log, rebuilt.image.in_a_mapping(), clock, snapshots)
+        self.leadership = Leadership(self.committer, node_id, self._lock)
+        self._queue = CommitQueue(self._lock, self.committer.commit_group)
         if bootstrap and log.end_offset == 0:
             self._bootstrap()
 
@@ -139,7 +119,7 @@ class Controller(GroupCommitMixin, LeadershipMixin):
         """Commit what is queued, finish a policy snapshot in progress, then release the log
         and its writer lock."""
         self._queue.close()
-        self._snapshots.wait()
+        self.committer.snapshots.wait()
         self.log.close()
 
     def __enter__(self) -> Controller:
@@ -154,7 +134,22 @@ class Controller(GroupCommitMixin, LeadershipMixin):
         must not call back into this controller). A listener that raises is logged and
         skipped: the commit stands, and a loader reads it from the log instead."""
         with self._lock:
-            self._commit_listeners.append(listener)
+            self.committer.listeners.append(listener)
+
+    @property
+    def image(self) -> MetadataImage:
+        """The committed image: immutable, swapped whole by each commit or catch-up."""
+        return self.committer.image
+
+    @property
+    def epoch(self) -> int:
+        """The epoch this controller appends with."""
+        return self.committer.epoch
+
+    @property
+    def fenced(self) -> bool:
+        """True once a newer epoch has fenced this controller (until it leads again)."""
+        return self.committer.fenced
 
     # -- leadership (the :class:`~aclog.controller.writer.MetadataWriter` answers) -------------
 
@@ -175,8 +170,30 @@ class Controller(GroupCommitMixin, LeadershipMixin):
 
     def _bootstrap(self) -> None:
         """A new log starts with this controller taking leadership for epoch 1."""
-        self.epoch = 1
-        self._append([LeaderChangeRecord(self.node_id, self.epoch)], None)
+        self.committer.epoch = 1
+        self.committer.append([LeaderChangeRecord(self.node_id, 1)], None)
+
+    # -- following and leading a shared log (:class:`Leadership` answers) ----------------------
+
+    def catch_up(self) -> int:
+        """Replay what other controllers committed since this image; returns how many batches."""
+        return self.leadership.catch_up()
+
+    def claim_leadership(self) -> bool:
+        """Append a leader change for the next epoch; True when this controller now leads."""
+        return self.leadership.claim_leadership()
+
+    def newest_epoch_seen(self) -> int:
+        """The newest epoch this controller knows of (its own, its log's or its image's)."""
+        return self.leadership.newest_epoch_seen()
+
+    def still_leading(self) -> bool:
+        """True when nobody else has written since this controller's last commit."""
+        return self.leadership.still_leading()
+
+    def heartbeat(self) -> bool:
+        """Append a no-op so standbys see this controller alive; False once it is deposed."""
+        return self.leadership.heartbeat()
 
     # -- operations ----------------------------------------------------------------------------
 
@@ -265,7 +282,7 @@ class Controller(GroupCommitMixin, LeadershipMixin):
         """Write the committed image as a snapshot now, on this thread (through the one
         snapshot writer), then delete log segments wholly below it if the retention policy
         says so. ``rows`` writes format 1 (one Avro row per record) instead of ACL columns."""
-        return self._snapshots.take(self.image, rows=rows)
+        return self.committer.snapshots.take(self.image, rows=rows)
 
 
 def replay_log(directory: Path) -> MetadataImage:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from aclog.acl import ApiError
 from aclog.controller.result import ControllerResult
 from aclog.image import MetadataImage
+from aclog.log import BatchSpec
 from aclog.records import Record, RequestContextRecord, encode_many
 from aclog.replay.batches import CommittedBatch, replay_batches
 
@@ -157,7 +158,7 @@ class GroupPlan:
         self.image = image
         self.epoch = epoch
         self.base_offset = image.provenance.last_offset + 1
-        self.batches: list[tuple[list[bytes], int]] = []
+        self.batches: list[BatchSpec] = []
         self.committed: list[CommittedBatch] = []
         self.answers: list[tuple[Ticket[Any], Any]] = []
 
@@ -190,7 +191,7 @@ class GroupPlan:
             records = [context, *records]
         batch = CommittedBatch(self.end_offset, self.epoch, timestamp_ms, tuple(records))
         self.image = replay_batches(self.image, [batch]).image
-        self.batches.append((encode_many(records), timestamp_ms))
+        self.batches.append(BatchSpec(encode_many(records), self.epoch, timestamp_ms))
         self.committed.append(batch)
         if answer is not None:
             self.answers.append(answer)
@@ -207,4 +208,4 @@ class GroupPlan:
 
     @property
     def size(self) -> int:
-        return sum(len(v) for values, _ in self.batches for v in values)
+        return sum(len(v) for batch in self.batches for v in batch.values)

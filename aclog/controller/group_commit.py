@@ -8,9 +8,11 @@ epoch fenced this controller, KAFKA_STORAGE_ERROR (56) for a storage failure, wi
 message (the OS error, the file, whether the write was undone or the writer stopped); the log
 itself logs each storage condition once (:mod:`aclog.log.health`).
 
-A mixin of :class:`~aclog.controller.controller.Controller` for the reason
-:class:`~aclog.controller.leadership.LeadershipMixin` is one: it reads and changes the
-controller's own image, epoch and ``fenced`` flag; the fields it uses are declared below.
+A component of :class:`~aclog.controller.controller.Controller` (held as its ``committer``):
+it owns what a commit changes, the committed image, the epoch and the ``fenced`` flag, and the
+only ways they change are a durable append of replayed records (:meth:`Committer.append_plan`)
+and the replays and leader changes of :class:`~aclog.controller.leadership.Leadership`, which
+holds this committer.
 
 Thread-safe only under the controller's commit lock (the queue's leader holds it). Cost: O(records
 of the group) plus one fsync.
@@ -27,7 +29,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.group import GroupPlan, Ticket
 from aclog.controller.snapshots import ControllerSnapshots
 from aclog.image import MetadataImage
-from aclog.log import BatchSpec, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
+from aclog.log import FencedEpochError, LogError, SegmentedLog, StaleOffsetError
 from aclog.log.errors import describe_os_error
 from aclog.records import Record
 from aclog.replay.batches import CommittedBatch
@@ -44,27 +46,35 @@ def storage_failed(error: LogError | OSError) -> ApiError:
     return ApiError(Errors.KAFKA_STORAGE_ERROR, message)
 
 
-class GroupCommitMixin:
-    """Deciding, appending and publishing one group of requests."""
+class Committer:
+    """The writer of one controller: decides groups of tickets, appends them, advances the
+    committed image and tells the commit listeners and the snapshot policy."""
 
-    log: SegmentedLog
-    image: MetadataImage
-    epoch: int
-    fenced: bool
-    clock: Callable[[], float]
-    _snapshots: ControllerSnapshots
-    _commit_listeners: list[Callable[[Sequence[CommittedBatch]], object]]
+    def __init__(
+        self,
+        log: SegmentedLog,
+        image: MetadataImage,
+        clock: Callable[[], float],
+        snapshots: ControllerSnapshots,
+    ) -> None:
+        self.log = log
+        self.image = image
+        self.epoch = max(log.latest_epoch, 0)
+        self.fenced = False
+        self.clock = clock
+        self.snapshots = snapshots
+        self.listeners: list[Callable[[Sequence[CommittedBatch]], object]] = []
 
-    def _commit_group(self, tickets: list[Ticket[Any]]) -> None:
+    def commit_group(self, tickets: list[Ticket[Any]]) -> None:
         """Decide every ticket against the pending image, append the batches as one group,
-        then advance the image and answer (the leader runs this under the commit lock)."""
+        then advance the image and answer (the queue's leader runs this under the commit lock)."""
         plan = GroupPlan(self.image, self.epoch)
         for ticket in tickets:
             self._plan(plan, ticket)
         if not plan.batches:
             return
         try:
-            self._append_plan(plan)
+            self.append_plan(plan)
         except (FencedEpochError, StaleOffsetError):
             # A newer controller has written: this one is deposed and its image is stale.
             self.fenced = True
@@ -87,29 +97,30 @@ class GroupCommitMixin:
             # A bug in one request (e.g. a record that does not replay) fails only that request.
             ticket.fail(error)
 
-    def _append(self, records: list[Record], caller: Caller | None) -> None:
+    def append(self, records: list[Record], caller: Caller | None) -> None:
         """Append the controller's own records (or one request's) as a one-batch group."""
         plan = GroupPlan(self.image, self.epoch)
         plan.add(records, caller, int(self.clock() * 1000))
-        self._append_plan(plan)
+        self.append_plan(plan)
 
-    def _append_plan(self, plan: GroupPlan) -> None:
+    def append_plan(self, plan: GroupPlan) -> None:
         """Append the plan's batches with one fsync, then advance the image to the plan's."""
         # Conditional on the log ending where this controller's image ends: if anyone else
         # appended meanwhile, the append fails instead of committing on a stale image.
         base = plan.base_offset
         if len(plan.batches) == 1:  # the same one-batch group, through the one-batch entry point
-            values, timestamp_ms = plan.batches[0]
-            self.log.append(values, plan.epoch, timestamp_ms=timestamp_ms, expected_end_offset=base)
+            (one,) = plan.batches
+            self.log.append(
+                one.values, one.epoch, timestamp_ms=one.timestamp_ms, expected_end_offset=base
+            )
         else:
-            specs = [BatchSpec(values, plan.epoch, ts) for values, ts in plan.batches]
-            self.log.append_batches(specs, expected_end_offset=base)
+            self.log.append_batches(plan.batches, expected_end_offset=base)
         self.image = plan.image
-        for listener in self._commit_listeners:
+        for listener in self.listeners:
             try:
                 listener(plan.committed)
             except Exception:
                 logger.exception(
                     "a commit listener failed on offsets %d-%d", base, plan.end_offset - 1
                 )
-        self._snapshots.committed(plan.size, self.image)
+        self.snapshots.committed(plan.size, self.image)

@@ -1,19 +1,18 @@
 """Following and leading: what a controller does when several share one log.
 
 Only one controller at a time is active (it appends with the highest epoch); the others are
-standbys that follow the log. :meth:`LeadershipMixin.catch_up` replays what other controllers
-committed, :meth:`~LeadershipMixin.claim_leadership` appends a leader-change record for the next
-epoch, :meth:`~LeadershipMixin.still_leading` checks against the log whether anyone else has
-written, and :meth:`~LeadershipMixin.heartbeat` appends a no-op so standbys see the active
+standbys that follow the log. :meth:`Leadership.catch_up` replays what other controllers
+committed, :meth:`~Leadership.claim_leadership` appends a leader-change record for the next
+epoch, :meth:`~Leadership.still_leading` checks against the log whether anyone else has
+written, and :meth:`~Leadership.heartbeat` appends a no-op so standbys see the active
 controller alive. Appends are conditional on the log ending where the image ends, so a deposed
 controller learns it from a failed append (it is then ``fenced``) instead of overwriting a
 newer leader's records.
 
-A mixin of :class:`~aclog.controller.controller.Controller` rather than a collaborator: every
-method reads and changes the controller's own state (its image, epoch and ``fenced`` flag)
-under its commit lock and appends through its commit path, so a separate object would need a
-reference back to the controller and reach into its private fields; the fields the mixin uses
-are declared below instead, which states the dependency.
+A component of :class:`~aclog.controller.controller.Controller` (held as its ``leadership``):
+it holds the controller's :class:`~aclog.controller.group_commit.Committer`, whose image, epoch
+and ``fenced`` flag it advances by replaying what others committed or by appending a leader
+change through the committer's one append path, under the controller's commit lock.
 
 Following takes no lock, so a standby (frozen or not) never stands in the active
 controller's way: :meth:`catch_up` tails the log from the byte its last read reached
@@ -33,29 +32,26 @@ image; :meth:`claim_leadership` and :meth:`heartbeat` are one append and fsync;
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
-from aclog.image import MetadataImage
-from aclog.log import FencedEpochError, SegmentedLog, StaleOffsetError, WriterStoppedError
+from aclog.controller.group_commit import Committer
+from aclog.log import FencedEpochError, StaleOffsetError, WriterStoppedError
 from aclog.log.reader import LogTail
 from aclog.log.recovery_point import committed_end
-from aclog.records import LeaderChangeRecord, NoOpRecord, Record
+from aclog.records import LeaderChangeRecord, NoOpRecord
 from aclog.replay.batches import replay_batches
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import decode_batch
 
 
-class LeadershipMixin:
+class Leadership:
     """Catching up with, and taking over from, other controllers of the same log."""
 
-    log: SegmentedLog
-    node_id: int
-    image: MetadataImage
-    epoch: int
-    fenced: bool
-    _lock: threading.Lock
-    _append: Callable[[list[Record], None], None]  # append the controller's own records
-    _tail: LogTail | None = None  # where this controller's following reached; made on first use
+    def __init__(self, committer: Committer, node_id: int, lock: threading.Lock) -> None:
+        self.committer = committer
+        self.log = committer.log
+        self.node_id = node_id
+        self._lock = lock
+        self._tail: LogTail | None = None  # where following reached; made on first use
 
     def catch_up(self) -> int:
         """Replay batches other controllers committed since this image; returns how many.
@@ -68,17 +64,17 @@ class LeadershipMixin:
             return self._catch_up()
 
     def _catch_up(self) -> int:
-        start = self.image.provenance.last_offset + 1
+        start = self.committer.image.provenance.last_offset + 1
         durable = self._durable_end()
         if durable is not None and durable < start:
-            self.image = rebuild_image(self.log.directory).image.in_a_mapping()
+            self.committer.image = rebuild_image(self.log.directory).image.in_a_mapping()
             self._tail = None
             return 0
         if self._tail is None:
             self._tail = LogTail(self.log.directory)
         batches = (decode_batch(b) for b in self._tail.read(start, durable))
-        replayed = replay_batches(self.image, batches, start=start)
-        self.image = replayed.image
+        replayed = replay_batches(self.committer.image, batches, start=start)
+        self.committer.image = replayed.image
         return replayed.batches
 
     def _durable_end(self) -> int | None:
@@ -89,7 +85,7 @@ class LeadershipMixin:
         if not self.log.fsync:
             return None
         end = committed_end(self.log.directory)
-        return self.image.provenance.last_offset + 1 if end is None else end
+        return self.committer.image.provenance.last_offset + 1 if end is None else end
 
     def claim_leadership(self) -> bool:
         """Append a leader-change record for the next epoch, conditional on the log ending
@@ -101,29 +97,32 @@ class LeadershipMixin:
         yet. (Otherwise every standby's first claim after a crash mid-commit would fail and
         failover would take two election timeouts.)"""
         with self._lock:
+            committer = self.committer
             for _ in range(2):
                 seen = self.newest_epoch_seen()
-                previous, self.epoch = self.epoch, seen + 1
+                previous, committer.epoch = committer.epoch, seen + 1
                 try:
-                    self._append([LeaderChangeRecord(self.node_id, self.epoch)], None)
+                    committer.append([LeaderChangeRecord(self.node_id, committer.epoch)], None)
                 except StaleOffsetError:
-                    self.epoch = previous
+                    committer.epoch = previous
                     self._catch_up()
                     if self.newest_epoch_seen() > seen:
                         return False  # another node won this epoch
                     continue
                 except (FencedEpochError, WriterStoppedError):
                     # Lost the race, or this writer stopped: it must not lead until a restart.
-                    self.epoch = previous
+                    committer.epoch = previous
                     return False
-                self.fenced = False
+                committer.fenced = False
                 return True
             return False
 
     def newest_epoch_seen(self) -> int:
         """The newest epoch this controller knows of: its own, its log view's or the image's
         (a standby's log view is as old as its last append; its image follows the log)."""
-        return max(self.log.latest_epoch, self.image.provenance.epoch, self.epoch)
+        return max(
+            self.log.latest_epoch, self.committer.image.provenance.epoch, self.committer.epoch
+        )
 
     def still_leading(self) -> bool:
         """True when nobody else has written since this controller's last commit (checked
@@ -132,11 +131,11 @@ class LeadershipMixin:
         with self._lock:
             stale = (
                 self.log.moved_by_others()
-                or self.log.latest_epoch > self.epoch
-                or self.log.end_offset != self.image.provenance.last_offset + 1
+                or self.log.latest_epoch > self.committer.epoch
+                or self.log.end_offset != self.committer.image.provenance.last_offset + 1
             )
             if stale:
-                self.fenced = True
+                self.committer.fenced = True
             return not stale
 
     def heartbeat(self) -> bool:
@@ -146,8 +145,8 @@ class LeadershipMixin:
         standby that takes over, instead of getting KAFKA_STORAGE_ERROR here until a restart."""
         with self._lock:
             try:
-                self._append([NoOpRecord()], None)
+                self.committer.append([NoOpRecord()], None)
             except (FencedEpochError, StaleOffsetError, WriterStoppedError):
-                self.fenced = True
+                self.committer.fenced = True
                 return False
             return True

@@ -50,8 +50,9 @@ from aclog.log.segment import CRC_MISMATCH, RawBatch, ScanProblem, SegmentScan, 
 
 
 @dataclass(frozen=True, slots=True)
-class ReadBatch:
-    """The identity of the last batch read: where it sits and what its header said."""
+class LastRead:
+    """Where the last batch read sits and what its header said: its identity, which each poll
+    checks is still there (other offsets or another CRC there mean the log was truncated)."""
 
     position: int
     base_offset: int
@@ -75,7 +76,7 @@ class KraftTail:
     position: int
     next_offset: int
     last_epoch: int = -1
-    last: ReadBatch | None = None
+    last: LastRead | None = None
     suspect: int | None = None
     skip_below: int = 0
 
@@ -116,7 +117,7 @@ class KraftTail:
     def _advance(self, raw: RawBatch) -> None:
         """Move the cursor past ``raw``, remembering it for the truncation check."""
         header = raw.header
-        self.last = ReadBatch(
+        self.last = LastRead(
             raw.position, header.base_offset, header.last_offset, header.epoch, header.crc
         )
         self.position = raw.position + header.size

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
+    from aclog.config_error import ConfigError
     from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_cluster_id
-    from aclog.node.endpoint import ConfigError, Endpoint, check_listenable, parse_endpoint
+    from aclog.node.endpoint import Endpoint, check_listenable, parse_endpoint
     from aclog.node.login_secret import SECRET_FILE, LoginSecretError
     from aclog.node.node import Node, NodeSettings
     from aclog.node.published import PublishedOffset

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.authorizer import Authorizer, Decision
+from aclog.config_error import ConfigError
 from aclog.controller.quorum_state import QuorumState
 from aclog.controller.validation import CLUSTER_NAME
-from aclog.node.endpoint import ConfigError, Endpoint, parse_endpoint
+from aclog.node.endpoint import Endpoint, parse_endpoint
 from aclog.records import AclOperation, ResourceType
 
 NO_CONTROLLER = -1

@@ -9,13 +9,9 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass
 
+from aclog.config_error import ConfigError
+
 DEFAULT_PORT = 9092
-
-
-class ConfigError(ValueError):
-    """A setting that cannot work, wherever it was given (an endpoint, the listener's settings,
-    a ``--command-config`` file); the message says which and how to fix it. The one such error:
-    every command maps it to exit 2."""
 
 
 @dataclass(frozen=True, slots=True)

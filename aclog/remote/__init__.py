@@ -2,7 +2,10 @@
 
 :class:`RemoteAdmin` implements :class:`~aclog.controller.writer.MetadataWriter` over the Kafka
 protocol (kafka-python's admin client for bootstrap, SASL/TLS and routing);
-:func:`bootstrap_admin_client` connects and names what went wrong (:class:`RemoteError`).
+:func:`bootstrap_admin_client` connects and names what went wrong (:class:`RemoteError`);
+:func:`read_command_config` reads a Kafka client properties file (``--command-config``, with
+its key stores: :mod:`~aclog.remote.key_stores`) into the client's settings, a setting that
+cannot work being a :class:`~aclog.config_error.ConfigError`.
 Sits above :mod:`aclog.controller` (whose request and result types it speaks) and below the
 tools.
 """
@@ -14,6 +17,7 @@ from aclog.faces import lazy_face
 if TYPE_CHECKING:
     from aclog.remote.admin import RemoteAdmin
     from aclog.remote.basics import REMOTE_ACL_ID, RemoteError
+    from aclog.remote.command_config import read_command_config
     from aclog.remote.connection import bootstrap_admin_client, bootstrap_timeout_ms, describe_error
     from aclog.remote.messages import RemoteApiError, UnsupportedRemotely, api_error
 
@@ -27,6 +31,7 @@ __all__ = [
     "bootstrap_admin_client",
     "bootstrap_timeout_ms",
     "describe_error",
+    "read_command_config",
 ]
 
 __getattr__ = lazy_face(__name__)

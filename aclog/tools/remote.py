@@ -4,7 +4,7 @@ on any Kafka cluster.
 :func:`choose_target` reads ``--data-dir``, ``--bootstrap-server``, ``--command-config`` and
 their environment variables (``$ACLOG_DATA_DIR``, ``$ACLOG_BOOTSTRAP_SERVER``,
 ``$ACLOG_COMMAND_CONFIG``) into a :data:`Target`: a data directory or a :class:`RemoteTarget` (the
-bootstrap address and the :mod:`~aclog.tools.command_config` settings).
+bootstrap address and the :mod:`~aclog.remote.command_config` settings).
 :func:`open_admin` opens the target's writer (a
 :class:`~aclog.controller.writer.MetadataWriter`): the
 :class:`~aclog.controller.controller.Controller` of the data directory, or a
@@ -92,7 +92,7 @@ def _read_settings(command_config: Path | None) -> dict[str, Any]:
     if command_config is None:
         return {}
     # imported here: reading a file may need cryptography (key stores), a data directory never
-    from aclog.tools.command_config import read_command_config  # noqa: PLC0415
+    from aclog.remote import read_command_config  # noqa: PLC0415
 
     return read_command_config(command_config, _warn)
 

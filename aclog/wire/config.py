@@ -10,8 +10,9 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aclog.config_error import ConfigError
 from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
-from aclog.node.endpoint import DEFAULT_PORT, ConfigError, Endpoint
+from aclog.node.endpoint import DEFAULT_PORT, Endpoint
 
 MEBIBYTE = 1024 * 1024
 

@@ -22,8 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from aclog.config_error import ConfigError
 from aclog.node import Node
-from aclog.node.endpoint import ConfigError, Endpoint, check_listenable
+from aclog.node.endpoint import Endpoint, check_listenable
 from aclog.records.collector import call_paused
 from aclog.wire.apis import APIS
 from aclog.wire.budget import Budget

@@ -248,10 +248,10 @@ def test_an_offered_commit_is_published_before_the_writer_returns_without_a_read
 
 def test_a_missed_offer_is_read_from_the_log_instead(tmp_path: Path) -> None:
     controller, loader, authorizer, reads = _offering(tmp_path)
-    listeners = controller._commit_listeners
-    controller._commit_listeners = []  # this commit is not offered
+    listeners = controller.committer.listeners
+    controller.committer.listeners = []  # this commit is not offered
     controller.create_acls([_acl("missed", AclPermissionType.DENY)], CALLER)
-    controller._commit_listeners = listeners
+    controller.committer.listeners = listeners
     controller.create_acls([_acl("next", AclPermissionType.ALLOW)], CALLER)
     # The second offer does not follow the published image: the loader read the log.
     assert len(reads) == 1
@@ -269,7 +269,7 @@ def test_a_failing_commit_listener_does_not_fail_the_commit(
     def broken(batches: object) -> None:
         raise RuntimeError("listener bug")
 
-    controller._commit_listeners.insert(0, broken)
+    controller.committer.listeners.insert(0, broken)
     results = controller.create_acls([_acl("orders", AclPermissionType.ALLOW)], CALLER)
     assert results[0].error.is_success
     assert "a commit listener failed" in caplog.text

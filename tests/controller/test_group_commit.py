@@ -21,6 +21,7 @@ from aclog.controller import AclControlManager, ScramDeletion, upsertion_for_pas
 from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator, replay_log
 from aclog.controller.group import GroupPlan, Ticket
+from aclog.controller.group_commit import Committer
 from aclog.log import FencedEpochError
 from aclog.log import files as files_module
 from aclog.records import (
@@ -108,13 +109,13 @@ def test_concurrent_requests_equal_a_serial_run_in_commit_order(
         for i in range(PER_THREAD)
     }
     decided: list[str] = []
-    real_plan = Controller._plan
+    real_plan = Committer._plan
 
-    def recording(self: Controller, plan: GroupPlan, ticket: Ticket[Any]) -> None:
+    def recording(self: Committer, plan: GroupPlan, ticket: Ticket[Any]) -> None:
         decided.append(ticket.caller.client_id)  # under the commit lock: the commit order
         real_plan(self, plan, ticket)
 
-    monkeypatch.setattr(Controller, "_plan", recording)
+    monkeypatch.setattr(Committer, "_plan", recording)
     controller = _controller(tmp_path / "concurrent")
     results: dict[str, object] = {}
     start = threading.Barrier(THREADS)

@@ -17,9 +17,9 @@ from aclog.log import CorruptLogError, LogError, LogLockedError
 from aclog.node import ConfigError, LoginSecretError, TopicsFileError
 from aclog.records import RecordDecodeError
 from aclog.remote import RemoteError
+from aclog.remote.command_config import read_command_config
 from aclog.replay import RebuildError
 from aclog.snapshot import SnapshotError
-from aclog.tools.command_config import read_command_config
 from aclog.tools.exit_codes import exit_code_for, fail_for, reason
 from aclog.tools.options import OptionError
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from aclog.node import ConfigError
 from aclog.records import ScramMechanism
-from aclog.tools.command_config import client_settings, parse_jaas, read_properties
+from aclog.remote.command_config import client_settings, parse_jaas, read_properties
 from aclog.tools.main import app
 from tests.wire.harness import ServerProcess, make_certificate
 

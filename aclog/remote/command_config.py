@@ -5,11 +5,12 @@ read as Java reads it (:func:`read_properties`: ISO-8859-1, ``\\uXXXX`` escapes,
 continuations, by the ``javaproperties`` library) with ``security.protocol``, ``sasl.mechanism``,
 a ``sasl.jaas.config`` login (:func:`parse_jaas`, PLAIN or SCRAM login modules only) or
 ``sasl.username`` / ``sasl.password``, TLS files (PEM, or JKS and PKCS12 stores:
-:mod:`~aclog.tools.key_stores`) and timeouts. :func:`client_settings` turns the properties into
+:mod:`~aclog.remote.key_stores`) and timeouts. :func:`client_settings` turns the properties into
 keyword arguments for kafka-python's :class:`~kafka.admin.KafkaAdminClient`. A key it does not
 use is reported through ``on_warning`` and ignored, as Kafka's clients ignore unknown keys
 (:data:`SUPPORTED_KEYS` lists those it uses); a value it cannot use is a
-:class:`~aclog.node.ConfigError` (the one error for a setting that cannot work) naming the key.
+:class:`~aclog.config_error.ConfigError` (the one error for a setting that cannot work) naming
+the key.
 
 Thread-safe: functions of their arguments (and, for file-valued keys, of the files). Cost:
 linear in the size of the file, which is read once; a store is read and written as PEM once.
@@ -24,8 +25,8 @@ from typing import Any
 
 import javaproperties
 
-from aclog.node import ConfigError
-from aclog.tools.key_stores import StoreError, certificates_file, is_pem, key_file, read_store
+from aclog.config_error import ConfigError
+from aclog.remote.key_stores import StoreError, certificates_file, is_pem, key_file, read_store
 
 _SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")

@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 
 from aclog.node import ConfigError
-from aclog.tools.command_config import (
+from aclog.remote.command_config import (
     client_settings,
     read_command_config,
     read_properties,
