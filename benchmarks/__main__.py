@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name in args.only or DEFAULT_SUITES:
             print(f"== {name}", flush=True)
+            report.sample_load()
             SUITES[name](report, quick)
     finally:
         harness.SCALE.name = "full"

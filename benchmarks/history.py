@@ -7,7 +7,8 @@ row of :class:`benchmarks.report.Row` plus where it came from:
 - ``run``: a label saying what the run was for (``make bench``, ``before <commit>``, ...);
 - ``commit``: the code measured (``+dirty`` when ``aclog/`` had uncommitted changes);
 - ``recorded``: the UTC date the run was saved; ``scale``: ``full``, ``quick`` or ``tiny``;
-- ``load``: the machine's 1-minute load average at the run's start and end, when known.
+- ``load``: the machine's 1-minute load average at the run's start and the highest sampled
+  during it (see :func:`benchmarks.report.peak_load`), when known.
 
 Prose that went with a run (what was compared, how, why) lives in ``history/notes.md``.
 
@@ -23,7 +24,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import Report
+from benchmarks.report import Report, peak_load
 
 PROVENANCE = ("run", "commit", "recorded", "scale", "load")
 
@@ -36,7 +37,7 @@ def record(report: Report, directory: Path, run: str, scale: str) -> dict[str, i
         "commit": env["commit"],
         "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
         "scale": scale,
-        "load": [round(env["load"]["start"][0], 2), round(env["load"]["end"][0], 2)],
+        "load": [round(env["load"]["start"][0], 2), round(peak_load(env["load"]), 2)],
     }
     return append(directory, ({**provenance, **asdict(row)} for row in report.rows))
 

@@ -1,4 +1,4 @@
-"""README figures tables outside the Performance section: start-up, failover, the seal check."""
+"""README figures tables outside the Performance section: start-up and failover."""
 
 from __future__ import annotations
 
@@ -61,27 +61,5 @@ FAILOVER = Table(
             "leader write p99, active segment empty / 60 MB (just under the 64 MB roll)",
             _p99("leader writes, active segment 0 MB", "leader writes, active segment 60 MB"),
         ),
-    ],
-)
-
-
-def _roll(unchecked: str) -> Cell:
-    def cell(r: Run) -> str:
-        workload = f"roll (fsync) with {unchecked} unchecked"
-        checked = r.value("log", "aclog", f"{workload}, with the read-back check", "latency")
-        bare = r.value("log", "aclog", f"{workload}, without the read-back check", "latency")
-        return f"{ms(checked)} (without the check: {ms(bare)})"
-
-    return cell
-
-
-SEAL = Table(
-    ("a segment roll with", "costs"),
-    [
-        (
-            "256 KiB unchecked (2,500 one-ACL batches; what the incremental check leaves)",
-            _roll("256 KiB"),
-        ),
-        ("64 MiB unchecked (the whole segment read back at its roll)", _roll("64 MiB")),
     ],
 )

@@ -39,9 +39,14 @@ class Report:
     """The rows of one run plus its environment header."""
 
     rows: list[Row] = field(default_factory=list)
-    # The machine's load when the run began: a run is quiet only if this and the load at the end
-    # are both near zero (other work on the cores moves every figure by tens of percent).
+    # The machine's 1-minute load when the run began and as each suite began: a run is quiet
+    # only if every sample is under one (other work on the cores moves figures by tens of %).
     load_start: tuple[float, float, float] = field(default_factory=os.getloadavg)
+    load_during: list[float] = field(default_factory=list)
+
+    def sample_load(self) -> None:
+        """Note the machine's 1-minute load now (the runner calls it as each suite starts)."""
+        self.load_during.append(round(os.getloadavg()[0], 2))
 
     def add(self, row: Row) -> None:
         self.rows.append(row)
@@ -53,7 +58,8 @@ class Report:
 
     def environment(self) -> dict[str, Any]:
         """The run's conditions: :func:`environment` plus the load at its start and now."""
-        return {**environment(), "load": {"start": self.load_start, "end": os.getloadavg()}}
+        load = {"start": self.load_start, "during": self.load_during, "end": os.getloadavg()}
+        return {**environment(), "load": load}
 
     def markdown(self) -> str:
         lines = [_header_markdown(self.environment()), ""]
@@ -110,11 +116,17 @@ def kafka_distribution() -> str:
     return " ".join(m.group(1) for m in (version, commit) if m) or str(home)
 
 
+def peak_load(load: dict[str, Any]) -> float:
+    """The highest 1-minute load sampled in a run: at its start, as each suite began, at its end."""
+    return max([load["start"][0], load["end"][0], *load.get("during", [])])
+
+
 def _header_markdown(env: dict[str, Any]) -> str:
     packages = ", ".join(f"{k} {v}" for k, v in env["packages"].items())
     load = env.get("load")
     loads = (
-        f"; load {load['start'][0]:.2f} at start, {load['end'][0]:.2f} at end (1-min average)"
+        f"; load {load['start'][0]:.2f} at start, {load['end'][0]:.2f} at end, "
+        f"at most {peak_load(load):.2f} (1-min average)"
         if load
         else ""
     )
