@@ -57,8 +57,10 @@ unit: install java browser
 
 test: lint unit
 
+# The README's figures tables are rendered from the run just saved (benchmarks/readme_figures.py).
 bench: install java
 	$(BIN)/python -m benchmarks --out benchmarks/results
+	$(BIN)/python -m benchmarks.readme_figures
 
 bench-quick: install java
 	$(BIN)/python -m benchmarks --quick
