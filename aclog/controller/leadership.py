@@ -42,7 +42,7 @@ from aclog.log.recovery_point import read_recovery_point
 from aclog.records import LeaderChangeRecord, NoOpRecord, Record
 from aclog.replay.batches import replay_batches
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import decode_batch
+from aclog.replay.runs import decoded_runs
 
 
 class LeadershipMixin:
@@ -76,7 +76,7 @@ class LeadershipMixin:
             return 0
         if self._tail is None:
             self._tail = LogTail(self.log.directory)
-        batches = (decode_batch(b) for b in self._tail.read(start, durable))
+        batches = decoded_runs(self._tail.read(start, durable), start)
         replayed = replay_batches(self.image, batches, start=start)
         self.image = replayed.image
         return replayed.batches
