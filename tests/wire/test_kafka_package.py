@@ -4,11 +4,7 @@ a name of its own afterwards, in the same process."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh_interpreter import fresh_output
 
 PROBE = """
 import sys
@@ -27,16 +23,7 @@ print("then:", kafka.__version__ == __import__("kafka.version").version.__versio
 
 
 def _run(probe: str) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        check=False,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
+    return fresh_output(probe).splitlines()
 
 
 def test_serve_starts_without_kafka_pythons_clients_and_the_package_stays_whole() -> None:
