@@ -16,7 +16,8 @@ best of :data:`ROUNDS`, collector paused as replay runs:
   is ready, in seconds, with its ratio to the bulk log's (target <= 1.5x).
 
 A ``mismatches`` row counts the small-batch logs whose replayed state (ACLs in image order,
-SCRAM users) differs from the bulk log's. ``python -m benchmarks.bench_small_batches
+SCRAM users) differs from the bulk log's; :mod:`benchmarks.bench_serve_start` adds the
+``aclog serve`` start rows. ``python -m benchmarks.bench_small_batches
 [--records N]`` runs the suite alone and prints the rows.
 """
 
@@ -115,8 +116,11 @@ def _load(directory: Path) -> Callable[[], None]:
 
 
 def run(report: Report, quick: bool) -> None:
+    from benchmarks.bench_serve_start import rows as serve_rows  # (here: it imports this module)
+
     records = SCALE.pick(100_000, 12_500, 2_000) if quick else 100_000
     report.rows.extend(rows(records))
+    report.rows.extend(serve_rows(SUITE, SCALE.pick(15_000, 15_000, 500)))
 
 
 def rows(records: int) -> list[Row]:

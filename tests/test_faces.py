@@ -5,15 +5,13 @@ the face is an ordinary AttributeError."""
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from aclog.faces import _defining_modules
+from tests.fresh_interpreter import fresh_output
 
 ROOT = Path(__file__).resolve().parents[1]
 LAZY = sorted(
@@ -68,12 +66,4 @@ def test_one_name_loads_its_module_not_the_package() -> None:
 
 def _run(probe: str) -> list[str]:
     """The words ``probe`` prints, run in a fresh interpreter (nothing imported yet)."""
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    return done.stdout.split()
+    return fresh_output(probe).split()

@@ -40,7 +40,7 @@ from aclog.log.recovery_point import committed_end
 from aclog.records import LeaderChangeRecord, NoOpRecord
 from aclog.replay.batches import replay_batches
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import decode_batch
+from aclog.replay.runs import decoded_runs
 
 
 class Leadership:
@@ -72,7 +72,7 @@ class Leadership:
             return 0
         if self._tail is None:
             self._tail = LogTail(self.log.directory)
-        batches = (decode_batch(b) for b in self._tail.read(start, durable))
+        batches = decoded_runs(self._tail.read(start, durable), start)
         replayed = replay_batches(self.committer.image, batches, start=start)
         self.committer.image = replayed.image
         return replayed.batches

@@ -21,10 +21,11 @@ if TYPE_CHECKING:
     from aclog.log.index import estimated_end_offset
     from aclog.log.lock import LOCK_FILE
     from aclog.log.log import SegmentedLog
-    from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records, read_segment_file
+    from aclog.log.reader import read_batches, read_records, read_segment_file
     from aclog.log.recovery import RecoveryReport
     from aclog.log.recovery_point import FILE_NAME as RECOVERY_POINT_FILE
     from aclog.log.recovery_point import holds_recovery_point
+    from aclog.log.region import LogBatch, LogRecord
     from aclog.log.segment import list_segments, segment_base_offset
     from aclog.log.torn import TornTailError
 

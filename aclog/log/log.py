@@ -46,9 +46,10 @@ from aclog.log.index_upgrade import upgrade_closed_indexes
 from aclog.log.lock import DirectoryLocks
 from aclog.log.modes import make_private_directory
 from aclog.log.opening import open_tail
-from aclog.log.reader import LogBatch, LogRecord, read_batches, read_records
+from aclog.log.reader import read_batches, read_records
 from aclog.log.recovery import RecoveryReport, batch_starting_at, last_epoch
 from aclog.log.recovery_point import RecoveryPointFile
+from aclog.log.region import LogBatch, LogRecord
 from aclog.log.retention import delete_below, truncate_segments
 from aclog.log.segment import list_segments
 

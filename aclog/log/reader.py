@@ -19,46 +19,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from aclog.log.batch import record_values
 from aclog.log.errors import CorruptLogError
 from aclog.log.index import OffsetIndex, batch_at
 from aclog.log.recovery_point import read_recovery_point
+from aclog.log.region import LogBatch, LogRecord, region_batches
 from aclog.log.segment import (
-    RawBatch,
     SegmentScan,
     list_segments,
     segment_base_offset,
     segment_file_name,
 )
-from aclog.log.torn import TornTailError, check_epoch, confirm_tail
-
-
-@dataclass(frozen=True, slots=True)
-class LogRecord:
-    """One record value with where and when it was committed."""
-
-    offset: int
-    epoch: int
-    timestamp_ms: int
-    value: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class LogBatch:
-    """One committed batch: offsets ``base_offset..last_offset``, all with one epoch."""
-
-    base_offset: int
-    last_offset: int
-    epoch: int
-    timestamp_ms: int
-    values: tuple[bytes, ...]
-    segment: Path
-    position: int
-
-    def records(self) -> Iterator[LogRecord]:
-        """The batch's records with their offsets."""
-        for delta, value in enumerate(self.values):
-            yield LogRecord(self.base_offset + delta, self.epoch, self.timestamp_ms, value)
+from aclog.log.torn import TornTailError, check_ending_epoch, confirm_tail
 
 
 def read_batches(
@@ -96,12 +67,12 @@ def read_batches(
         if to_offset is not None and base >= to_offset:
             return
         is_last = i == len(segments) - 1
-        for raw in _scan_from(path, base, from_offset, is_last=is_last, strict=strict):
-            if to_offset is not None and raw.header.base_offset >= to_offset:
+        for batch in _scan_from(path, base, from_offset, is_last=is_last, strict=strict):
+            if to_offset is not None and batch.base_offset >= to_offset:
                 return
-            if raw.header.last_offset == newest:
-                check_epoch(path, raw, point)
-            yield _to_batch(raw, path)
+            if batch.last_offset == newest:
+                check_ending_epoch(path, batch.last_offset, batch.epoch, batch.position, point)
+            yield batch
 
 
 def read_records(
@@ -123,18 +94,17 @@ def read_segment_file(path: Path, base_offset: int) -> Iterator[LogBatch]:
     Strict: bytes at the end that are not a whole batch raise :class:`TornTailError` (for a
     file that is no segment at all, at byte 0)."""
     in_log = segment_base_offset(path) is not None
-    for raw in _scan_from(path, base_offset, base_offset, is_last=True, strict=True, in_log=in_log):
-        yield _to_batch(raw, path)
+    yield from _scan_from(path, base_offset, base_offset, is_last=True, strict=True, in_log=in_log)
 
 
 def _scan_from(
     path: Path, base: int, from_offset: int, *, is_last: bool, strict: bool, in_log: bool = True
-) -> Iterator[RawBatch]:
+) -> Iterator[LogBatch]:
     start_offset, start_position = index_start(path, base, from_offset)
     scan = SegmentScan(
         path, position=start_position, next_offset=start_offset, skip_below=from_offset
     )
-    yield from scan
+    yield from region_batches(scan)
     problem = scan.problem
     if problem is None:
         return
@@ -159,27 +129,6 @@ def index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
     if span is None or not base <= span[0] <= offset <= span[1]:
         return base, 0  # a stale index: fall back to the start of the segment
     return span[0], position
-
-
-def _to_batch(raw: RawBatch, path: Path) -> LogBatch:
-    header = raw.header
-    try:
-        values = record_values(raw.data)
-    except ValueError as err:
-        raise CorruptLogError(str(path), raw.position, str(err)) from None
-    if len(values) != header.record_count:
-        raise CorruptLogError(
-            str(path), raw.position, f"{len(values)} records, header says {header.record_count}"
-        )
-    return LogBatch(
-        header.base_offset,
-        header.last_offset,
-        header.epoch,
-        header.max_timestamp,
-        tuple(values),
-        path,
-        raw.position,
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,15 +214,15 @@ class LogTail:
                 raise _Lost  # cut shorter than where the last read ended
             if scan.size > place.position:
                 epoch = place.epoch
-                for raw in scan:
-                    if to_offset is not None and raw.header.base_offset >= to_offset:
+                for batch in region_batches(scan):
+                    if to_offset is not None and batch.base_offset >= to_offset:
                         self._damaged = False
                         self._place = _Place(
-                            place.segment, raw.position, raw.header.base_offset, epoch
+                            place.segment, batch.position, batch.base_offset, epoch
                         )
                         return
-                    yield _to_batch(raw, place.segment)
-                    epoch = raw.header.epoch
+                    yield batch
+                    epoch = batch.epoch
             following = place.segment.with_name(segment_file_name(scan.next_offset))
             rolled = following != place.segment and following.exists()
             problem = scan.problem

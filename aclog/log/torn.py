@@ -101,12 +101,19 @@ def check_epoch(path: Path, raw: RawBatch, point: RecoveryPoint) -> None:
     """Raise :class:`CorruptLogError` when ``raw`` is the batch ending at the recovery point
     but carries another epoch than the one it was committed with (the batch CRC does not
     cover the epoch, so the recovery point remembers the newest one)."""
-    header = raw.header
-    if header.last_offset == point.offset - 1 and header.epoch != point.epoch:
+    check_ending_epoch(path, raw.header.last_offset, raw.header.epoch, raw.position, point)
+
+
+def check_ending_epoch(
+    path: Path, last_offset: int, epoch: int, position: int, point: RecoveryPoint
+) -> None:
+    """:func:`check_epoch` of the batch at ``position`` of ``path`` ending at ``last_offset``
+    with ``epoch``."""
+    if last_offset == point.offset - 1 and epoch != point.epoch:
         raise CorruptLogError(
             str(path),
-            raw.position,
-            f"the batch ending at offset {header.last_offset} has epoch {header.epoch}, but "
+            position,
+            f"the batch ending at offset {last_offset} has epoch {epoch}, but "
             f"it was committed with epoch {point.epoch} (the recovery point says so)",
         )
 

@@ -33,6 +33,7 @@ import pyarrow as pa
 from aclog.records.build import (
     ACL_CODE_TABLES,
     FROM_AVRO,
+    FROM_FIELDS,
     acls_from_columns,
     remove_acls_from_ids,
 )
@@ -151,6 +152,8 @@ def _records_of_kind(kind: KindColumns) -> list[Record]:
     names, where = _field_columns(record_type)
     count = len(kind.rows)
     lists = [_values(columns[c]) if c in columns else [None] * count for c in where]
+    if record_type in FROM_FIELDS and lists:
+        return list(map(FROM_FIELDS[record_type], *lists))
     rows = zip(*lists, strict=True) if lists else repeat((), count)  # NoOp: no field
     return [build(dict(zip(names, row, strict=True))) for row in rows]
 

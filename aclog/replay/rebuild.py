@@ -199,7 +199,9 @@ def _replayed_tail(
     on_batch: Callable[[DecodedBatch], None] | None,
 ) -> Replayed:
     """:func:`replay_tail`, with the whole :class:`~aclog.replay.batches.Replayed`."""
-    raw = _within(read_batches(directory, start), at_offset, at_time_ms)
+    raw: Iterable[LogBatch] = read_batches(directory, start)
+    if at_offset is not None or at_time_ms is not None:
+        raw = _within(raw, at_offset, at_time_ms)  # (not a step a batch when replaying all)
     batches: Iterable[ReplayBatch]
     if on_batch is None:
         batches = decoded_runs(raw, start)

@@ -21,9 +21,9 @@ Only for a replay that wants no batch on its own (no ``on_batch`` listener, no b
 the log): a run has one epoch and timestamp (its last batch's) and no author.
 
 Thread-safe (no shared state). Cost: the columnar decoder's passes over each run plus one
-record object per value: about 2 us a value in a log of 1-record batches (half the values
-request contexts, each built from its fields), against about 10 us a value batch by batch
-(``by-suite/smallreplay2/decode-runs-cpu.txt`` in ``benchmarks/results/history/notes.md``).
+record object per value: about 1.1 us a value in a log of 1-record batches (half the values
+request contexts, built positionally from their columns), against about 10 us a value batch
+by batch (``by-suite/smallbatch/session17-speed`` in ``benchmarks/results/history/notes.md``).
 """
 
 from __future__ import annotations
@@ -69,9 +69,15 @@ class BatchRun:
 def decoded_runs(batches: Iterable[LogBatch], start: int = 0) -> Iterator[BatchRun | DecodedBatch]:
     """``batches`` (in log order) decoded for replay from ``start``: runs of small batches as
     one :class:`BatchRun` each, every other batch (a large one, one that straddles ``start``,
-    a small one alone) as :func:`~aclog.replay.stream.decode_batch` gives it."""
+    a small one alone) as :func:`~aclog.replay.stream.decode_batch` gives it.
+
+    A batch joins a run when it holds fewer than ``SMALL_BATCH`` values, all from ``start`` on,
+    at consecutive offsets starting right after the run's last one (a run's records take the
+    offsets after its first), and the run stays within ``RUN_VALUES`` values. (The test is
+    written out in the loop: a log of 1-record batches runs it once a batch.)"""
     run: list[LogBatch] = []
     values = 0
+    follows = -1  # the offset a batch must start at to join the run
     iterator = iter(batches)
     while True:
         try:
@@ -81,32 +87,18 @@ def decoded_runs(batches: Iterable[LogBatch], start: int = 0) -> Iterator[BatchR
             raise
         if batch is None:
             break
-        small = _small(batch, start)
-        if small and run and _joins(run[-1], values, batch):
+        base, last, size = batch.base_offset, batch.last_offset, len(batch.values)
+        small = size < SMALL_BATCH and base >= start and last - base + 1 == size
+        if small and base == follows and values + size <= RUN_VALUES:
             run.append(batch)
-            values += len(batch.values)
+            values += size
+            follows = last + 1
             continue
         yield from _decoded(run)
-        run, values = ([batch], len(batch.values)) if small else ([], 0)
+        run, values, follows = ([batch], size, last + 1) if small else ([], 0, -1)
         if not small:
             yield decode_batch(batch)
     yield from _decoded(run)
-
-
-def _small(batch: LogBatch, start: int) -> bool:
-    """Whether ``batch`` may join a run: fewer than ``SMALL_BATCH`` values, all from
-    ``start`` on, at consecutive offsets (a run's records take the offsets after its first)."""
-    size = len(batch.values)
-    return (
-        size < SMALL_BATCH
-        and batch.base_offset >= start
-        and batch.last_offset - batch.base_offset + 1 == size
-    )
-
-
-def _joins(last: LogBatch, values: int, batch: LogBatch) -> bool:
-    """Whether small ``batch`` joins the run ending with ``last`` and holding ``values``."""
-    return batch.base_offset == last.last_offset + 1 and values + len(batch.values) <= RUN_VALUES
 
 
 def _decoded(run: list[LogBatch]) -> Iterator[BatchRun | DecodedBatch]:

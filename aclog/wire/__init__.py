@@ -12,7 +12,11 @@ them, within a bound per address). What the listener serves, the writer plus the
 follows the log, is a :class:`~aclog.node.Node`.
 """
 
-from aclog.node import (
+from aclog.wire.kafka_package import defer_client_imports
+
+defer_client_imports()  # before the modules below import kafka-python's protocol classes
+
+from aclog.node import (  # noqa: E402
     ConfigError,
     Endpoint,
     LoginSecretError,
@@ -21,8 +25,8 @@ from aclog.node import (
     load_topics,
     parse_endpoint,
 )
-from aclog.wire.config import Limits, SecurityProtocol, ServerConfig
-from aclog.wire.server import ListenerInfo, Server, serve
+from aclog.wire.config import Limits, SecurityProtocol, ServerConfig  # noqa: E402
+from aclog.wire.server import ListenerInfo, Server, serve  # noqa: E402
 
 __all__ = [
     "ConfigError",

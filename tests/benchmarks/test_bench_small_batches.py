@@ -3,7 +3,7 @@ and each size's rows carry its ratio to the bulk row."""
 
 from __future__ import annotations
 
-from benchmarks import bench_small_batches
+from benchmarks import bench_serve_start, bench_small_batches
 from benchmarks.bench_small_batches import BULK, SIZES
 
 
@@ -25,3 +25,17 @@ def test_the_stream_mixes_acl_and_scram_changes() -> None:
         "UserScramCredentialRecord",
         "RemoveUserScramCredentialRecord",
     }
+
+
+def test_serve_start_rows_time_a_real_server_until_it_listens() -> None:
+    """Wall and CPU rows for the empty directory and the request log, which holds 1-4 records
+    (contexts aside) a batch."""
+    rows = bench_serve_start.rows("smallbatch", 40)
+    assert [(r.impl, r.workload) for r in rows] == [
+        ("aclog serve start", "empty data directory"),
+        ("aclog serve start CPU", "empty data directory"),
+        ("aclog serve start", "40 batches of 1-4 records"),
+        ("aclog serve start CPU", "40 batches of 1-4 records"),
+    ]
+    assert all(0 < r.value < 120 for r in rows)
+    assert 40 <= rows[2].size <= 160 and "target <= 1 s" in rows[2].note

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from aclog.log import SegmentedLog
 from aclog.log.errors import CorruptLogError
-from aclog.log.reader import LogBatch, LogTail, read_batches
+from aclog.log.reader import LogTail, read_batches
+from aclog.log.region import LogBatch
 from aclog.log.segment import list_segments
 
 Step = tuple[str, int]

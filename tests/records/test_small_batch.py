@@ -4,13 +4,19 @@ around :data:`~aclog.records.small_batch.SMALL_BATCH` (where the batch decoder s
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.records import RecordDecodeError, RecordType, encode
-from aclog.records.column_records import decode_batch_records, decode_columnar_records
+from aclog.records.build import FROM_FIELDS
+from aclog.records.column_records import (
+    _field_columns,
+    decode_batch_records,
+    decode_columnar_records,
+)
 from aclog.records.decoded import DecodedRecords
 from aclog.records.schemas import known_versions
 from aclog.records.small_batch import SMALL_BATCH, decode_small
@@ -99,3 +105,10 @@ def test_every_sample_alone_and_none() -> None:
                 decode_columnar_records, [value], 3
             )
     assert decode_small([]).records == [] and decode_small([]).kinds() == []
+
+
+def test_the_classes_built_from_columns_take_their_fields_in_schema_order() -> None:
+    """The columnar decoder builds these types positionally from the schema's field order."""
+    for record_type, build in FROM_FIELDS.items():
+        names, _ = _field_columns(RecordType(record_type))
+        assert tuple(f.name for f in fields(build)) == names  # type: ignore[arg-type]
