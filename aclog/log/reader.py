@@ -6,7 +6,9 @@ every batch it returns (header, size, CRC-32C, offsets, epochs). Damage followed
 or in a batch below the recovery point (:mod:`aclog.log.torn`), raises
 :class:`CorruptLogError`; an incomplete batch above it at the very end of the last segment is a
 write in progress (or a torn tail the writer will quarantine and cut) and ends the read
-quietly, or raises :class:`TornTailError` for a strict read.
+quietly, or raises :class:`TornTailError` for a strict read. A segment ends where the next one
+begins: bytes after that were appended by a deposed leader and are not part of the log
+(:mod:`aclog.log.fenced`; README, "Epoch fencing").
 
 Thread-safe: each read opens its own files. Cost: O(log segments) to pick the segment,
 O(log index entries) to seek, then O(bytes read).
@@ -95,8 +97,8 @@ def read_batches(
         base, path = segments[i]
         if to_offset is not None and base >= to_offset:
             return
-        is_last = i == len(segments) - 1
-        for raw in _scan_from(path, base, from_offset, is_last=is_last, strict=strict):
+        end = segments[i + 1][0] if i + 1 < len(segments) else None
+        for raw in _scan_from(path, base, from_offset, end=end, strict=strict):
             if to_offset is not None and raw.header.base_offset >= to_offset:
                 return
             if raw.header.last_offset == newest:
@@ -123,22 +125,28 @@ def read_segment_file(path: Path, base_offset: int) -> Iterator[LogBatch]:
     Strict: bytes at the end that are not a whole batch raise :class:`TornTailError` (for a
     file that is no segment at all, at byte 0)."""
     in_log = segment_base_offset(path) is not None
-    for raw in _scan_from(path, base_offset, base_offset, is_last=True, strict=True, in_log=in_log):
+    for raw in _scan_from(path, base_offset, base_offset, end=None, strict=True, in_log=in_log):
         yield _to_batch(raw, path)
 
 
 def _scan_from(
-    path: Path, base: int, from_offset: int, *, is_last: bool, strict: bool, in_log: bool = True
+    path: Path, base: int, from_offset: int, *, end: int | None, strict: bool, in_log: bool = True
 ) -> Iterator[RawBatch]:
+    """The batches of the segment at ``path`` from ``from_offset`` up to ``end``, the next
+    segment's base (``None`` for the last segment: to its end)."""
     start_offset, start_position = index_start(path, base, from_offset)
     scan = SegmentScan(
-        path, position=start_position, next_offset=start_offset, skip_below=from_offset
+        path,
+        position=start_position,
+        next_offset=start_offset,
+        skip_below=from_offset,
+        end_offset=end,
     )
     yield from scan
     problem = scan.problem
     if problem is None:
         return
-    if not (problem.tail and is_last):
+    if not (problem.tail and end is None):
         raise CorruptLogError(str(path), problem.position, problem.reason)
     torn = confirm_tail(path, problem, in_log=in_log)  # raises below the recovery point
     if torn is not None and strict:
@@ -191,6 +199,7 @@ class _Place:
     position: int
     next_offset: int
     epoch: int
+    end: int | None = None  # the next segment's base, when the read listed one
 
 
 class LogTail:
@@ -240,9 +249,11 @@ class LogTail:
         if not segments:
             return
         base, path = segments[first]
+        end = segments[first + 1][0] if first + 1 < len(segments) else None
         offset, position = index_start(path, base, from_offset)
         try:
-            yield from self._follow(_Place(path, position, offset, -1), from_offset, to_offset)
+            place = _Place(path, position, offset, -1, end)
+            yield from self._follow(place, from_offset, to_offset)
         except _Lost:  # a segment vanished or shrank while this read went on: read again
             raise OSError(f"the log in {self.directory} changed while it was read") from None
 
@@ -258,6 +269,7 @@ class LogTail:
                     next_offset=place.next_offset,
                     last_epoch=place.epoch,
                     skip_below=from_offset,
+                    end_offset=place.end,
                 )
             except FileNotFoundError:
                 raise _Lost from None  # deleted, or renamed away by a truncation
@@ -269,7 +281,7 @@ class LogTail:
                     if to_offset is not None and raw.header.base_offset >= to_offset:
                         self._damaged = False
                         self._place = _Place(
-                            place.segment, raw.position, raw.header.base_offset, epoch
+                            place.segment, raw.position, raw.header.base_offset, epoch, place.end
                         )
                         return
                     yield _to_batch(raw, place.segment)
@@ -282,7 +294,9 @@ class LogTail:
                 raise CorruptLogError(str(place.segment), problem.position, problem.reason)
             if problem is not None:
                 confirm_tail(place.segment, problem)  # damage below the recovery point raises
-            place = _Place(place.segment, scan.end_position, scan.next_offset, scan.last_epoch)
+            # Reached, with no segment there: truncated away, so appends here continue the log.
+            end = None if scan.next_offset == place.end else place.end
+            place = _Place(place.segment, scan.end_position, scan.next_offset, scan.last_epoch, end)
             if not rolled:
                 self._place = place
                 return
