@@ -26,7 +26,7 @@ from crc32c import crc32c as calc_crc32c  # kafka-python's own choice, without i
 from aclog.log import files
 from aclog.log.batch import CRC_START, HEADER_SIZE, LENGTH_PREFIX, MAGIC
 from aclog.log.errors import CorruptLogError
-from aclog.log.reader import index_start
+from aclog.log.index import index_start
 from aclog.log.recovery_point import RecoveryPoint, read_recovery_point
 from aclog.log.segment import SegmentScan, list_segments
 from aclog.log.torn import check_epoch, confirm_tail

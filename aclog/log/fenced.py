@@ -18,7 +18,7 @@ from pathlib import Path
 
 from aclog.log import files
 from aclog.log.batch import HEADER_SIZE, parse_header
-from aclog.log.reader import index_start
+from aclog.log.index import index_start
 from aclog.log.segment import SegmentScan, list_segments
 
 

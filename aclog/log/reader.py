@@ -23,7 +23,7 @@ from pathlib import Path
 
 from aclog.log.batch import record_values
 from aclog.log.errors import CorruptLogError
-from aclog.log.index import OffsetIndex, batch_at
+from aclog.log.index import index_start
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.segment import (
     RawBatch,
@@ -151,22 +151,6 @@ def _scan_from(
     torn = confirm_tail(path, problem, in_log=in_log)  # raises below the recovery point
     if torn is not None and strict:
         raise TornTailError(torn)
-
-
-def index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
-    """(first offset, position) of a batch to start scanning at for ``from_offset``: the one
-    at the greatest index entry at or below it, if that batch holds the entry's offset (true of
-    Kafka's last-offset entries and of the first-offset entries older aclog wrote); the segment
-    start when there is none or the index is stale."""
-    if from_offset <= base:
-        return base, 0
-    offset, position = OffsetIndex.load(path, base).floor(from_offset)
-    if position == 0:
-        return base, 0
-    span = batch_at(path, position)
-    if span is None or not base <= span[0] <= offset <= span[1]:
-        return base, 0  # a stale index: fall back to the start of the segment
-    return span[0], position
 
 
 def _to_batch(raw: RawBatch, path: Path) -> LogBatch:
