@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from aclog.log import CorruptLogError, SegmentedLog, fenced_tails
 from aclog.log.check import check_batches
+from aclog.log.index import OffsetIndex, index_path
 from aclog.log.reader import LogTail, read_batches
 from aclog.log.segment import list_segments
 from tests.log.fenced_log import fenced_log
@@ -109,3 +110,21 @@ def test_a_tail_reads_what_a_fresh_read_does_from_any_offset(
         log.append([b"new-4"], 2, timestamp_ms=4)
     end = got[-1][0] + len(got[-1][2]) if got else start
     assert [(b.base_offset, b.values) for b in tail.read(end)] == [(6, (b"new-4",))]
+
+
+def test_index_entries_the_deposed_leader_wrote_for_its_stale_batches_change_nothing(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "log"
+    big = [[bytes([65 + i]) * 6000] for i in range(4)]  # each past an index interval
+    size = fenced_log(directory, OLD, big, NEW)
+    scratch = list_segments(tmp_path / "log-stale")[0][1]
+    segment = list_segments(directory)[0][1]
+    index = index_path(segment)
+    index.write_bytes(index_path(scratch).read_bytes())  # as the deposed leader left it
+    assert OffsetIndex.load(segment, 0).floor(5)[0] >= 3  # entries for fenced batches
+    assert _read(directory, strict=True) == EXPECTED
+    assert [b.base_offset for b in read_batches(directory, 2)] == [2, 3, 4]
+    check_batches(directory)
+    (tail,) = fenced_tails(directory)
+    assert tail.size == size
