@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         StorageError,
         WriterStoppedError,
     )
+    from aclog.log.fenced import FencedTail, fenced_tails
     from aclog.log.index import estimated_end_offset
     from aclog.log.lock import LOCK_FILE
     from aclog.log.log import SegmentedLog
@@ -34,6 +35,7 @@ __all__ = [
     "BatchSpec",
     "CorruptLogError",
     "FencedEpochError",
+    "FencedTail",
     "LOCK_FILE",
     "LogBatch",
     "LogError",
@@ -47,6 +49,7 @@ __all__ = [
     "TornTailError",
     "WriterStoppedError",
     "estimated_end_offset",
+    "fenced_tails",
     "holds_recovery_point",
     "list_segments",
     "read_batches",

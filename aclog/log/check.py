@@ -26,7 +26,7 @@ from crc32c import crc32c as calc_crc32c  # kafka-python's own choice, without i
 from aclog.log import files
 from aclog.log.batch import CRC_START, HEADER_SIZE, LENGTH_PREFIX, MAGIC
 from aclog.log.errors import CorruptLogError
-from aclog.log.reader import index_start
+from aclog.log.index import index_start
 from aclog.log.recovery_point import RecoveryPoint, read_recovery_point
 from aclog.log.segment import SegmentScan, list_segments
 from aclog.log.torn import check_epoch, confirm_tail
@@ -40,13 +40,13 @@ def check_batches(directory: Path, from_offset: int = 0, to_offset: int | None =
     segments = list_segments(directory)
     checked = 0
     for i, (base, path) in enumerate(segments):
-        is_last = i == len(segments) - 1
-        if not is_last and segments[i + 1][0] <= from_offset:
+        end = segments[i + 1][0] if i + 1 < len(segments) else None
+        if end is not None and end <= from_offset:
             continue  # wholly below the range
         if to_offset is not None and base >= to_offset:
             break
         start = index_start(path, base, from_offset)
-        checked += _check_segment(path, start, to_offset, point, is_last=is_last)
+        checked += _check_segment(path, start, (to_offset, end), point)
     return checked
 
 
@@ -55,30 +55,33 @@ def check_written(path: Path, start: tuple[int, int], point: RecoveryPoint) -> i
     ``start`` (the first offset and byte no check has covered yet) to its end; returns the
     bytes checked. The writer holds the lock and its writes returned, so a torn end is damage
     here too: raises :class:`CorruptLogError` naming the file and the byte."""
-    return _check_segment(path, start, None, point, is_last=False)
+    return _check_segment(path, start, (None, None), point, torn_ok=False)
 
 
 def _check_segment(
     path: Path,
     start: tuple[int, int],
-    to_offset: int | None,
+    bounds: tuple[int | None, int | None],
     point: RecoveryPoint,
     *,
-    is_last: bool,
+    torn_ok: bool = True,
 ) -> int:
     """Check one segment's batches from ``start`` (first offset, byte) up to the first
-    starting at ``to_offset``; the bytes checked."""
-    whole, end = _quick_check(path, start, to_offset, point)
+    starting at ``to_offset`` or at ``end`` (``bounds``; ``end`` is the next segment's base,
+    ``None`` for the last segment, whose tail may be torn when ``torn_ok``); the bytes
+    checked."""
+    to_offset, end = bounds
+    whole, stop = _quick_check(path, start, bounds, point)
     if whole:
-        return end - start[1]
-    scan = SegmentScan(path, position=start[1], next_offset=start[0])
+        return stop - start[1]
+    scan = SegmentScan(path, position=start[1], next_offset=start[0], end_offset=end)
     for raw in scan:
         if to_offset is not None and raw.header.base_offset >= to_offset:
             return raw.position - start[1]
         check_epoch(path, raw, point)
     problem = scan.problem
     if problem is not None:
-        if not (problem.tail and is_last):
+        if not (problem.tail and end is None and torn_ok):
             raise CorruptLogError(str(path), problem.position, problem.reason)
         confirm_tail(path, problem)  # raises for damage below the recovery point
     return scan.end_position - start[1]
@@ -97,13 +100,16 @@ mapped file that a writer truncates meanwhile would kill the reading process (SI
 
 
 def _quick_check(
-    path: Path, start: tuple[int, int], to_offset: int | None, point: RecoveryPoint
+    path: Path,
+    start: tuple[int, int],
+    bounds: tuple[int | None, int | None],
+    point: RecoveryPoint,
 ) -> tuple[bool, int]:
     """``(True, where it stopped)`` when every batch of the segment from ``start`` up to the
     first starting at ``to_offset`` passes what :class:`SegmentScan` checks; ``(False, _)``
     at the first doubt, for the scan to say what it is. Conservative: it never passes what
     the scan refuses."""
-    walk = _QuickWalk(start, to_offset, point)
+    walk = _QuickWalk(start, bounds, point)
     with files.open_reader(path) as file:
         size = os.fstat(file.fileno()).st_size
         while walk.position < size:
@@ -122,9 +128,17 @@ class _QuickWalk:
     """Where the quick pass is: the byte and offset the next batch must start at, the epoch
     it must not go below, and how many bytes the next batch needs when a read cut it."""
 
-    def __init__(self, start: tuple[int, int], to_offset: int | None, point: RecoveryPoint):
+    def __init__(
+        self,
+        start: tuple[int, int],
+        bounds: tuple[int | None, int | None],
+        point: RecoveryPoint,
+    ) -> None:
         self.expected, self.position = start
-        self.to_offset = to_offset
+        self.end = bounds[1]
+        # A batch starting here is past the range, or past the segment's end (the bytes after
+        # which are fenced: the scan stops there too).
+        self.stop_at = min((bound for bound in bounds if bound is not None), default=None)
         self.point = point
         self.epoch_floor = -1
         self.need = 0
@@ -135,7 +149,7 @@ class _QuickWalk:
         view, at = memoryview(data), 0
         while at + HEADER_SIZE <= len(data):
             offset, length, epoch, magic, crc, _, delta = _QUICK.unpack_from(view, at)
-            if self.to_offset is not None and offset >= self.to_offset and offset == self.expected:
+            if self.stop_at is not None and offset >= self.stop_at and offset == self.expected:
                 return True
             batch = length + LENGTH_PREFIX
             if at + batch > len(data) and HEADER_SIZE <= batch <= size - self.position:
@@ -165,5 +179,6 @@ class _QuickWalk:
             and offset == self.expected
             and epoch >= self.epoch_floor
             and count == delta + 1 >= 1
+            and (self.end is None or offset + delta < self.end)
             and not (offset + delta == newest and epoch != self.point.epoch)
         )

@@ -23,10 +23,11 @@ and fenced (never part of the log) otherwise. A claim without one: the leader pu
 fence itself from its own end (which holds the write) and settles again, so the outcome never
 waits for a claimer that froze between its claim and its fence.
 
-Not yet wired into the writer and the readers (see the README for what remains). Safe from any
-number of threads and processes: every decision is one exclusive link. Cost: a claim or a fence
-is two fsyncs and a link; :func:`claimed_after` one ``stat``; :func:`load_fences` one directory
-scan and a small read per fence.
+Not yet wired into the writer or the election (the readers end a segment where the next begins:
+:mod:`aclog.log.fenced`; see the README for what remains). Safe from any number of threads
+and processes: every decision is one exclusive link. Cost: a claim or a fence is two fsyncs
+and a link; :func:`claimed_after` one ``stat``; :func:`load_fences` one directory scan and a
+small read per fence.
 """
 
 from __future__ import annotations

@@ -215,3 +215,19 @@ def estimated_end_offset(directory: Path) -> int | None:
         return base + max(1, size // 100)  # a small segment: about 100 bytes a record
     per_byte = (index.offsets[-1] - base) / index.positions[-1]
     return index.offsets[-1] + int((size - index.positions[-1]) * per_byte) + 1
+
+
+def index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
+    """(first offset, position) of a batch to start scanning at for ``from_offset``: the one
+    at the greatest index entry at or below it, if that batch holds the entry's offset (true of
+    Kafka's last-offset entries and of the first-offset entries older aclog wrote); the segment
+    start when there is none or the index is stale."""
+    if from_offset <= base:
+        return base, 0
+    offset, position = OffsetIndex.load(path, base).floor(from_offset)
+    if position == 0:
+        return base, 0
+    span = batch_at(path, position)
+    if span is None or not base <= span[0] <= offset <= span[1]:
+        return base, 0  # a stale index: fall back to the start of the segment
+    return span[0], position

@@ -6,7 +6,9 @@ every batch it returns (header, size, CRC-32C, offsets, epochs). Damage followed
 or in a batch below the recovery point (:mod:`aclog.log.torn`), raises
 :class:`CorruptLogError`; an incomplete batch above it at the very end of the last segment is a
 write in progress (or a torn tail the writer will quarantine and cut) and ends the read
-quietly, or raises :class:`TornTailError` for a strict read.
+quietly, or raises :class:`TornTailError` for a strict read. A segment ends where the next one
+begins: bytes after that were appended by a deposed leader and are not part of the log
+(:mod:`aclog.log.fenced`; README, "Epoch fencing").
 
 Thread-safe: each read opens its own files. Cost: O(log segments) to pick the segment,
 O(log index entries) to seek, then O(bytes read).
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aclog.log.errors import CorruptLogError
-from aclog.log.index import OffsetIndex, batch_at
+from aclog.log.index import index_start
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.region import LogBatch, LogRecord, region_batches
 from aclog.log.segment import (
@@ -66,8 +68,8 @@ def read_batches(
         base, path = segments[i]
         if to_offset is not None and base >= to_offset:
             return
-        is_last = i == len(segments) - 1
-        for batch in _scan_from(path, base, from_offset, is_last=is_last, strict=strict):
+        end = segments[i + 1][0] if i + 1 < len(segments) else None
+        for batch in _scan_from(path, base, from_offset, end=end, strict=strict):
             if to_offset is not None and batch.base_offset >= to_offset:
                 return
             if batch.last_offset == newest:
@@ -94,41 +96,31 @@ def read_segment_file(path: Path, base_offset: int) -> Iterator[LogBatch]:
     Strict: bytes at the end that are not a whole batch raise :class:`TornTailError` (for a
     file that is no segment at all, at byte 0)."""
     in_log = segment_base_offset(path) is not None
-    yield from _scan_from(path, base_offset, base_offset, is_last=True, strict=True, in_log=in_log)
+    yield from _scan_from(path, base_offset, base_offset, end=None, strict=True, in_log=in_log)
 
 
 def _scan_from(
-    path: Path, base: int, from_offset: int, *, is_last: bool, strict: bool, in_log: bool = True
+    path: Path, base: int, from_offset: int, *, end: int | None, strict: bool, in_log: bool = True
 ) -> Iterator[LogBatch]:
+    """The batches of the segment at ``path`` from ``from_offset`` up to ``end``, the next
+    segment's base (``None`` for the last segment: to its end)."""
     start_offset, start_position = index_start(path, base, from_offset)
     scan = SegmentScan(
-        path, position=start_position, next_offset=start_offset, skip_below=from_offset
+        path,
+        position=start_position,
+        next_offset=start_offset,
+        skip_below=from_offset,
+        end_offset=end,
     )
     yield from region_batches(scan)
     problem = scan.problem
     if problem is None:
         return
-    if not (problem.tail and is_last):
+    if not (problem.tail and end is None):
         raise CorruptLogError(str(path), problem.position, problem.reason)
     torn = confirm_tail(path, problem, in_log=in_log)  # raises below the recovery point
     if torn is not None and strict:
         raise TornTailError(torn)
-
-
-def index_start(path: Path, base: int, from_offset: int) -> tuple[int, int]:
-    """(first offset, position) of a batch to start scanning at for ``from_offset``: the one
-    at the greatest index entry at or below it, if that batch holds the entry's offset (true of
-    Kafka's last-offset entries and of the first-offset entries older aclog wrote); the segment
-    start when there is none or the index is stale."""
-    if from_offset <= base:
-        return base, 0
-    offset, position = OffsetIndex.load(path, base).floor(from_offset)
-    if position == 0:
-        return base, 0
-    span = batch_at(path, position)
-    if span is None or not base <= span[0] <= offset <= span[1]:
-        return base, 0  # a stale index: fall back to the start of the segment
-    return span[0], position
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +132,7 @@ class _Place:
     position: int
     next_offset: int
     epoch: int
+    end: int | None = None  # the next segment's base, when the read listed one
 
 
 class LogTail:
@@ -189,9 +182,11 @@ class LogTail:
         if not segments:
             return
         base, path = segments[first]
+        end = segments[first + 1][0] if first + 1 < len(segments) else None
         offset, position = index_start(path, base, from_offset)
         try:
-            yield from self._follow(_Place(path, position, offset, -1), from_offset, to_offset)
+            place = _Place(path, position, offset, -1, end)
+            yield from self._follow(place, from_offset, to_offset)
         except _Lost:  # a segment vanished or shrank while this read went on: read again
             raise OSError(f"the log in {self.directory} changed while it was read") from None
 
@@ -207,6 +202,7 @@ class LogTail:
                     next_offset=place.next_offset,
                     last_epoch=place.epoch,
                     skip_below=from_offset,
+                    end_offset=place.end,
                 )
             except FileNotFoundError:
                 raise _Lost from None  # deleted, or renamed away by a truncation
@@ -218,7 +214,7 @@ class LogTail:
                     if to_offset is not None and batch.base_offset >= to_offset:
                         self._damaged = False
                         self._place = _Place(
-                            place.segment, batch.position, batch.base_offset, epoch
+                            place.segment, batch.position, batch.base_offset, epoch, place.end
                         )
                         return
                     yield batch
@@ -231,7 +227,9 @@ class LogTail:
                 raise CorruptLogError(str(place.segment), problem.position, problem.reason)
             if problem is not None:
                 confirm_tail(place.segment, problem)  # damage below the recovery point raises
-            place = _Place(place.segment, scan.end_position, scan.next_offset, scan.last_epoch)
+            # Reached, with no segment there: truncated away, so appends here continue the log.
+            end = None if scan.next_offset == place.end else place.end
+            place = _Place(place.segment, scan.end_position, scan.next_offset, scan.last_epoch, end)
             if not rolled:
                 self._place = place
                 return

@@ -110,11 +110,12 @@ def _window(file: BinaryIO, scan: SegmentScan) -> bytes | None:
 def _window_batches(scan: SegmentScan, window: bytes) -> Iterator[LogBatch]:
     """The whole, checked batches at the start of ``window`` (read at the scan's position),
     advancing the scan past each (and past batches below its ``skip_below``, unread)."""
-    view, unpack, path, skip_below = (
+    view, unpack, path, skip_below, end = (
         memoryview(window),
         HEADER.unpack_from,
         scan.path,
         scan.skip_below,
+        scan.end_offset,
     )
     start, at, last = scan.end_position, 0, len(window) - HEADER_SIZE
     next_offset, last_epoch = scan.next_offset, scan.last_epoch
@@ -123,6 +124,8 @@ def _window_batches(scan: SegmentScan, window: bytes) -> Iterator[LogBatch]:
         stop = at + length + LENGTH_PREFIX
         if magic != MAGIC or stop - at < HEADER_SIZE or stop > len(window):
             return  # (a batch past the window's end starts the next window)
+        if end is not None and base + delta >= end:
+            return  # at or over the next segment's base: the scan says fenced or corrupt
         skipped = base + delta < skip_below and base == next_offset
         if not skipped and (
             crc32c(view[at + CRC_START : stop]) != crc

@@ -88,6 +88,11 @@ class SegmentScan:
     where the valid bytes end, ``next_offset`` the offset after the last valid batch and
     ``last_epoch`` its epoch. ``size`` is fixed when the scan starts, so bytes a writer appends
     meanwhile are not read.
+
+    With ``end_offset`` (the next segment's base), the segment ends there: the scan stops
+    before a batch starting at it, and ``fenced`` holds the bytes left after it (a deposed
+    leader's appends, never part of the log: README, "Epoch fencing"); a batch running past
+    it is corruption.
     """
 
     def __init__(
@@ -98,19 +103,25 @@ class SegmentScan:
         next_offset: int,
         last_epoch: int = -1,
         skip_below: int = 0,
+        end_offset: int | None = None,
     ) -> None:
         self.path = path
         self.end_position = position
         self.next_offset = next_offset
         self.last_epoch = last_epoch
         self.skip_below = skip_below
+        self.end_offset = end_offset
         self.problem: ScanProblem | None = None
+        self.fenced = 0
         self.size = path.stat().st_size
 
     def __iter__(self) -> Iterator[RawBatch]:
         with files.open_reader(self.path, buffering=1 << 20) as file:
             file.seek(self.end_position)
             while self.end_position < self.size:
+                if self.end_offset is not None and self.next_offset >= self.end_offset:
+                    self.fenced = self.size - self.end_position
+                    return
                 batch = self._next(file)
                 if batch is None:
                     return
@@ -148,6 +159,11 @@ class SegmentScan:
     def _inconsistency(self, header: BatchHeader) -> str | None:
         if header.base_offset != self.next_offset:
             return f"batch base offset {header.base_offset}, expected {self.next_offset}"
+        if self.end_offset is not None and header.last_offset >= self.end_offset:
+            return (
+                f"batch of offsets {header.base_offset}..{header.last_offset} runs past "
+                f"{self.end_offset}, where the next segment begins"
+            )
         if header.epoch < self.last_epoch:
             return f"epoch {header.epoch} follows the newer epoch {self.last_epoch}"
         if header.record_count < 1 or header.record_count != header.last_offset_delta + 1:

@@ -1,8 +1,10 @@
 """Verifying a data directory: every batch's CRC, every snapshot's checksum, and that replaying
 the whole log gives the same state as the newest snapshot plus the log after it. A torn tail
 (which the next writer would quarantine and cut) is a problem too; quarantined files, files
-others may read, a missing or unreadable recovery point, and offset indexes Kafka's
-``kafka-dump-log.sh --verify-index-only`` would find mismatches in are listed as warnings.
+others may read, a missing or unreadable recovery point, offset indexes Kafka's
+``kafka-dump-log.sh --verify-index-only`` would find mismatches in, and bytes a deposed leader
+appended after a newer leader's segment began (fenced: :mod:`aclog.log.fenced`) are listed as
+warnings.
 
 A writer may append while a verify runs (reads take no lock). The first pass, which checks
 every batch, fixes the point verified: the last whole batch it read. Both replays stop there,
@@ -24,7 +26,7 @@ from typing import Any
 
 from aclog.image import MetadataImage, ReplayError, image_records
 from aclog.kraft import KraftError, list_checkpoints, read_checkpoint, read_kraft, tail_note
-from aclog.log import CorruptLogError, TornTailError, read_batches
+from aclog.log import CorruptLogError, TornTailError, fenced_tails, read_batches
 from aclog.log.index import index_path, kafka_mismatches
 from aclog.log.modes import loose_files
 from aclog.log.quarantine import list_quarantined
@@ -131,6 +133,7 @@ def _storage_warnings(directory: Path, report: VerifyReport) -> None:
             f"SCRAM salts and keys; chmod {'700' if path.is_dir() else '600'} it"
         )
     _index_warnings(directory, report)
+    report.warnings += [str(fenced) for fenced in fenced_tails(directory)]  # never damage
     point = read_recovery_point(directory)
     if point.problem is not None and list_segments(directory):
         report.warnings.append(

@@ -14,6 +14,7 @@ from aclog.log import (
     CorruptLogError,
     TornTailError,
     estimated_end_offset,
+    fenced_tails,
     list_segments,
     segment_base_offset,
 )
@@ -212,6 +213,9 @@ def _selected(
         else:
             batches = read_segment_decoded(path)
         yield from entries_between(batches, from_offset, to_offset)
+        if path.is_dir() and not is_kraft_path:
+            for fenced in fenced_tails(path):  # not records of the log, nor damage
+                print_warning(str(fenced))
 
 
 def _print_listing(entries: Iterator[tuple[Entry, Removal]], *, redact: bool) -> None:

@@ -1,0 +1,130 @@
+"""Readers end a segment where the next begins: a deposed leader's appends after that point are
+fenced (never read, never damage), and ``fenced_tails`` finds them (README, "Epoch fencing")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aclog.log import CorruptLogError, SegmentedLog, fenced_tails
+from aclog.log.check import check_batches
+from aclog.log.index import OffsetIndex, index_path
+from aclog.log.reader import LogTail, read_batches
+from aclog.log.segment import list_segments
+from tests.log.fenced_log import fenced_log
+
+OLD = [[b"a", b"b"], [b"c"]]
+NEW = [[b"new-1"], [b"new-2", b"new-3"]]
+
+
+def _read(directory: Path, **kwargs: bool) -> list[tuple[int, int, tuple[bytes, ...]]]:
+    return [(b.base_offset, b.epoch, b.values) for b in read_batches(directory, **kwargs)]
+
+
+EXPECTED = [
+    (0, 1, (b"a", b"b")),
+    (2, 1, (b"c",)),
+    (3, 2, (b"new-1",)),
+    (4, 2, (b"new-2", b"new-3")),
+]
+
+
+def test_a_read_skips_the_stale_batches_after_the_next_segments_base(tmp_path: Path) -> None:
+    directory = tmp_path / "log"
+    fenced_log(directory, OLD, [[b"stale-1"], [b"stale-2"]], NEW)
+    assert _read(directory, strict=True) == EXPECTED
+    assert _read(directory) == EXPECTED
+    assert check_batches(directory) > 0  # the scrub finds nothing wrong
+
+
+def test_half_a_stale_batch_is_fenced_not_damage(tmp_path: Path) -> None:
+    directory = tmp_path / "log"
+    fenced_log(directory, OLD, [[b"stale-1"]], NEW)
+    segment = list_segments(directory)[0][1]
+    with segment.open("r+b") as file:
+        file.truncate(segment.stat().st_size - 5)  # the deposed leader froze mid-write
+    assert _read(directory, strict=True) == EXPECTED
+    check_batches(directory)
+    (tail,) = fenced_tails(directory)
+    assert (tail.segment, tail.end, tail.epoch) == (segment, 3, 1)
+    assert "fenced" in str(tail) and "not part of the log" in str(tail)
+
+
+def test_fenced_tails_counts_the_stale_bytes(tmp_path: Path) -> None:
+    directory = tmp_path / "log"
+    size = fenced_log(directory, OLD, [[b"stale-1"], [b"stale-2", b"x"]], NEW)
+    (tail,) = fenced_tails(directory)
+    assert tail.size == size
+    assert tail.position + size == tail.segment.stat().st_size
+
+
+def test_no_fenced_tails_in_a_log_rolled_as_usual(tmp_path: Path) -> None:
+    with SegmentedLog(tmp_path, segment_bytes=200, fsync=False) as log:
+        for i in range(20):
+            log.append([b"%d" % i * 20], 1)
+    assert len(list_segments(tmp_path)) > 2
+    assert fenced_tails(tmp_path) == []
+
+
+def test_damage_before_the_segments_end_is_still_damage(tmp_path: Path) -> None:
+    directory = tmp_path / "log"
+    fenced_log(directory, OLD, [[b"stale-1"]], NEW)
+    segment = list_segments(directory)[0][1]
+    data = bytearray(segment.read_bytes())
+    data[70] ^= 0xFF  # inside the first batch
+    segment.write_bytes(bytes(data))
+    with pytest.raises(CorruptLogError):
+        list(read_batches(directory))
+    with pytest.raises(CorruptLogError):
+        check_batches(directory)
+
+
+def test_a_batch_running_past_the_next_segments_base_is_damage(tmp_path: Path) -> None:
+    directory = tmp_path / "log"
+    fenced_log(directory, [[b"a"]], [], [[b"new"]])
+    # Segment 0 ends at offset 1, yet holds a batch of offsets 0..1.
+    scratch = tmp_path / "wide"
+    with SegmentedLog(scratch, fsync=False) as log:
+        log.append([b"a", b"b"], 1, timestamp_ms=1)
+    list_segments(directory)[0][1].write_bytes(list_segments(scratch)[0][1].read_bytes())
+    with pytest.raises(CorruptLogError, match="runs past 1, where the next segment begins"):
+        list(read_batches(directory))
+    with pytest.raises(CorruptLogError, match="runs past 1"):
+        check_batches(directory)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=4), st.integers(0, 6))
+def test_a_tail_reads_what_a_fresh_read_does_from_any_offset(
+    tmp_path_factory: pytest.TempPathFactory, stale: list[int], start: int
+) -> None:
+    directory = tmp_path_factory.mktemp("fenced") / "log"
+    fenced_log(directory, OLD, [[b"s"] * n for n in stale], NEW)
+    tail = LogTail(directory)
+    got = [(b.base_offset, b.epoch, b.values) for b in tail.read(start)]
+    assert got == [b for b in EXPECTED if b[0] + len(b[2]) > start]
+    with SegmentedLog(directory, fsync=False) as log:  # the new leader writes on
+        log.append([b"new-4"], 2, timestamp_ms=4)
+    end = got[-1][0] + len(got[-1][2]) if got else start
+    assert [(b.base_offset, b.values) for b in tail.read(end)] == [(6, (b"new-4",))]
+
+
+def test_index_entries_the_deposed_leader_wrote_for_its_stale_batches_change_nothing(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "log"
+    big = [[bytes([65 + i]) * 6000] for i in range(4)]  # each past an index interval
+    size = fenced_log(directory, OLD, big, NEW)
+    scratch = list_segments(tmp_path / "log-stale")[0][1]
+    segment = list_segments(directory)[0][1]
+    index = index_path(segment)
+    index.write_bytes(index_path(scratch).read_bytes())  # as the deposed leader left it
+    assert OffsetIndex.load(segment, 0).floor(5)[0] >= 3  # entries for fenced batches
+    assert _read(directory, strict=True) == EXPECTED
+    assert [b.base_offset for b in read_batches(directory, 2)] == [2, 3, 4]
+    check_batches(directory)
+    (tail,) = fenced_tails(directory)
+    assert tail.size == size
