@@ -18,6 +18,7 @@ from aclog.authorizer import Authorizer
 from aclog.image import MetadataImage
 from aclog.records import call_paused, record_to_dict
 from aclog.replay import dump_row, entries_between, time_text, with_removed
+from aclog.ui.effects import batch_effects
 from aclog.ui.queries import BadQuery, Moment, explain_query, state_filter, whole
 from aclog.ui.source import BatchSummary, LogProblem, LogSource
 
@@ -79,10 +80,13 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
     }
 
 
-def changes_data(source: LogSource, at: Moment, params: Mapping[str, str]) -> dict[str, Any]:
+def changes_data(
+    source: LogSource, authorizers: Authorizers, at: Moment, params: Mapping[str, str]
+) -> dict[str, Any]:
     """The Changes view: up to :data:`PAGE_BATCHES` committed batches, from ``start`` (an
-    offset) on, or else the last ones up to the moment; each with its request context and its
-    records as ``dump --json`` prints them for the same offsets (redacted)."""
+    offset) on, or else the last ones up to the moment; each with its request context, its
+    records as ``dump --json`` prints them for the same offsets (redacted) and its effect on
+    access (:func:`aclog.ui.effects.batch_effects`)."""
     summaries = source.summaries()
     start = whole(params, "start")
     if start is not None:
@@ -91,21 +95,30 @@ def changes_data(source: LogSource, at: Moment, params: Mapping[str, str]) -> di
         end = source.state(at.offset, at.time_ms).provenance.last_offset
         shown = [s for s in summaries if s.last_offset <= end][-PAGE_BATCHES:]
     rows: list[dict[str, Any]] = []
+    effects: dict[int, Any] = {}
     if shown:
         first, stop = shown[0].base_offset, shown[-1].last_offset + 1
-        entries = entries_between(source.batches(first, stop), first, stop)
+        batches = source.batches(first, stop)
+        entries = entries_between(batches, first, stop)
         rows = [dump_row(entry, removed) for entry, removed in with_removed(entries)]
+        before = _state_before(source, first)
+        effects = batch_effects(before, authorizers.for_image(before).acls, batches)
     at_index = summaries.index(shown[0]) if shown else 0
     older = summaries[max(0, at_index - PAGE_BATCHES)] if at_index > 0 else None
     newer = shown and shown[-1] is not summaries[-1]
     return {
-        "batches": [_batch_dict(s, rows) for s in shown],
+        "batches": [_batch_dict(s, rows, effects.get(s.base_offset)) for s in shown],
         "older_start": None if older is None else older.base_offset,
         "newer_start": shown[-1].last_offset + 1 if newer else None,
     }
 
 
-def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _state_before(source: LogSource, offset: int) -> MetadataImage:
+    """The state just before the batch at ``offset`` (empty before offset 0)."""
+    return source.state(offset - 1) if offset > 0 else MetadataImage.EMPTY
+
+
+def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]], effect: Any) -> dict[str, Any]:
     author = summary.author
     return {
         "base_offset": summary.base_offset,
@@ -115,6 +128,7 @@ def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]]) -> dict[str, 
         "added": summary.added,
         "removed": summary.removed,
         "records": [r for r in rows if r["batch_base_offset"] == summary.base_offset],
+        "effect": effect,
     }
 
 
