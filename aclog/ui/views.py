@@ -18,7 +18,7 @@ from aclog.authorizer import Authorizer
 from aclog.image import MetadataImage
 from aclog.records import call_paused, record_to_dict
 from aclog.replay import dump_row, entries_between, time_text, with_removed
-from aclog.ui.effects import batch_effects
+from aclog.ui.effects import MAX_EFFECT_ACLS, batch_effects
 from aclog.ui.queries import BadQuery, Moment, explain_query, state_filter, whole
 from aclog.ui.source import BatchSummary, LogProblem, LogSource
 
@@ -101,8 +101,9 @@ def changes_data(
         batches = source.batches(first, stop)
         entries = entries_between(batches, first, stop)
         rows = [dump_row(entry, removed) for entry, removed in with_removed(entries)]
-        before = _state_before(source, first)
-        effects = batch_effects(before, authorizers.for_image(before).acls, batches)
+        if any(s.added + s.removed <= MAX_EFFECT_ACLS for s in shown):
+            before = _state_before(source, first)
+            effects = batch_effects(before, authorizers.for_image(before).acls, batches)
     at_index = summaries.index(shown[0]) if shown else 0
     older = summaries[max(0, at_index - PAGE_BATCHES)] if at_index > 0 else None
     newer = shown and shown[-1] is not summaries[-1]

@@ -1,0 +1,172 @@
+"""``aclog ui`` on the cold-start log (:func:`benchmarks.bench_coldstart.make_log`: a snapshot of
+1M bindings plus a tail of 250k changes, 10k to a batch; quick: 50k + 12.5k), as a user meets
+it: a real ``aclog ui`` process, asked over HTTP on 127.0.0.1, beside the CLI asking the same.
+
+Rows: the first view (from the process's start until ``/state`` has answered), each view's
+p50/p95 over :data:`REQUESTS` requests (a slider step is the State of the next point of the
+chart), and the peak resident memory of the ``aclog ui`` process (``VmHWM``, read before it
+stops) against that of ``aclog replay`` on the same log (the kernel's accounting of the
+finished child, as the start-up rows take it). Targets (issue 39): first view <= 2 s, each
+view and slider step <= 300 ms at p95, memory <= 1.2x ``aclog replay``'s.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+from benchmarks.bench_coldstart import make_log
+from benchmarks.bench_startup import AS_ACLOG, measure
+from benchmarks.report import Report, Row
+
+REQUESTS = 8
+"""Requests per view (quick: 3)."""
+
+TIMEOUT_S = 600
+"""The longest one request may take before the run is called failed."""
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ACLOG = [sys.executable, "-c", AS_ACLOG]
+
+
+def _get(url: str) -> float:
+    """Seconds until ``url`` has answered 200 with its whole body."""
+    start = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
+        response.read()
+        if response.status != 200:
+            raise AssertionError(f"{url}: {response.status}")
+    return time.perf_counter() - start
+
+
+def _json(url: str) -> object:
+    import json
+
+    with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
+        return json.loads(response.read())
+
+
+def _start(directory: Path) -> tuple[subprocess.Popen[str], str, float]:
+    """A running ``aclog ui``, its URL and the seconds from its start until ``/state``
+    answered."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [*ACLOG, "ui", "--data-dir", str(directory), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=ENV,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if "http://" not in line:
+        process.kill()
+        raise AssertionError(f"aclog ui did not start: {line!r}")
+    url = line[line.index("http://") :].strip().rstrip("/")
+    _get(f"{url}/state")
+    return process, url, time.perf_counter() - start
+
+
+def _stop(process: subprocess.Popen[str]) -> float:
+    """Stops the process (by its pid); its peak resident memory in MB."""
+    status = Path(f"/proc/{process.pid}/status").read_text()
+    peak_kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM"))
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+    assert process.stdout is not None
+    process.stdout.close()
+    return peak_kb / 1024
+
+
+def _views(url: str, count: int) -> dict[str, list[str]]:
+    """Each view's request URLs: ``count`` of each (slider steps walk the chart's points)."""
+    points = _json(f"{url}/api/timeline")["points"]  # type: ignore[index]
+    offsets = [p["offset"] for p in points]
+    middle = len(offsets) // 2
+    steps = offsets[middle : middle + count] or offsets[-count:]
+    first = _json(f"{url}/api/state")["acls"][0]  # type: ignore[index]
+    who, topic = quote(first["principal"]), quote(first["resource_name"])
+    early, late = offsets[len(offsets) // 4], offsets[-1]
+    same = {
+        "state (end)": f"{url}/state",
+        "state (page 2, end)": f"{url}/state?page=2",
+        "state (filtered by principal)": f"{url}/state?principal={who}",
+        "changes (end)": f"{url}/changes",
+        "timeline (page)": f"{url}/timeline",
+        "timeline (data)": f"{url}/api/timeline",
+        "explain (end)": f"{url}/explain?principal={who}&host=10.0.0.1&operation=READ"
+        f"&resource_type=TOPIC&resource_name={topic}",
+        "who-can (end)": f"{url}/who-can?operation=READ&resource_name={topic}",
+        "diff (two moments)": f"{url}/diff?from={early}&to={late}",
+        "lint (end)": f"{url}/lint",
+    }
+    views = {name: [target] * count for name, target in same.items()}
+    views["slider step (state at the next point)"] = [f"{url}/state?at_offset={o}" for o in steps]
+    views["acl origin (creating change)"] = [f"{url}/changes/acl/{first['id']}"] * count
+    return views
+
+
+def _latencies(report: Report, view: str, size: int, seconds: list[float]) -> None:
+    ordered = sorted(seconds)
+    p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
+    note = f"{len(ordered)} requests over HTTP; target p95 <= 300 ms"
+    for metric, value in (("p50", statistics.median(ordered)), ("p95", p95)):
+        report.add(Row("ui-1m", "aclog ui", view, size, metric, value * 1000, "ms", note))
+
+
+def _cli_rows(report: Report, directory: Path, size: int, who: str, topic: str) -> float:
+    """The CLI answering the same questions (one run each); ``aclog replay``'s peak MB."""
+    d = ["--data-dir", str(directory)]
+    asked: dict[str, list[str]] = {
+        "replay (state at the end)": ["replay", *d],
+        "acls list --principal": ["acls", "list", *d, "--principal", who],
+        "explain": ["explain", *d, "--principal", who, "--host", "10.0.0.1",
+                    "--operation", "Read", "--topic", topic],
+        "who-can": ["who-can", *d, "--operation", "Read", "--topic", topic],
+        "lint": ["lint", *d],
+    }  # fmt: skip
+    replay_mb = 0.0
+    for name, argv in asked.items():
+        seconds, mb, _ = measure([*ACLOG, *argv], ENV, timeout=TIMEOUT_S)
+        report.add(Row("ui-1m", "aclog CLI", name, size, "wall", seconds * 1000, "ms", "one run"))
+        report.add(Row("ui-1m", "aclog CLI", name, size, "peak RSS", mb, "MB", "one run"))
+        replay_mb = replay_mb or mb
+    return replay_mb
+
+
+def run(report: Report, quick: bool) -> None:
+    """The 1M-binding log through ``aclog ui`` and through the CLI."""
+    snapshot_acls, tail = (50_000, 12_500) if quick else (1_000_000, 250_000)
+    count = 3 if quick else REQUESTS
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        make_log(directory, snapshot_acls, tail)
+        size = snapshot_acls + tail
+        process, url, first = _start(directory)
+        try:
+            note = "from the process's start; target <= 2 s"
+            report.add(Row("ui-1m", "aclog ui", "first view (/state)", size, "latency",
+                           first * 1000, "ms", note))  # fmt: skip
+            views = _views(url, count)
+            sample = _json(f"{url}/api/state")["acls"][0]  # type: ignore[index]
+            for view, targets in views.items():
+                _latencies(report, view, size, [_get(target) for target in targets])
+        finally:
+            ui_mb = _stop(process)
+        report.add(Row("ui-1m", "aclog ui", "whole run", size, "peak RSS", ui_mb, "MB", "VmHWM"))
+        replay_mb = _cli_rows(report, directory, size, sample["principal"], sample["resource_name"])
+        ratio = ui_mb / replay_mb
+        report.add(Row("ui-1m", "aclog ui / aclog replay", "peak RSS", size, "ratio", ratio,
+                       "x", f"{ratio:.2f}x; target <= 1.2x"))  # fmt: skip
