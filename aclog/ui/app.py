@@ -148,7 +148,7 @@ class Site:
         return data, {"state_offset": image.provenance.last_offset}
 
     def timeline(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
-        return timeline_data(self.source), {}
+        return timeline_data(self.source, request.query_params), {}
 
     def end(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         """Where the log ends now: what a page of "now" polls to reload on a new commit."""

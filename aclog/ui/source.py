@@ -22,7 +22,7 @@ from typing import Any
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
-from aclog.questions import lint_directory
+from aclog.questions import ChangeSplit, SplitBy, lint_directory, split_changes
 from aclog.records import (
     AccessControlEntryRecord,
     RecordDecodeError,
@@ -111,6 +111,7 @@ class LogSource:
         self._past: OrderedDict[tuple[Stamp, int | None, int | None], MetadataImage]
         self._past = OrderedDict()
         self._summaries: tuple[Stamp, list[BatchSummary]] | None = None
+        self._splits: dict[str, tuple[Stamp, ChangeSplit]] = {}
 
     def stamp(self) -> Stamp:
         """The stamp of the log as it is now; :class:`LogProblem` when there is no directory."""
@@ -192,6 +193,18 @@ class LogSource:
             known = known + [summarize(b) for b in read_decoded(self.directory, start)]
             self._summaries = (stamp, known)
             return list(known)
+
+    def split(self, by: SplitBy) -> ChangeSplit:
+        """Every batch's ACL changes split ``by`` principal or resource
+        (:func:`aclog.questions.split_changes`), as of now: one read of the log each time
+        it changes, then kept (one per ``by``)."""
+        stamp = self.stamp()
+        with self._lock, _read_problems(self.directory):
+            cached = self._splits.get(by)
+            if cached is None or cached[0] != stamp:
+                cached = (stamp, split_changes(read_decoded(self.directory), by))
+                self._splits[by] = cached
+            return cached[1]
 
     def batches(self, from_offset: int, to_offset: int) -> list[DecodedBatch]:
         """The decoded batches holding offsets in ``[from_offset, to_offset)``."""

@@ -16,8 +16,10 @@ from typing import Any
 
 from aclog.authorizer import Authorizer
 from aclog.image import MetadataImage
+from aclog.questions import ChangeSplit
 from aclog.records import call_paused, record_to_dict
 from aclog.replay import dump_row, entries_between, time_text, with_removed
+from aclog.text import visible
 from aclog.ui.effects import MAX_EFFECT_ACLS, batch_effects
 from aclog.ui.queries import BadQuery, Moment, explain_query, state_filter, whole
 from aclog.ui.source import BatchSummary, LogProblem, LogSource
@@ -165,9 +167,14 @@ def explain_data(
     ).to_dict()
 
 
-def timeline_data(source: LogSource) -> dict[str, Any]:
+def timeline_data(source: LogSource, params: Mapping[str, str]) -> dict[str, Any]:
     """The Timeline chart's series, one point per batch: time (epoch ms), offset, ACLs
-    added and removed, and the bindings held after it (counted from the first batch read)."""
+    added and removed, and the bindings held after it (counted from the first batch read);
+    with ``by`` (``principal`` or ``resource``), also ``split``: the additions and removals
+    of the keys with the most changes (:meth:`LogSource.split`), one value per point."""
+    by = params.get("by", "").strip()
+    if by not in ("", "principal", "resource"):
+        raise BadQuery(f"by {by!r} is not one of: principal, resource (or empty)")
     held = 0
     points = []
     for s in source.summaries():
@@ -181,4 +188,24 @@ def timeline_data(source: LogSource) -> dict[str, Any]:
                 "bindings": held,
             }
         )
-    return {"points": points}
+    data: dict[str, Any] = {"points": points}
+    if by:
+        split = source.split("principal" if by == "principal" else "resource")
+        data["split"] = _aligned(split, [p["offset"] for p in points])
+    return data
+
+
+def _aligned(split: ChangeSplit, offsets: list[int]) -> dict[str, Any]:
+    """``split`` with one value per point at ``offsets`` (0 where the split, read at another
+    moment of a growing log, has no batch), each key with its label as the CLI shows it."""
+    where = {offset: i for i, offset in enumerate(split.offsets)}
+    at = [where.get(offset) for offset in offsets]
+
+    def pick(values: list[int]) -> list[int]:
+        return [0 if i is None else values[i] for i in at]
+
+    series = [
+        {"key": s.key, "label": visible(s.key), "added": pick(s.added), "removed": pick(s.removed)}
+        for s in split.series
+    ]
+    return {"by": split.by, "series": series}
