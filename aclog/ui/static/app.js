@@ -7,19 +7,19 @@ const WHOLE = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 1e5, 1e6,
 
 // The per-batch series: added above 0 and removed below, in total or per key of the split.
 function changeSeries(points, split) {
-  const dots = (stroke) => ({ scale: "per", stroke, fill: stroke, points: { show: true, size: 7 }, paths: () => null });
+  const dots = (stroke, fill) => ({ scale: "per", stroke, points: { show: true, size: 7, fill }, paths: () => null });
   const some = (values, sign) => values.map((n) => (n ? sign * n : null)); // no point where none
   if (!split) {
     return [
-      [{ label: "added", ...dots("#2b9348") }, some(points.map((p) => p.added), 1)],
-      [{ label: "removed", ...dots("#c1121f") }, some(points.map((p) => p.removed), -1)],
+      [{ label: "added", ...dots("#2b9348", "#2b9348") }, some(points.map((p) => p.added), 1)],
+      [{ label: "removed", ...dots("#c1121f", "#c1121f") }, some(points.map((p) => p.removed), -1)],
     ];
   }
   const found = [];
   split.series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length];
-    found.push([{ label: s.label + " +", ...dots(color) }, some(s.added, 1)]);
-    found.push([{ label: s.label + " −", ...dots(color), points: { show: true, size: 7, fill: "#fff" } }, some(s.removed, -1)]);
+    found.push([{ label: s.label + " +", ...dots(color, color) }, some(s.added, 1)]);
+    found.push([{ label: s.label + " −", ...dots(color, "#fff") }, some(s.removed, -1)]);
   });
   return found;
 }
