@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         impact_of_adding,
         impact_of_changing,
     )
+    from aclog.questions.listing import AclListing, listing_of
     from aclog.questions.pattern_text import describe_pattern, short_acl
     from aclog.questions.reach import reach
     from aclog.questions.reachable import Reach, Reachable
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADDED",
+    "AclListing",
     "ANY_HOST",
     "ANY_OTHER_HOST",
     "OTHERS",
@@ -58,6 +60,7 @@ __all__ = [
     "impact_of_adding",
     "impact_of_changing",
     "lint_directory",
+    "listing_of",
     "reach",
     "short_acl",
     "split_changes",

@@ -3,20 +3,21 @@ page renders. Each asks the same library functions as the CLI: ``acls list``'s f
 ``replay``'s image for State, ``dump --json``'s rows for Changes, ``explain``'s authorizer and
 :meth:`~aclog.authorizer.Explanation.to_dict` for Explain.
 
-Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State filters the
-image once per request and renders one page of rows; Changes decodes only the batches shown.
+Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State slices one
+page from the image's listing (:func:`aclog.questions.listing_of`, built once per image; a
+filter by principal or resource name reads only that field's index); Changes decodes only
+the batches shown.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from itertools import islice
 from typing import Any
 
 from aclog.authorizer import Authorizer
 from aclog.image import MetadataImage
-from aclog.questions import ChangeSplit
+from aclog.questions import ChangeSplit, listing_of
 from aclog.records import call_paused, record_to_dict
 from aclog.replay import dump_row, entries_between, time_text, with_removed
 from aclog.text import visible
@@ -60,11 +61,8 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
     """The State view: the provenance, one page of the bindings ``acls list`` would list
     for the filter (in its order), and the SCRAM users (names, mechanisms, iterations)."""
     acl_filter = state_filter(params)
-    if acl_filter.matches_everything:  # no filter: count and slice without a test per ACL
-        total, matching = len(image.acls), iter(image.acls)
-    else:
-        found = [acl for acl in image.acls if acl_filter.matches(acl)]
-        total, matching = len(found), iter(found)
+    matching = listing_of(image.acls).matching(acl_filter)
+    total = len(matching)
     pages = max(1, -(-total // PAGE_ROWS))
     page = whole(params, "page", 1) or 1
     if page > pages:
@@ -74,7 +72,7 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
         "offset": image.provenance.last_offset,
         "epoch": image.provenance.epoch,
         "timestamp": image.provenance.timestamp_ms,
-        "acls": [record_to_dict(acl) for acl in islice(matching, start, start + PAGE_ROWS)],
+        "acls": [record_to_dict(acl) for acl in matching[start : start + PAGE_ROWS]],
         "users": image.scram.to_dict(),
         "total": total,
         "page": page,
