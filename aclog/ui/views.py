@@ -29,7 +29,11 @@ PAGE_ROWS = 100
 """Bindings on one State page: a page renders fast whatever the size of the state."""
 
 PAGE_BATCHES = 20
-"""Batches on one Changes page."""
+"""Batches on one Changes page, at most."""
+
+PAGE_RECORDS = 500
+"""Records on one Changes page, at most: a page of bulk imports (10k records a batch) would
+otherwise render hundreds of thousands of rows. A larger batch shows its first ones."""
 
 
 def checked_state(source: LogSource, at: Moment) -> MetadataImage:
@@ -83,35 +87,59 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
 def changes_data(
     source: LogSource, authorizers: Authorizers, at: Moment, params: Mapping[str, str]
 ) -> dict[str, Any]:
-    """The Changes view: up to :data:`PAGE_BATCHES` committed batches, from ``start`` (an
-    offset) on, or else the last ones up to the moment; each with its request context, its
-    records as ``dump --json`` prints them for the same offsets (redacted) and its effect on
-    access (:func:`aclog.ui.effects.batch_effects`)."""
+    """The Changes view: the committed batches that fit on a page (:func:`_fitting`), from
+    ``start`` (an offset) on, or the last ones ending before ``before`` (an offset: the
+    "older" link) or up to the moment; each with its request context, its records as ``dump
+    --json`` prints them for the same offsets (redacted) and its effect on access
+    (:func:`aclog.ui.effects.batch_effects`)."""
     summaries = source.summaries()
-    start = whole(params, "start")
+    start, ending = whole(params, "start"), whole(params, "before")
     if start is not None:
-        shown = [s for s in summaries if s.last_offset >= start][:PAGE_BATCHES]
+        later = (i for i, s in enumerate(summaries) if s.last_offset >= start)
+        shown = _fitting(summaries[next(later, len(summaries)) :])
     else:
-        end = source.state(at.offset, at.time_ms).provenance.last_offset
-        shown = [s for s in summaries if s.last_offset <= end][-PAGE_BATCHES:]
+        end = ending - 1 if ending is not None else _moment_end(source, at)
+        upto = [s for s in summaries if s.last_offset <= end]
+        shown = _fitting(upto[::-1])[::-1]
     rows: list[dict[str, Any]] = []
     effects: dict[int, Any] = {}
     if shown:
-        first, stop = shown[0].base_offset, shown[-1].last_offset + 1
+        first = shown[0].base_offset
+        stop = min(shown[-1].last_offset + 1, first + PAGE_RECORDS)
         batches = source.batches(first, stop)
         entries = entries_between(batches, first, stop)
         rows = [dump_row(entry, removed) for entry, removed in with_removed(entries)]
         if any(s.added + s.removed <= MAX_EFFECT_ACLS for s in shown):
             before = _state_before(source, first)
             effects = batch_effects(before, authorizers.for_image(before).acls, batches)
-    at_index = summaries.index(shown[0]) if shown else 0
-    older = summaries[max(0, at_index - PAGE_BATCHES)] if at_index > 0 else None
+    older = shown and shown[0] is not summaries[0]
     newer = shown and shown[-1] is not summaries[-1]
     return {
         "batches": [_batch_dict(s, rows, effects.get(s.base_offset)) for s in shown],
-        "older_start": None if older is None else older.base_offset,
+        "older_before": shown[0].base_offset if older else None,
         "newer_start": shown[-1].last_offset + 1 if newer else None,
     }
+
+
+def _moment_end(source: LogSource, at: Moment) -> int:
+    """The last offset of the state as of ``at`` (an offset needs no state built)."""
+    if at.offset is not None:
+        return at.offset
+    return source.state(at.offset, at.time_ms).provenance.last_offset
+
+
+def _fitting(summaries: list[BatchSummary]) -> list[BatchSummary]:
+    """The first of ``summaries`` that fit on a page: up to :data:`PAGE_BATCHES` batches and
+    :data:`PAGE_RECORDS` records, and always one batch (whose records past the budget are
+    left off the page)."""
+    fitting: list[BatchSummary] = []
+    records = 0
+    for summary in summaries[:PAGE_BATCHES]:
+        records += summary.last_offset - summary.base_offset + 1
+        if fitting and records > PAGE_RECORDS:
+            break
+        fitting.append(summary)
+    return fitting
 
 
 def _state_before(source: LogSource, offset: int) -> MetadataImage:
@@ -121,6 +149,7 @@ def _state_before(source: LogSource, offset: int) -> MetadataImage:
 
 def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]], effect: Any) -> dict[str, Any]:
     author = summary.author
+    records = [r for r in rows if r["batch_base_offset"] == summary.base_offset]
     return {
         "base_offset": summary.base_offset,
         "last_offset": summary.last_offset,
@@ -128,7 +157,8 @@ def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]], effect: Any) 
         "author": None if author is None else record_to_dict(author),
         "added": summary.added,
         "removed": summary.removed,
-        "records": [r for r in rows if r["batch_base_offset"] == summary.base_offset],
+        "records": records,
+        "records_left_off": summary.last_offset + 1 - summary.base_offset - len(records),
         "effect": effect,
     }
 
