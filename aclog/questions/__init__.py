@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         impact_of_changing,
     )
     from aclog.questions.listing import AclListing, listing_of
+    from aclog.questions.origins import AclOrigins
     from aclog.questions.pattern_text import describe_pattern, short_acl
     from aclog.questions.reach import reach
     from aclog.questions.reachable import Reach, Reachable
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ADDED",
     "AclListing",
+    "AclOrigins",
     "ANY_HOST",
     "ANY_OTHER_HOST",
     "OTHERS",

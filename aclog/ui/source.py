@@ -22,7 +22,7 @@ from typing import Any
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
-from aclog.questions import ChangeSplit, SplitBy, lint_directory, split_changes
+from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_directory, split_changes
 from aclog.records import (
     AccessControlEntryRecord,
     RecordDecodeError,
@@ -112,6 +112,7 @@ class LogSource:
         self._past = OrderedDict()
         self._summaries: tuple[Stamp, list[BatchSummary]] | None = None
         self._splits: dict[str, tuple[Stamp, ChangeSplit]] = {}
+        self._origins = AclOrigins()
 
     def stamp(self) -> Stamp:
         """The stamp of the log as it is now; :class:`LogProblem` when there is no directory."""
@@ -182,15 +183,20 @@ class LogSource:
         return image
 
     def summaries(self) -> list[BatchSummary]:
-        """Every committed batch's summary, oldest first, as of now (a copy)."""
+        """Every committed batch's summary, oldest first, as of now (a copy); the same read
+        feeds the ACL origins (:meth:`origin_of`)."""
         stamp = self.stamp()
         with self._lock, _read_problems(self.directory):
             cached = self._summaries
             if cached is not None and cached[0] == stamp:
                 return list(cached[1])
-            known = cached[1] if cached is not None and _grew(cached[0], stamp) else []
+            known = list(cached[1]) if cached is not None and _grew(cached[0], stamp) else []
+            if not known:
+                self._origins = AclOrigins()
             start = known[-1].last_offset + 1 if known else 0
-            known = known + [summarize(b) for b in read_decoded(self.directory, start)]
+            for batch in read_decoded(self.directory, start):
+                known.append(summarize(batch))
+                self._origins.add(batch)
             self._summaries = (stamp, known)
             return list(known)
 
@@ -228,15 +234,12 @@ class LogSource:
 
     def origin_of(self, acl_id: uuid.UUID) -> int | None:
         """The base offset of the batch that added the ACL ``acl_id`` (``None``: no batch in
-        the log did, e.g. it came from a snapshot whose segments were deleted). Cost: reads
-        the log up to that batch."""
-        self.stamp()
-        with _read_problems(self.directory):
-            for batch in read_decoded(self.directory):
-                for record in batch.records:
-                    if isinstance(record, AccessControlEntryRecord) and record.id == acl_id:
-                        return batch.base_offset
-        return None
+        the log did, e.g. it came from a snapshot whose segments were deleted). Cost: a
+        binary search of the origins the summaries' read collected
+        (:class:`aclog.questions.AclOrigins`), after reading any batch appended since."""
+        self.summaries()
+        with self._lock:
+            return self._origins.origin_of(acl_id)
 
 
 def _grew(before: Stamp, now: Stamp) -> bool:

@@ -67,3 +67,18 @@ def test_older_visits_every_batch_once(log_dir: Path) -> None:
             break
         page = _page(client, before=str(page["older_before"]))
     assert seen == every
+
+
+def test_the_origin_of_an_acl_granted_after_a_lookup(tmp_path: Path) -> None:
+    grant(tmp_path, "User:a", "Read", "first")
+    client = TestClient(create_app(tmp_path), base_url=LOCAL)
+    state = client.get("/api/state").json()["acls"]
+    assert client.get(f"/changes/acl/{state[0]['id']}", follow_redirects=False).status_code == 303
+    grant(tmp_path, "User:b", "Read", "second")  # appended after the origins were read
+    added = next(a for a in client.get("/api/state").json()["acls"] if a["principal"] == "User:b")
+    moved = client.get(f"/changes/acl/{added['id']}", follow_redirects=False)
+    batch = _page(client)["batches"][-1]
+    assert (
+        moved.headers["location"]
+        == f"/changes?start={batch['base_offset']}#b{batch['base_offset']}"
+    )
