@@ -44,6 +44,10 @@ from aclog.ui.views import (
 
 HERE = Path(__file__).parent
 
+ROWS_SHOWN = 500
+"""Rows of a Diff or Lint page, at most (their JSON lists all): a diff across a bulk import
+lists hundreds of thousands of changes, which no page renders fast or a person reads."""
+
 Answer = Callable[[Request, Moment], tuple[dict[str, Any], dict[str, Any]]]
 """A view: from the request and its moment, (the JSON data, extra page context)."""
 
@@ -62,6 +66,7 @@ def _environment() -> Environment:
     env.globals["href"] = lambda path, params: path + ("?" + urlencode(params) if params else "")
     env.globals["operations"] = [op.name for op in ACL_OPERATIONS]
     env.globals["resource_types"] = [rt.name for rt in RESOURCE_TYPES]
+    env.globals["rows_shown"] = ROWS_SHOWN
     return env
 
 

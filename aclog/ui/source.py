@@ -6,7 +6,8 @@ same readers as ``aclog replay`` and ``aclog dump``).
 Thread-safe: one lock guards the caches (Starlette runs sync handlers on a thread pool). Cost:
 a request stats the segments (the *stamp*); the latest state is advanced by replaying only the
 batches appended since it was built, the batch summaries likewise; a past state is rebuilt from
-the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp.
+the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp; so
+are the last few diff and lint answers.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
@@ -52,6 +53,16 @@ READ_ERRORS: tuple[type[Exception], ...] = (
 
 _PAST_STATES = 8
 """Past states kept: a person moves between a few moments; each holds a whole image."""
+
+_ANSWERS = 4
+"""Diff and lint answers kept: each is one JSON document, of the size of what it lists."""
+
+
+class Answered(Protocol):
+    """A diff or a lint report: what :meth:`LogSource._answer` keeps the JSON of."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
 
 Stamp = tuple[tuple[int, int, int], ...]
 """Each segment's base offset, size and mtime: changes whenever a writer appends."""
@@ -113,6 +124,7 @@ class LogSource:
         self._summaries: tuple[Stamp, list[BatchSummary]] | None = None
         self._splits: dict[str, tuple[Stamp, ChangeSplit]] = {}
         self._origins = AclOrigins()
+        self._answers: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
 
     def stamp(self) -> Stamp:
         """The stamp of the log as it is now; :class:`LogProblem` when there is no directory."""
@@ -219,18 +231,36 @@ class LogSource:
             return list(read_decoded(self.directory, from_offset, to_offset))
 
     def diff(self, start: Point, end: Point) -> dict[str, Any]:
-        """``aclog diff --json`` between two points (two rebuilds; not cached)."""
-        self.stamp()
-        with _read_problems(self.directory):
-            return call_paused(diff, self.directory, start, end).to_dict()
+        """``aclog diff --json`` between two points (two rebuilds, then kept: see
+        :meth:`_answer`)."""
+        return self._answer(("diff", start, end), lambda: diff(self.directory, start, end))
 
     def lint(self, at_offset: int | None, at_time_ms: int | None) -> dict[str, Any]:
-        """``aclog lint --json`` as of the point (Kafka's default thresholds; not cached)."""
-        self.stamp()
+        """``aclog lint --json`` as of the point (Kafka's default thresholds; a rebuild,
+        then kept: see :meth:`_answer`)."""
+        return self._answer(
+            ("lint", at_offset, at_time_ms),
+            lambda: lint_directory(self.directory, at_offset=at_offset, at_time_ms=at_time_ms),
+        )
+
+    def _answer(self, key: tuple[object, ...], ask: Callable[[], Answered]) -> dict[str, Any]:
+        """The JSON of ``ask()`` for ``key`` as of the log now, kept among the newest
+        :data:`_ANSWERS` (a page reloaded, paged or revisited answers at once; a commit
+        changes the stamp, so nothing stale is served). Computed outside the lock, so a slow
+        diff does not hold up other views."""
+        full = (self.stamp(), *key)
+        with self._lock:
+            found = self._answers.get(full)
+            if found is not None:
+                self._answers.move_to_end(full)
+                return found
         with _read_problems(self.directory):
-            return lint_directory(
-                self.directory, at_offset=at_offset, at_time_ms=at_time_ms
-            ).to_dict()
+            found = call_paused(ask).to_dict()
+        with self._lock:
+            self._answers[full] = found
+            while len(self._answers) > _ANSWERS:
+                self._answers.popitem(last=False)
+        return found
 
     def origin_of(self, acl_id: uuid.UUID) -> int | None:
         """The base offset of the batch that added the ACL ``acl_id`` (``None``: no batch in

@@ -1,7 +1,8 @@
-"""The Changes view's pages over a data directory holding a large batch (a bulk grant of 630
-ACLs, written by ``acls add``) among small ones: a page holds at most 500 records, says how
-many of a large batch it left off, its records are ``dump --json``'s for those offsets, and
-following "older" from the end visits every batch exactly once."""
+"""Pages over a data directory holding a large batch (a bulk grant of 630 ACLs, written by
+``acls add``) among small ones. Changes: a page holds at most 500 records, says how many of a
+large batch it left off, its records are ``dump --json``'s for those offsets, and following
+"older" from the end visits every batch exactly once. Diff and Lint: a page shows 500 rows
+and says how many more its JSON holds; a kept answer is never served after a commit."""
 
 from __future__ import annotations
 
@@ -82,3 +83,22 @@ def test_the_origin_of_an_acl_granted_after_a_lookup(tmp_path: Path) -> None:
         moved.headers["location"]
         == f"/changes?start={batch['base_offset']}#b{batch['base_offset']}"
     )
+
+
+def test_diff_and_lint_pages_show_500_rows_and_never_a_stale_answer(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    bulk = [f"--allow-principal=User:p{i}" for i in range(10)]
+    bulk += [f"--operation={op}" for op in OPERATIONS] + [f"--topic=bulk-{i}" for i in range(7)]
+    cli("acls", "add", "--data-dir", str(data), *bulk)
+    client = TestClient(create_app(data), base_url=LOCAL)
+    diffed = client.get("/api/diff", params={"from": "0"}).json()
+    assert len(diffed["acls"]) == 630
+    page = client.get("/diff", params={"from": "0"}).text
+    assert page.count('<td class="added">') == 500 and "130 more ACL changes are left off" in page
+    findings = client.get("/api/lint").json()["findings"]
+    assert len(findings) > 500
+    page = client.get("/lint").text
+    assert f"{len(findings) - 500} more findings are left off the page" in page
+    grant(data, "User:late", "Read", "late")  # a commit: the kept answers no longer hold
+    assert len(client.get("/api/diff", params={"from": "0"}).json()["acls"]) == 631
+    assert client.get("/api/lint").json()["acls_checked"] == 631
