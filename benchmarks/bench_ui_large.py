@@ -93,8 +93,9 @@ def _stop(process: subprocess.Popen[str]) -> float:
     return peak_kb / 1024
 
 
-def _views(url: str, count: int) -> dict[str, list[str]]:
-    """Each view's request URLs: ``count`` of each (slider steps walk the chart's points)."""
+def _views(url: str, count: int) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Each view's request URLs, ``count`` of each (slider steps walk the chart's points),
+    and what they ask of (principal, topic, the diff's offsets) for the CLI to ask too."""
     points = _json(f"{url}/api/timeline")["points"]  # type: ignore[index]
     offsets = [p["offset"] for p in points]
     middle = len(offsets) // 2
@@ -118,7 +119,9 @@ def _views(url: str, count: int) -> dict[str, list[str]]:
     views = {name: [target] * count for name, target in same.items()}
     views["slider step (state at the next point)"] = [f"{url}/state?at_offset={o}" for o in steps]
     views["acl origin (creating change)"] = [f"{url}/changes/acl/{first['id']}"] * count
-    return views
+    asked_of = {"principal": first["principal"], "topic": first["resource_name"],
+                "from": str(early), "to": str(late)}  # fmt: skip
+    return views, asked_of
 
 
 def _timed(targets: list[str]) -> list[float]:
@@ -139,15 +142,18 @@ def _latencies(report: Report, view: str, size: int, seconds: list[float]) -> No
         report.add(Row("ui-1m", "aclog ui", view, size, metric, value * 1000, "ms", note))
 
 
-def _cli_rows(report: Report, directory: Path, size: int, who: str, topic: str) -> float:
-    """The CLI answering the same questions (one run each); ``aclog replay``'s peak MB."""
+def _cli_rows(report: Report, directory: Path, size: int, asked_of: dict[str, str]) -> float:
+    """The CLI answering the same questions (one run each) of ``asked_of``'s principal,
+    topic and offsets; ``aclog replay``'s peak MB."""
     d = ["--data-dir", str(directory)]
+    who, topic = asked_of["principal"], asked_of["topic"]
     asked: dict[str, list[str]] = {
         "replay (state at the end)": ["replay", *d],
         "acls list --principal": ["acls", "list", *d, "--principal", who],
         "explain": ["explain", *d, "--principal", who, "--host", "10.0.0.1",
                     "--operation", "Read", "--topic", topic],
         "who-can": ["who-can", *d, "--operation", "Read", "--topic", topic],
+        "diff": ["diff", *d, "--from", asked_of["from"], "--to", asked_of["to"], "--json"],
         "lint": ["lint", *d],
     }  # fmt: skip
     replay_mb = 0.0
@@ -172,14 +178,13 @@ def run(report: Report, quick: bool) -> None:
             note = "from the process's start; target <= 2 s"
             report.add(Row("ui-1m", "aclog ui", "first view (/state)", size, "latency",
                            first * 1000, "ms", note))  # fmt: skip
-            views = _views(url, count)
-            sample = _json(f"{url}/api/state")["acls"][0]  # type: ignore[index]
+            views, asked_of = _views(url, count)
             for view, targets in views.items():
                 _latencies(report, view, size, _timed(targets))
         finally:
             ui_mb = _stop(process)
         report.add(Row("ui-1m", "aclog ui", "whole run", size, "peak RSS", ui_mb, "MB", "VmHWM"))
-        replay_mb = _cli_rows(report, directory, size, sample["principal"], sample["resource_name"])
+        replay_mb = _cli_rows(report, directory, size, asked_of)
         ratio = ui_mb / replay_mb
         report.add(Row("ui-1m", "aclog ui / aclog replay", "peak RSS", size, "ratio", ratio,
                        "x", f"{ratio:.2f}x; target <= 1.2x"))  # fmt: skip
