@@ -22,6 +22,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
+from aclog.tools.quickstart_ui import stop
 from benchmarks.bench_coldstart import make_log
 from benchmarks.bench_startup import AS_ACLOG, measure
 from benchmarks.report import Report, Row
@@ -86,12 +87,7 @@ def _stop(process: subprocess.Popen[str]) -> float:
     """Stops the process (by its pid); its peak resident memory in MB."""
     status = Path(f"/proc/{process.pid}/status").read_text()
     peak_kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM"))
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=30)
+    stop(process)
     assert process.stdout is not None
     process.stdout.close()
     return peak_kb / 1024
