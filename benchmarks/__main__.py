@@ -28,6 +28,7 @@ from benchmarks import (
     bench_small_batches,
     bench_snapshot,
     bench_ui,
+    bench_ui_large,
     bench_wire,
     harness,
     history,
@@ -51,6 +52,7 @@ SUITES = {
     "cli": bench_cli.run,
     "java": bench_java.run,
     "ui": bench_ui.run,
+    "ui-1m": bench_ui_large.run,
 }
 # The Spark suite takes about 25 minutes at full size; it runs only when asked for by name
 # (`make bench-pipeline`), so `make bench` stays a few minutes.

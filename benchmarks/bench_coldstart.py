@@ -43,7 +43,9 @@ ROUNDS = 3
 """The tail replay and its floor: best of this many, timed in turn."""
 
 
-def _make(directory: Path, snapshot_acls: int, tail: int) -> None:
+def make_log(directory: Path, snapshot_acls: int, tail: int) -> None:
+    """A snapshot of ``snapshot_acls`` distinct ACLs (their records in the log before it)
+    and a tail of ``tail`` records after it, one in ten a removal, 10k to a batch."""
     # Distinct bindings only: the controller never commits one ACL twice, and replay is strict.
     unique = {r.binding: r for r in acl_records((snapshot_acls + tail) * 2, seed=11)}
     records = list(unique.values())[: snapshot_acls + tail]
@@ -67,7 +69,7 @@ def run(report: Report, quick: bool) -> None:
     snapshot_acls, tail = (50_000, 12_500) if quick else (1_000_000, 250_000)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        _make(directory, snapshot_acls, tail)
+        make_log(directory, snapshot_acls, tail)
         authorizer = Authorizer()
         loader = MetadataLoader(directory, [AuthorizerPublisher(authorizer)])
         gc.collect()  # no garbage from making the data is collected on the clock

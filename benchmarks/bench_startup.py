@@ -53,7 +53,9 @@ peak counts the memory of the process it was started from, so this small interpr
 benchmark process, starts it."""
 
 
-def measure(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+def measure(
+    command: list[str], env: dict[str, str], timeout: float = 120
+) -> tuple[float, float, float]:
     """Seconds until ``command`` exits, its peak resident memory in MB and its CPU seconds
     (user + system: what the command itself cost, which the load of a shared machine moves
     far less than the wall time; one run)."""
@@ -64,7 +66,7 @@ def measure(command: list[str], env: dict[str, str]) -> tuple[float, float, floa
         capture_output=True,
         text=True,
         check=True,
-        timeout=120,
+        timeout=timeout,
     )
     lines = done.stdout.splitlines()
     seconds, peak_kb, cpu, code = lines[-1].split()

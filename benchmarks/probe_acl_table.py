@@ -3,7 +3,7 @@ the cold-start data, beside what the product path costs today. Not on the produc
 so not in ``make bench``; its numbers decide how the table is wired in.
 
 Usage: ``python -m benchmarks.probe_acl_table DIR [--quick]`` (DIR is made once with
-``bench_coldstart._make``: 1M snapshot ACLs + a 250k-record tail, or 50k + 12.5k with
+``bench_coldstart.make_log``: 1M snapshot ACLs + a 250k-record tail, or 50k + 12.5k with
 ``--quick``). Every row is the best of three, the rows timed in turn, each after a full
 collection and with the collector paused, as the suites time theirs. Prints one line per row.
 """
@@ -29,7 +29,7 @@ from aclog.records.types import AccessControlEntryRecord
 from aclog.replay.rebuild import rebuild_image, replay_tail
 from aclog.snapshot import read_snapshot
 from aclog.snapshot.acl_columns import FULL_NAME, chunk_arrays
-from benchmarks.bench_coldstart import _fastavro_decode, _make
+from benchmarks.bench_coldstart import _fastavro_decode, make_log
 
 ROUNDS = 3
 
@@ -72,7 +72,7 @@ def probe_data() -> tuple[Path, int, int, Path]:
     acls, tail = (50_000, 12_500) if args.quick else (1_000_000, 250_000)
     if not directory.exists():
         directory.mkdir(parents=True)
-        _make(directory, acls, tail)
+        make_log(directory, acls, tail)
     snapshot = next(p for p in directory.iterdir() if p.name.endswith(".snapshot.avro"))
     return directory, acls, tail, snapshot
 

@@ -2,8 +2,8 @@
 (:mod:`aclog.authorizer`'s ``__all__``), never on its index: who can do an operation on a
 resource (:func:`who_can`), what a principal can reach (:func:`reach`), the hygiene of a data
 directory's ACLs and SCRAM credentials (:func:`lint_directory`), when a principal gained or lost
-an operation (:func:`timeline`), and what a change would do to an inventory
-(:func:`impact_of_adding`).
+an operation (:func:`timeline`), whose ACLs each batch changed (:func:`split_changes`), and
+what a change would do to an inventory (:func:`impact_of_adding`).
 
 The authorizer answers one request fast; this package asks it many, or reads the log around it
 (:mod:`aclog.replay`). Sits above :mod:`aclog.authorizer`, :mod:`aclog.replay` and
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
+    from aclog.questions.churn import OTHERS, ChangeSplit, SplitBy, split_changes
     from aclog.questions.findings import Finding, LintReport, Severity
     from aclog.questions.host_answers import ANY_HOST, HostAnswer
     from aclog.questions.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
         impact_of_adding,
         impact_of_changing,
     )
+    from aclog.questions.listing import AclListing, listing_of
+    from aclog.questions.origins import AclOrigins
     from aclog.questions.pattern_text import describe_pattern, short_acl
     from aclog.questions.reach import reach
     from aclog.questions.reachable import Reach, Reachable
@@ -34,9 +37,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADDED",
+    "AclListing",
+    "AclOrigins",
     "ANY_HOST",
     "ANY_OTHER_HOST",
+    "OTHERS",
     "BEGINNING",
+    "ChangeSplit",
     "DEFAULT_MIN_ITERATIONS",
     "Finding",
     "Flip",
@@ -48,14 +55,17 @@ __all__ = [
     "Reachable",
     "ResourceImpact",
     "Severity",
+    "SplitBy",
     "Timeline",
     "WhoCan",
     "describe_pattern",
     "impact_of_adding",
     "impact_of_changing",
     "lint_directory",
+    "listing_of",
     "reach",
     "short_acl",
+    "split_changes",
     "timeline",
     "timelines",
     "who_can",

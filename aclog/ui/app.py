@@ -44,6 +44,10 @@ from aclog.ui.views import (
 
 HERE = Path(__file__).parent
 
+ROWS_SHOWN = 500
+"""Rows of a Diff or Lint page, at most (their JSON lists all): a diff across a bulk import
+lists hundreds of thousands of changes, which no page renders fast or a person reads."""
+
 Answer = Callable[[Request, Moment], tuple[dict[str, Any], dict[str, Any]]]
 """A view: from the request and its moment, (the JSON data, extra page context)."""
 
@@ -62,6 +66,7 @@ def _environment() -> Environment:
     env.globals["href"] = lambda path, params: path + ("?" + urlencode(params) if params else "")
     env.globals["operations"] = [op.name for op in ACL_OPERATIONS]
     env.globals["resource_types"] = [rt.name for rt in RESOURCE_TYPES]
+    env.globals["rows_shown"] = ROWS_SHOWN
     return env
 
 
@@ -121,7 +126,7 @@ class Site:
     def changes(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         if not at.is_now:
             checked_state(self.source, at)
-        return changes_data(self.source, at, request.query_params), {}
+        return changes_data(self.source, self.authorizers, at, request.query_params), {}
 
     def question(self, ask: Question, empty: str) -> Answer:
         """A view that asks ``ask`` of the state as of the moment; a JSON request with the
@@ -148,7 +153,7 @@ class Site:
         return data, {"state_offset": image.provenance.last_offset}
 
     def timeline(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
-        return timeline_data(self.source), {}
+        return timeline_data(self.source, request.query_params), {}
 
     def end(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         """Where the log ends now: what a page of "now" polls to reload on a new commit."""

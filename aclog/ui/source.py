@@ -6,7 +6,8 @@ same readers as ``aclog replay`` and ``aclog dump``).
 Thread-safe: one lock guards the caches (Starlette runs sync handlers on a thread pool). Cost:
 a request stats the segments (the *stamp*); the latest state is advanced by replaying only the
 batches appended since it was built, the batch summaries likewise; a past state is rebuilt from
-the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp.
+the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp; so
+are the last few diff and lint answers.
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
-from aclog.questions import lint_directory
+from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_directory, split_changes
 from aclog.records import (
     AccessControlEntryRecord,
     RecordDecodeError,
@@ -52,6 +53,16 @@ READ_ERRORS: tuple[type[Exception], ...] = (
 
 _PAST_STATES = 8
 """Past states kept: a person moves between a few moments; each holds a whole image."""
+
+_ANSWERS = 4
+"""Diff and lint answers kept: each is one JSON document, of the size of what it lists."""
+
+
+class Answered(Protocol):
+    """A diff or a lint report: what :meth:`LogSource._answer` keeps the JSON of."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
 
 Stamp = tuple[tuple[int, int, int], ...]
 """Each segment's base offset, size and mtime: changes whenever a writer appends."""
@@ -111,6 +122,9 @@ class LogSource:
         self._past: OrderedDict[tuple[Stamp, int | None, int | None], MetadataImage]
         self._past = OrderedDict()
         self._summaries: tuple[Stamp, list[BatchSummary]] | None = None
+        self._splits: dict[str, tuple[Stamp, ChangeSplit]] = {}
+        self._origins = AclOrigins()
+        self._answers: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
 
     def stamp(self) -> Stamp:
         """The stamp of the log as it is now; :class:`LogProblem` when there is no directory."""
@@ -181,17 +195,34 @@ class LogSource:
         return image
 
     def summaries(self) -> list[BatchSummary]:
-        """Every committed batch's summary, oldest first, as of now (a copy)."""
+        """Every committed batch's summary, oldest first, as of now (a copy); the same read
+        feeds the ACL origins (:meth:`origin_of`)."""
         stamp = self.stamp()
         with self._lock, _read_problems(self.directory):
             cached = self._summaries
             if cached is not None and cached[0] == stamp:
                 return list(cached[1])
-            known = cached[1] if cached is not None and _grew(cached[0], stamp) else []
+            known = list(cached[1]) if cached is not None and _grew(cached[0], stamp) else []
+            if not known:
+                self._origins = AclOrigins()
             start = known[-1].last_offset + 1 if known else 0
-            known = known + [summarize(b) for b in read_decoded(self.directory, start)]
+            for batch in read_decoded(self.directory, start):
+                known.append(summarize(batch))
+                self._origins.add(batch)
             self._summaries = (stamp, known)
             return list(known)
+
+    def split(self, by: SplitBy) -> ChangeSplit:
+        """Every batch's ACL changes split ``by`` principal or resource
+        (:func:`aclog.questions.split_changes`), as of now: one read of the log each time
+        it changes, then kept (one per ``by``)."""
+        stamp = self.stamp()
+        with self._lock, _read_problems(self.directory):
+            cached = self._splits.get(by)
+            if cached is None or cached[0] != stamp:
+                cached = (stamp, split_changes(read_decoded(self.directory), by))
+                self._splits[by] = cached
+            return cached[1]
 
     def batches(self, from_offset: int, to_offset: int) -> list[DecodedBatch]:
         """The decoded batches holding offsets in ``[from_offset, to_offset)``."""
@@ -200,30 +231,45 @@ class LogSource:
             return list(read_decoded(self.directory, from_offset, to_offset))
 
     def diff(self, start: Point, end: Point) -> dict[str, Any]:
-        """``aclog diff --json`` between two points (two rebuilds; not cached)."""
-        self.stamp()
-        with _read_problems(self.directory):
-            return call_paused(diff, self.directory, start, end).to_dict()
+        """``aclog diff --json`` between two points (two rebuilds, then kept: see
+        :meth:`_answer`)."""
+        return self._answer(("diff", start, end), lambda: diff(self.directory, start, end))
 
     def lint(self, at_offset: int | None, at_time_ms: int | None) -> dict[str, Any]:
-        """``aclog lint --json`` as of the point (Kafka's default thresholds; not cached)."""
-        self.stamp()
+        """``aclog lint --json`` as of the point (Kafka's default thresholds; a rebuild,
+        then kept: see :meth:`_answer`)."""
+        return self._answer(
+            ("lint", at_offset, at_time_ms),
+            lambda: lint_directory(self.directory, at_offset=at_offset, at_time_ms=at_time_ms),
+        )
+
+    def _answer(self, key: tuple[object, ...], ask: Callable[[], Answered]) -> dict[str, Any]:
+        """The JSON of ``ask()`` for ``key`` as of the log now, kept among the newest
+        :data:`_ANSWERS` (a page reloaded, paged or revisited answers at once; a commit
+        changes the stamp, so nothing stale is served). Computed outside the lock, so a slow
+        diff does not hold up other views."""
+        full = (self.stamp(), *key)
+        with self._lock:
+            found = self._answers.get(full)
+            if found is not None:
+                self._answers.move_to_end(full)
+                return found
         with _read_problems(self.directory):
-            return lint_directory(
-                self.directory, at_offset=at_offset, at_time_ms=at_time_ms
-            ).to_dict()
+            found = call_paused(ask).to_dict()
+        with self._lock:
+            self._answers[full] = found
+            while len(self._answers) > _ANSWERS:
+                self._answers.popitem(last=False)
+        return found
 
     def origin_of(self, acl_id: uuid.UUID) -> int | None:
         """The base offset of the batch that added the ACL ``acl_id`` (``None``: no batch in
-        the log did, e.g. it came from a snapshot whose segments were deleted). Cost: reads
-        the log up to that batch."""
-        self.stamp()
-        with _read_problems(self.directory):
-            for batch in read_decoded(self.directory):
-                for record in batch.records:
-                    if isinstance(record, AccessControlEntryRecord) and record.id == acl_id:
-                        return batch.base_offset
-        return None
+        the log did, e.g. it came from a snapshot whose segments were deleted). Cost: a
+        binary search of the origins the summaries' read collected
+        (:class:`aclog.questions.AclOrigins`), after reading any batch appended since."""
+        self.summaries()
+        with self._lock:
+            return self._origins.origin_of(acl_id)
 
 
 def _grew(before: Stamp, now: Stamp) -> bool:

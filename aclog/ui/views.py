@@ -3,21 +3,25 @@ page renders. Each asks the same library functions as the CLI: ``acls list``'s f
 ``replay``'s image for State, ``dump --json``'s rows for Changes, ``explain``'s authorizer and
 :meth:`~aclog.authorizer.Explanation.to_dict` for Explain.
 
-Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State filters the
-image once per request and renders one page of rows; Changes decodes only the batches shown.
+Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State slices one
+page from the image's listing (:func:`aclog.questions.listing_of`, built once per image; a
+filter by principal or resource name reads only that field's index); Changes decodes only
+the batches shown.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from itertools import islice
 from typing import Any
 
 from aclog.authorizer import Authorizer
 from aclog.image import MetadataImage
+from aclog.questions import ChangeSplit, listing_of
 from aclog.records import call_paused, record_to_dict
 from aclog.replay import dump_row, entries_between, time_text, with_removed
+from aclog.text import visible
+from aclog.ui.effects import MAX_EFFECT_ACLS, batch_effects
 from aclog.ui.queries import BadQuery, Moment, explain_query, state_filter, whole
 from aclog.ui.source import BatchSummary, LogProblem, LogSource
 
@@ -25,7 +29,11 @@ PAGE_ROWS = 100
 """Bindings on one State page: a page renders fast whatever the size of the state."""
 
 PAGE_BATCHES = 20
-"""Batches on one Changes page."""
+"""Batches on one Changes page, at most."""
+
+PAGE_RECORDS = 500
+"""Records on one Changes page, at most: a page of bulk imports (10k records a batch) would
+otherwise render hundreds of thousands of rows. A larger batch shows its first ones."""
 
 
 def checked_state(source: LogSource, at: Moment) -> MetadataImage:
@@ -57,11 +65,8 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
     """The State view: the provenance, one page of the bindings ``acls list`` would list
     for the filter (in its order), and the SCRAM users (names, mechanisms, iterations)."""
     acl_filter = state_filter(params)
-    if acl_filter.matches_everything:  # no filter: count and slice without a test per ACL
-        total, matching = len(image.acls), iter(image.acls)
-    else:
-        found = [acl for acl in image.acls if acl_filter.matches(acl)]
-        total, matching = len(found), iter(found)
+    matching = listing_of(image.acls).matching(acl_filter)
+    total = len(matching)
     pages = max(1, -(-total // PAGE_ROWS))
     page = whole(params, "page", 1) or 1
     if page > pages:
@@ -71,7 +76,7 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
         "offset": image.provenance.last_offset,
         "epoch": image.provenance.epoch,
         "timestamp": image.provenance.timestamp_ms,
-        "acls": [record_to_dict(acl) for acl in islice(matching, start, start + PAGE_ROWS)],
+        "acls": [record_to_dict(acl) for acl in matching[start : start + PAGE_ROWS]],
         "users": image.scram.to_dict(),
         "total": total,
         "page": page,
@@ -79,34 +84,72 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
     }
 
 
-def changes_data(source: LogSource, at: Moment, params: Mapping[str, str]) -> dict[str, Any]:
-    """The Changes view: up to :data:`PAGE_BATCHES` committed batches, from ``start`` (an
-    offset) on, or else the last ones up to the moment; each with its request context and its
-    records as ``dump --json`` prints them for the same offsets (redacted)."""
+def changes_data(
+    source: LogSource, authorizers: Authorizers, at: Moment, params: Mapping[str, str]
+) -> dict[str, Any]:
+    """The Changes view: the committed batches that fit on a page (:func:`_fitting`), from
+    ``start`` (an offset) on, or the last ones ending before ``before`` (an offset: the
+    "older" link) or up to the moment; each with its request context, its records as ``dump
+    --json`` prints them for the same offsets (redacted) and its effect on access
+    (:func:`aclog.ui.effects.batch_effects`)."""
     summaries = source.summaries()
-    start = whole(params, "start")
+    start, ending = whole(params, "start"), whole(params, "before")
     if start is not None:
-        shown = [s for s in summaries if s.last_offset >= start][:PAGE_BATCHES]
+        later = (i for i, s in enumerate(summaries) if s.last_offset >= start)
+        shown = _fitting(summaries[next(later, len(summaries)) :])
     else:
-        end = source.state(at.offset, at.time_ms).provenance.last_offset
-        shown = [s for s in summaries if s.last_offset <= end][-PAGE_BATCHES:]
+        end = ending - 1 if ending is not None else _moment_end(source, at)
+        upto = [s for s in summaries if s.last_offset <= end]
+        shown = _fitting(upto[::-1])[::-1]
     rows: list[dict[str, Any]] = []
+    effects: dict[int, Any] = {}
     if shown:
-        first, stop = shown[0].base_offset, shown[-1].last_offset + 1
-        entries = entries_between(source.batches(first, stop), first, stop)
+        first = shown[0].base_offset
+        stop = min(shown[-1].last_offset + 1, first + PAGE_RECORDS)
+        batches = source.batches(first, stop)
+        entries = entries_between(batches, first, stop)
         rows = [dump_row(entry, removed) for entry, removed in with_removed(entries)]
-    at_index = summaries.index(shown[0]) if shown else 0
-    older = summaries[max(0, at_index - PAGE_BATCHES)] if at_index > 0 else None
+        if any(s.added + s.removed <= MAX_EFFECT_ACLS for s in shown):
+            before = _state_before(source, first)
+            effects = batch_effects(before, authorizers.for_image(before).acls, batches)
+    older = shown and shown[0] is not summaries[0]
     newer = shown and shown[-1] is not summaries[-1]
     return {
-        "batches": [_batch_dict(s, rows) for s in shown],
-        "older_start": None if older is None else older.base_offset,
+        "batches": [_batch_dict(s, rows, effects.get(s.base_offset)) for s in shown],
+        "older_before": shown[0].base_offset if older else None,
         "newer_start": shown[-1].last_offset + 1 if newer else None,
     }
 
 
-def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _moment_end(source: LogSource, at: Moment) -> int:
+    """The last offset of the state as of ``at`` (an offset needs no state built)."""
+    if at.offset is not None:
+        return at.offset
+    return source.state(at.offset, at.time_ms).provenance.last_offset
+
+
+def _fitting(summaries: list[BatchSummary]) -> list[BatchSummary]:
+    """The first of ``summaries`` that fit on a page: up to :data:`PAGE_BATCHES` batches and
+    :data:`PAGE_RECORDS` records, and always one batch (whose records past the budget are
+    left off the page)."""
+    fitting: list[BatchSummary] = []
+    records = 0
+    for summary in summaries[:PAGE_BATCHES]:
+        records += summary.last_offset - summary.base_offset + 1
+        if fitting and records > PAGE_RECORDS:
+            break
+        fitting.append(summary)
+    return fitting
+
+
+def _state_before(source: LogSource, offset: int) -> MetadataImage:
+    """The state just before the batch at ``offset`` (empty before offset 0)."""
+    return source.state(offset - 1) if offset > 0 else MetadataImage.EMPTY
+
+
+def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]], effect: Any) -> dict[str, Any]:
     author = summary.author
+    records = [r for r in rows if r["batch_base_offset"] == summary.base_offset]
     return {
         "base_offset": summary.base_offset,
         "last_offset": summary.last_offset,
@@ -114,7 +157,9 @@ def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]]) -> dict[str, 
         "author": None if author is None else record_to_dict(author),
         "added": summary.added,
         "removed": summary.removed,
-        "records": [r for r in rows if r["batch_base_offset"] == summary.base_offset],
+        "records": records,
+        "records_left_off": summary.last_offset + 1 - summary.base_offset - len(records),
+        "effect": effect,
     }
 
 
@@ -150,9 +195,14 @@ def explain_data(
     ).to_dict()
 
 
-def timeline_data(source: LogSource) -> dict[str, Any]:
+def timeline_data(source: LogSource, params: Mapping[str, str]) -> dict[str, Any]:
     """The Timeline chart's series, one point per batch: time (epoch ms), offset, ACLs
-    added and removed, and the bindings held after it (counted from the first batch read)."""
+    added and removed, and the bindings held after it (counted from the first batch read);
+    with ``by`` (``principal`` or ``resource``), also ``split``: the additions and removals
+    of the keys with the most changes (:meth:`LogSource.split`), one value per point."""
+    by = params.get("by", "").strip()
+    if by not in ("", "principal", "resource"):
+        raise BadQuery(f"by {by!r} is not one of: principal, resource (or empty)")
     held = 0
     points = []
     for s in source.summaries():
@@ -166,4 +216,24 @@ def timeline_data(source: LogSource) -> dict[str, Any]:
                 "bindings": held,
             }
         )
-    return {"points": points}
+    data: dict[str, Any] = {"points": points}
+    if by:
+        split = source.split("principal" if by == "principal" else "resource")
+        data["split"] = _aligned(split, [p["offset"] for p in points])
+    return data
+
+
+def _aligned(split: ChangeSplit, offsets: list[int]) -> dict[str, Any]:
+    """``split`` with one value per point at ``offsets`` (0 where the split, read at another
+    moment of a growing log, has no batch), each key with its label as the CLI shows it."""
+    where = {offset: i for i, offset in enumerate(split.offsets)}
+    at = [where.get(offset) for offset in offsets]
+
+    def pick(values: list[int]) -> list[int]:
+        return [0 if i is None else values[i] for i in at]
+
+    series = [
+        {"key": s.key, "label": visible(s.key), "added": pick(s.added), "removed": pick(s.removed)}
+        for s in split.series
+    ]
+    return {"by": split.by, "series": series}

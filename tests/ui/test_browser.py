@@ -123,6 +123,30 @@ def test_the_timeline_chart_draws_and_picks_a_moment(browser: Any, url: str, sho
     assert "State at offset" in _text(browser, "main h2")
 
 
+def test_the_chart_splits_changes_by_principal(browser: Any, url: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(f"{url}/timeline")
+    Select(browser.find_element(By.ID, "by")).select_by_value("principal")
+    browser.find_element(By.ID, "split-go").click()
+    _until(lambda: "by=principal" in browser.current_url, "the split in the URL")
+    _until(lambda: browser.find_element(By.ID, "chart").get_attribute("data-ready"), "the chart")
+    legend = _text(browser, "#chart .u-legend")
+    assert "User:alice +" in legend and "User:bob \u2212" in legend  # additions, removals
+    assert legend.count("<script>alert(1)</script>") == 2  # its additions and removals, as text
+    assert legend.count("\\x00nul\\nline") == 2 and "\x00" not in legend  # as the CLI shows it
+    _no_console_errors(browser)
+
+
+def test_changes_show_each_batchs_effect_on_access(browser: Any, url: str) -> None:
+    browser.get(f"{url}/changes?start=7")
+    effect = _text(browser, "#b9 table.impact")
+    assert "User:bob" in effect and "WRITE" in effect and "ALLOWED → DENIED" in effect
+    assert "no decision changed" in _text(browser, "#b7")
+    _no_console_errors(browser)
+
+
 def test_state_shows_a_hostile_name_as_text(browser: Any, url: str, shots: Path) -> None:
     from selenium.common.exceptions import NoAlertPresentException
 
@@ -197,6 +221,11 @@ def test_a_seeded_history_in_every_view(browser: Any, tmp_path: Path, shots: Pat
         _until(lambda: chart.get_attribute("data-ready"), "the chart")
         _no_console_errors(browser)
         browser.save_screenshot(str(shots / "timeline-tenancy.png"))
+        browser.get(f"{seeded}/timeline?by=principal")
+        chart = browser.find_element(By.ID, "chart")
+        _until(lambda: chart.get_attribute("data-ready"), "the split chart")
+        assert "(others) +" in _text(browser, "#chart .u-legend")
+        browser.save_screenshot(str(shots / "timeline-split.png"))
         browser.get(f"{seeded}/state?at_time=2026-01-01T00:30:00Z")
         assert "State at offset" in _text(browser, "main h2")
         browser.save_screenshot(str(shots / "state-tenancy.png"))
