@@ -21,7 +21,6 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import cast
 
-from aclog.image.acl_table_next import next_table
 from aclog.image.acls_image import AclChanges, AclsImage, BindingIndex
 from aclog.image.errors import ReplayError
 from aclog.image.layered import LayeredMap
@@ -146,6 +145,8 @@ class AclsDelta:
             return self._image
         base = self._image.acls
         if self._image.replays_onto_a_table:
+            from aclog.image.acl_table_next import next_table  # noqa: PLC0415  # numpy
+
             touched = None if self._touched is None else list(self._touched)
             return AclsImage.of_table(next_table(self._image.table, self._changes, touched))
         if base:
@@ -160,7 +161,7 @@ class AclsDelta:
             # calling UUID.__hash__ per id.
             first = cast(dict[uuid.UUID, AccessControlEntryRecord], dict(self._changes))
             applied = LayeredMap.adopt(first)
-        return AclsImage(applied, self._carried_index())
+        return self._image.grown(applied, self._carried_index())
 
     def replay_batch(
         self, records: Sequence[AccessControlEntryRecord | RemoveAccessControlEntryRecord]

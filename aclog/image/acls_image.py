@@ -6,7 +6,10 @@ Every image replay makes from :attr:`AclsImage.EMPTY` holds its ACLs in an
 mapping keeps one (a :class:`~aclog.image.layered.LayeredMap`), and so do the images a delta
 applies onto it: the controller holds its image so (:meth:`AclsImage.in_a_mapping`), because a
 commit of a few ACLs costs a few dict operations there and a few numpy calls per run of a
-table. The delta that replays records into an image is :class:`aclog.image.acls.AclsDelta`.
+table. A small image (:attr:`AclsImage.SMALL`, where a rebuild of a small log starts) is held
+in a mapping too, which needs no numpy, until a delta makes it :data:`TABLE_MIN` ACLs or more:
+that image holds a table. The delta that replays records into an image is
+:class:`aclog.image.acls.AclsDelta`.
 """
 
 from __future__ import annotations
@@ -15,19 +18,26 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from aclog.image.acl_column_rows import words_of
-from aclog.image.acl_table import AclTable
 from aclog.image.layered import LayeredMap
 from aclog.image.render import acl_to_dict
 from aclog.records.types import AccessControlEntryRecord, AclBinding, AclKey
+
+if TYPE_CHECKING:  # numpy and pyarrow load with the first table, not with every image
+    from aclog.image.acl_table import AclTable
 
 AclChanges = Mapping[uuid.UUID, AccessControlEntryRecord | None]
 """Ordered changes by ACL id: a record is an addition, ``None`` a removal."""
 
 BindingIndex = LayeredMap[AclKey, uuid.UUID]
 """ACL key (:attr:`AccessControlEntryRecord.key`) -> the id that stores that ACL."""
+
+TABLE_MIN = 4096
+"""A small image (``small``) that a delta makes this many ACLs or more holds a table from then
+on. Set well below the size where a table's smaller rows alone would repay loading numpy and
+pyarrow (about 40 MB), so that a follower whose log grows reaches the table's bulk replay
+early; an image rebuilt from a small log (``SMALL_LOG_BYTES``) rarely holds this many."""
 
 
 @dataclass(frozen=True)
@@ -40,15 +50,18 @@ class AclsImage:
     view, whose records are made when read; lookups by binding search the table. An image
     made from a mapping keeps it, with ``index``, the binding index of exactly these ACLs when
     whoever made the image had it (a delta carries its base's forward); otherwise
-    :attr:`bindings` builds it on first use, O(n) once per image. Two images are equal when
-    they hold the same ACLs under the same ids.
+    :attr:`bindings` builds it on first use, O(n) once per image. ``small``: held in a mapping
+    only while small (see :data:`TABLE_MIN`). Two images are equal when they hold the same ACLs
+    under the same ids.
     """
 
     acls: Mapping[uuid.UUID, AccessControlEntryRecord] = field(default_factory=dict)
     index: BindingIndex | None = field(default=None, compare=False, repr=False)
     table: AclTable | None = field(default=None, compare=False, repr=False)
+    small: bool = field(default=False, compare=False, repr=False)
 
     EMPTY: ClassVar[AclsImage]
+    SMALL: ClassVar[AclsImage]
 
     def __post_init__(self) -> None:
         if self.table is None and not isinstance(self.acls, LayeredMap):
@@ -70,10 +83,30 @@ class AclsImage:
     def in_a_mapping(self) -> AclsImage:
         """This image with its ACLs held in a mapping (never :attr:`EMPTY` itself): replay
         onto it stays in one, each record a few dict operations (a controller's commits).
-        O(ACLs) for a table-backed image (every record built once); itself otherwise."""
+        O(ACLs) for a table-backed image (every record built once); O(1) otherwise (a small
+        image keeps its mapping at any size from then on)."""
+        if self.small:
+            return AclsImage(self.acls, self.index)
         if self.table is None and self is not AclsImage.EMPTY:
             return self
         return AclsImage({acl.id: acl for acl in self.acls.values()})
+
+    def grown(
+        self, acls: LayeredMap[uuid.UUID, AccessControlEntryRecord], index: BindingIndex | None
+    ) -> AclsImage:
+        """The image a delta applies onto this one held in a mapping: ``acls`` with their
+        binding ``index`` (if known), small while this one is and it holds fewer than
+        :data:`TABLE_MIN` ACLs, else a table's once it holds more (O(ACLs) once)."""
+        if not self.small:
+            return AclsImage(acls, index)
+        if len(acls) < TABLE_MIN:
+            return AclsImage(acls, index, small=True)
+        from aclog.image.acl_table import AclTable  # noqa: PLC0415  # (see the imports)
+
+        table = AclTable.from_records(list(acls.values()))
+        if table is None:
+            raise AssertionError("replay accepted an ACL id or binding twice")
+        return AclsImage.of_table(table)
 
     def __len__(self) -> int:
         return len(self.acls)
@@ -114,6 +147,8 @@ class AclsImage:
     def held(self, ids: Sequence[uuid.UUID]) -> list[bool]:
         """Whether each of ``ids`` is stored, in order (over a table: one vectorised lookup)."""
         if self.table is not None:
+            from aclog.image.acl_column_rows import words_of  # noqa: PLC0415
+
             held: list[bool] = self.table.contains_words(words_of(ids)).tolist()
             return held
         return [acl_id in self.acls for acl_id in ids]
@@ -124,3 +159,6 @@ class AclsImage:
 
 
 AclsImage.EMPTY = AclsImage()
+AclsImage.SMALL = AclsImage(small=True)
+"""Where replay of a small log starts (:func:`aclog.replay.rebuild.rebuild_image`): an empty
+image held in a mapping while small (see :data:`TABLE_MIN`)."""

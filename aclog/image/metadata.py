@@ -31,6 +31,7 @@ class MetadataImage:
     scram: ScramImage = ScramImage.EMPTY
 
     EMPTY: ClassVar[MetadataImage]
+    SMALL: ClassVar[MetadataImage]
 
     @property
     def is_empty(self) -> bool:
@@ -51,12 +52,14 @@ class MetadataImage:
         a loader fed its commits, so that a commit of a few ACLs replays in a few dict
         operations rather than a few numpy calls per run of a table (~30x less for one ACL).
         O(ACLs) once for a table-backed image; replay onto it keeps the mapping."""
-        if not self.acls.replays_onto_a_table:
-            return self
-        return replace(self, acls=self.acls.in_a_mapping())
+        acls = self.acls.in_a_mapping()
+        return self if acls is self.acls else replace(self, acls=acls)
 
 
 MetadataImage.EMPTY = MetadataImage()
+MetadataImage.SMALL = MetadataImage(acls=AclsImage.SMALL)
+"""The empty image a rebuild of a small log starts from: its ACLs held in a mapping while they
+are few (:attr:`~aclog.image.acls_image.AclsImage.SMALL`), so its replay loads no numpy."""
 
 
 def image_records(image: MetadataImage) -> Iterator[Record]:

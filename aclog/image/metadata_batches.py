@@ -23,10 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import count
 from operator import itemgetter
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from aclog.image.acl_column_rows import of_kinds, removal_words
-from aclog.image.acl_table_replay import AclTableReplay
 from aclog.image.acls import AclsDelta
 from aclog.image.errors import ReplayError
 from aclog.records.decoded import DecodedRecords
@@ -38,6 +36,9 @@ from aclog.records.types import (
     RemoveAccessControlEntryRecord,
     RequestContextRecord,
 )
+
+if TYPE_CHECKING:
+    from aclog.image.acl_table_replay import AclTableReplay
 
 BULK_MIN = 8
 """Smaller batches are replayed one by one (the batch check's setup, or a table apply's,
@@ -84,6 +85,8 @@ def replay_decoded(delta: MetadataDelta, decoded: DecodedRecords, first_offset: 
     if small or tables is None or not set(map(type, map(itemgetter(1), others))) <= _BATCHABLE:
         delta.replay_pairs(zip(count(first_offset), decoded.records))
         return
+    from aclog.image.acl_column_rows import of_kinds, removal_words  # noqa: PLC0415  # numpy
+
     others_at = [(first_offset + row, record) for row, record in others]
     if not tables.batch(of_kinds(kinds), removal_words(kinds), _acl_records_of(decoded)):
         _replay_split(delta, tables, _acl_pairs(decoded.records, first_offset), others_at)

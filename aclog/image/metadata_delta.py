@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from aclog.image.acl_table import AclTable
-from aclog.image.acl_table_replay import AclTableReplay
 from aclog.image.acls import AclsDelta
 from aclog.image.errors import ReplayError
 from aclog.image.metadata import MetadataImage
@@ -36,6 +34,10 @@ from aclog.records.types import (
     RequestContextRecord,
     UserScramCredentialRecord,
 )
+
+if TYPE_CHECKING:
+    from aclog.image.acl_table import AclTable
+    from aclog.image.acl_table_replay import AclTableReplay
 
 
 class MetadataDelta:
@@ -98,8 +100,9 @@ class MetadataDelta:
     def table_replay(self) -> AclTableReplay | None:
         """The replay onto the table, made at the first ACL record unless an ACL delta
         exists or the base image is held in a mapping (or this restates a non-empty one)."""
-        if self._tables is None and self._acls is None and not self._snapshot:
-            self._tables = AclTableReplay.over(self._image.acls, queue=self._backlog)
+        fresh = self._tables is None and self._acls is None and not self._snapshot
+        if fresh and self._image.acls.replays_onto_a_table:
+            self._tables = _table_replay().over(self._image.acls, queue=self._backlog)
         return self._tables
 
     def _release_tables(self) -> None:
@@ -145,7 +148,7 @@ class MetadataDelta:
         acls = [r for r in records if type(r) is AccessControlEntryRecord]
         fresh = self._snapshot and self._acls is None and self._tables is None
         if acls and fresh:
-            self._tables = AclTableReplay.restated(self._image.acls, acls)
+            self._tables = _table_replay().restated(self._image.acls, acls)
             if self._tables is not None:
                 records = [r for r in records if type(r) is not AccessControlEntryRecord]
         self.replay_pairs(zip(repeat(offset), records))
@@ -156,7 +159,7 @@ class MetadataDelta:
         all standing at ``offset``, into a snapshot delta of the empty image; ``ValueError``
         into another delta (the caller restates records then)."""
         fresh = self._snapshot and self._acls is None and self._tables is None
-        tables = AclTableReplay.of_snapshot_table(self._image.acls, table) if fresh else None
+        tables = _table_replay().of_snapshot_table(self._image.acls, table) if fresh else None
         if tables is None:
             raise ValueError("a table restates only a fresh snapshot delta of the empty image")
         self._tables = tables
@@ -241,6 +244,15 @@ _HANDLERS: dict[type[Any], Callable[[MetadataDelta, Any, int], None]] = {
     LeaderChangeRecord: MetadataDelta._replay_nothing,
 }
 """Record class -> handler: the one place where replay decides what a record does."""
+
+
+def _table_replay() -> type[AclTableReplay]:
+    """:class:`AclTableReplay`, imported when a replay first goes onto a table: numpy and
+    pyarrow load then, not with every image (a small log replayed into a mapping needs
+    neither, :func:`aclog.replay.rebuild.rebuild_image`)."""
+    from aclog.image.acl_table_replay import AclTableReplay  # noqa: PLC0415
+
+    return AclTableReplay
 
 
 def apply_records(

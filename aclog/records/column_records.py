@@ -42,7 +42,7 @@ from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kin
 from aclog.records.decoded import AclRows, DecodedRecords, in_row_order
 from aclog.records.id_bytes import id_column_bytes, split_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
-from aclog.records.small_batch import SMALL_BATCH, decode_small
+from aclog.records.small_batch import decode_batch_records
 from aclog.records.types import ACL_KEY_FIELDS, Record, RecordType
 from aclog.records.vector import numpy_numbers
 
@@ -71,16 +71,6 @@ def decode_records(
     """
     decoded = decode_batch_records(values, offsets)
     return decoded.records, decoded.kinds()
-
-
-def decode_batch_records(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:
-    """The records of ``values`` a type at a time (:class:`~aclog.records.decoded.
-    DecodedRecords`): what :func:`decode_records` gives, before the row-order pass. Same
-    errors. A batch of fewer than :data:`~aclog.records.small_batch.SMALL_BATCH` values is
-    decoded record by record (:func:`~aclog.records.small_batch.decode_small`, no columns)."""
-    if len(values) < SMALL_BATCH:
-        return decode_small(values, offsets)
-    return decode_columnar_records(values, offsets)
 
 
 def decode_columnar_records(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:

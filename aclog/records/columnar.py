@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from aclog.records.codec import FRAME_VERSION, DecodedKind, RecordDecodeError, decode_avro_fields
+from aclog.records.codec import FRAME_VERSION, RecordDecodeError
 from aclog.records.column_assembly import assemble, distinct, split
 from aclog.records.column_layout import (
     CONTEXT_PREFIX,
@@ -44,6 +44,7 @@ from aclog.records.column_layout import (
     columns_schema,
 )
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, raw_schema
+from aclog.records.small_batch import checked_fields, offset_of
 from aclog.records.types import RecordType
 from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values
 
@@ -194,51 +195,10 @@ def _read_kind(plans: dict[int, KindPlan], key: int, cursor: Cursor, rows: Any) 
     return KindColumns(key >> 8, key & 0xFF, rows, columns)
 
 
-def offset_of(offsets: Offsets, index: int) -> int | None:
-    """Where the value at ``index`` of a batch sits in the log, if ``offsets`` say."""
-    if offsets is None:
-        return None
-    if isinstance(offsets, int):
-        return offsets + index
-    return int(offsets[index])
-
-
 def _reference(values: list[bytes], offsets: Offsets, secrets: bool) -> pa.RecordBatch:
     """The batch through the codec, value by value: its columns, or the codec's error."""
     decoded = [checked_fields(value, offset_of(offsets, i)) for i, value in enumerate(values)]
     return columns_from_fields([kind for kind, _ in decoded], [f for _, f in decoded], secrets)
-
-
-def checked_fields(value: bytes, offset: int | None) -> tuple[DecodedKind, dict[str, Any]]:
-    """:func:`~aclog.records.codec.decode_avro_fields` of one value, refused as the batch
-    decoder refuses it (an ``int`` field past 32 bits): the reference path's one record,
-    shared by the columnar decoder's fallback and the small-batch decoder
-    (:mod:`aclog.records.small_batch`), so both raise the same error at the same offset."""
-    kind, fields = decode_avro_fields(value, offset)
-    _check_ints(kind, fields, offset)
-    return kind, fields
-
-
-def _check_ints(kind: tuple[int, int], fields: dict[str, Any], offset: int | None) -> None:
-    """Avro's ``int`` is 32 bits; fastavro reads a longer varint there without complaint, but
-    no column (and no Kafka field) holds it: the record is corrupt."""
-    for name in _int_fields(kind[0]):  # an int's key is its RecordType's: no enum call
-        value = fields.get(name)
-        if isinstance(value, int) and not -(1 << 31) <= value < 1 << 31:
-            record_type, version = RecordType(kind[0]), kind[1]
-            where = "record" if offset is None else f"record at offset {offset}"
-            raise RecordDecodeError(
-                f"{where}: field {name} of {record_type.name} version {version} holds "
-                f"{value}, outside an Avro int (32 bits); the record is corrupt"
-            )
-
-
-@cache
-def _int_fields(record_type: int) -> tuple[str, ...]:
-    """The ``int`` fields of today's schema of ``record_type`` (cached per code)."""
-    code = RecordType(record_type)
-    fields = raw_schema(code, CURRENT_VERSIONS[code])["fields"]
-    return tuple(field["name"] for field in fields if field["type"] == "int")
 
 
 def columns_from_fields(

@@ -22,20 +22,22 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aclog.records.codec import DecodedKind
-from aclog.records.column_layout import KindColumns
 from aclog.records.types import (
     AccessControlEntryRecord,
     Record,
     RemoveAccessControlEntryRecord,
 )
 
+if TYPE_CHECKING:  # numpy and pyarrow load with the columnar decoder, not for a small batch
+    from aclog.records.column_layout import KindColumns
+
 Rows = Any
-"""The rows of some records in their batch: an increasing ``int64`` numpy array."""
+"""The rows of some records in their batch, increasing: an ``int64`` numpy array from the
+columnar decoder, a list of ints from :meth:`DecodedRecords.of_records` (a batch decoded
+record by record needs no numpy)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,14 +102,14 @@ class DecodedRecords:
             added = [record for _, record in adds]
             removed = [record for _, record in removes]
             acls = AclRows(
-                np.array([row for row, _ in adds], dtype=np.int64),
+                [row for row, _ in adds],
                 [record.id for record in added],
                 added,
-                np.array([row for row, _ in removes], dtype=np.int64),
+                [row for row, _ in removes],
                 [record.id for record in removed],
                 removed,
             )
-        kind_rows = [(kind, np.array(rows, dtype=np.int64)) for kind, rows in _rows_by_kind(kinds)]
+        kind_rows = _rows_by_kind(kinds)
         batch = cls(len(records), [], others, kind_rows, _no_columns, kinds)
         batch.__dict__.update(acls=acls, records=records)  # made with it, never from columns
         return batch
@@ -134,7 +136,7 @@ class DecodedRecords:
             rows += [acls.add_rows, acls.remove_rows]
             parts += [acls.adds, acls.removes]
         if self.others:
-            rows.append(np.array([row for row, _ in self.others], dtype=np.int64))
+            rows.append([row for row, _ in self.others])
             parts.append([record for _, record in self.others])
         return in_row_order(rows, parts)
 
@@ -168,7 +170,7 @@ def _no_columns(kinds: list[KindColumns]) -> AclRows:
     raise AssertionError("a batch decoded record by record has no ACL columns to build from")
 
 
-def _rows_by_kind(kinds: list[DecodedKind]) -> list[tuple[DecodedKind, list[int]]]:
+def _rows_by_kind(kinds: list[DecodedKind]) -> list[tuple[DecodedKind, Rows]]:
     """The rows of each kind of ``kinds``, in order of first appearance."""
     rows: dict[DecodedKind, list[int]] = {}
     for row, kind in enumerate(kinds):
@@ -179,13 +181,20 @@ def _rows_by_kind(kinds: list[DecodedKind]) -> list[tuple[DecodedKind, list[int]
 def in_row_order(rows: list[Rows], parts: list[list[Any]]) -> list[Any]:
     """The items of ``parts`` (each in the order of its ``rows``, the rows of all parts
     together being 0..n-1 or any distinct numbers) merged in row order: one stable argsort
-    and one C-level gather, no call per item."""
+    and one C-level gather, no call per item; rows held in lists (a batch decoded record by
+    record, a few records) are sorted in Python, which needs no numpy."""
     filled = [(r, p) for r, p in zip(rows, parts, strict=True) if len(p)]
     if not filled:
         return []
     if len(filled) == 1:
         return list(filled[0][1])
-    order = np.argsort(np.concatenate([r for r, _ in filled]), kind="stable").tolist()
+    joined_rows = [r for r, _ in filled]
+    if all(isinstance(r, list) for r in joined_rows):
+        order = sorted(range(sum(map(len, joined_rows))), key=list(chain(*joined_rows)).__getitem__)
+    else:
+        import numpy as np  # noqa: PLC0415  # rows from the columnar decoder: it loaded numpy
+
+        order = np.argsort(np.concatenate(joined_rows), kind="stable").tolist()
     joined = list(chain.from_iterable(part for _, part in filled))
     gathered: tuple[Any, ...] = itemgetter(*order)(joined)  # two items at least: a tuple
     return list(gathered)

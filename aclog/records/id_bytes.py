@@ -12,14 +12,14 @@ Thread-safe (pure functions). Cost: O(ids) in C; no Python step per id.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
+if TYPE_CHECKING:  # each function imports numpy when called: importing this loads neither
+    import pyarrow as pa
 
 ID_BYTES = 16
 """The bytes of one id (a UUID, most significant byte first)."""
-_ID_ITEM = np.dtype(f"V{ID_BYTES}")
+_ID_ITEM = f"V{ID_BYTES}"
 
 
 def split_ids(data: bytes | memoryview | Any) -> list[bytes]:
@@ -27,6 +27,8 @@ def split_ids(data: bytes | memoryview | Any) -> list[bytes]:
     array of them, e.g. ``(n, 2)`` big-endian words), one ``bytes`` each (numpy's ``V16``
     items become ``bytes``, trailing zero bytes kept, unlike ``S16``). ``ValueError`` for a
     run that is not whole ids (never a silently dropped tail)."""
+    import numpy as np  # noqa: PLC0415  # (see the imports)
+
     found: list[bytes] = np.frombuffer(data, dtype=_ID_ITEM).tolist()
     return found
 
@@ -35,6 +37,8 @@ def id_words(data: bytes | memoryview) -> Any:
     """Each id of ``data`` (16 bytes each, back to back) as two unsigned 64-bit words: an
     ``(n, 2)`` big-endian view of ``data``, no copy, first word the id's first eight bytes.
     ``astype(np.uint64)`` makes native words to sort or compare."""
+    import numpy as np  # noqa: PLC0415  # (see the imports)
+
     return np.frombuffer(data, dtype=">u8").reshape(-1, 2)
 
 

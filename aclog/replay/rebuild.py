@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aclog.image import MetadataDelta, MetadataImage, MetadataProvenance
-from aclog.image.acl_column_rows import of_chunks, of_records
-from aclog.image.acl_table import AclTable
 from aclog.log import LogBatch, read_batches
 from aclog.log.check import check_batches
 from aclog.log.segment import list_segments
@@ -131,6 +129,8 @@ def _rebuild_from_log(
         info, contents = found
         image = _restated_contents(info, contents)
         start = info.last_offset + 1
+    elif _log_bytes(segments) < SMALL_LOG_BYTES:
+        image = MetadataImage.SMALL
     _check_log_reaches(directory, start)
     check_batches(directory, 0, start)  # damage a snapshot covers is damage all the same
     tail = _replayed_tail(directory, image, start, at_offset, at_time_ms, on_batch)
@@ -138,6 +138,25 @@ def _rebuild_from_log(
         check_batches(directory, tail.image.provenance.last_offset + 1)  # and damage after
     snapshot = found[0] if found else None
     return Rebuilt(tail.image, snapshot, tail.records, batches_replayed=tail.batches)
+
+
+SMALL_LOG_BYTES = 256 * 1024
+"""A log of fewer segment bytes (and no snapshot) is replayed from
+:attr:`~aclog.image.MetadataImage.SMALL`, record by record into a mapping, as a writer's
+commits are: a table's replay would first load numpy and pyarrow (about 0.2 s and 40 MB,
+most of a small ``acls list``) for a log of at most a few thousand records. Its image holds
+a table once it holds :data:`~aclog.image.acls_image.TABLE_MIN` ACLs."""
+
+
+def _log_bytes(segments: list[tuple[int, Path]]) -> int:
+    """The bytes of ``segments`` (one that vanished since it was listed counts none)."""
+    total = 0
+    for _, path in segments:
+        try:
+            total += path.stat().st_size
+        except FileNotFoundError:
+            continue
+    return total
 
 
 def restated(
@@ -153,6 +172,9 @@ def _restated_contents(info: SnapshotInfo, contents: SnapshotContents) -> Metada
     """The image a snapshot restates, its ACLs made a table straight from its columns (no
     record per ACL). A snapshot that states an id or a binding twice is restated from its
     records instead, which raises the error naming it."""
+    from aclog.image.acl_column_rows import of_chunks, of_records  # noqa: PLC0415  # numpy
+    from aclog.image.acl_table import AclTable  # noqa: PLC0415
+
     chunks = of_chunks(list(contents.chunks))
     table = AclTable.build([chunks, of_records(list(contents.acl_rows))])
     if table is None:

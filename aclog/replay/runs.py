@@ -35,7 +35,6 @@ from itertools import chain
 
 from aclog.log import LogBatch
 from aclog.records.codec import RecordDecodeError
-from aclog.records.column_records import decode_columnar_records
 from aclog.records.decoded import DecodedRecords
 from aclog.records.small_batch import SMALL_BATCH
 from aclog.records.types import Record
@@ -108,6 +107,8 @@ def _decoded(run: list[LogBatch]) -> Iterator[BatchRun | DecodedBatch]:
     if not run or sum(len(b.values) for b in run) < SMALL_BATCH:
         yield from map(decode_batch, run)
         return
+    from aclog.records.column_records import decode_columnar_records  # noqa: PLC0415  # numpy
+
     first, last = run[0], run[-1]
     try:
         decoded = decode_columnar_records(

@@ -24,8 +24,8 @@ from aclog.log.files import open_reader
 from aclog.log.segment import segment_base_offset
 from aclog.records import RecordType, RequestContextRecord, record_to_dict
 from aclog.records.codec import DecodedKind
-from aclog.records.column_records import decode_batch_records
 from aclog.records.decoded import DecodedRecords
+from aclog.records.small_batch import decode_batch_records
 from aclog.records.types import Record, record_type_name
 
 

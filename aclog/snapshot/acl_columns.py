@@ -36,18 +36,18 @@ from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, cast
-
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any, cast
 
 # The one definition of building ACL records from columns of field values (slot setters, enum
 # tables; an unknown code becomes the enum's UNKNOWN), shared with the log's batch decoder.
 from aclog.records.build import acls_from_columns
-from aclog.records.column_records import code_members
 from aclog.records.id_bytes import ID_BYTES, split_ids
 from aclog.records.types import AccessControlEntryRecord
+
+if (
+    TYPE_CHECKING
+):  # the columns' readers load them; the schema, the name and the writer need neither
+    import pyarrow as pa
 
 CHUNK_ACLS = 4096
 """ACLs per column chunk: big enough that a chunk's fixed costs vanish, small enough that the
@@ -166,6 +166,8 @@ def chunk_arrays(fields: dict[str, Any], *, split: bool = True) -> ChunkArrays:
     strings joined (``strings`` empty) for a reader that splits many chunks' at once
     (:func:`chunk_strings`), which then checks them. Cost: a few C-level calls per column,
     none per ACL."""
+    import numpy as np  # noqa: PLC0415  # (see the imports)
+
     count: int = fields["count"]
     expected: int = fields["string_count"]
     strings = _strings(fields) if split else []
@@ -196,6 +198,10 @@ def chunk_strings(chunks: Sequence[ChunkArrays]) -> pa.Array:
     """The strings of every chunk of ``chunks``, in order, as one Arrow string array, split
     in C (no Python string per item); ``ValueError`` as :func:`chunk_arrays` gives for a
     chunk whose strings do not match its header."""
+    import numpy as np  # noqa: PLC0415  # (see the imports)
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
     for chunk in chunks:  # every chunk's, as splitting each alone checks it
         if len(chunk.separator) != 1:
             raise ValueError(f"the chunk's separator is {chunk.separator!r}, not one character")
@@ -225,6 +231,8 @@ def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:
     """The ACL records of one chunk's field values, equal to what their per-record encoding
     decodes to (unknown codes become the enums' ``UNKNOWN``). ``ValueError`` for columns that
     do not fit together."""
+    from aclog.records.column_records import code_members  # noqa: PLC0415  # numpy
+
     chunk = chunk_arrays(fields)
     ids = _id_bytes(chunk.ids, chunk.count)
     codes = {name: code_members(values, name) for name, values in chunk.codes.items()}

@@ -284,15 +284,16 @@ def test_a_loader_fed_its_writers_commits_holds_its_image_in_a_mapping(tmp_path:
     controller.create_acls([_acl(f"t{i}", AclPermissionType.ALLOW) for i in range(20)], CALLER)
     follower = MetadataLoader(tmp_path)
     follower.catch_up()
-    assert follower.image.acls.table is not None  # a cold start stays columnar
+    assert follower.image.acls.small  # a small log: a mapping until it grows, then a table
     loader = MetadataLoader(tmp_path, durable_end=lambda: controller.log.end_offset)
     loader.catch_up()
     assert loader.image.acls.table is None and loader.image == follower.image
+    assert not loader.image.acls.small  # pinned: a mapping at any size
     controller.add_commit_listener(loader.offer)
     controller.create_acls([_acl("orders", AclPermissionType.DENY)], CALLER)
     controller.delete_acls([AclFilter(TOPIC, "t3")], CALLER)
     assert loader.image.acls.table is None
     assert loader.image == controller.image
     follower.poll()
-    assert follower.image == loader.image and follower.image.acls.table is not None
+    assert follower.image == loader.image and follower.image.acls.small
     controller.close()

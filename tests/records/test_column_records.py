@@ -26,8 +26,8 @@ from aclog.records import (
 )
 from aclog.records.codec import decode_avro_fields
 from aclog.records.column_records import decode_records
-from aclog.records.columnar import _check_ints
 from aclog.records.schemas import known_versions
+from aclog.records.small_batch import _check_ints
 from tests.records.samples import SAMPLES
 from tests.records.test_columnar import LONG, _any_values, _damage
 

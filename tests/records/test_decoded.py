@@ -30,8 +30,8 @@ def test_a_type_at_a_time_holds_the_rows_records(values: list[bytes], first: int
         assert not in_rows and not removed
         return
     assert acls.adds == in_rows and acls.removes == removed
-    assert [records[row] for row in acls.add_rows.tolist()] == acls.adds
-    assert [records[row] for row in acls.remove_rows.tolist()] == acls.removes
+    assert [records[row] for row in acls.add_rows] == acls.adds
+    assert [records[row] for row in acls.remove_rows] == acls.removes
     assert acls.add_ids == [r.id for r in acls.adds]
     assert acls.remove_ids == [r.id for r in acls.removes]
     others = [(i, r) for i, r in enumerate(records) if type(r) not in _ACL_CLASSES]

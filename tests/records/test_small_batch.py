@@ -44,10 +44,10 @@ def _outcome(decode: Any, values: list[bytes], first: int) -> object:
     rows = None
     if acls is not None:
         rows = (
-            acls.add_rows.tolist(),
+            [int(row) for row in acls.add_rows],
             acls.add_ids,
             acls.adds,
-            acls.remove_rows.tolist(),
+            [int(row) for row in acls.remove_rows],
             acls.remove_ids,
             acls.removes,
             acls.in_order(),
@@ -60,7 +60,7 @@ def _outcome(decode: Any, values: list[bytes], first: int) -> object:
         kinds,
         [type(k[0]) for k in kinds],
         decoded.others,
-        [(kind, r.tolist()) for kind, r in decoded.kind_rows],
+        [(kind, [int(row) for row in r]) for kind, r in decoded.kind_rows],
         decoded.leading_other(),
         decoded.first(),
         rows,
