@@ -21,6 +21,9 @@ def secs(value: float) -> str:
 
 
 def ms(value: float) -> str:
+    """Milliseconds, as seconds from one second up (1,595 ms reads as 1.6 s)."""
+    if value >= 1000:
+        return f"{value / 1000:.3g} s" if value < 100_000 else f"{value / 1000:,.0f} s"
     return f"{value:.3g} ms" if value < 100 else f"{value:,.0f} ms"
 
 

@@ -63,3 +63,45 @@ FAILOVER = Table(
         ),
     ],
 )
+
+
+def _view(workload: str) -> Cell:
+    def cell(r: Run) -> str:
+        p50, p95 = (r.value("ui-1m", "aclog ui", workload, m) for m in ("p50", "p95"))
+        return f"{ms(p50)} / {ms(p95)}"
+
+    return cell
+
+
+def _first_view(r: Run) -> str:
+    return ms(r.value("ui-1m", "aclog ui", "first view (/state)", "latency"))
+
+
+def _memory(r: Run) -> str:
+    ui = r.value("ui-1m", "aclog ui", "whole run", "peak RSS")
+    replay = r.value("ui-1m", "aclog CLI", "replay (state at the end)", "peak RSS")
+    return f"{mb(ui)} / {mb(replay)}"
+
+
+UI_1M = Table(
+    ("1M bindings + 250k changes", "p50 / p95"),
+    [
+        ("first view (`/state`, from the process's start)", _first_view),
+        ("State at the end", _view("state (end)")),
+        (
+            "State filtered by principal (the first builds the index)",
+            _view("state (filtered by principal)"),
+        ),
+        ("Changes at the end", _view("changes (end)")),
+        ("Explain (the first loads the authorizer)", _view("explain (end)")),
+        ("Who can", _view("who-can (end)")),
+        ("Diff of two moments (the first rebuilds both)", _view("diff (two moments)")),
+        ("creating-change link", _view("acl origin (creating change)")),
+        (
+            "slider step (State at the next chart point)",
+            _view("slider step (state at the next point)"),
+        ),
+        ("Lint (a request that times out counts as its 300 s)", _view("lint (end)")),
+        ("peak RSS, `aclog ui` / `aclog replay` of the same log", _memory),
+    ],
+)

@@ -12,10 +12,9 @@ and the scan itself goes on from that byte with the offset and epoch reached, so
 is found, classified and reported exactly as before (``tests/log/test_region.py`` holds the
 two paths equal, damage included).
 
-Not thread-safe: it advances the scan it is given. Cost: O(bytes after the position): about
-3 us a batch of a context and one record, read to its :class:`LogBatch` (1.3 us the header,
-CRC and checks, 1.4 us the two values; ``benchmarks/results/by-suite/smallbatch/
-session17-speed.md``); memory: one read window (:data:`WINDOW` bytes, or one batch if larger).
+Not thread-safe: it advances the scan it is given. Cost: O(bytes after the position), a header
+check, a CRC and the values' slices per batch (the ``smallbatch`` rows of ``make bench``);
+memory: one read window (:data:`WINDOW` bytes, or one batch if larger).
 """
 
 from __future__ import annotations
