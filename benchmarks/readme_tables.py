@@ -17,17 +17,21 @@ from benchmarks.report import peak_load
 
 def _conditions(r: Run) -> str:
     env = r.environment
-    load = env.get("load", {})
+    load = env.get("load")
     peak = peak_load(load) if load else float("nan")
-    # A run is quiet when nothing else wanted the cores: every 1-minute load sampled under one.
-    quiet = (
+    other = env.get("other_work")
+    # Quiet: processes outside the run used under 5% of the cores (runs before that was
+    # measured have only the load, which the run's own processes raise too: under one).
+    quiet = other < 0.05 if other is not None else peak < 1
+    verdict = (
         "yes"
-        if peak < 1
+        if quiet
         else "**no**: other work shared the cores, so its times are longer than a quiet run's"
     )
+    others = f"{other:.1%}" if other is not None else "not measured"
     return (
         f"{env.get('cpu')}, {env.get('cores')} cores, Python {env.get('python')} | "
-        f"{env.get('commit')} | {env.get('kafka', 'none')} | {peak:.2f} | {quiet}"
+        f"{env.get('commit')} | {env.get('kafka', 'none')} | {peak:.2f} | {others} | {verdict}"
     )
 
 
@@ -274,6 +278,7 @@ TABLES: dict[str, Table] = {
             "commit measured",
             "Kafka (`java` suite)",
             "highest load sampled (1 min)",
+            "other work on the cores",
             "quiet",
         ),
         [(_conditions,)],

@@ -10,8 +10,10 @@ import json
 import os
 import platform
 import re
+import resource
 import subprocess
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -34,6 +36,25 @@ class Row:
     note: str = ""
 
 
+def _cpu_clocks() -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds the whole machine has used, CPU seconds of this process and
+    its exited children), from /proc/stat and getrusage."""
+    own = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+        machine = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        machine = own
+    return time.monotonic(), machine, own
+
+
 @dataclass
 class Report:
     """The rows of one run plus its environment header."""
@@ -43,6 +64,9 @@ class Report:
     # only if every sample is under one (other work on the cores moves figures by tens of %).
     load_start: tuple[float, float, float] = field(default_factory=os.getloadavg)
     load_during: list[float] = field(default_factory=list)
+    # CPU seconds the whole machine and this process tree had used when the run began: what the
+    # machine spent beyond this run's own processes is the work that shared its cores.
+    cpu_start: tuple[float, float, float] = field(default_factory=_cpu_clocks)
 
     def sample_load(self) -> None:
         """Note the machine's 1-minute load now (the runner calls it as each suite starts)."""
@@ -59,7 +83,15 @@ class Report:
     def environment(self) -> dict[str, Any]:
         """The run's conditions: :func:`environment` plus the load at its start and now."""
         load = {"start": self.load_start, "during": self.load_during, "end": os.getloadavg()}
-        return {**environment(), "load": load}
+        return {**environment(), "load": load, "other_work": self.other_work()}
+
+    def other_work(self) -> float:
+        """The share of the machine's cores that processes outside this run used during it
+        (0: a quiet machine; children count once they have exited, as every suite's do)."""
+        wall, machine, own = (
+            now - then for now, then in zip(_cpu_clocks(), self.cpu_start, strict=True)
+        )
+        return round(max(0.0, machine - own) / (wall * (os.cpu_count() or 1)), 3)
 
     def markdown(self) -> str:
         lines = [_header_markdown(self.environment()), ""]
@@ -130,10 +162,12 @@ def _header_markdown(env: dict[str, Any]) -> str:
         if load
         else ""
     )
+    other = env.get("other_work")
+    others = f"; other work {other:.1%} of the cores" if other is not None else ""
     return (
         f"Machine: {env['cpu']} ({env['cores']} cores, {env['machine']}); "
         f"Python {env['python']}; {packages}; commit {env['commit']}; "
-        f"Kafka {env.get('kafka', 'none')}{loads}"
+        f"Kafka {env.get('kafka', 'none')}{loads}{others}"
     )
 
 

@@ -37,7 +37,14 @@ def test_a_run_appends_its_rows_per_suite_with_their_provenance(tmp_path: Path) 
 def test_the_run_header_names_kafka_and_the_load() -> None:
     text = _report("log").markdown().splitlines()[0]
 
-    assert "Kafka " in text and "load " in text and "commit " in text
+    assert "Kafka " in text and "load " in text and "commit " in text and "other work" in text
+
+
+def test_other_work_is_the_share_of_the_cores_outside_the_run() -> None:
+    report = Report()
+    sum(range(2_000_000))  # this run's own work does not count
+
+    assert 0.0 <= report.other_work() <= 1.0
 
 
 def test_results_hold_the_reference_run_and_the_history_only() -> None:
