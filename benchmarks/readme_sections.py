@@ -9,6 +9,8 @@ STARTUP_COMMANDS = (
     "python -c pass",
     "aclog --help",
     "aclog --version",
+    "aclog acls --help",
+    "aclog acls add --help",
     "aclog acls add --operation <TAB>",
     "aclog acls list (10 ACLs)",
 )
@@ -52,6 +54,11 @@ FAILOVER = Table(
         (
             "SIGSTOP of the leader (0.5-6 s) → another node (or the thawed leader) acknowledges",
             _probe("sigstop-leader -> another node acks"),
+        ),
+        (
+            "stalled disk under the leader (0.5-6 s) → another node (or the leader, its disk"
+            " back) acknowledges",
+            _probe("stall-leader -> another node acks"),
         ),
         (
             "leader write p99, standbys running / one standby SIGSTOPped",

@@ -11,7 +11,7 @@ from benchmarks.figure_cells import arrow, authz, ms, rate, secs, times, us
 from benchmarks.readme_figures import Cell, MissingFigure, Run, Table
 from benchmarks.readme_java import JAVA
 from benchmarks.readme_pipeline import PIPELINE
-from benchmarks.readme_sections import FAILOVER, STARTUP
+from benchmarks.readme_sections import FAILOVER, STARTUP, UI_1M
 from benchmarks.report import peak_load
 
 
@@ -96,6 +96,10 @@ def _tail(r: Run) -> str:
         "coldstart", "floor: fastavro decode", "tail records' bodies alone", "throughput"
     )
     return f"{rate(replay)} records/s ({times(replay / floor)} the fastavro decode floor)"
+
+
+def _serve_start(r: Run, workload: str) -> float:
+    return r.value("smallbatch", "aclog serve start CPU", workload, "seconds")
 
 
 def _kraft(r: Run) -> str:
@@ -185,6 +189,17 @@ HEADLINE = Table(
             "replay in batches of 1 / 4 / 100 records, against 10,000",
             lambda r: " / ".join(_small(n)(r) for n in (1, 4, 100)) + " the bulk rate",
             "a log written a request at a time: a context and 1–4 records a batch",
+        ),
+        (
+            "`aclog serve` start to listening: the same log written a request at a time "
+            "(15,000 batches, no snapshot) / an empty directory",
+            lambda r: (
+                secs(_serve_start(r, "15000 batches of 1-4 records"))
+                + " / "
+                + secs(_serve_start(r, "empty data directory"))
+                + " of CPU"
+            ),
+            "best of 3, in turn",
         ),
         (
             "KRaft's own files (`--format kraft`), 1M + 250k → image",
@@ -288,4 +303,5 @@ TABLES: dict[str, Table] = {
     "pipeline": PIPELINE,
     "startup": STARTUP,
     "failover": FAILOVER,
+    "ui-1m": UI_1M,
 }
