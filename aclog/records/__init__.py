@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from aclog.records.codec import DecodedRecord, RecordDecodeError, decode, decode_framed, encode
     from aclog.records.collector import call_paused, gc_paused
     from aclog.records.enums import (
+        NAMEABLE_OPERATIONS,
         AclOperation,
         AclPermissionType,
         PatternType,
@@ -39,6 +40,7 @@ __all__ = [
     "AccessControlEntryRecord",
     "AclBinding",
     "AclOperation",
+    "NAMEABLE_OPERATIONS",
     "AclPermissionType",
     "DecodedRecord",
     "LeaderChangeRecord",

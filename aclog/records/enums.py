@@ -88,6 +88,13 @@ class AclOperation(KafkaEnum):
     DESCRIBE_TOKENS = 14
 
 
+NAMEABLE_OPERATIONS = tuple(
+    op for op in AclOperation if op not in (AclOperation.UNKNOWN, AclOperation.ANY)
+)
+"""The operations an ACL (and a request) can name: every one but the filter-only ANY and the
+placeholder UNKNOWN."""
+
+
 class AclPermissionType(KafkaEnum):
     """Whether a matching ACL allows or denies."""
 

@@ -1,25 +1,23 @@
-"""Rebuilding the metadata image from a data directory: the newest usable snapshot, then every
-batch of the log after it. The controller starts this way; brokers and the tools do the same, and
-time travel is the same walk stopped early.
+"""Rebuilding the metadata image from a data directory: the newest usable snapshot, then each
+batch after it, as the controller, brokers and tools start; time travel stops the walk early.
 
-Only whole batches are applied: a point in time or an offset inside a batch gives the state
-before that batch (a batch is atomic). The snapshot is chosen by
-:func:`aclog.snapshot.newest_valid_snapshot` (newest first at or below the target offset and
-time; a corrupt one is reported through ``on_warning`` and an older one, or the full log, used).
+Only whole batches are applied: a point inside a batch gives the state before it (a batch is
+atomic). :func:`aclog.snapshot.newest_valid_snapshot` picks the snapshot (newest at or below the
+target; a corrupt one is reported through ``on_warning`` and an older one, or the log, used).
 
 A KRaft metadata directory (``kraft=True``) is rebuilt the same way from its newest usable
-``.checkpoint`` and the KRaft log batches after it (:mod:`aclog.kraft`); ``Rebuilt.snapshot`` is
-then ``None`` and ``Rebuilt.kraft_checkpoint`` says which checkpoint was used.
+``.checkpoint`` and the KRaft batches after it (:mod:`aclog.kraft`), which
+``Rebuilt.kraft_checkpoint`` names (``Rebuilt.snapshot`` is ``None``).
 
 Thread-safe (no shared state). Cost: one snapshot read plus O(records after it). A rebuild
-allocates several objects per record and frees few: with the cyclic collector on, its full
-collections walk the growing image again and again (a third of a cold start), so programs
-that rebuild pause it around the call (:func:`aclog.records.collector.gc_paused`), as the
-CLI and a broker's loader do; the library never touches the process-wide collector.
+makes many objects and frees few, so the cyclic collector's full passes would walk the growing
+image again and again: callers pause it (:func:`aclog.records.collector.gc_paused`), as the CLI
+and a broker's loader do; the library never touches the process-wide collector.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,8 +50,7 @@ class RebuildError(Exception):
 
 @dataclass(frozen=True)
 class Rebuilt:
-    """An image and how it was made: the snapshot (or KRaft checkpoint) it started from, and
-    how many records and batches of the log after it were replayed."""
+    """An image, the snapshot (or checkpoint) it started from, and what was replayed after."""
 
     image: MetadataImage
     snapshot: SnapshotInfo | None
@@ -142,20 +139,17 @@ def _rebuild_from_log(
 
 SMALL_LOG_BYTES = 256 * 1024
 """A log of fewer segment bytes (and no snapshot) is replayed from
-:attr:`~aclog.image.MetadataImage.SMALL`, record by record into a mapping, as a writer's
-commits are: a table's replay would first load numpy and pyarrow (about 0.2 s and 40 MB,
-most of a small ``acls list``) for a log of at most a few thousand records. Its image holds
-a table once it holds :data:`~aclog.image.acls_image.TABLE_MIN` ACLs."""
+:attr:`~aclog.image.MetadataImage.SMALL`, record by record into a mapping as a writer's commits
+are, so that a small ``acls list`` loads no numpy or pyarrow; the image holds a table once it
+holds :data:`~aclog.image.acls_image.TABLE_MIN` ACLs."""
 
 
 def _log_bytes(segments: list[tuple[int, Path]]) -> int:
     """The bytes of ``segments`` (one that vanished since it was listed counts none)."""
     total = 0
     for _, path in segments:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             total += path.stat().st_size
-        except FileNotFoundError:
-            continue
     return total
 
 
@@ -169,9 +163,8 @@ def restated(
 
 
 def _restated_contents(info: SnapshotInfo, contents: SnapshotContents) -> MetadataImage:
-    """The image a snapshot restates, its ACLs made a table straight from its columns (no
-    record per ACL). A snapshot that states an id or a binding twice is restated from its
-    records instead, which raises the error naming it."""
+    """The image a snapshot restates, its ACLs a table made from its columns (no record per
+    ACL); one stating an id or binding twice goes through its records, which name the error."""
     from aclog.image.acl_column_rows import of_chunks, of_records  # noqa: PLC0415  # numpy
     from aclog.image.acl_table import AclTable  # noqa: PLC0415
 
@@ -205,9 +198,8 @@ def replay_tail(
 ) -> tuple[MetadataImage, int]:
     """``image`` with the log's records from ``start`` replayed as one delta (whole batches at
     or below ``at_offset`` and at or before ``at_time_ms``), and how many were replayed.
-    With no ``on_batch`` (a server's start, a tool's rebuild), runs of small batches are
-    decoded together (:func:`~aclog.replay.runs.decoded_runs`); ``on_batch`` hears of each
-    batch once it was replayed, each decoded on its own."""
+    Without ``on_batch``, runs of small batches decode together
+    (:func:`~aclog.replay.runs.decoded_runs`); ``on_batch`` hears of each batch once replayed."""
     replayed = _replayed_tail(directory, image, start, at_offset, at_time_ms, on_batch)
     return replayed.image, replayed.records
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 import typer  # the completion functions' annotations: typer reads them when it calls one
 
-from aclog.records import AclOperation
+from aclog.records import NAMEABLE_OPERATIONS
 
 
 def _spellings(name: str) -> list[str]:
@@ -61,11 +61,7 @@ def camel_case(enum_name: str) -> str:
     return "".join(part.capitalize() for part in enum_name.split("_"))
 
 
-ACL_OPERATIONS = tuple(
-    op for op in AclOperation if op not in (AclOperation.UNKNOWN, AclOperation.ANY)
-)
-"""The operations an ACL (and a request) can name: every one but the filter-only ANY and the
-placeholder UNKNOWN."""
+ACL_OPERATIONS = NAMEABLE_OPERATIONS
 
 complete_operation = completer(camel_case(op.name) for op in ACL_OPERATIONS)
 """Completes ``--operation`` with kafka-acls' spelling of :data:`ACL_OPERATIONS`."""

@@ -15,12 +15,16 @@ from typing import TypeVar
 
 from aclog.authorizer import AclFilter
 from aclog.controller import CLUSTER_NAME, host_error, principal_error
-from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
+from aclog.records import (
+    NAMEABLE_OPERATIONS,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    ResourceType,
+)
 from aclog.replay import time_ms, time_text
 
-ACL_OPERATIONS = tuple(
-    op for op in AclOperation if op not in (AclOperation.UNKNOWN, AclOperation.ANY)
-)
+ACL_OPERATIONS = NAMEABLE_OPERATIONS
 """The operations a request can name (the explain form's choices)."""
 
 RESOURCE_TYPES = tuple(
