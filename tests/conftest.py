@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.real_kafka import KafkaBroker, kafka_home_or_skip, start_broker
+from tests.real_kafka import KafkaBroker, kafka_home_or_fail, start_broker
 
 settings.register_profile("aclog", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("aclog")
@@ -21,7 +21,7 @@ settings.load_profile("aclog")
 @pytest.fixture(scope="session")
 def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
     """One real Kafka 4.0 KRaft broker for the whole session (skips without ``KAFKA_HOME``)."""
-    kafka_home_or_skip()
+    kafka_home_or_fail()
     broker = start_broker(tmp_path_factory.mktemp("kafka"))
     try:
         yield broker
@@ -32,7 +32,7 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBrok
 @pytest.fixture(scope="session")
 def kafka_snapshot_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
     """A second broker that writes KRaft snapshots every 5 s and deletes old segments."""
-    kafka_home_or_skip()
+    kafka_home_or_fail()
     broker = start_broker(tmp_path_factory.mktemp("kafka-snapshots"), snapshots=True)
     try:
         yield broker

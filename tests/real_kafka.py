@@ -5,8 +5,8 @@
 :func:`start_broker` formats and starts a combined KRaft node with Kafka's own scripts, on free
 loopback ports: PLAINTEXT (acts as ``User:ANONYMOUS``, a super user), SASL_PLAINTEXT with
 SCRAM-SHA-256/512 (super user ``admin`` / ``admin-secret``), ``StandardAuthorizer``.
-:meth:`KafkaBroker.stop` stops it by pid. Without a distribution, :func:`kafka_home_or_skip`
-skips the test with one line saying how to enable it.
+:meth:`KafkaBroker.stop` stops it by pid. Without a distribution, :func:`kafka_home_or_fail`
+fails the test with one line saying how to get one.
 
 A session's broker is shared by every test that asks for it, so tests name their resources
 uniquely (:func:`unique`) and remove what they create.
@@ -28,7 +28,7 @@ from tests.gates import unavailable
 REPO = Path(__file__).resolve().parents[1]
 ADMIN, ADMIN_PASSWORD = "admin", "admin-secret"
 """The super user ``start-test-broker.sh`` creates (SCRAM-SHA-256) on the SASL listener."""
-SKIP_LINE = (
+MISSING_LINE = (
     "no Kafka distribution: set KAFKA_HOME to a Kafka 3.5+ download (bin/kafka-storage.sh, "
     "bin/kafka-server-start.sh) or put one at ../shared/kafka to run the real-Kafka tests"
 )
@@ -44,10 +44,10 @@ def kafka_home() -> Path | None:
     return None
 
 
-def kafka_home_or_skip() -> Path:
+def kafka_home_or_fail() -> Path:
     home = kafka_home()
     if home is None:
-        unavailable(SKIP_LINE)
+        unavailable(MISSING_LINE)
     return home
 
 
@@ -202,7 +202,7 @@ def _wait_started(process: subprocess.Popen[bytes], out: Path, timeout: float = 
 def start_broker(workdir: Path, *, snapshots: bool = False) -> KafkaBroker:
     """Format and start a broker under ``workdir`` with ``KAFKA_HOME`` 's own scripts; fail with
     its log when it does not start."""
-    home = kafka_home_or_skip()
+    home = kafka_home_or_fail()
     plain, sasl, controller = _free_ports(3)
     data = workdir / "data"
     properties = BROKER_PROPERTIES.format(plain=plain, sasl=sasl, controller=controller, data=data)

@@ -21,7 +21,7 @@ from aclog.authorizer import Authorizer
 from aclog.records import AclOperation, AclPermissionType, PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 from tests.gates import unavailable
-from tests.real_kafka import kafka_home_or_skip, tool_env
+from tests.real_kafka import kafka_home_or_fail, tool_env
 
 ACLS = (
     ("orders", "LITERAL", "User:*", "*", "READ", "ALLOW"),
@@ -40,7 +40,7 @@ SUPER_USERS = ("User:admin", "User:")
 @pytest.fixture(scope="module")
 def kafka_authorizer(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """``java`` with the class path that runs ``AskAuthorizer`` against Kafka's own classes."""
-    home = kafka_home_or_skip()
+    home = kafka_home_or_fail()
     if shutil.which("javac") is None:
         unavailable("no javac: install a JDK to compare with Kafka's StandardAuthorizer")
     out = tmp_path_factory.mktemp("ask-authorizer")

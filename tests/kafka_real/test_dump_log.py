@@ -16,7 +16,7 @@ from aclog.controller import Caller, Controller, LocalOperator
 from aclog.log import SegmentedLog, list_segments, read_batches
 from aclog.records import AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType
 from tests.log.kafka_index import rewrite_as_first_offsets
-from tests.real_kafka import kafka_home_or_skip, run_tool
+from tests.real_kafka import kafka_home_or_fail, run_tool
 from tests.tools.harness import run_main, tree_stamps
 
 ACLS = 3000
@@ -24,7 +24,7 @@ ACLS = 3000
 
 @pytest.fixture(scope="module")
 def kafka_home() -> Path:
-    return kafka_home_or_skip()
+    return kafka_home_or_fail()
 
 
 def _acl(i: int) -> AclBinding:
