@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.readme_figures import Cell
+from benchmarks.figures import Cell
 
 X = "×"
 

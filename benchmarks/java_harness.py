@@ -22,10 +22,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.kafka_dist import REPO, kafka_home
 from benchmarks.report import Report, Row
 
 SOURCES = Path(__file__).with_name("java")
-REPO = Path(__file__).resolve().parents[1]
 BENCH = "java"
 ACLOG = "aclog"
 JAVA_IMPL = "kafka (java)"
@@ -68,14 +68,6 @@ class JavaHarness:
         )
         jvm = (version.stderr.strip().splitlines() or ["unknown JVM"])[0]
         return f"{self.home}: {', '.join(jars) or 'no kafka*.jar'}; {jvm}"
-
-
-def kafka_home() -> Path | None:
-    """``$KAFKA_HOME``, else ``../shared/kafka`` beside the checkout, if it holds ``libs/*.jar``."""
-    configured = os.environ.get("KAFKA_HOME")
-    home = Path(configured) if configured else REPO.parent / "shared" / "kafka"
-    libs = home / "libs"
-    return home.resolve() if libs.is_dir() and any(libs.glob("*.jar")) else None
 
 
 def _jdk_tool(name: str) -> str | None:

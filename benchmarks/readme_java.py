@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from benchmarks.figure_cells import arrow, mb, rate, secs, times, us
-from benchmarks.readme_figures import Cell, Run, Table
+from benchmarks.figures import Cell, Run, Table
 
 JAVA_IMPL = "kafka (java)"
 RATIO_IMPL = "aclog vs java"

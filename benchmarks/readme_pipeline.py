@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.figure_cells import rate, secs, times
-from benchmarks.readme_figures import Cell, Run, Table
+from benchmarks.figures import Cell, Run, Table
 
 SIZE = 5_000_000
 

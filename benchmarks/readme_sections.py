@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.figure_cells import mb, ms, secs
-from benchmarks.readme_figures import Cell, Run, Table
+from benchmarks.figures import Cell, Run, Table
 
 STARTUP_COMMANDS = (
     "python -c pass",

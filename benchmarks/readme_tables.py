@@ -8,7 +8,7 @@ instead of leaving an old figure behind. Ratios are computed here from two rows 
 from __future__ import annotations
 
 from benchmarks.figure_cells import arrow, authz, ms, rate, secs, times, us
-from benchmarks.readme_figures import Cell, MissingFigure, Run, Table
+from benchmarks.figures import Cell, MissingFigure, Run, Table
 from benchmarks.readme_java import JAVA
 from benchmarks.readme_pipeline import PIPELINE
 from benchmarks.readme_sections import FAILOVER, STARTUP, UI_1M

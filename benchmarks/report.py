@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import resource
 import subprocess
 import sys
@@ -18,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from benchmarks.kafka_dist import kafka_distribution
 
 PACKAGES = ("fastavro", "kafka-python", "crc32c", "sortedcontainers")
 
@@ -130,22 +131,6 @@ def environment() -> dict[str, Any]:
         "commit": _git_commit(),
         "kafka": kafka_distribution(),
     }
-
-
-def kafka_distribution() -> str:
-    """The Kafka the ``java`` suite runs: version and commit from ``$KAFKA_HOME``'s README."""
-    from benchmarks.java_harness import kafka_home
-
-    home = kafka_home()
-    if home is None:
-        return "none"
-    try:
-        text = (home / "README.md").read_text()
-    except OSError:
-        return "none"
-    version = re.search(r"Apache Kafka (\S+)", text)
-    commit = re.search(r"commit `([0-9a-f]{7})[0-9a-f]*`", text)
-    return " ".join(m.group(1) for m in (version, commit) if m) or str(home)
 
 
 def peak_load(load: dict[str, Any]) -> float:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.readme_figures import (
+from benchmarks.figures import (
     README,
     MissingFigure,
     Run,
