@@ -1,7 +1,8 @@
 """What security teams ask of the ACLs, answered on the authorizer's public face
 (:mod:`aclog.authorizer`'s ``__all__``), never on its index: who can do an operation on a
 resource (:func:`who_can`), what a principal can reach (:func:`reach`), the hygiene of a data
-directory's ACLs and SCRAM credentials (:func:`lint_directory`), when a principal gained or lost
+directory's ACLs and SCRAM credentials (:func:`lint_directory`; of an image kept in memory,
+:func:`lint_image`), when a principal gained or lost
 an operation (:func:`timeline`), whose ACLs each batch changed (:func:`split_changes`), and
 what a change would do to an inventory (:func:`impact_of_adding`).
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from aclog.questions.churn import OTHERS, ChangeSplit, SplitBy, split_changes
     from aclog.questions.findings import Finding, LintReport, Severity
     from aclog.questions.host_answers import ANY_HOST, HostAnswer
-    from aclog.questions.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory
+    from aclog.questions.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory, lint_image
     from aclog.questions.impact import (
         ANY_OTHER_HOST,
         ResourceImpact,
@@ -62,6 +63,7 @@ __all__ = [
     "impact_of_adding",
     "impact_of_changing",
     "lint_directory",
+    "lint_image",
     "listing_of",
     "reach",
     "short_acl",

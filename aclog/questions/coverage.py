@@ -49,29 +49,45 @@ _GLOB = PatternType.GLOB
 
 def resource_span(acl: AccessControlEntryRecord) -> Span:
     """The resource names ``acl`` applies to."""
-    if acl.pattern_type == PatternType.LITERAL:
-        return ANY if acl.resource_name == "*" else ("exact", acl.resource_name)
-    if acl.pattern_type == PatternType.PREFIXED:
-        return ("prefix", acl.resource_name)
-    return _glob_span(acl.resource_name, str)
+    return resource_span_of(acl.pattern_type, acl.resource_name)
 
 
 def principal_span(acl: AccessControlEntryRecord) -> Span:
     """The session principals ``acl`` covers."""
-    if acl.principal == "User:*":
-        return ANY
-    if acl.pattern_type != _GLOB:
-        return ("exact", acl.principal)
-    return _glob_span(acl.principal, str)
+    return principal_span_of(acl.pattern_type, acl.principal)
 
 
 def host_span(acl: AccessControlEntryRecord) -> Span:
     """The client hosts ``acl`` covers (canonical addresses)."""
-    if acl.host == "*":
+    return host_span_of(acl.pattern_type, acl.host)
+
+
+def resource_span_of(pattern_type: PatternType, name: str) -> Span:
+    """The resource names an ACL of ``pattern_type`` naming ``name`` applies to (a reader of
+    many ACLs asks once per distinct pattern)."""
+    if pattern_type == PatternType.LITERAL:
+        return ANY if name == "*" else ("exact", name)
+    if pattern_type == PatternType.PREFIXED:
+        return ("prefix", name)
+    return _glob_span(name, str)
+
+
+def principal_span_of(pattern_type: PatternType, principal: str) -> Span:
+    """The session principals an ACL of ``pattern_type`` naming ``principal`` covers."""
+    if principal == "User:*":
         return ANY
-    if acl.pattern_type != _GLOB:
-        return ("exact", canonical_host(acl.host))
-    return _glob_span(acl.host, canonical_host)
+    if pattern_type != _GLOB:
+        return ("exact", principal)
+    return _glob_span(principal, str)
+
+
+def host_span_of(pattern_type: PatternType, host: str) -> Span:
+    """The client hosts an ACL of ``pattern_type`` naming ``host`` covers."""
+    if host == "*":
+        return ANY
+    if pattern_type != _GLOB:
+        return ("exact", canonical_host(host))
+    return _glob_span(host, canonical_host)
 
 
 def _glob_span(pattern: str, exact: Callable[[str], str]) -> Span:

@@ -13,8 +13,10 @@ below a snapshot), the state comes from the snapshot and a credential not change
 known only to have changed no later than the snapshot: its age is then a lower bound, and it is
 reported stale only when that bound already exceeds the maximum.
 
-Reads only: no lock, no write. Thread-safe (no shared state). Cost: a full replay (O(records))
-when ages are asked, else a rebuild from the newest snapshot; then the lint.
+Reads only: no lock, no write. Thread-safe (no shared state but the per-image memo of
+:mod:`aclog.questions.lint_memo`, which locks). Cost: a full replay (O(records)) when ages are
+asked, else a rebuild from the newest snapshot; then the lint
+(:mod:`aclog.questions.lint_fast`, near-linear in the ACLs).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from aclog.image import MetadataImage
 from aclog.questions.findings import Finding, LintReport, Severity
-from aclog.questions.lint import lint_acls
+from aclog.questions.lint_memo import acl_findings
 from aclog.records import ScramMechanism, UserScramCredentialRecord
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
@@ -177,9 +180,28 @@ def lint_directory(
     )
     if now_ms is None:
         now_ms = at_time_ms if at_time_ms is not None else int(time.time() * 1000)
-    acls = list(rebuilt.image.acls)
-    findings = lint_acls(acls) + lint_credentials(
+    credentials = lint_credentials(
         ages, now_ms=now_ms, min_iterations=min_iterations, max_age_days=max_age_days
     )
-    last_offset = rebuilt.image.provenance.last_offset
-    return LintReport.of(findings, len(acls), len(ages), last_offset)
+    return _report(rebuilt.image, credentials, len(ages))
+
+
+def lint_image(image: MetadataImage, *, min_iterations: int = DEFAULT_MIN_ITERATIONS) -> LintReport:
+    """:func:`lint_directory`'s report of the state ``image`` holds, without credential ages
+    (they need the log): what ``aclog lint --json`` says of that state without
+    ``--max-credential-age-days``. The ACL findings are worked out once per image
+    (:func:`~aclog.questions.lint_memo.acl_findings`): the entry for a reader that keeps
+    images, such as the UI."""
+    ages = [
+        CredentialAge(user, mechanism, credential.iterations, None, False)
+        for user, mechanisms in sorted(image.scram.users.items())
+        for mechanism, credential in sorted(mechanisms.items())
+    ]
+    credentials = lint_credentials(ages, now_ms=0, min_iterations=min_iterations)
+    return _report(image, credentials, len(ages))
+
+
+def _report(image: MetadataImage, credentials: list[Finding], checked: int) -> LintReport:
+    """The report of ``image``'s ACL findings and ``credentials``' of ``checked``."""
+    findings = acl_findings(image.acls) + credentials
+    return LintReport.of(findings, len(image.acls), checked, image.provenance.last_offset)

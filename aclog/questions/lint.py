@@ -65,10 +65,15 @@ def redundant_acls(acls: list[AccessControlEntryRecord]) -> list[Finding]:
     for acl, (group, position) in keyed:
         broader = _broader(acl, position, group)
         if broader is not None:
-            verb = "allows" if acl.permission_type == AclPermissionType.ALLOW else "denies"
-            message = f"{short_acl(acl)}: redundant, {short_acl(broader)} already {verb} it"
-            findings.append(Finding("redundant_acl", Severity.INFO, message, (acl, broader)))
+            findings.append(redundant_finding(acl, broader))
     return findings
+
+
+def redundant_finding(acl: AccessControlEntryRecord, broader: AccessControlEntryRecord) -> Finding:
+    """The ``redundant_acl`` finding of ``acl``, made redundant by ``broader``."""
+    verb = "allows" if acl.permission_type == AclPermissionType.ALLOW else "denies"
+    message = f"{short_acl(acl)}: redundant, {short_acl(broader)} already {verb} it"
+    return Finding("redundant_acl", Severity.INFO, message, (acl, broader))
 
 
 class _Group:
@@ -109,21 +114,26 @@ def _broader(
 ) -> AccessControlEntryRecord | None:
     """A member of ``group`` (``acl`` is its member at ``position``) that decides everything
     ``acl`` decides, on every name it applies to; the first such in Kafka's order."""
-    mine = _decided(acl)
-    if not mine:
+    if not _decided(acl):
         return None
-    span = resource_span(acl)
-    for index in group.candidates(span):
+    for index in group.candidates(resource_span(acl)):
         other = group.members[index]
-        if index == position or not mine <= _decided(other):
-            continue
-        if not span_covers(resource_span(other), span):
-            continue
-        equivalent = mine == _decided(other) and span_covers(span, resource_span(other))
-        if equivalent and index > position:
-            continue  # of two equivalent ACLs, the later one is the redundant one
-        return other
+        if index != position and makes_redundant(other, acl, later=index > position):
+            return other
     return None
+
+
+def makes_redundant(
+    other: AccessControlEntryRecord, acl: AccessControlEntryRecord, *, later: bool
+) -> bool:
+    """Whether ``other`` (of ``acl``'s permission, principal and host; after it in Kafka's
+    order when ``later``) decides every operation ``acl`` decides on every name it applies
+    to, and is not an equivalent ACL that comes later (of two, the later is redundant)."""
+    mine, theirs = _decided(acl), _decided(other)
+    span, outer = resource_span(acl), resource_span(other)
+    if not mine <= theirs or not span_covers(outer, span):
+        return False
+    return not (later and mine == theirs and span_covers(span, outer))
 
 
 def allows_that_never_decide(acls: list[AccessControlEntryRecord]) -> list[Finding]:
@@ -146,12 +156,25 @@ def allows_that_never_decide(acls: list[AccessControlEntryRecord]) -> list[Findi
             continue
         span = principal_span(acl)
         mine = named.get((acl.resource_type, span), []) if span[0] == "exact" else []
-        denies = [acls[i] for i in merge(mine, wide.get(acl.resource_type, []))]
-        covering = [d for d in denies if entry_covers(d, acl)]
-        used = [d for d in covering if _decided(d) & _decided(acl)]
-        taken = frozenset().union(*(_decided(d) for d in used))
-        if used and _decided(acl) <= taken:
-            by = " and ".join(short_acl(d) for d in used)
-            message = f"{short_acl(acl)}: never decides, {by} denies every request it matches"
-            findings.append(Finding("allow_never_decides", Severity.WARNING, message, (acl, *used)))
+        finding = never_decides(
+            acl, [acls[i] for i in merge(mine, wide.get(acl.resource_type, []))]
+        )
+        if finding is not None:
+            findings.append(finding)
     return findings
+
+
+def never_decides(
+    acl: AccessControlEntryRecord, denies: list[AccessControlEntryRecord]
+) -> Finding | None:
+    """The ``allow_never_decides`` finding of the ALLOW ``acl`` when the DENYs among
+    ``denies`` (in Kafka's order; any that may cover it) that cover it deny every operation
+    it decides; else ``None``."""
+    covering = [d for d in denies if entry_covers(d, acl)]
+    used = [d for d in covering if _decided(d) & _decided(acl)]
+    taken = frozenset().union(*(_decided(d) for d in used))
+    if not used or not _decided(acl) <= taken:
+        return None
+    by = " and ".join(short_acl(d) for d in used)
+    message = f"{short_acl(acl)}: never decides, {by} denies every request it matches"
+    return Finding("allow_never_decides", Severity.WARNING, message, (acl, *used))

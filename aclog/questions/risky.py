@@ -32,9 +32,14 @@ SENSITIVE_OPERATIONS = frozenset({_O.ALL, _O.ALTER, _O.ALTER_CONFIGS, _O.CLUSTER
 
 def is_sensitive(acl: AccessControlEntryRecord) -> bool:
     """True when ``acl``'s operation is sensitive on its resource type."""
-    if acl.operation in SENSITIVE_OPERATIONS:
+    return is_sensitive_operation(acl.operation, acl.resource_type)
+
+
+def is_sensitive_operation(operation: AclOperation, resource_type: ResourceType) -> bool:
+    """True when ``operation`` is sensitive on ``resource_type``."""
+    if operation in SENSITIVE_OPERATIONS:
         return True
-    return acl.resource_type == ResourceType.CLUSTER and acl.operation == _O.IDEMPOTENT_WRITE
+    return resource_type == ResourceType.CLUSTER and operation == _O.IDEMPOTENT_WRITE
 
 
 def risky_grants(acls: Iterable[AccessControlEntryRecord]) -> list[Finding]:
@@ -43,11 +48,12 @@ def risky_grants(acls: Iterable[AccessControlEntryRecord]) -> list[Finding]:
         finding
         for acl in acls
         if acl.permission_type == AclPermissionType.ALLOW
-        for finding in _risks(acl)
+        for finding in risks_of(acl)
     ]
 
 
-def _risks(acl: AccessControlEntryRecord) -> Iterator[Finding]:
+def risks_of(acl: AccessControlEntryRecord) -> Iterator[Finding]:
+    """The risky-grant findings of one ALLOW ACL, in the order the module lists the kinds."""
     what = short_acl(acl)
     sensitive = is_sensitive(acl)
     if is_universal(principal_span(acl)):
