@@ -22,7 +22,7 @@ asked, else a rebuild from the newest snapshot; then the lint
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +30,7 @@ from pathlib import Path
 from aclog.image import MetadataImage
 from aclog.questions.findings import Finding, LintReport, Severity
 from aclog.questions.lint_memo import acl_findings
-from aclog.records import ScramMechanism, UserScramCredentialRecord
+from aclog.records import Record, ScramMechanism, UserScramCredentialRecord
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.replay.stream import DecodedBatch
@@ -70,7 +70,7 @@ def credential_ages(
     def remember(batch: DecodedBatch) -> None:
         if on_batch is not None:
             on_batch(batch)
-        for record in batch.records:
+        for record in _not_acls(batch):
             if isinstance(record, UserScramCredentialRecord):
                 changed[(record.name, record.mechanism)] = batch.timestamp_ms
 
@@ -93,6 +93,15 @@ def credential_ages(
             raise
         rebuilt = rebuild(use_snapshots=True)  # the log starts above 0: bounds from a snapshot
     return rebuilt, _dated(rebuilt, changed)
+
+
+def _not_acls(batch: DecodedBatch) -> Iterable[Record]:
+    """The batch's records, but for its ACL records when it keeps them apart (a batch read
+    from a segment): replay takes its ACLs as columns, and reading ``records`` would build
+    an object per ACL of a bulk batch only to find it is no credential."""
+    if batch.decoded is None:
+        return batch.records
+    return (record for _, record in batch.decoded.others)
 
 
 def _dated(rebuilt: Rebuilt, changed: dict[tuple[str, ScramMechanism], int]) -> list[CredentialAge]:

@@ -18,7 +18,9 @@ complete except for unusual GLOBs (a finding may then be missed, never invented)
 Pure; thread-safe. Cost: O(sum over (type, permission, principal, host) groups of size²) for
 redundancy, O(ALLOWs x DENYs of the type) for ALLOWs that never decide, in the worst case;
 indexed by resource name and principal, an ACL is compared only with those that could cover
-it (a 200k-ACL inventory of a few hundred principals: seconds).
+it (a 200k-ACL inventory of a few hundred principals: seconds). This is the reference: an
+image's ACLs are linted by :mod:`aclog.questions.lint_fast`, held equal to it, which judges
+its candidates by :func:`makes_redundant`, :func:`never_decides` and the risky rules here.
 """
 
 from __future__ import annotations

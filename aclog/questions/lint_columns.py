@@ -155,13 +155,14 @@ _CACHED = 1 << 17
 """Keys (8 bytes each) that stay in a core's caches while searched."""
 
 
-def joined(home: Any, probe_rows: Any, probe_keys: Any) -> tuple[Any, Any]:
+def joined(home: Any, probe_rows: Any, probe_keys: Any, order: Any = None) -> tuple[Any, Any]:
     """Every (probe row, home row) pair whose keys are equal: ``home`` holds a key per row,
-    ``probe_keys`` the keys each of ``probe_rows`` asks for (a row may ask several).
+    ``probe_keys`` the keys each of ``probe_rows`` asks for (a row may ask several);
+    ``order``: ``home``'s stable argsort, when the caller has it.
     Cost: a sort of ``home``, two searches per probe, O(pairs) to list them; the probes are
     sorted first when ``home`` outgrows the caches (searched at random, each probe would
     miss them)."""
-    order = np.argsort(home, kind="stable")
+    order = np.argsort(home, kind="stable") if order is None else order
     ordered = home[order]
     if len(home) > _CACHED:
         asked = np.argsort(probe_keys, kind="stable")
@@ -171,3 +172,19 @@ def joined(home: Any, probe_rows: Any, probe_keys: Any) -> tuple[Any, Any]:
     rows = np.repeat(probe_rows, counts)
     firsts = np.repeat(low - (np.cumsum(counts) - counts), counts)
     return rows, order[firsts + np.arange(len(rows))]
+
+
+def equal_pairs(keys: Any, order: Any) -> tuple[Any, Any]:
+    """Every (row, other row) pair, both ways, of two rows whose ``keys`` are equal
+    (``order``: the keys' argsort). Cost: O(rows + pairs)."""
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(keys) else order
+    sizes = np.diff(np.append(starts, len(keys)))
+    run_start, run_size = np.repeat(starts, sizes), np.repeat(sizes, sizes)
+    shared = np.flatnonzero(run_size > 1)  # places (in key order) of rows with an equal
+    counts = run_size[shared]
+    places = np.repeat(shared, counts)
+    within = np.arange(len(places)) - np.repeat(np.cumsum(counts) - counts, counts)
+    others = np.repeat(run_start[shared], counts) + within
+    keep = places != others
+    return order[places[keep]], order[others[keep]]

@@ -39,7 +39,13 @@ from aclog.image.acl_table import AclTable
 from aclog.questions.coverage import is_universal
 from aclog.questions.findings import Finding
 from aclog.questions.lint import lint_acls, makes_redundant, never_decides, redundant_finding
-from aclog.questions.lint_columns import LintRows, distinct_keys, joined, lint_rows
+from aclog.questions.lint_columns import (
+    LintRows,
+    distinct_keys,
+    equal_pairs,
+    joined,
+    lint_rows,
+)
 from aclog.questions.risky import is_sensitive_operation, risks_of
 from aclog.records import AccessControlEntryRecord, AclOperation, AclPermissionType, ResourceType
 
@@ -57,12 +63,7 @@ def lint_table(table: AclTable) -> list[Finding]:
     """Every finding :func:`~aclog.questions.lint.lint_acls` makes of ``table``'s ACLs, in
     its order (see the module docstring)."""
     rows = lint_rows(table)
-    covers = _cover_lists(rows)
-    redundant, never, risky = (
-        _redundant_pairs(rows, covers),
-        _never_pairs(rows, covers),
-        _risky(rows),
-    )
+    redundant, never, risky = _redundant_pairs(rows), _never_pairs(rows), _risky(rows)
     involved = np.unique(np.concatenate([*redundant, *never, risky]))
     records = table.records_at(involved)
     ranks = {id(acl): at for at, acl in enumerate(kafka_order(records))}
@@ -78,29 +79,26 @@ def lint_table(table: AclTable) -> list[Finding]:
     return found
 
 
-def _cover_lists(rows: LintRows) -> tuple[Any, Any]:
-    """For each span id, the resource span ids whose rows may cover a row of that span, then
-    -1 (every GLOB or ``*`` row), as offsets and targets: the span itself when a name or
-    PREFIXED, and each PREFIXED span of a prefix of its name (a GLOB's literal stem; ``*``'s
-    empty one), found by Arrow a prefix length at a time."""
-    present = distinct_keys(rows.resource)[0]
-    spans = [rows.spans[s] for s in present.tolist()]
-    narrow = np.array([kind in ("exact", "prefix") for kind, _ in spans], dtype=bool)
-    looks = pa.array([_stem(kind, text) for kind, text in spans], pa.string())
-    prefixed = np.array([kind == "prefix" for kind, _ in spans], dtype=bool)
-    heads = pa.array([text for kind, text in spans if kind == "prefix"], pa.string())
+def _prefix_lists(rows: LintRows, asking: Any, homes: Any) -> tuple[Any, Any]:
+    """For each span id, the PREFIXED spans of the rows ``homes`` whose text is a prefix of
+    that span's name (a GLOB's literal stem; ``*``'s empty one), itself aside, then -1 (the
+    GLOB and ``*`` rows), as offsets and targets; found for the spans of the rows ``asking``
+    by Arrow, a prefix length at a time."""
+    present = distinct_keys(rows.resource[asking])[0]
+    looks = pa.array([_stem(*rows.spans[s]) for s in present.tolist()], pa.string())
+    offered = distinct_keys(rows.resource[homes])[0]
+    prefixed = offered[[rows.spans[s][0] == "prefix" for s in offered.tolist()]]
+    heads = pa.array([rows.spans[s][1] for s in prefixed.tolist()], pa.string())
     sizes = pc.utf8_length(looks).to_numpy(zero_copy_only=False)
-    owners, targets = [present[narrow]], [present[narrow]]
+    owners, targets = [np.arange(len(rows.spans))], [np.full(len(rows.spans), -1)]
     for length in np.unique(pc.utf8_length(heads).to_numpy(zero_copy_only=False)).tolist():
         found = pc.index_in(pc.utf8_slice_codeunits(looks, 0, length), value_set=heads)
         at = found.to_numpy(zero_copy_only=False).astype(np.float64)
         hit = (sizes >= length) & ~np.isnan(at)
-        target = present[prefixed][at[hit].astype(np.int64)]
-        mine = present[hit]
+        target, mine = prefixed[at[hit].astype(np.int64)], present[hit]
         owners.append(mine[target != mine])
         targets.append(target[target != mine])
-    owner = np.concatenate([*owners, np.arange(len(rows.spans))])
-    target = np.concatenate([*targets, np.full(len(rows.spans), -1)])
+    owner, target = np.concatenate(owners), np.concatenate(targets)
     order = np.lexsort((target < 0, owner))
     counts = np.bincount(owner, minlength=len(rows.spans))
     return np.cumsum(counts) - counts, target[order]
@@ -113,13 +111,14 @@ def _stem(kind: str, text: str) -> str:
     return compile_glob(text).literal_prefix if kind == "glob" else ""
 
 
-def _probes(rows: LintRows, asking: Any, covers: tuple[Any, Any], wide: bool) -> tuple[Any, Any]:
-    """Each of the rows ``asking`` repeated once per resource span that may cover it, beside
-    that span (-1 for the wide ones, when ``wide``: some row that may cover is wide)."""
-    offsets, targets = covers
+def _probes(rows: LintRows, asking: Any, lists: tuple[Any, Any], wide: Any) -> tuple[Any, Any]:
+    """Each of the rows ``asking`` repeated once per span of its list in ``lists``
+    (:func:`_prefix_lists`), beside that span; -1 (the wide rows) only where ``wide`` (a
+    flag per asking row) holds."""
+    offsets, targets = lists
     spans = rows.resource[asking]
     ends = np.append(offsets[1:], len(targets))
-    counts = (ends - offsets - (0 if wide else 1))[spans]
+    counts = (ends - offsets - 1)[spans] + wide
     firsts = np.repeat(offsets[spans] - (np.cumsum(counts) - counts), counts)
     return np.repeat(asking, counts), targets[firsts + np.arange(int(counts.sum()))]
 
@@ -130,22 +129,31 @@ def _home_resource(rows: LintRows) -> Any:
     return np.where(wide[rows.resource], -1, rows.resource)
 
 
-def _redundant_pairs(rows: LintRows, covers: tuple[Any, Any]) -> tuple[Any, Any]:
-    """(ACL, candidate) rows: same group, a span that may cover it, deciding at least as
-    much."""
+def _redundant_pairs(rows: LintRows) -> tuple[Any, Any]:
+    """(ACL, candidate) rows: same group, a span that may cover it (the same, a PREFIXED
+    prefix, a wide one), deciding at least as much."""
     size = len(rows.spans) + 1
-    first = distinct_keys((rows.resource_type * 4 + rows.permission) * size + rows.principal)[1]
-    group = distinct_keys(first * size + rows.host)[1]
+    principal, host = (distinct_keys(ids)[1] for ids in (rows.principal, rows.host))
+    first = distinct_keys((rows.resource_type * 4 + rows.permission) * size + principal)[1]
+    group = distinct_keys(first * size + host)[1]
     resource = _home_resource(rows)
-    asking = np.flatnonzero(rows.decided != 0)
-    probe_rows, spans = _probes(rows, asking, covers, bool((resource < 0).any()))
     home = group * size + resource + 1
-    a, b = joined(home, probe_rows, group[probe_rows] * size + spans + 1)
-    keep = (a != b) & (rows.decided[a] & ~rows.decided[b] == 0)
+    order = np.argsort(home, kind="stable")
+    asking = np.flatnonzero(rows.decided != 0)
+    lists = _prefix_lists(rows, asking, np.arange(len(rows)))
+    # a wide row asks for the wide ones among its equals (same key), not by a probe
+    wide = (resource < 0).any() & (resource[asking] >= 0)
+    probe_rows, spans = _probes(rows, asking, lists, wide)
+    pairs = [
+        equal_pairs(home, order),
+        joined(home, probe_rows, group[probe_rows] * size + spans + 1, order),
+    ]
+    a, b = (np.concatenate(side) for side in zip(*pairs, strict=True))
+    keep = (a != b) & (rows.decided[a] & ~rows.decided[b] == 0) & (rows.decided[a] != 0)
     return a[keep], b[keep]
 
 
-def _never_pairs(rows: LintRows, covers: tuple[Any, Any]) -> tuple[Any, Any]:
+def _never_pairs(rows: LintRows) -> tuple[Any, Any]:
     """(ALLOW, DENY) rows: the DENY may cover the ALLOW and shares an operation with it, and
     such DENYs of the ALLOW could together take all it decides."""
     size = len(rows.spans) + 1
@@ -155,7 +163,12 @@ def _never_pairs(rows: LintRows, covers: tuple[Any, Any]) -> tuple[Any, Any]:
     resource = _home_resource(rows)[denies]
     home = (rows.resource_type[denies] * size + named[denies] + 1) * size + resource + 1
     allows = np.flatnonzero((rows.permission == _ALLOW) & (rows.decided != 0))
-    probe_rows, spans = _probes(rows, allows, covers, bool((resource < 0).any()))
+    lists = _prefix_lists(rows, allows, denies)
+    probe_rows, spans = _probes(rows, allows, lists, np.full(len(allows), (resource < 0).any()))
+    denied = np.zeros(len(rows.spans), dtype=bool)
+    denied[resource[resource >= 0]] = True  # the DENYs' own names and PREFIXED patterns
+    same = allows[denied[rows.resource[allows]]]
+    probe_rows, spans = np.r_[probe_rows, same], np.r_[spans, rows.resource[same]]
     own = named[probe_rows] >= 0  # a DENY naming the ALLOW's principal, or a wide one
     principals = named[probe_rows[own]]
     if (named[denies] < 0).any():
