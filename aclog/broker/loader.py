@@ -187,7 +187,8 @@ class MetadataLoader:
         library calls never do): the image and the publishers' first build (the authorizer's
         index) live as long as the broker, so they are built with the collector paused and then
         frozen, and no later collection walks those millions of objects; each poll of the
-        thread runs paused too (a 250k-record backlog took ~1.4x as long with it on). See
+        thread runs paused too (a backlog's replay makes O(records) objects the collector would
+        walk again and again; the ``smallbatch`` suite's ``aclog loader`` rows). See
         :func:`~aclog.records.collector.gc_paused`.
         """
         with gc_paused(freeze=True):

@@ -31,15 +31,13 @@ if TYPE_CHECKING:  # the columnar decoder loads numpy and pyarrow: a small batch
     from aclog.records.column_layout import Offsets
 
 SMALL_BATCH = 128
-"""Batches of fewer values are decoded record by record; larger ones as columns. Session 14
-measured (``benchmarks/probe_small_batch.py``, a request context and N-1 ACLs) record by record
-at 0.05x the columnar decoder's time at 1-8 records; decoded to records the two crossed at
-about 100 records, replayed onto a table at 40-50, when each small batch still paid a table
-apply. A backlog's replay now queues small batches' ACL records and applies them together
-(:mod:`aclog.image.acl_table_net`), and the columnar decoder's fixed cost grows with the kinds
-a batch holds (a batch with SCRAM changes has four or five): decoded to records, record by
-record stays ahead up to about 250 values of mixed kinds and 150 of ACLs alone
-(run ``by-suite/smallreplay`` in ``benchmarks/results/history/``)."""
+"""Batches of fewer values are decoded record by record; larger ones as columns. Record by
+record costs O(1) fastavro calls per value, the columnar decoder a fixed cost per batch and
+per kind plus numpy passes (``benchmarks/probe_small_batch.py`` times the two, a request
+context and N-1 ACLs). A backlog's replay queues small batches' ACL records and applies them
+together (:mod:`aclog.image.acl_table_net`), and the columnar decoder's fixed cost grows with
+the kinds a batch holds (a batch with SCRAM changes has four or five); the two cross above
+this size (run ``by-suite/smallreplay`` in ``benchmarks/results/history/``)."""
 
 
 def decode_small(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:
