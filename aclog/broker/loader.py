@@ -148,7 +148,7 @@ class MetadataLoader:
             if not batches or batches[0].base_offset != self.image.provenance.last_offset + 1:
                 return self._poll()
             # Commits come a few ACLs at a time: onto a mapping each costs dict operations,
-            # onto a table a few numpy calls per run (~30x more for one ACL). O(ACLs) once.
+            # onto a table a fixed numpy cost per run. O(ACLs) once.
             self.image = self.image.in_a_mapping()
             return self._replay(batches)
 

@@ -230,7 +230,7 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
 
 def _values_via_kafka_python(batch: bytes) -> list[bytes]:
     # imported here: kafka-python's package init loads its admin client (a start-up cost: the
-    # ``start`` suite's rows), which a log of uncompressed batches never needs
+    # ``cli`` suite's start-up rows), which a log of uncompressed batches never needs
     from kafka.record.default_records import DefaultRecordBatch  # noqa: PLC0415
 
     reader = DefaultRecordBatch(batch)
