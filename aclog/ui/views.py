@@ -3,10 +3,9 @@ page renders. Each asks the same library functions as the CLI: ``acls list``'s f
 ``replay``'s image for State, ``dump --json``'s rows for Changes, ``explain``'s authorizer and
 :meth:`~aclog.authorizer.Explanation.to_dict` for Explain.
 
-Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State slices one
-page from the image's listing (:func:`aclog.questions.listing_of`, built once per image; a
-filter by principal or resource name reads only that field's index); Changes decodes only
-the batches shown.
+Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State reads one
+page of the image's ACLs (:func:`aclog.image.acl_page`: numpy passes over the table's
+columns, records made only for the page shown); Changes decodes only the batches shown.
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from aclog.authorizer import Authorizer
-from aclog.image import MetadataImage
-from aclog.questions import ChangeSplit, listing_of
+from aclog.image import MetadataImage, acl_page
+from aclog.questions import ChangeSplit
 from aclog.records import call_paused, record_to_dict
 from aclog.replay import dump_row, entries_between, time_text, with_removed
 from aclog.text import visible
@@ -65,20 +64,18 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
     """The State view: the provenance, one page of the bindings ``acls list`` would list
     for the filter (in its order), and the SCRAM users (names, mechanisms, iterations)."""
     acl_filter = state_filter(params)
-    matching = listing_of(image.acls).matching(acl_filter)
-    total = len(matching)
-    pages = max(1, -(-total // PAGE_ROWS))
     page = whole(params, "page", 1) or 1
+    found = acl_page(image.acls, acl_filter, (page - 1) * PAGE_ROWS, PAGE_ROWS)
+    pages = max(1, -(-found.total // PAGE_ROWS))
     if page > pages:
         raise BadQuery(f"page {page} is past the last page, {pages}")
-    start = (page - 1) * PAGE_ROWS
     return {
         "offset": image.provenance.last_offset,
         "epoch": image.provenance.epoch,
         "timestamp": image.provenance.timestamp_ms,
-        "acls": [record_to_dict(acl) for acl in matching[start : start + PAGE_ROWS]],
+        "acls": [record_to_dict(acl) for acl in found.acls],
         "users": image.scram.to_dict(),
-        "total": total,
+        "total": found.total,
         "page": page,
         "pages": pages,
     }
