@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
-    from aclog.image.acl_pages import AclPage, acl_page
+    from aclog.image.acl_pages import AclPage, acl_page, acls_applying
     from aclog.image.acls import AclsDelta
     from aclog.image.acls_image import AclChanges, AclsImage
     from aclog.image.errors import ReplayError
@@ -43,6 +43,7 @@ __all__ = [
     "ScramImage",
     "acl_page",
     "acl_to_dict",
+    "acls_applying",
     "apply_records",
     "image_records",
     "user_to_dict",

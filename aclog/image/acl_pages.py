@@ -9,7 +9,9 @@ names exactly is one equality over its column (a code field through the table th
 codes to the members the records hold, a string field against the string's code in the
 table's pool, which holds each string once); the part no column comparison decides (a
 resource name with pattern type MATCH) keeps only the rows whose pattern could apply (the
-name itself, ``*``, a prefix of it, or any GLOB), makes their records and asks the rule.
+name itself, ``*``, a prefix of it, or any GLOB), makes their records and asks the rule;
+:func:`acls_applying` does that for many resources at once (the Changes view's effect on
+access reads the ACLs on a page's resources so).
 
 Immutable inputs; thread-safe (the columns kept, :data:`KEPT` tables' by identity, under a
 lock). Cost over a table: O(ACLs) numpy passes for a filter (none for no filter), one copy of
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -33,7 +36,7 @@ from aclog.image.acl_table import AclTable
 from aclog.image.acl_table_records import LiveColumns, records_of
 from aclog.image.acls_image import AclsImage
 from aclog.records.column_records import code_members
-from aclog.records.enums import PatternType
+from aclog.records.enums import PatternType, ResourceType
 from aclog.records.types import AccessControlEntryRecord
 
 KEPT = 2
@@ -78,10 +81,30 @@ def acl_page(acls: AclsImage, acl_filter: AclFilter, start: int, count: int) -> 
         return AclPage(len(columns.ids[0]), records_of(strings, columns, rows))
     selected = np.flatnonzero(_exact(columns, table, acl_filter))
     if acl_filter.pattern_type == PatternType.MATCH and acl_filter.resource_name is not None:
-        may_apply = selected[_may_apply(columns, table, acl_filter.resource_name)[selected]]
+        may_apply = selected[_may_apply(columns, table, [acl_filter.resource_name])[selected]]
         found = [acl for acl in records_of(strings, columns, may_apply) if acl_filter.matches(acl)]
         return AclPage(len(found), found[start : start + count])
     return AclPage(len(selected), records_of(strings, columns, selected[start : start + count]))
+
+
+def acls_applying(
+    acls: AclsImage, resources: Sequence[tuple[ResourceType, str]]
+) -> list[AccessControlEntryRecord]:
+    """The ACLs that apply to any of ``resources`` (those an ``AclFilter(type, name,
+    MATCH)`` of one of them selects), in image order: over a table, the rows whose pattern
+    could apply to one of the names (one pass for all of them, see :func:`_may_apply`),
+    then the rule on their records. Cost: O(ACLs) numpy passes and a record per GLOB ACL and
+    per ACL on a name or a prefix of one; over a mapping, the rule on every ACL."""
+    filters = [AclFilter(rt, name, PatternType.MATCH) for rt, name in resources]
+    table = acls.table
+    candidates: Iterable[AccessControlEntryRecord]
+    if table is None:
+        candidates = acls.acls.values()
+    else:
+        columns = _live_columns(table)
+        rows = np.flatnonzero(_may_apply(columns, table, [name for _, name in resources]))
+        candidates = records_of(table.pool.array(), columns, rows)
+    return [acl for acl in candidates if any(f.matches(acl) for f in filters)]
 
 
 def _exact(columns: LiveColumns, table: AclTable, acl_filter: AclFilter) -> Any:
@@ -108,11 +131,12 @@ def _exact(columns: LiveColumns, table: AclTable, acl_filter: AclFilter) -> Any:
     return rows
 
 
-def _may_apply(columns: LiveColumns, table: AclTable, name: str) -> Any:
-    """A ``bool`` per row: whether its pattern could apply to the resource ``name`` (a
-    LITERAL or PREFIXED pattern is ``name``, ``*`` or a prefix of it; a GLOB may be
+def _may_apply(columns: LiveColumns, table: AclTable, names: Sequence[str]) -> Any:
+    """A ``bool`` per row: whether its pattern could apply to a resource of ``names`` (a
+    LITERAL or PREFIXED pattern is the name, ``*`` or a prefix of it; a GLOB may be
     anything): a superset that the rule then decides."""
-    candidates = table.pool.known_codes([name[:end] for end in range(len(name) + 1)] + ["*"])
+    patterns = {name[:end] for name in names for end in range(len(name) + 1)} | {"*"}
+    candidates = table.pool.known_codes(sorted(patterns))
     named = np.isin(columns.names[0], candidates[candidates >= 0])
     glob = _MEMBER_CODES["pattern_type"][columns.codes[1]] == int(PatternType.GLOB)
     result: Any = named | glob

@@ -1,17 +1,21 @@
 """What changed between two points of a log, and who changed it when.
 
-The state at the first point is rebuilt (snapshot + log), then every batch up to the second point
-is replayed while the last change to each ACL and each SCRAM credential is remembered with its
-batch's author and time. Comparing the two states gives what was added, removed or changed; the
-remembered batches say who did it. An ACL added and removed again between the points does not
-appear (the states are equal there), like a credential set back to what it was.
+The states at the two points are rebuilt (snapshot + log), or given (:func:`diff_images`: the
+UI's kept states), then every batch between them is read while the last change to each ACL
+and each SCRAM credential is remembered with its batch's author and time. Comparing the two
+states gives what was added, removed or changed; the remembered batches say who did it. An
+ACL added and removed again between the points does not appear (the states are equal there),
+like a credential set back to what it was.
 
-Thread-safe (no shared state). Cost: one rebuild plus O(records between the points).
+Thread-safe (the kept diffs under a lock). Cost: two rebuilds plus O(records between the
+points).
 """
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +33,7 @@ from aclog.records import (
 )
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import DecodedBatch, Entry
+from aclog.replay.stream import DecodedBatch, Entry, read_decoded
 
 
 @dataclass(frozen=True)
@@ -68,14 +72,20 @@ class Diff:
     end: MetadataImage
     acls: list[Change] = field(default_factory=list)
     credentials: list[Change] = field(default_factory=list)
+    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "from": self.start.provenance.to_dict(),
-            "to": self.end.provenance.to_dict(),
-            "acls": [c.to_dict() for c in self.acls],
-            "credentials": [c.to_dict() for c in self.credentials],
-        }
+        """The JSON form (``aclog diff --json``), made once (a diff of a bulk import lists
+        hundreds of thousands of changes; :func:`diff_images` hands a kept diff out again):
+        read it, do not change it."""
+        if self._json is None:
+            self._json = {
+                "from": self.start.provenance.to_dict(),
+                "to": self.end.provenance.to_dict(),
+                "acls": [c.to_dict() for c in self.acls],
+                "credentials": [c.to_dict() for c in self.credentials],
+            }
+        return self._json
 
 
 Key = tuple[str, ScramMechanism]
@@ -89,39 +99,93 @@ def diff(
     kraft: bool = False,
     on_warning: OnWarning = ignore_warning,
 ) -> Diff:
-    """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse);
-    ``kraft=True`` reads a KRaft metadata directory (changes then have no author).
-    ``on_warning`` hears what the replays warn of (a damaged last KRaft batch), each once."""
+    """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse, its
+    changes without batches); ``kraft=True`` reads a KRaft metadata directory (changes then
+    have no author). ``on_warning`` hears what the replays warn of (a damaged last KRaft
+    batch), each once. Cost: two rebuilds, then :func:`diff_images`'s."""
     on_warning = once_each(on_warning)  # both replays may read to the end of the log
-    before = rebuild_image(
-        directory,
-        at_offset=start.offset,
-        at_time_ms=start.time_ms,
-        kraft=kraft,
-        on_warning=on_warning,
-    ).image
-    acl_events: dict[uuid.UUID, Entry] = {}
-    scram_events: dict[Key, Entry] = {}
-
-    def remember(batch: DecodedBatch) -> None:
-        if batch.last_offset <= before.provenance.last_offset:
-            return
-        for entry in batch.entries:
-            _remember(entry, acl_events, scram_events)
-
+    before = _state(directory, start, kraft, on_warning)
+    if not kraft:
+        return diff_images(directory, before, _state(directory, end, kraft, on_warning))
+    events = _Events(before.provenance.last_offset)
     after = rebuild_image(
         directory,
         at_offset=end.offset,
         at_time_ms=end.time_ms,
-        on_batch=remember,
+        on_batch=events.remember,
         use_snapshots=False,
         kraft=kraft,
         on_warning=on_warning,
     ).image
-    result = Diff(before, after)
-    result.acls = _acl_changes(before, after, acl_events)
-    result.credentials = _credential_changes(before, after, scram_events)
+    return events.diff(before, after)
+
+
+def diff_images(directory: Path, before: MetadataImage, after: MetadataImage) -> Diff:
+    """The changes from the state ``before`` to the state ``after``, both states of the data
+    directory ``directory``, each change with the last batch between them that made it (read
+    from the log). Kept for the :data:`KEPT` pairs of images asked most recently (images are
+    immutable and the log below its end never changes, so the answer does not either): a
+    page reloaded, paged or revisited answers at once, in the UI as in a process that asks
+    twice. Thread-safe (a lock around the cache; two first asks may both compute). Cost:
+    O(records between the two states) decoded, one comparison of the two images' id
+    columns, a record per difference."""
+    key = (directory, id(before), id(after))
+    with _lock:
+        kept = _kept.get(key)
+        if kept is not None and kept[0] is before and kept[1] is after:
+            _kept.move_to_end(key)
+            return kept[2]
+    events = _Events(before.provenance.last_offset)
+    stop = after.provenance.last_offset + 1
+    if stop > events.after_offset + 1:
+        for batch in read_decoded(directory, events.after_offset + 1, stop):
+            events.remember(batch)
+    result = events.diff(before, after)
+    with _lock:
+        _kept[key] = (before, after, result)
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
     return result
+
+
+KEPT = 4
+"""Diffs kept by :func:`diff_images`: each holds its two images and its changes."""
+
+_lock = threading.Lock()
+_kept: OrderedDict[tuple[Path, int, int], tuple[MetadataImage, MetadataImage, Diff]]
+_kept = OrderedDict()
+
+
+def _state(directory: Path, point: Point, kraft: bool, on_warning: OnWarning) -> MetadataImage:
+    return rebuild_image(
+        directory,
+        at_offset=point.offset,
+        at_time_ms=point.time_ms,
+        kraft=kraft,
+        on_warning=on_warning,
+    ).image
+
+
+class _Events:
+    """The last entry of the batches after offset ``after_offset`` that changed each ACL and
+    each SCRAM credential (what :meth:`remember` heard)."""
+
+    def __init__(self, after_offset: int) -> None:
+        self.after_offset = after_offset
+        self.acls: dict[uuid.UUID, Entry] = {}
+        self.scram: dict[Key, Entry] = {}
+
+    def remember(self, batch: DecodedBatch) -> None:
+        if batch.last_offset <= self.after_offset:
+            return
+        for entry in batch.entries:
+            _remember(entry, self.acls, self.scram)
+
+    def diff(self, before: MetadataImage, after: MetadataImage) -> Diff:
+        result = Diff(before, after)
+        result.acls = _acl_changes(before, after, self.acls)
+        result.credentials = _credential_changes(before, after, self.scram)
+        return result
 
 
 def _remember(entry: Entry, acls: dict[uuid.UUID, Entry], scram: dict[Key, Entry]) -> None:

@@ -126,7 +126,7 @@ class Site:
     def changes(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         if not at.is_now:
             checked_state(self.source, at)
-        return changes_data(self.source, self.authorizers, at, request.query_params), {}
+        return changes_data(self.source, at, request.query_params), {}
 
     def question(self, ask: Question, empty: str) -> Answer:
         """A view that asks ``ask`` of the state as of the moment; a JSON request with the

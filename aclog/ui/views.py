@@ -81,9 +81,7 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
     }
 
 
-def changes_data(
-    source: LogSource, authorizers: Authorizers, at: Moment, params: Mapping[str, str]
-) -> dict[str, Any]:
+def changes_data(source: LogSource, at: Moment, params: Mapping[str, str]) -> dict[str, Any]:
     """The Changes view: the committed batches that fit on a page (:func:`_fitting`), from
     ``start`` (an offset) on, or the last ones ending before ``before`` (an offset: the
     "older" link) or up to the moment; each with its request context, its records as ``dump
@@ -108,7 +106,7 @@ def changes_data(
         rows = [dump_row(entry, removed) for entry, removed in with_removed(entries)]
         if any(s.added + s.removed <= MAX_EFFECT_ACLS for s in shown):
             before = _state_before(source, first)
-            effects = batch_effects(before, authorizers.for_image(before).acls, batches)
+            effects = call_paused(batch_effects, before, batches)
     older = shown and shown[0] is not summaries[0]
     newer = shown and shown[-1] is not summaries[-1]
     return {
@@ -161,8 +159,10 @@ def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]], effect: Any) 
 
 
 class Authorizers:
-    """The authorizer loaded with the ACLs of the last image explained: explaining again at
-    the same moment does not load it again. Thread-safe (a lock)."""
+    """The authorizer loaded with the ACLs of the last image explained (Explain, Who can and
+    Reach ask it; the Changes view's effect on access needs none): explaining again at the
+    same moment does not load it again. One: at 1M ACLs an authorizer holds hundreds of MB.
+    Thread-safe (a lock)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -1,7 +1,8 @@
 """``acl_page`` (the column comparisons over a table) gives what ``acl_page_reference`` (the
 filter's rule asked of every record) gives: the same total and the same page, in image order,
 for any filter and page, on tables of several segments with removed rows, codes without an
-enum member and strings the pool holds but no row uses."""
+enum member and strings the pool holds but no row uses; ``acls_applying`` gives the ACLs a
+MATCH filter of any of the resources selects."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aclog.authorizer import AclFilter
-from aclog.image import AclsImage, acl_page
+from aclog.image import AclsImage, acl_page, acls_applying
 from aclog.image.acl_column_rows import of_records, words_of_id_bytes
 from aclog.image.acl_pages import acl_page_reference
 from aclog.image.acl_table import AclTable
@@ -30,6 +31,7 @@ PERMISSIONS = [AclPermissionType.ALLOW, AclPermissionType.DENY]
 NAMES = ["a", "ab", "abc", "b", "*", "a*", "?b"]
 PRINCIPALS = ["User:x", "User:y", "User:*", "User:<script>\x00\n"]
 HOSTS = ["*", "10.0.0.1"]
+ASKED = ["a", "ab", "abc", "abcd", "b", "zz", "*"]
 
 bindings = st.tuples(
     st.sampled_from(TYPES),
@@ -82,6 +84,14 @@ def test_a_page_of_a_table_is_the_reference_page(base, more, data, chosen) -> No
         assert acl_page(image, acl_filter, start, count) == acl_page_reference(
             image, acl_filter, start, count
         )
+    resources = data.draw(st.lists(st.tuples(st.sampled_from(TYPES), st.sampled_from(ASKED))))
+    applying = [
+        acl
+        for acl in table.records()
+        if any(AclFilter(rt, name, PatternType.MATCH).matches(acl) for rt, name in resources)
+    ]
+    assert acls_applying(image, resources) == applying
+    assert acls_applying(AclsImage({acl.id: acl for acl in applying}), resources) == applying
 
 
 def test_a_page_lists_the_acls_in_image_order_with_their_total() -> None:
