@@ -22,7 +22,6 @@ from typing import Any
 
 from aclog.image import MetadataImage
 from aclog.image.acl_reads import only_in
-from aclog.kraft import once_each
 from aclog.records import (
     AccessControlEntryRecord,
     RemoveAccessControlEntryRecord,
@@ -103,6 +102,10 @@ def diff(
     changes without batches); ``kraft=True`` reads a KRaft metadata directory (changes then
     have no author). ``on_warning`` hears what the replays warn of (a damaged last KRaft
     batch), each once. Cost: two rebuilds, then :func:`diff_images`'s."""
+    # Imported here: the kraft readers load kafka-python, which a diff of an aclog log (the
+    # UI's, through diff_images) never needs.
+    from aclog.kraft import once_each  # noqa: PLC0415
+
     on_warning = once_each(on_warning)  # both replays may read to the end of the log
     before = _state(directory, start, kraft, on_warning)
     if not kraft:

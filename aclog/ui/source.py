@@ -12,6 +12,7 @@ are the last few lint answers (a diff is kept by the library, per pair of states
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
 from collections import OrderedDict
@@ -161,6 +162,13 @@ class LogSource:
                     self._past.popitem(last=False)
             self._past.move_to_end(key)
             return image
+
+    def warm(self) -> None:
+        """Builds the state at the log's end now, so that a server's first page finds it
+        built (or waits under the lock for this build rather than starting another). A
+        failure is left to the request that asks: it meets the same and reports it."""
+        with contextlib.suppress(Exception):
+            self.state()
 
     def _past_state(
         self, stamp: Stamp, at_offset: int | None, at_time_ms: int | None
