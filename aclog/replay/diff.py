@@ -1,14 +1,14 @@
 """What changed between two points of a log, and who changed it when.
 
-The states at the two points are rebuilt (snapshot + log), or given (:func:`diff_images`: the
-UI's kept states), then every batch between them is read while the last change to each ACL
-and each SCRAM credential is remembered with its batch's author and time. Comparing the two
-states gives what was added, removed or changed; the remembered batches say who did it. An
-ACL added and removed again between the points does not appear (the states are equal there),
-like a credential set back to what it was.
+The state at the first point is rebuilt (snapshot + log) and the log replayed to the second
+point, or both states are given (:func:`diff_images`: the UI's kept states) and the batches
+between them read; meanwhile the last change to each ACL and each SCRAM credential is
+remembered with its batch's author and time. Comparing the two states gives what was added,
+removed or changed; the remembered batches say who did it. An ACL added and removed again
+between the points does not appear (the states are equal there), like a credential set back
+to what it was.
 
-Thread-safe (the kept diffs under a lock). Cost: two rebuilds plus O(records between the
-points).
+Thread-safe (the kept diffs under a lock). Cost: see each function.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aclog.image import MetadataImage
 from aclog.image.acl_reads import only_in
@@ -32,7 +32,7 @@ from aclog.records import (
 )
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import DecodedBatch, Entry, read_decoded
+from aclog.replay.stream import DecodedBatch, read_decoded
 
 
 @dataclass(frozen=True)
@@ -101,15 +101,20 @@ def diff(
     """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse, its
     changes without batches); ``kraft=True`` reads a KRaft metadata directory (changes then
     have no author). ``on_warning`` hears what the replays warn of (a damaged last KRaft
-    batch), each once. Cost: two rebuilds, then :func:`diff_images`'s."""
+    batch), each once. Cost: a rebuild at ``start``, then a replay of the whole log to
+    ``end`` that hears each batch once (no snapshot: every batch between is heard)."""
     # Imported here: the kraft readers load kafka-python, which a diff of an aclog log (the
     # UI's, through diff_images) never needs.
     from aclog.kraft import once_each  # noqa: PLC0415
 
     on_warning = once_each(on_warning)  # both replays may read to the end of the log
-    before = _state(directory, start, kraft, on_warning)
-    if not kraft:
-        return diff_images(directory, before, _state(directory, end, kraft, on_warning))
+    before = rebuild_image(
+        directory,
+        at_offset=start.offset,
+        at_time_ms=start.time_ms,
+        kraft=kraft,
+        on_warning=on_warning,
+    ).image
     events = _Events(before.provenance.last_offset)
     after = rebuild_image(
         directory,
@@ -151,7 +156,7 @@ def diff_images(directory: Path, before: MetadataImage, after: MetadataImage) ->
     return result
 
 
-KEPT = 4
+KEPT = 2
 """Diffs kept by :func:`diff_images`: each holds its two images and its changes."""
 
 _lock = threading.Lock()
@@ -159,30 +164,42 @@ _kept: OrderedDict[tuple[Path, int, int], tuple[MetadataImage, MetadataImage, Di
 _kept = OrderedDict()
 
 
-def _state(directory: Path, point: Point, kraft: bool, on_warning: OnWarning) -> MetadataImage:
-    return rebuild_image(
-        directory,
-        at_offset=point.offset,
-        at_time_ms=point.time_ms,
-        kraft=kraft,
-        on_warning=on_warning,
-    ).image
+class _Event(NamedTuple):
+    """Where a change was made: its offset, its batch's time and author (one dict shared by
+    the changes of a batch: a bulk import's author is not copied per ACL)."""
+
+    offset: int
+    timestamp_ms: int
+    author: dict[str, Any] | None
 
 
 class _Events:
-    """The last entry of the batches after offset ``after_offset`` that changed each ACL and
-    each SCRAM credential (what :meth:`remember` heard)."""
+    """The last change of the batches after offset ``after_offset`` to each ACL and each
+    SCRAM credential (what :meth:`remember` heard): a small tuple each, no record kept."""
 
     def __init__(self, after_offset: int) -> None:
         self.after_offset = after_offset
-        self.acls: dict[uuid.UUID, Entry] = {}
-        self.scram: dict[Key, Entry] = {}
+        self.acls: dict[uuid.UUID, _Event] = {}
+        self.scram: dict[Key, _Event] = {}
 
     def remember(self, batch: DecodedBatch) -> None:
         if batch.last_offset <= self.after_offset:
             return
+        authors: dict[int, dict[str, Any] | None] = {}
         for entry in batch.entries:
-            _remember(entry, self.acls, self.scram)
+            record = entry.record
+            acl = isinstance(record, AccessControlEntryRecord | RemoveAccessControlEntryRecord)
+            scram = isinstance(record, UserScramCredentialRecord | RemoveUserScramCredentialRecord)
+            if not (acl or scram):
+                continue
+            author = authors.get(id(entry.author))
+            if author is None and entry.author is not None:
+                authors[id(entry.author)] = author = record_to_dict(entry.author)
+            event = _Event(entry.offset, entry.timestamp_ms, author)
+            if acl:
+                self.acls[record.id] = event  # type: ignore[union-attr]
+            else:
+                self.scram[(record.name, record.mechanism)] = event  # type: ignore[union-attr]
 
     def diff(self, before: MetadataImage, after: MetadataImage) -> Diff:
         result = Diff(before, after)
@@ -191,23 +208,14 @@ class _Events:
         return result
 
 
-def _remember(entry: Entry, acls: dict[uuid.UUID, Entry], scram: dict[Key, Entry]) -> None:
-    record = entry.record
-    if isinstance(record, AccessControlEntryRecord | RemoveAccessControlEntryRecord):
-        acls[record.id] = entry
-    elif isinstance(record, UserScramCredentialRecord | RemoveUserScramCredentialRecord):
-        scram[(record.name, record.mechanism)] = entry
-
-
-def _change(kind: str, subject: dict[str, Any], entry: Entry | None) -> Change:
-    if entry is None:
+def _change(kind: str, subject: dict[str, Any], event: _Event | None) -> Change:
+    if event is None:
         return Change(kind, subject, None, None, None)
-    author = None if entry.author is None else record_to_dict(entry.author)
-    return Change(kind, subject, entry.offset, entry.timestamp_ms, author)
+    return Change(kind, subject, event.offset, event.timestamp_ms, event.author)
 
 
 def _acl_changes(
-    before: MetadataImage, after: MetadataImage, events: dict[uuid.UUID, Entry]
+    before: MetadataImage, after: MetadataImage, events: dict[uuid.UUID, _Event]
 ) -> list[Change]:
     # ACLs are told apart by id here, so two tables compare their id columns and make
     # records for the differences only.
@@ -223,7 +231,7 @@ def _acl_changes(
 
 
 def _credential_changes(
-    before: MetadataImage, after: MetadataImage, events: dict[Key, Entry]
+    before: MetadataImage, after: MetadataImage, events: dict[Key, _Event]
 ) -> list[Change]:
     old, new = _credentials(before), _credentials(after)
     changes = []
