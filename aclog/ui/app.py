@@ -143,7 +143,8 @@ class Site:
         return answer
 
     def diff(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
-        data = diff_data(self.source, request.query_params)
+        api = request.url.path.startswith("/api/")
+        data = diff_data(self.source, request.query_params, None if api else ROWS_SHOWN)
         if data is None and request.url.path.startswith("/api/"):
             raise BadQuery("from and to are empty: give two offsets or times")
         return data or {}, {}

@@ -34,6 +34,7 @@ from aclog.records import (
 )
 from aclog.replay import (
     DecodedBatch,
+    Diff,
     Point,
     RebuildError,
     diff_images,
@@ -238,14 +239,14 @@ class LogSource:
         with _read_problems(self.directory):
             return list(read_decoded(self.directory, from_offset, to_offset))
 
-    def diff(self, start: Point, end: Point) -> dict[str, Any]:
-        """``aclog diff --json`` between two points: :func:`aclog.replay.diff_images` of the
-        states as of them (:meth:`state`'s, kept), which keeps its answer per pair of
-        images."""
+    def diff(self, start: Point, end: Point) -> Diff:
+        """The diff between two points (what ``aclog diff`` answers):
+        :func:`aclog.replay.diff_images` of the states as of them (:meth:`state`'s, kept),
+        which keeps its answer per pair of images."""
         before = self.state(start.offset, start.time_ms)
         after = self.state(end.offset, end.time_ms)
         with _read_problems(self.directory):
-            return call_paused(diff_images, self.directory, before, after).to_dict()
+            return call_paused(diff_images, self.directory, before, after)
 
     def lint(self, at_offset: int | None, at_time_ms: int | None) -> dict[str, Any]:
         """``aclog lint --json`` as of the point (Kafka's default thresholds; a rebuild,
