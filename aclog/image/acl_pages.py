@@ -98,6 +98,8 @@ def acls_applying(
     filters = [AclFilter(rt, name, PatternType.MATCH) for rt, name in resources]
     table = acls.table
     candidates: Iterable[AccessControlEntryRecord]
+    if not filters:
+        return []
     if table is None:
         candidates = acls.acls.values()
     else:
