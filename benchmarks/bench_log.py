@@ -40,9 +40,9 @@ from aclog.records import (
 from aclog.records.bulk_encode import encode_many
 from aclog.records.codec import _acl_to
 from aclog.records.collector import gc_paused
-from aclog.records.column_records import decode_records
 from aclog.records.columnar import decode_columns
 from aclog.records.schemas import parsed_schema
+from aclog.records.small_batch import decode_records
 from benchmarks import bench_seal
 from benchmarks.harness import best_in_turn
 from benchmarks.report import Report, Row

@@ -22,9 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aclog.log import SegmentedLog
-from aclog.records import RequestContextRecord, encode_many
-from benchmarks.bench_small_batches import stream
+from benchmarks.admin_stream import stream, write
 from benchmarks.report import Row
 
 BATCHES = 15_000
@@ -33,20 +31,12 @@ TARGET_SECONDS = 1.0
 
 
 def write_requests(directory: Path, batches: int, seed: int = 5) -> int:
-    """A log of ``batches`` batches of 1-4 records each (``bench_small_batches.stream``), each
+    """A log of ``batches`` batches of 1-4 records each (``admin_stream.stream``), each
     led by a request context; returns how many records (contexts aside) it holds."""
     rng = random.Random(seed)
     sizes = [rng.randint(1, 4) for _ in range(batches)]
-    records, at = stream(sum(sizes)), 0
-    with SegmentedLog(directory, fsync=False) as log:
-        for n, size in enumerate(sizes):
-            context = RequestContextRecord(
-                f"User:admin-{n % 7}", "10.0.4.17", "kafka-acls", 0, "CreateAcls"
-            )
-            body = [context, *records[at : at + size]]
-            log.append(encode_many(body), 1, timestamp_ms=1_700_000_000_000 + n)
-            at += size
-    return at
+    write(directory, stream(sum(sizes)), sizes)
+    return sum(sizes)
 
 
 def start_once(data: Path) -> tuple[float, float]:

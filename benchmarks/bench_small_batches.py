@@ -1,8 +1,7 @@
 """The replay rows' small-batch twins: the same records written as admin clients write them,
 a request at a time, beside the same records in bulk.
 
-A log of ``records`` records (ACL additions, one ACL record in ten a removal of an earlier
-one, one request in ten a SCRAM change instead: set or delete a user's credential) is written
+A log of ``records`` records (:func:`benchmarks.admin_stream.stream`) is written
 with the real writer four times: in batches of 1, 4 and 100 records each led by the request
 context that authored them (as a controller commits one ``kafka-acls`` call), and in batches of
 :data:`BULK` records (what the other replay rows use). No snapshot: a server killed before
@@ -24,27 +23,18 @@ SCRAM users) differs from the bulk log's; :mod:`benchmarks.bench_serve_start` ad
 from __future__ import annotations
 
 import argparse
-import random
 import tempfile
 from collections.abc import Callable
+from itertools import repeat
 from pathlib import Path
 
 from aclog.authorizer import Authorizer
 from aclog.broker import AuthorizerPublisher, MetadataLoader
 from aclog.image import MetadataImage
-from aclog.log import SegmentedLog
-from aclog.records import (
-    RemoveAccessControlEntryRecord,
-    RemoveUserScramCredentialRecord,
-    RequestContextRecord,
-    ScramMechanism,
-    UserScramCredentialRecord,
-    encode_many,
-)
 from aclog.records.collector import gc_paused
-from aclog.records.types import Record
 from aclog.replay.rebuild import replay_tail
-from benchmarks.bench_log import acl_records
+from benchmarks.admin_stream import stream, write
+from benchmarks.bench_serve_start import rows as serve_rows
 from benchmarks.harness import SCALE, best_in_turn
 from benchmarks.report import Report, Row
 
@@ -52,43 +42,6 @@ SUITE = "smallbatch"
 SIZES = (1, 4, 100)
 BULK = 10_000
 ROUNDS = 3
-
-
-def stream(records: int, seed: int = 5) -> list[Record]:
-    """``records`` records in commit order (see the module), no request contexts."""
-    rng = random.Random(seed)
-    acls = iter({r.binding: r for r in acl_records(records * 2, seed=3)}.values())
-    added: list[Record] = []
-    users: list[str] = []
-    out: list[Record] = []
-    while len(out) < records:
-        if rng.random() < 0.1:
-            out.append(_scram(rng, users, len(out)))
-        elif added and rng.random() < 0.1:
-            out.append(RemoveAccessControlEntryRecord(added.pop(rng.randrange(len(added))).id))  # type: ignore[attr-defined]
-        else:
-            added.append(next(acls))
-            out.append(added[-1])
-    return out
-
-
-def _scram(rng: random.Random, users: list[str], n: int) -> Record:
-    mechanism = ScramMechanism.SCRAM_SHA_256
-    if users and rng.random() < 0.3:
-        return RemoveUserScramCredentialRecord(users.pop(rng.randrange(len(users))), mechanism)
-    users.append(f"user-{n}")
-    return UserScramCredentialRecord(users[-1], mechanism, b"s" * 16, b"k" * 32, b"v" * 32, 4096)
-
-
-def write(directory: Path, records: list[Record], size: int) -> None:
-    """``records`` in batches of ``size``, each led by a request context."""
-    with SegmentedLog(directory, fsync=False) as log:
-        for n, start in enumerate(range(0, len(records), size)):
-            context = RequestContextRecord(
-                f"User:admin-{n % 7}", "10.0.4.17", "kafka-acls", 0, "CreateAcls"
-            )
-            body = [context, *records[start : start + size]]
-            log.append(encode_many(body), 1, timestamp_ms=1_700_000_000_000 + n)
 
 
 def _replay(directory: Path) -> Callable[[], None]:
@@ -116,8 +69,6 @@ def _load(directory: Path) -> Callable[[], None]:
 
 
 def run(report: Report, quick: bool) -> None:
-    from benchmarks.bench_serve_start import rows as serve_rows  # (here: it imports this module)
-
     records = SCALE.pick(100_000, 12_500, 2_000) if quick else 100_000
     report.rows.extend(rows(records))
     report.rows.extend(serve_rows(SUITE, SCALE.pick(15_000, 15_000, 500)))
@@ -130,7 +81,7 @@ def rows(records: int) -> list[Row]:
     with tempfile.TemporaryDirectory() as tmp:
         logs = [Path(tmp) / f"b{size}" for size in sizes]
         for log, size in zip(logs, sizes, strict=True):
-            write(log, data, size)
+            write(log, data, repeat(size))
         states = [_state(log) for log in logs]
         replays = best_in_turn([_replay(log) for log in logs], ROUNDS, collect=True)
         loads = best_in_turn([_load(log) for log in logs], ROUNDS, collect=True)

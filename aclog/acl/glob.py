@@ -193,8 +193,3 @@ def _segment(parts: list[str | None]) -> _Segment:
         return _Segment(text=text, wildcards=False, regex=None)
     source = "".join("." if p is None else re.escape(p) for p in parts)
     return _Segment(text=text, wildcards=True, regex=re.compile(source, re.DOTALL))
-
-
-def glob_skipped(glob: Glob, name: str) -> int:
-    """Specificity of a GLOB match: how many of ``name``'s characters the wildcards cover."""
-    return len(name) - glob.literal_count

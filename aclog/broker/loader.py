@@ -148,7 +148,7 @@ class MetadataLoader:
             if not batches or batches[0].base_offset != self.image.provenance.last_offset + 1:
                 return self._poll()
             # Commits come a few ACLs at a time: onto a mapping each costs dict operations,
-            # onto a table a few numpy calls per run (~30x more for one ACL). O(ACLs) once.
+            # onto a table a fixed numpy cost per run. O(ACLs) once.
             self.image = self.image.in_a_mapping()
             return self._replay(batches)
 
@@ -187,7 +187,8 @@ class MetadataLoader:
         library calls never do): the image and the publishers' first build (the authorizer's
         index) live as long as the broker, so they are built with the collector paused and then
         frozen, and no later collection walks those millions of objects; each poll of the
-        thread runs paused too (a 250k-record backlog took ~1.4x as long with it on). See
+        thread runs paused too (a backlog's replay makes O(records) objects the collector would
+        walk again and again; the ``smallbatch`` suite's ``aclog loader`` rows). See
         :func:`~aclog.records.collector.gc_paused`.
         """
         with gc_paused(freeze=True):

@@ -18,6 +18,7 @@ import yaml
 
 from aclog.desired.current import CurrentState
 from aclog.desired.load import FORMAT_VERSION
+from aclog.desired.nodes import STR_TAG
 from aclog.records import AclBinding
 
 HEADER = (
@@ -63,7 +64,6 @@ _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/@+=:]*(?<!:)")
 ending with ``:``, so no indicator, quote, space or line break is involved."""
 
 _RESOLVER = yaml.resolver.Resolver()
-_STR_TAG = "tag:yaml.org,2002:str"
 _ONE_LINE = 1 << 30
 """A line width no scalar reaches, so a quoted one is never folded onto a second line."""
 
@@ -124,7 +124,7 @@ def _scalar(value: object) -> str:
         return _escaped(value)
     plain = _PLAIN.fullmatch(value) is not None
     resolved = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
-    if plain and resolved == _STR_TAG:
+    if plain and resolved == STR_TAG:
         return value
     # PyYAML's own choice (single-quoted, say), unless that takes more than one line.
     written = yaml.dump([value], Dumper=_DUMPER, allow_unicode=True, width=_ONE_LINE)

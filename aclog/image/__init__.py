@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
+    from aclog.image.acl_pages import AclPage, acl_page, acls_applying
     from aclog.image.acls import AclsDelta
     from aclog.image.acls_image import AclChanges, AclsImage
     from aclog.image.errors import ReplayError
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AclChanges",
+    "AclPage",
     "AclsDelta",
     "AclsImage",
     "CredentialInfo",
@@ -39,7 +41,9 @@ __all__ = [
     "ScramDelta",
     "ScramDescribeResult",
     "ScramImage",
+    "acl_page",
     "acl_to_dict",
+    "acls_applying",
     "apply_records",
     "image_records",
     "user_to_dict",

@@ -2,9 +2,9 @@
 :class:`~aclog.image.acl_table.AclTable` whose view makes a record at each read.
 
 On a table, ``image.acls[acl_id]`` and ``acl_id in image.acls`` are each a numpy search
-(about 10 µs) and every pass over ``values()`` builds every record again; on a dict they are
-a hash probe and a walk. A reader that asks about many ids, or walks the ACLs more than once,
-goes through these instead:
+(O(log n), with a fixed numpy cost per call) and every pass over ``values()`` builds every
+record again; on a dict they are a hash probe and a walk. A reader that asks about many ids,
+or walks the ACLs more than once, goes through these instead:
 
 - :func:`stored_records`: the records of some ids, one vectorised search on a table;
 - :func:`acls_by_id`: the ACLs as a mapping that is cheap to probe many times (the dict

@@ -3,7 +3,7 @@ reference replay per record.
 
 A log written one request at a time holds a few ACL records per batch. Replaying each of them
 through the reference (:class:`~aclog.image.acls.AclsDelta` over a table) pays a vectorised
-table lookup of one binding per addition, about 0.3 ms of fixed numpy cost. :func:`net_of`
+table lookup of one binding per addition, a fixed numpy cost per record. :func:`net_of`
 instead reads a run of records in Python (a dict step per record) and states it as what the
 table's batch apply (:meth:`~aclog.image.acl_table.AclTable.applied`) checks: every addition
 of the run, in order, with the removals of ACLs stored before the run; then, in a second

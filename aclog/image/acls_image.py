@@ -36,8 +36,9 @@ BindingIndex = LayeredMap[AclKey, uuid.UUID]
 TABLE_MIN = 4096
 """A small image (``small``) that a delta makes this many ACLs or more holds a table from then
 on. Set well below the size where a table's smaller rows alone would repay loading numpy and
-pyarrow (about 40 MB), so that a follower whose log grows reaches the table's bulk replay
-early; an image rebuilt from a small log (``SMALL_LOG_BYTES``) rarely holds this many."""
+pyarrow (the ``cli`` suite's start-up ``peak RSS`` rows), so that a follower whose log grows
+reaches the table's bulk replay early; an image rebuilt from a small log
+(``SMALL_LOG_BYTES``) rarely holds this many."""
 
 
 @dataclass(frozen=True)

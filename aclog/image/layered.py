@@ -1,8 +1,8 @@
 """An immutable, insertion-ordered mapping whose next version costs about the size of the change.
 
 A metadata image is replaced on every commit, and the controller and each broker derive the next
-one from the last. Copying a dict of every ACL per commit made each commit O(ACLs): about 0.1 ms
-at 10,000 ACLs but 60 ms at a million, several times per commit. :class:`LayeredMap` shares one
+one from the last. Copying a dict of every ACL per commit made each commit O(ACLs), several
+times per commit. :class:`LayeredMap` shares one
 base dict between versions and keeps the changes since that base in a small overlay; a new
 version copies only the overlay. When the overlay outgrows about twice the square root of the
 map's size it is folded into a new base, which keeps both the per-version copy and the amortized

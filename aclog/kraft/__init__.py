@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from aclog.kraft.reader import read_kraft, read_kraft_segment, tail_note
     from aclog.kraft.replay import (
         KraftReplaySource,
-        kraft_records_for_replay,
         kraft_replay_batches,
         kraft_replay_source,
     )
@@ -89,7 +88,6 @@ __all__ = [
     "decode_metadata_value",
     "import_kraft",
     "is_kraft_path",
-    "kraft_records_for_replay",
     "kraft_replay_batches",
     "kraft_replay_source",
     "list_checkpoints",

@@ -89,15 +89,8 @@ class ImportReport:
 
 def check_target(source: Path, data_dir: Path) -> None:
     """Refuse a non-empty target and any target inside the KRaft directory."""
-    src, dst = source.resolve(), data_dir.resolve()
-    src_dir = src.parent if src.is_file() else src
-    if dst == src_dir or src_dir in dst.parents:
-        raise ImportTargetError(
-            f"{data_dir} is inside the KRaft directory {src_dir}; aclog never writes there, "
-            "give a data directory elsewhere"
-        )
-    if data_dir.exists() and not data_dir.is_dir():
-        raise ImportTargetError(f"{data_dir} exists and is not a directory")
+    src = source.resolve()
+    _check_outside(src.parent if src.is_file() else src, data_dir)
     if data_dir.is_dir() and any(data_dir.iterdir()):
         raise ImportTargetError(
             f"{data_dir} is not empty; import into a new or empty directory so no existing "
@@ -108,19 +101,24 @@ def check_target(source: Path, data_dir: Path) -> None:
 
 def check_follow_target(source: Path, data_dir: Path) -> None:
     """Refuse a data directory inside the KRaft one, or one that is not an aclog log."""
-    src, dst = source.resolve(), data_dir.resolve()
-    if dst == src or src in dst.parents:
-        raise ImportTargetError(
-            f"{data_dir} is inside the KRaft directory {source}; aclog never writes there, "
-            "give a data directory elsewhere"
-        )
-    if data_dir.exists() and not data_dir.is_dir():
-        raise ImportTargetError(f"{data_dir} exists and is not a directory")
+    _check_outside(source.resolve(), data_dir)
     if data_dir.is_dir() and any(os.scandir(data_dir)) and not list_segments(data_dir):
         raise ImportTargetError(
             f"{data_dir} holds files but no aclog log; follow into a new or empty directory, "
             "or one that aclog import --from-kraft wrote"
         )
+
+
+def _check_outside(kraft_dir: Path, data_dir: Path) -> None:
+    """Refuse a data directory inside ``kraft_dir`` (resolved) or one that is not a directory."""
+    dst = data_dir.resolve()
+    if dst == kraft_dir or kraft_dir in dst.parents:
+        raise ImportTargetError(
+            f"{data_dir} is inside the KRaft directory {kraft_dir}; aclog never writes there, "
+            "give a data directory elsewhere"
+        )
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ImportTargetError(f"{data_dir} exists and is not a directory")
 
 
 def import_kraft(

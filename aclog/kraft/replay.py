@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from aclog.kraft.acl_batch import AclColumns
-from aclog.kraft.batch import KraftBatch, KraftRecord
+from aclog.kraft.batch import KraftBatch
 from aclog.kraft.checkpoint import (
     CheckpointFile,
     CheckpointInfo,
@@ -130,26 +130,6 @@ def _with_snapshot(source: KraftReplaySource) -> Iterator[KraftBatch]:
         yield snapshot_as_batch(source.checkpoint, source.restated)
     for batch in source.batches:  # all records (read without acl_columns)
         yield batch if isinstance(batch, KraftBatch) else batch.kraft_batch()
-
-
-def kraft_records_for_replay(
-    directory: Path | str,
-    at_offset: int | None = None,
-    at_time_ms: int | None = None,
-    *,
-    use_snapshots: bool = True,
-    on_warning: OnWarning = ignore_warning,
-) -> tuple[CheckpointInfo | None, Iterator[KraftRecord]]:
-    """Like :func:`kraft_replay_batches`, flattened to (offset, epoch, timestamp_ms, record).
-
-    The snapshot's records come first, all at the snapshot's last covered offset
-    (``end_offset - 1``; ``-1`` for a bootstrap snapshot), epoch and header timestamp; replay
-    them into an empty state as a snapshot, then the log records in order.
-    """
-    info, batches = kraft_replay_batches(
-        directory, at_offset, at_time_ms, use_snapshots=use_snapshots, on_warning=on_warning
-    )
-    return info, (record for batch in batches for record in batch.records)
 
 
 def _choose_snapshot(

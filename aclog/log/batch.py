@@ -126,8 +126,8 @@ def crc_ok(batch: bytes | bytearray | memoryview) -> bool:
 def record_values(batch: bytes) -> list[bytes]:
     """The record values of an uncompressed batch whose CRC was checked, in offset order.
 
-    kafka-python's ``DefaultRecordBatch`` builds a record object per record (about 3.5 us each
-    here, more than the Avro decode that follows), so uncompressed batches take this parser of
+    kafka-python's ``DefaultRecordBatch`` builds a record object per record (it cost more than
+    the Avro decode that follows), so uncompressed batches take this parser of
     the same v2 record layout (after :mod:`aclog.log.canonical`'s fast path, which takes the
     batches this log writes); compressed and control batches go through kafka-python. The
     property tests check all three give the same values. Raises ``ValueError`` when the records do
@@ -229,8 +229,8 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
 
 
 def _values_via_kafka_python(batch: bytes) -> list[bytes]:
-    # imported here: kafka-python's package init loads its admin client (about 0.2 s), which a
-    # log of uncompressed batches never needs
+    # imported here: kafka-python's package init loads its admin client (a start-up cost: the
+    # ``cli`` suite's start-up rows), which a log of uncompressed batches never needs
     from kafka.record.default_records import DefaultRecordBatch  # noqa: PLC0415
 
     reader = DefaultRecordBatch(batch)

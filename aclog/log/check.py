@@ -10,8 +10,8 @@ recovery point ends the check quietly, as it ends a read.
 
 A reader: takes no lock and never writes. Thread-safe: each check opens its own files. Cost:
 O(bytes checked), no record decoded: the segment is read 4 MiB at a time and each batch
-costs a header unpack and a CRC-32C (the C extension), 1-2 µs per small batch on the
-development machine; only a segment that fails that quick pass is scanned again by
+costs a header unpack and a CRC-32C (the C extension; the ``log`` suite's ``read (CRC + batch
+parse)`` row bounds it); only a segment that fails that quick pass is scanned again by
 :class:`SegmentScan`, which decides what is wrong (the rules stay defined there).
 """
 

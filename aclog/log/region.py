@@ -2,8 +2,8 @@
 
 :class:`~aclog.log.segment.SegmentScan` reads a batch at a time (two buffered reads, a
 :class:`~aclog.log.batch.BatchHeader` and a :class:`~aclog.log.segment.RawBatch` each), which
-in a log written one request at a time (batches of 1-4 records) was about 9 us a batch, most
-of the cost of reading it. :func:`region_batches` reads the bytes after the scan's position in
+in a log written one request at a time (batches of 1-4 records) was most of the cost of
+reading it. :func:`region_batches` reads the bytes after the scan's position in
 a few large reads and walks them with ``struct.unpack_from`` and ``crc32c`` over memoryview
 slices, making only the :class:`LogBatch` each batch becomes. It takes only batches that are
 whole and check (header, size, CRC-32C, offset continuity, epoch order, record count: the

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
         impact_of_adding,
         impact_of_changing,
     )
-    from aclog.questions.listing import AclListing, listing_of
     from aclog.questions.origins import AclOrigins
     from aclog.questions.pattern_text import describe_pattern, short_acl
     from aclog.questions.reach import reach
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADDED",
-    "AclListing",
     "AclOrigins",
     "ANY_HOST",
     "ANY_OTHER_HOST",
@@ -64,7 +62,6 @@ __all__ = [
     "impact_of_changing",
     "lint_directory",
     "lint_image",
-    "listing_of",
     "reach",
     "short_acl",
     "split_changes",

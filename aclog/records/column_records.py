@@ -1,10 +1,11 @@
 """Record objects from the columnar decoder's batch: how many framed values become records.
 
-:func:`decode_records` is the batch decoder of everything that needs record objects (replay,
-``dump``, ``explain``, the tools): the values go through :func:`~aclog.records.columnar.
+:func:`decode_columnar_records` is the batch decoder's large-batch path
+(:func:`~aclog.records.small_batch.decode_batch_records` sends it a batch of many values): the
+values go through :func:`~aclog.records.columnar.
 decode_kinds` (the columnar decoder's numpy passes, each (type, version) apart, secrets
 included: replay needs SCRAM keys), the records are built from each kind's Arrow columns a
-type at a time (:func:`decode_batch_records`: replay takes them so), and put in row order by
+type at a time (replay takes them so), and put in row order by
 one gather when a reader wants them so. ACL additions and removals, nearly every record of a
 log, are built a field at a time with no Python call per record
 (:func:`~aclog.records.build.acls_from_columns`), the additions' binding keys zipped from the
@@ -42,7 +43,6 @@ from aclog.records.columnar import KindColumns, Offsets, column_name, decode_kin
 from aclog.records.decoded import AclRows, DecodedRecords, in_row_order
 from aclog.records.id_bytes import id_column_bytes, split_ids
 from aclog.records.schemas import CURRENT_VERSIONS, raw_schema
-from aclog.records.small_batch import decode_batch_records
 from aclog.records.types import ACL_KEY_FIELDS, Record, RecordType
 from aclog.records.vector import numpy_numbers
 
@@ -55,26 +55,9 @@ _NO_ROWS = np.empty(0, dtype=np.int64)
 _id_of = attrgetter("id")
 
 
-def decode_records(
-    values: Sequence[bytes], offsets: Offsets = None
-) -> tuple[list[Record], list[DecodedKind]]:
-    """The records of ``values`` (framed record values) and the (type, version) each was
-    written with, in order: ``decode_framed`` of each value, at C speed for ACL records.
-
-    ``offsets`` say where the values sit in the log (see :data:`~aclog.records.columnar.
-    Offsets`); they only improve error messages. Raises
-    :class:`~aclog.records.codec.RecordDecodeError` naming the first bad value's offset.
-
-    >>> from aclog.records import NoOpRecord, encode
-    >>> decode_records([encode(NoOpRecord())], 5)
-    ([NoOpRecord()], [(<RecordType.NO_OP: 20>, 0)])
-    """
-    decoded = decode_batch_records(values, offsets)
-    return decoded.records, decoded.kinds()
-
-
 def decode_columnar_records(values: Sequence[bytes], offsets: Offsets = None) -> DecodedRecords:
-    """:func:`decode_batch_records` through the columnar decoder, whatever the batch's size."""
+    """:func:`~aclog.records.small_batch.decode_batch_records` through the columnar decoder,
+    whatever the batch's size."""
     kinds = decode_kinds(values, offsets, secrets=True)
     acl_kinds = [k for k in kinds if k.record_type in _ACL_TYPES]
     others: list[tuple[int, Record]] = []

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from aclog.records.checked import checked_fields, offset_of
 from aclog.records.codec import FRAME_VERSION, RecordDecodeError
 from aclog.records.column_assembly import assemble, distinct, split
 from aclog.records.column_layout import (
@@ -44,7 +45,6 @@ from aclog.records.column_layout import (
     columns_schema,
 )
 from aclog.records.schemas import CURRENT_VERSIONS, known_versions, raw_schema
-from aclog.records.small_batch import checked_fields, offset_of
 from aclog.records.types import RecordType
 from aclog.records.vector import Cursor, NotColumnar, arrow_numbers, join_values
 
@@ -54,13 +54,11 @@ __all__ = [
     "VERSION",
     "KindColumns",
     "Offsets",
-    "checked_fields",
     "column_name",
     "columns_from_fields",
     "columns_schema",
     "decode_columns",
     "decode_kinds",
-    "offset_of",
 ]
 
 Read = Callable[[Cursor], Any]

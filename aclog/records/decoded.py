@@ -1,6 +1,6 @@
 """The records of one decoded batch, a type at a time: what replay takes without a row-order pass.
 
-:class:`DecodedRecords` is what :func:`~aclog.records.column_records.decode_batch_records`
+:class:`DecodedRecords` is what :func:`~aclog.records.small_batch.decode_batch_records`
 builds from the columnar decoder's kinds. The ACL records, nearly every record of a log, are
 :class:`AclRows`: the additions' ids and records and the removals' ids, each
 with their rows (their places in the batch), straight from the columns. They are built only

@@ -17,14 +17,26 @@ import uuid
 from typing import Any
 
 from aclog.records.enums import ScramMechanism
-from aclog.records.types import kafka_uuid_text
+from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
 
 REDACTED = "(redacted)"
 SECRET_FIELDS = frozenset({"salt", "stored_key", "server_key"})
 
 
 def record_to_dict(record: Any, *, redact: bool = True) -> dict[str, Any]:
-    """A record's (or any dataclass's) fields as JSON-ready values, in field order."""
+    """A record's (or any dataclass's) fields as JSON-ready values, in field order. An ACL
+    record takes :func:`_acl_dict` (a diff or a listing renders hundreds of thousands)."""
+    if type(record) is AccessControlEntryRecord:
+        try:
+            return _acl_dict(record)
+        except AttributeError:  # a code field holding a plain number: the general path
+            pass
+    return fields_to_dict(record, redact=redact)
+
+
+def fields_to_dict(record: Any, *, redact: bool = True) -> dict[str, Any]:
+    """:func:`record_to_dict`'s general path: each field through :func:`json_value` (the
+    reference :func:`_acl_dict` is held equal to)."""
     out: dict[str, Any] = {}
     for field in dataclasses.fields(record):
         value = getattr(record, field.name)
@@ -33,6 +45,21 @@ def record_to_dict(record: Any, *, redact: bool = True) -> dict[str, Any]:
         else:
             out[field.name] = json_value(value)
     return out
+
+
+def _acl_dict(acl: AccessControlEntryRecord) -> dict[str, Any]:
+    """:func:`fields_to_dict` of an ACL whose code fields are enum members, field by field
+    with no generic step (about a tenth of its cost)."""
+    return {
+        "id": kafka_uuid_text(acl.id),
+        "resource_type": acl.resource_type.name,
+        "resource_name": acl.resource_name,
+        "pattern_type": acl.pattern_type.name,
+        "principal": acl.principal,
+        "host": acl.host,
+        "operation": acl.operation.name,
+        "permission_type": acl.permission_type.name,
+    }
 
 
 def json_value(value: Any) -> Any:

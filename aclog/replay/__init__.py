@@ -13,7 +13,7 @@ from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
     from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
-    from aclog.replay.diff import Point, diff
+    from aclog.replay.diff import Diff, Point, diff, diff_images
     from aclog.replay.dump_rows import Removal, dump_row, dump_rows, with_removed
     from aclog.replay.kraft_batches import kraft_decoded_batch
     from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
@@ -34,6 +34,7 @@ __all__ = [
     "TIME_FORMATS",
     "CommittedBatch",
     "DecodedBatch",
+    "Diff",
     "Entry",
     "Point",
     "RebuildError",
@@ -45,6 +46,7 @@ __all__ = [
     "backwards",
     "decode_batch",
     "diff",
+    "diff_images",
     "dump_row",
     "dump_rows",
     "entries_between",

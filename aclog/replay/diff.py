@@ -1,24 +1,27 @@
 """What changed between two points of a log, and who changed it when.
 
-The state at the first point is rebuilt (snapshot + log), then every batch up to the second point
-is replayed while the last change to each ACL and each SCRAM credential is remembered with its
-batch's author and time. Comparing the two states gives what was added, removed or changed; the
-remembered batches say who did it. An ACL added and removed again between the points does not
-appear (the states are equal there), like a credential set back to what it was.
+The state at the first point is rebuilt (snapshot + log) and the log replayed to the second
+point, or both states are given (:func:`diff_images`: the UI's kept states) and the batches
+between them read; meanwhile the last change to each ACL and each SCRAM credential is
+remembered with its batch's author and time. Comparing the two states gives what was added,
+removed or changed; the remembered batches say who did it. An ACL added and removed again
+between the points does not appear (the states are equal there), like a credential set back
+to what it was.
 
-Thread-safe (no shared state). Cost: one rebuild plus O(records between the points).
+Thread-safe (the kept diffs under a lock). Cost: see each function.
 """
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aclog.image import MetadataImage
 from aclog.image.acl_reads import only_in
-from aclog.kraft import once_each
 from aclog.records import (
     AccessControlEntryRecord,
     RemoveAccessControlEntryRecord,
@@ -29,7 +32,7 @@ from aclog.records import (
 )
 from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import DecodedBatch, Entry
+from aclog.replay.stream import DecodedBatch, read_decoded
 
 
 @dataclass(frozen=True)
@@ -68,14 +71,20 @@ class Diff:
     end: MetadataImage
     acls: list[Change] = field(default_factory=list)
     credentials: list[Change] = field(default_factory=list)
+    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "from": self.start.provenance.to_dict(),
-            "to": self.end.provenance.to_dict(),
-            "acls": [c.to_dict() for c in self.acls],
-            "credentials": [c.to_dict() for c in self.credentials],
-        }
+        """The JSON form (``aclog diff --json``), made once (a diff of a bulk import lists
+        hundreds of thousands of changes; :func:`diff_images` hands a kept diff out again):
+        read it, do not change it."""
+        if self._json is None:
+            self._json = {
+                "from": self.start.provenance.to_dict(),
+                "to": self.end.provenance.to_dict(),
+                "acls": [c.to_dict() for c in self.acls],
+                "credentials": [c.to_dict() for c in self.credentials],
+            }
+        return self._json
 
 
 Key = tuple[str, ScramMechanism]
@@ -89,9 +98,15 @@ def diff(
     kraft: bool = False,
     on_warning: OnWarning = ignore_warning,
 ) -> Diff:
-    """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse);
-    ``kraft=True`` reads a KRaft metadata directory (changes then have no author).
-    ``on_warning`` hears what the replays warn of (a damaged last KRaft batch), each once."""
+    """The changes from ``start`` to ``end`` (``end`` before ``start`` gives the reverse, its
+    changes without batches); ``kraft=True`` reads a KRaft metadata directory (changes then
+    have no author). ``on_warning`` hears what the replays warn of (a damaged last KRaft
+    batch), each once. Cost: a rebuild at ``start``, then a replay of the whole log to
+    ``end`` that hears each batch once (no snapshot: every batch between is heard)."""
+    # Imported here: the kraft readers load kafka-python, which a diff of an aclog log (the
+    # UI's, through diff_images) never needs.
+    from aclog.kraft import once_each  # noqa: PLC0415
+
     on_warning = once_each(on_warning)  # both replays may read to the end of the log
     before = rebuild_image(
         directory,
@@ -100,47 +115,107 @@ def diff(
         kraft=kraft,
         on_warning=on_warning,
     ).image
-    acl_events: dict[uuid.UUID, Entry] = {}
-    scram_events: dict[Key, Entry] = {}
-
-    def remember(batch: DecodedBatch) -> None:
-        if batch.last_offset <= before.provenance.last_offset:
-            return
-        for entry in batch.entries:
-            _remember(entry, acl_events, scram_events)
-
+    events = _Events(before.provenance.last_offset)
     after = rebuild_image(
         directory,
         at_offset=end.offset,
         at_time_ms=end.time_ms,
-        on_batch=remember,
+        on_batch=events.remember,
         use_snapshots=False,
         kraft=kraft,
         on_warning=on_warning,
     ).image
-    result = Diff(before, after)
-    result.acls = _acl_changes(before, after, acl_events)
-    result.credentials = _credential_changes(before, after, scram_events)
+    return events.diff(before, after)
+
+
+def diff_images(directory: Path, before: MetadataImage, after: MetadataImage) -> Diff:
+    """The changes from the state ``before`` to the state ``after``, both states of the data
+    directory ``directory``, each change with the last batch between them that made it (read
+    from the log). Kept for the :data:`KEPT` pairs of images asked most recently (images are
+    immutable and the log below its end never changes, so the answer does not either): a
+    page reloaded, paged or revisited answers at once, in the UI as in a process that asks
+    twice. Thread-safe (a lock around the cache; two first asks may both compute). Cost:
+    O(records between the two states) decoded, one comparison of the two images' id
+    columns, a record per difference."""
+    key = (directory, id(before), id(after))
+    with _lock:
+        kept = _kept.get(key)
+        if kept is not None and kept[0] is before and kept[1] is after:
+            _kept.move_to_end(key)
+            return kept[2]
+    events = _Events(before.provenance.last_offset)
+    stop = after.provenance.last_offset + 1
+    if stop > events.after_offset + 1:
+        for batch in read_decoded(directory, events.after_offset + 1, stop):
+            events.remember(batch)
+    result = events.diff(before, after)
+    with _lock:
+        _kept[key] = (before, after, result)
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
     return result
 
 
-def _remember(entry: Entry, acls: dict[uuid.UUID, Entry], scram: dict[Key, Entry]) -> None:
-    record = entry.record
-    if isinstance(record, AccessControlEntryRecord | RemoveAccessControlEntryRecord):
-        acls[record.id] = entry
-    elif isinstance(record, UserScramCredentialRecord | RemoveUserScramCredentialRecord):
-        scram[(record.name, record.mechanism)] = entry
+KEPT = 2
+"""Diffs kept by :func:`diff_images`: each holds its two images and its changes."""
+
+_lock = threading.Lock()
+_kept: OrderedDict[tuple[Path, int, int], tuple[MetadataImage, MetadataImage, Diff]]
+_kept = OrderedDict()
 
 
-def _change(kind: str, subject: dict[str, Any], entry: Entry | None) -> Change:
-    if entry is None:
+class _Event(NamedTuple):
+    """Where a change was made: its offset, its batch's time and author (one dict shared by
+    the changes of a batch: a bulk import's author is not copied per ACL)."""
+
+    offset: int
+    timestamp_ms: int
+    author: dict[str, Any] | None
+
+
+class _Events:
+    """The last change of the batches after offset ``after_offset`` to each ACL and each
+    SCRAM credential (what :meth:`remember` heard): a small tuple each, no record kept."""
+
+    def __init__(self, after_offset: int) -> None:
+        self.after_offset = after_offset
+        self.acls: dict[uuid.UUID, _Event] = {}
+        self.scram: dict[Key, _Event] = {}
+
+    def remember(self, batch: DecodedBatch) -> None:
+        if batch.last_offset <= self.after_offset:
+            return
+        authors: dict[int, dict[str, Any] | None] = {}
+        for entry in batch.entries:
+            record = entry.record
+            acl = isinstance(record, AccessControlEntryRecord | RemoveAccessControlEntryRecord)
+            scram = isinstance(record, UserScramCredentialRecord | RemoveUserScramCredentialRecord)
+            if not (acl or scram):
+                continue
+            author = authors.get(id(entry.author))
+            if author is None and entry.author is not None:
+                authors[id(entry.author)] = author = record_to_dict(entry.author)
+            event = _Event(entry.offset, entry.timestamp_ms, author)
+            if acl:
+                self.acls[record.id] = event  # type: ignore[union-attr]
+            else:
+                self.scram[(record.name, record.mechanism)] = event  # type: ignore[union-attr]
+
+    def diff(self, before: MetadataImage, after: MetadataImage) -> Diff:
+        result = Diff(before, after)
+        result.acls = _acl_changes(before, after, self.acls)
+        result.credentials = _credential_changes(before, after, self.scram)
+        return result
+
+
+def _change(kind: str, subject: dict[str, Any], event: _Event | None) -> Change:
+    if event is None:
         return Change(kind, subject, None, None, None)
-    author = None if entry.author is None else record_to_dict(entry.author)
-    return Change(kind, subject, entry.offset, entry.timestamp_ms, author)
+    return Change(kind, subject, event.offset, event.timestamp_ms, event.author)
 
 
 def _acl_changes(
-    before: MetadataImage, after: MetadataImage, events: dict[uuid.UUID, Entry]
+    before: MetadataImage, after: MetadataImage, events: dict[uuid.UUID, _Event]
 ) -> list[Change]:
     # ACLs are told apart by id here, so two tables compare their id columns and make
     # records for the differences only.
@@ -156,7 +231,7 @@ def _acl_changes(
 
 
 def _credential_changes(
-    before: MetadataImage, after: MetadataImage, events: dict[Key, Entry]
+    before: MetadataImage, after: MetadataImage, events: dict[Key, _Event]
 ) -> list[Change]:
     old, new = _credentials(before), _credentials(after)
     changes = []

@@ -67,10 +67,14 @@ def reach_data(
     return answer
 
 
-def diff_data(source: LogSource, params: Mapping[str, str]) -> dict[str, Any] | None:
+def diff_data(
+    source: LogSource, params: Mapping[str, str], shown: int | None = None
+) -> dict[str, Any] | None:
     """``diff --json`` between the points ``from`` and ``to`` (each an offset, a bare
     number, or a time; ``None``: the form is empty); ``from`` after ``to`` is a
-    :class:`BadQuery`, as the CLI refuses it."""
+    :class:`BadQuery`, as the CLI refuses it. With ``shown`` (a page), only the first
+    ``shown`` ACL changes, and ``acls_total``: a diff across a bulk import lists hundreds of
+    thousands, which a page neither shows nor needs as JSON."""
     start_text, end_text = text(params, "from").strip(), text(params, "to").strip()
     if not start_text and not end_text:
         return None
@@ -80,7 +84,15 @@ def diff_data(source: LogSource, params: Mapping[str, str]) -> dict[str, Any] | 
     except ValueError as error:
         raise BadQuery(str(error)) from None
     result = source.diff(start, end)
-    reached = result["from"]["last_offset"], result["to"]["last_offset"]
+    reached = result.start.provenance.last_offset, result.end.provenance.last_offset
     if backwards(start, end, *reached):
         raise BadQuery("from comes after to; give the earlier point as from")
-    return result
+    if shown is None:
+        return result.to_dict()
+    return {
+        "from": result.start.provenance.to_dict(),
+        "to": result.end.provenance.to_dict(),
+        "acls": [change.to_dict() for change in result.acls[:shown]],
+        "acls_total": len(result.acls),
+        "credentials": [change.to_dict() for change in result.credentials],
+    }

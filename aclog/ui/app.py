@@ -12,6 +12,7 @@ Thread-safe: handlers run on Starlette's thread pool over one :class:`LogSource`
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,7 @@ class Site:
     def changes(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
         if not at.is_now:
             checked_state(self.source, at)
-        return changes_data(self.source, self.authorizers, at, request.query_params), {}
+        return changes_data(self.source, at, request.query_params), {}
 
     def question(self, ask: Question, empty: str) -> Answer:
         """A view that asks ``ask`` of the state as of the moment; a JSON request with the
@@ -142,7 +143,8 @@ class Site:
         return answer
 
     def diff(self, request: Request, at: Moment) -> tuple[dict[str, Any], dict[str, Any]]:
-        data = diff_data(self.source, request.query_params)
+        api = request.url.path.startswith("/api/")
+        data = diff_data(self.source, request.query_params, None if api else ROWS_SHOWN)
         if data is None and request.url.path.startswith("/api/"):
             raise BadQuery("from and to are empty: give two offsets or times")
         return data or {}, {}
@@ -195,9 +197,13 @@ class Site:
         return self.problem(request, f"internal error ({type(error).__name__}); see the log", 500)
 
 
-def create_app(data_dir: Path, token: str | None = None) -> Starlette:
-    """The app over ``data_dir`` (read-only); with ``token``, every data route needs it."""
+def create_app(data_dir: Path, token: str | None = None, *, warm: bool = False) -> Starlette:
+    """The app over ``data_dir`` (read-only); with ``token``, every data route needs it;
+    with ``warm``, the state at the log's end is built on a thread from now on
+    (:meth:`LogSource.warm`: a server starts so; a test asks when it wants)."""
     site = Site(data_dir, token)
+    if warm:
+        threading.Thread(target=site.source.warm, name="aclog-ui-warm", daemon=True).start()
     routes: list[BaseRoute] = [Route("/", lambda request: RedirectResponse("/state", 303))]
     views: list[tuple[str, Answer]] = [
         ("state", site.state),

@@ -5,24 +5,24 @@ removals against the state just before it.
 
 The inventory of a batch is the resources its changed ACLs name (``TOPIC:payments``; a
 prefix or glob stands for itself, as a name it covers). Only the ACLs that apply to a page's
-resources take part, read from the state before the page through the authorizer's MATCH
-filter, then carried forward batch by batch, so a page costs a few small authorizer builds,
-not one per batch over the whole state.
+resources take part, read from the state before the page in one pass over its columns
+(:func:`aclog.image.acls_applying`, no authorizer of the whole state), then carried forward
+batch by batch, so a page costs a few small authorizer builds, not one per batch over the
+whole state.
 
-Thread-safe (no shared state but the :class:`~aclog.ui.views.Authorizers` cache). Cost: one
-authorizer for the state before the page (cached per image), then per batch two authorizer
-builds over the ACLs on its resources; a batch of more than :data:`MAX_EFFECT_ACLS` changes is
-not assessed (its effect is ``None``).
+Thread-safe (no shared state). Cost: O(ACLs) numpy passes over the state before the page,
+then per batch two authorizer builds over the ACLs on its resources; a batch of more than
+:data:`MAX_EFFECT_ACLS` changes is not assessed (its effect is ``None``).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aclog.authorizer import AclFilter, pattern_applies
-from aclog.image import MetadataImage
+from aclog.authorizer import pattern_applies
+from aclog.image import MetadataImage, acls_applying
 from aclog.questions import impact_of_changing
 from aclog.records import (
     AccessControlEntryRecord,
@@ -36,9 +36,6 @@ MAX_EFFECT_ACLS = 50
 """A batch changing more ACLs than this is not assessed on the page (``aclog plan`` can)."""
 
 Resource = tuple[ResourceType, str]
-
-RelevantTo = Callable[[AclFilter], list[AccessControlEntryRecord]]
-"""The ACLs of a state that a filter matches (an authorizer's ``acls``)."""
 
 
 @dataclass(frozen=True)
@@ -88,20 +85,14 @@ def _applies(acl: AccessControlEntryRecord, resources: set[Resource]) -> bool:
 
 
 def batch_effects(
-    before: MetadataImage,
-    relevant_to: RelevantTo,
-    batches: Sequence[DecodedBatch],
+    before: MetadataImage, batches: Sequence[DecodedBatch]
 ) -> dict[int, list[dict[str, object]] | None]:
     """Each batch's effect on access by base offset: the resources its ACLs name, each with
     the decisions that batch flipped there (``impact_of_changing``'s dicts); ``None`` for a
-    batch too large to assess here. ``before`` is the state just before the first batch;
-    ``relevant_to`` lists its ACLs that a filter matches."""
+    batch too large to assess here. ``before`` is the state just before the first batch."""
     changes = _changes(before, batches)
     page = {r for change in changes if change.size <= MAX_EFFECT_ACLS for r in change.resources()}
-    live: dict[uuid.UUID, AccessControlEntryRecord] = {}
-    for resource_type, name in page:
-        for acl in relevant_to(AclFilter(resource_type, name, PatternType.MATCH)):
-            live[acl.id] = acl
+    live = {acl.id: acl for acl in acls_applying(before.acls, sorted(page))}
     effects: dict[int, list[dict[str, object]] | None] = {}
     for change in changes:
         if change.size > MAX_EFFECT_ACLS:

@@ -37,9 +37,10 @@ def serve_ui(
     on_ready: Callable[[str], None] = lambda url: None,
 ) -> None:
     """Serve the UI over ``data_dir`` on the bound ``sock`` until SIGINT or SIGTERM;
-    ``on_ready`` hears the URL first."""
+    ``on_ready`` hears the URL first. The state at the log's end is built from the start,
+    beside uvicorn's own start."""
     config = uvicorn.Config(
-        create_app(data_dir, token),
+        create_app(data_dir, token, warm=True),
         log_level="warning",
         server_header=False,
         timeout_graceful_shutdown=5,

@@ -7,11 +7,12 @@ Thread-safe: one lock guards the caches (Starlette runs sync handlers on a threa
 a request stats the segments (the *stamp*); the latest state is advanced by replaying only the
 batches appended since it was built, the batch summaries likewise; a past state is rebuilt from
 the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp; so
-are the last few diff and lint answers.
+are the last few lint answers (a diff is kept by the library, per pair of states).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
 from collections import OrderedDict
@@ -33,9 +34,10 @@ from aclog.records import (
 )
 from aclog.replay import (
     DecodedBatch,
+    Diff,
     Point,
     RebuildError,
-    diff,
+    diff_images,
     read_decoded,
     rebuild_image,
     replay_tail,
@@ -55,11 +57,11 @@ _PAST_STATES = 8
 """Past states kept: a person moves between a few moments; each holds a whole image."""
 
 _ANSWERS = 4
-"""Diff and lint answers kept: each is one JSON document, of the size of what it lists."""
+"""Lint answers kept: each is one JSON document, of the size of what it lists."""
 
 
 class Answered(Protocol):
-    """A diff or a lint report: what :meth:`LogSource._answer` keeps the JSON of."""
+    """A lint report: what :meth:`LogSource._answer` keeps the JSON of."""
 
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -162,6 +164,13 @@ class LogSource:
             self._past.move_to_end(key)
             return image
 
+    def warm(self) -> None:
+        """Builds the state at the log's end now, so that a server's first page finds it
+        built (or waits under the lock for this build rather than starting another). A
+        failure is left to the request that asks: it meets the same and reports it."""
+        with contextlib.suppress(Exception):
+            self.state()
+
     def _past_state(
         self, stamp: Stamp, at_offset: int | None, at_time_ms: int | None
     ) -> MetadataImage:
@@ -230,10 +239,14 @@ class LogSource:
         with _read_problems(self.directory):
             return list(read_decoded(self.directory, from_offset, to_offset))
 
-    def diff(self, start: Point, end: Point) -> dict[str, Any]:
-        """``aclog diff --json`` between two points (two rebuilds, then kept: see
-        :meth:`_answer`)."""
-        return self._answer(("diff", start, end), lambda: diff(self.directory, start, end))
+    def diff(self, start: Point, end: Point) -> Diff:
+        """The diff between two points (what ``aclog diff`` answers):
+        :func:`aclog.replay.diff_images` of the states as of them (:meth:`state`'s, kept),
+        which keeps its answer per pair of images."""
+        before = self.state(start.offset, start.time_ms)
+        after = self.state(end.offset, end.time_ms)
+        with _read_problems(self.directory):
+            return call_paused(diff_images, self.directory, before, after)
 
     def lint(self, at_offset: int | None, at_time_ms: int | None) -> dict[str, Any]:
         """``aclog lint --json`` as of the point (Kafka's default thresholds; a rebuild,

@@ -3,10 +3,9 @@ page renders. Each asks the same library functions as the CLI: ``acls list``'s f
 ``replay``'s image for State, ``dump --json``'s rows for Changes, ``explain``'s authorizer and
 :meth:`~aclog.authorizer.Explanation.to_dict` for Explain.
 
-Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State slices one
-page from the image's listing (:func:`aclog.questions.listing_of`, built once per image; a
-filter by principal or resource name reads only that field's index); Changes decodes only
-the batches shown.
+Thread-safe (state lives in the :class:`~aclog.ui.source.LogSource`). Cost: State reads one
+page of the image's ACLs (:func:`aclog.image.acl_page`: numpy passes over the table's
+columns, records made only for the page shown); Changes decodes only the batches shown.
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from aclog.authorizer import Authorizer
-from aclog.image import MetadataImage
-from aclog.questions import ChangeSplit, listing_of
+from aclog.image import MetadataImage, acl_page
+from aclog.questions import ChangeSplit
 from aclog.records import call_paused, record_to_dict
 from aclog.replay import dump_row, entries_between, time_text, with_removed
 from aclog.text import visible
@@ -65,28 +64,24 @@ def state_data(image: MetadataImage, params: Mapping[str, str]) -> dict[str, Any
     """The State view: the provenance, one page of the bindings ``acls list`` would list
     for the filter (in its order), and the SCRAM users (names, mechanisms, iterations)."""
     acl_filter = state_filter(params)
-    matching = listing_of(image.acls).matching(acl_filter)
-    total = len(matching)
-    pages = max(1, -(-total // PAGE_ROWS))
     page = whole(params, "page", 1) or 1
+    found = acl_page(image.acls, acl_filter, (page - 1) * PAGE_ROWS, PAGE_ROWS)
+    pages = max(1, -(-found.total // PAGE_ROWS))
     if page > pages:
         raise BadQuery(f"page {page} is past the last page, {pages}")
-    start = (page - 1) * PAGE_ROWS
     return {
         "offset": image.provenance.last_offset,
         "epoch": image.provenance.epoch,
         "timestamp": image.provenance.timestamp_ms,
-        "acls": [record_to_dict(acl) for acl in matching[start : start + PAGE_ROWS]],
+        "acls": [record_to_dict(acl) for acl in found.acls],
         "users": image.scram.to_dict(),
-        "total": total,
+        "total": found.total,
         "page": page,
         "pages": pages,
     }
 
 
-def changes_data(
-    source: LogSource, authorizers: Authorizers, at: Moment, params: Mapping[str, str]
-) -> dict[str, Any]:
+def changes_data(source: LogSource, at: Moment, params: Mapping[str, str]) -> dict[str, Any]:
     """The Changes view: the committed batches that fit on a page (:func:`_fitting`), from
     ``start`` (an offset) on, or the last ones ending before ``before`` (an offset: the
     "older" link) or up to the moment; each with its request context, its records as ``dump
@@ -111,7 +106,7 @@ def changes_data(
         rows = [dump_row(entry, removed) for entry, removed in with_removed(entries)]
         if any(s.added + s.removed <= MAX_EFFECT_ACLS for s in shown):
             before = _state_before(source, first)
-            effects = batch_effects(before, authorizers.for_image(before).acls, batches)
+            effects = call_paused(batch_effects, before, batches)
     older = shown and shown[0] is not summaries[0]
     newer = shown and shown[-1] is not summaries[-1]
     return {
@@ -164,8 +159,10 @@ def _batch_dict(summary: BatchSummary, rows: list[dict[str, Any]], effect: Any) 
 
 
 class Authorizers:
-    """The authorizer loaded with the ACLs of the last image explained: explaining again at
-    the same moment does not load it again. Thread-safe (a lock)."""
+    """The authorizer loaded with the ACLs of the last image explained (Explain, Who can and
+    Reach ask it; the Changes view's effect on access needs none): explaining again at the
+    same moment does not load it again. One: at 1M ACLs an authorizer holds hundreds of MB.
+    Thread-safe (a lock)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

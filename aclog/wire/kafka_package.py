@@ -2,8 +2,9 @@
 
 The listener decodes and encodes requests with kafka-python's message classes
 (``kafka.protocol.*``), but importing any of them first runs the package's ``__init__``, which
-imports its admin client, consumer and producer and their network stack: about 85 ms of CPU
-here, a tenth of an empty ``aclog serve``'s start, for clients the server never uses.
+imports its admin client, consumer and producer and their network stack: a share of an empty
+``aclog serve``'s start (the ``smallbatch`` suite's ``aclog serve start CPU`` row, empty data
+directory), for clients the server never uses.
 :func:`defer_client_imports` registers the ``kafka`` package without running its ``__init__``
 (its submodules import as usual, from the same directory), and runs that ``__init__`` into it
 the first time a name the package itself defines is asked for (``from kafka import

@@ -3,7 +3,7 @@ and each size's rows carry its ratio to the bulk row."""
 
 from __future__ import annotations
 
-from benchmarks import bench_serve_start, bench_small_batches
+from benchmarks import admin_stream, bench_serve_start, bench_small_batches
 from benchmarks.bench_small_batches import BULK, SIZES
 
 
@@ -18,7 +18,7 @@ def test_small_batch_logs_replay_as_the_bulk_log_and_report_their_ratio() -> Non
 
 
 def test_the_stream_mixes_acl_and_scram_changes() -> None:
-    kinds = {type(record).__name__ for record in bench_small_batches.stream(2000)}
+    kinds = {type(record).__name__ for record in admin_stream.stream(2000)}
     assert kinds == {
         "AccessControlEntryRecord",
         "RemoveAccessControlEntryRecord",

@@ -31,9 +31,9 @@ from aclog.image.acls import AclsDelta
 from aclog.image.acls_image import AclsImage
 from aclog.image.errors import ReplayError
 from aclog.records import encode
-from aclog.records.column_records import decode_records
 from aclog.records.columnar import KindColumns, decode_kinds
 from aclog.records.enums import AclOperation, ResourceType
+from aclog.records.small_batch import decode_records
 from aclog.records.types import (
     AccessControlEntryRecord,
     Record,

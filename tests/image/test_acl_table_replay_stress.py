@@ -37,7 +37,7 @@ from aclog.image.acls import AclsDelta
 from aclog.image.acls_image import AclsImage
 from aclog.image.metadata_batches import BULK_MIN
 from aclog.records import encode
-from aclog.records.column_records import decode_batch_records
+from aclog.records.small_batch import decode_batch_records
 from aclog.records.types import (
     AccessControlEntryRecord,
     Record,

@@ -22,7 +22,6 @@ from aclog.image.acl_column_rows import of_records, words_of_id_bytes
 from aclog.image.acl_table_replay import AclTableReplay
 from aclog.image.errors import ReplayError
 from aclog.records import encode
-from aclog.records.column_records import decode_batch_records
 from aclog.records.enums import (
     AclOperation,
     AclPermissionType,
@@ -30,6 +29,7 @@ from aclog.records.enums import (
     ResourceType,
     ScramMechanism,
 )
+from aclog.records.small_batch import decode_batch_records
 from aclog.records.types import (
     AccessControlEntryRecord,
     LeaderChangeRecord,

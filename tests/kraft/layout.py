@@ -4,9 +4,12 @@ interleaved, leader-change control batches, Kafka's side files, and a torn tail.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from aclog.kraft import CheckpointInfo, KraftRecord, kraft_replay_batches
 from aclog.kraft.encoding import encode_record
 from aclog.kraft.writer import LogBuilder, data_batch, write_checkpoint
 from aclog.records import (
@@ -139,3 +142,15 @@ def build_layout(directory: Path, *, torn_tail: bool = True) -> Layout:
         with open(last, "ab") as file:
             file.write(partial[:40])
     return layout
+
+
+def kraft_records_for_replay(
+    directory: Path | str,
+    at_offset: int | None = None,
+    at_time_ms: int | None = None,
+    **options: Any,
+) -> tuple[CheckpointInfo | None, Iterator[KraftRecord]]:
+    """:func:`~aclog.kraft.kraft_replay_batches` flattened to (offset, epoch, timestamp_ms,
+    record): the snapshot's records first, all at its last covered offset, then the log's."""
+    info, batches = kraft_replay_batches(directory, at_offset, at_time_ms, **options)
+    return info, (record for batch in batches for record in batch.records)

@@ -19,7 +19,6 @@ from aclog.kraft import (
     KraftLayoutError,
     checkpoint_batch,
     is_kraft_path,
-    kraft_records_for_replay,
     kraft_replay_batches,
     list_checkpoints,
     newest_checkpoint,
@@ -31,7 +30,16 @@ from aclog.kraft import (
 from aclog.kraft.encoding import encode_record
 from aclog.kraft.writer import data_batch, write_checkpoint
 from aclog.records import LeaderChangeRecord, Record
-from tests.kraft.layout import ACL_B, ACL_C, ACL_D, BOB, T0, Layout, build_layout
+from tests.kraft.layout import (
+    ACL_B,
+    ACL_C,
+    ACL_D,
+    BOB,
+    T0,
+    Layout,
+    build_layout,
+    kraft_records_for_replay,
+)
 
 
 @pytest.fixture

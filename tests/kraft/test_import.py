@@ -20,7 +20,6 @@ from aclog.kraft import (
     BatchPosition,
     SnapshotPosition,
     import_kraft,
-    kraft_records_for_replay,
     position_of,
 )
 from aclog.kraft.encoding import encode_record, frame
@@ -30,7 +29,7 @@ from aclog.replay.kraft_stream import kraft_decoded_batches, kraft_replay_decode
 from aclog.replay.rebuild import rebuild_image
 from aclog.replay.stream import DecodedBatch, Entry, entries_between, read_decoded
 from aclog.tools.main import app
-from tests.kraft.layout import ACL_B, BOB, Layout, build_layout
+from tests.kraft.layout import ACL_B, BOB, Layout, build_layout, kraft_records_for_replay
 
 runner = CliRunner()
 

@@ -24,10 +24,10 @@ from aclog.records import (
     decode_framed,
     encode,
 )
+from aclog.records.checked import _check_ints
 from aclog.records.codec import decode_avro_fields
-from aclog.records.column_records import decode_records
 from aclog.records.schemas import known_versions
-from aclog.records.small_batch import _check_ints
+from aclog.records.small_batch import decode_records
 from tests.records.samples import SAMPLES
 from tests.records.test_columnar import LONG, _any_values, _damage
 

@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aclog.records import AccessControlEntryRecord, RemoveAccessControlEntryRecord
-from aclog.records.column_records import acl_rows, decode_batch_records, decode_records
+from aclog.records.column_records import acl_rows
 from aclog.records.columnar import KindColumns, decode_kinds
 from aclog.records.decoded import in_row_order
+from aclog.records.small_batch import decode_batch_records, decode_records
 from tests.records.test_column_records import _values
 
 

@@ -1,8 +1,24 @@
-"""Printable forms: SCRAM secrets are redacted unless asked, JSON uses Kafka's names."""
+"""Printable forms: SCRAM secrets are redacted unless asked, JSON uses Kafka's names, and an
+ACL's fast path renders it as the general path does."""
 
 from __future__ import annotations
 
-from aclog.records import RecordType, record_summary, record_to_dict
+import dataclasses
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclOperation,
+    AclPermissionType,
+    PatternType,
+    RecordType,
+    ResourceType,
+    record_summary,
+    record_to_dict,
+)
+from aclog.records.render import fields_to_dict
 from tests.records.samples import SAMPLES
 
 SCRAM = SAMPLES[(RecordType.USER_SCRAM_CREDENTIAL, 0)]
@@ -40,3 +56,24 @@ def test_acl_json_shape_uses_upper_case_names_and_kafka_uuid_text() -> None:
         "operation": "READ",
         "permission_type": "ALLOW",
     }
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    acl=st.builds(
+        AccessControlEntryRecord,
+        st.uuids(),
+        st.sampled_from(list(ResourceType)),
+        st.text(),
+        st.sampled_from(list(PatternType)),
+        st.text(),
+        st.text(),
+        st.sampled_from(list(AclOperation)),
+        st.sampled_from(list(AclPermissionType)),
+    )
+)
+def test_an_acl_renders_as_the_general_path_renders_it(acl: AccessControlEntryRecord) -> None:
+    fast = record_to_dict(acl)
+    assert fast == fields_to_dict(acl) and list(fast) == list(fields_to_dict(acl))
+    numbered = dataclasses.replace(acl, operation=99)  # a code with no member: the general path
+    assert record_to_dict(numbered) == {**fast, "operation": 99}

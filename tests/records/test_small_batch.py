@@ -12,14 +12,10 @@ from hypothesis import strategies as st
 
 from aclog.records import RecordDecodeError, RecordType, encode
 from aclog.records.build import FROM_FIELDS
-from aclog.records.column_records import (
-    _field_columns,
-    decode_batch_records,
-    decode_columnar_records,
-)
+from aclog.records.column_records import _field_columns, decode_columnar_records
 from aclog.records.decoded import DecodedRecords
 from aclog.records.schemas import known_versions
-from aclog.records.small_batch import SMALL_BATCH, decode_small
+from aclog.records.small_batch import SMALL_BATCH, decode_batch_records, decode_small
 from tests.records.samples import SAMPLES
 from tests.records.test_columnar import KINDS, LONG, _damage, _records
 

@@ -22,7 +22,7 @@ from aclog.records import (
     ResourceType,
     encode,
 )
-from aclog.records.column_records import decode_batch_records
+from aclog.records.small_batch import decode_batch_records
 from aclog.records.types import Record
 from aclog.replay.batches import CommittedBatch, replay_batches
 from aclog.replay.stream import DecodedBatch

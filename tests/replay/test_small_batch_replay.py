@@ -18,8 +18,7 @@ from aclog.records import (
     RequestContextRecord,
     encode,
 )
-from aclog.records.column_records import decode_batch_records
-from aclog.records.small_batch import SMALL_BATCH
+from aclog.records.small_batch import SMALL_BATCH, decode_batch_records
 from aclog.records.types import Record
 from aclog.replay.batches import CommittedBatch, replay_batches
 from aclog.replay.stream import DecodedBatch

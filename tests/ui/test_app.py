@@ -179,12 +179,22 @@ def test_a_missing_or_damaged_directory_is_a_page_not_a_crash(tmp_path: Path) ->
     segment.write_bytes(bytes(raw))
     damaged = client.get("/state")
     assert damaged.status_code == 409 and "cannot be read" in damaged.text
-    gone = TestClient(
-        create_app(tmp_path / "missing"), base_url=LOCAL, raise_server_exceptions=False
+    gone = TestClient(  # warmed as a server is: the build fails, the requests say why
+        create_app(tmp_path / "missing", warm=True), base_url=LOCAL, raise_server_exceptions=False
     )
     for path in ("/state", "/changes", "/timeline", "/api/timeline", "/explain"):
         response = gone.get(path)
         assert response.status_code == 404 and "no data directory" in response.text
+
+
+def test_a_warmed_app_answers_as_a_cold_one_and_sees_later_commits(tmp_path: Path) -> None:
+    data = build_log(tmp_path / "data")
+    warmed = TestClient(create_app(data, warm=True), base_url=LOCAL)
+    cold = TestClient(create_app(data), base_url=LOCAL)
+    for path in ("/api/state", "/api/state?page=1&principal=User:alice", "/api/timeline"):
+        assert _api(warmed, path) == _api(cold, path)
+    grant(data, "User:dave", "Read", "fresh-topic")
+    assert "fresh-topic" in warmed.get("/state").text
 
 
 def test_an_empty_directory_reads_as_an_empty_log(tmp_path: Path) -> None:

@@ -95,6 +95,7 @@ def test_diff_and_lint_pages_show_500_rows_and_never_a_stale_answer(tmp_path: Pa
     assert len(diffed["acls"]) == 630
     page = client.get("/diff", params={"from": "0"}).text
     assert page.count('<td class="added">') == 500 and "130 more ACL changes are left off" in page
+    assert "<h3>ACLs <small>630</small></h3>" in page  # the page counts what it left off too
     findings = client.get("/api/lint").json()["findings"]
     assert len(findings) > 500
     page = client.get("/lint").text
