@@ -7,7 +7,8 @@ Thread-safe: one lock guards the caches (Starlette runs sync handlers on a threa
 a request stats the segments (the *stamp*); the latest state is advanced by replaying only the
 batches appended since it was built, the batch summaries likewise; a past state is rebuilt from
 the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp; so
-are the last few lint answers (a diff is kept by the library, per pair of states).
+are the last few lint answers (the findings are kept by the library per image, a diff per
+pair of states).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, Protocol
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
-from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_directory, split_changes
+from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_image, split_changes
 from aclog.records import (
     AccessControlEntryRecord,
     RecordDecodeError,
@@ -249,11 +250,12 @@ class LogSource:
             return call_paused(diff_images, self.directory, before, after)
 
     def lint(self, at_offset: int | None, at_time_ms: int | None) -> dict[str, Any]:
-        """``aclog lint --json`` as of the point (Kafka's default thresholds; a rebuild,
-        then kept: see :meth:`_answer`)."""
+        """``aclog lint --json`` as of the point (Kafka's default thresholds): the library's
+        :func:`~aclog.questions.lint_image` of :meth:`state`'s kept image, which works each
+        image's findings out once; its JSON kept as :meth:`_answer` says."""
         return self._answer(
             ("lint", at_offset, at_time_ms),
-            lambda: lint_directory(self.directory, at_offset=at_offset, at_time_ms=at_time_ms),
+            lambda: lint_image(self.state(at_offset, at_time_ms)),
         )
 
     def _answer(self, key: tuple[object, ...], ask: Callable[[], Answered]) -> dict[str, Any]:
