@@ -152,6 +152,23 @@ def load_fences(directory: Path) -> Fences:
     return Fences([fence for fence in found if fence is not None])
 
 
+def fences_above(directory: Path, offset: int) -> list[Fence]:
+    """The fences above ``offset``, newest epoch first: those that can end a segment whose base
+    is ``offset`` or higher. Fences rise with their epochs (each is read from the log after the
+    one before it), so the newest are read first and the first at or below ``offset`` ends the
+    search. Cost: one directory scan, and a small read per fence returned plus one."""
+    epochs = sorted((e for e, kind in _names(directory) if kind == "fence"), reverse=True)
+    found = []
+    for epoch in epochs:
+        fence = read_fence(directory, epoch)
+        if fence is None:
+            continue
+        if fence.offset <= offset:
+            break
+        found.append(fence)
+    return found
+
+
 def _names(directory: Path) -> list[tuple[int, str]]:
     matches = (_NAME.fullmatch(entry.name) for entry in os.scandir(directory))
     return [(int(m.group(1)), m.group(2)) for m in matches if m is not None]
