@@ -24,11 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 
 from aclog.log.active import ActiveSegment, Mark
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.check import check_written
-from aclog.log.errors import CorruptLogError, StorageError
+from aclog.log.claims import Fence, Outcome, publish_fence, read_fence, settle
+from aclog.log.errors import CorruptLogError, DeposedError, StorageError
 from aclog.log.failure import WriteGuard
 from aclog.log.lock import DirectoryLocks
 from aclog.log.recovery_point import RecoveryPointFile
@@ -54,6 +56,7 @@ class GroupCommitMixin:
     _bases: list[int]
     _guard: WriteGuard
     _locks: DirectoryLocks
+    directory: Path
 
     _mutation: Callable[..., AbstractContextManager[None]]
     """One turn of the directory's lock (``refresh=False``: without re-reading the tail)."""
@@ -69,10 +72,16 @@ class GroupCommitMixin:
         with self._mutation():
             results, mark = self._write_group(batches, expected_end_offset)
         try:
-            if self.fsync if fsync is None else fsync:
+            durable = self.fsync if fsync is None else fsync
+            if durable:
                 self._active.sync()
-                # Before anyone is told it committed: from here on, damage to it is corruption.
-                self._advance_point(results[-1].last_offset + 1, results[-1].epoch)
+            committed, fence = self._settle(results) if self._locks.shared else (None, None)
+            # Before anyone is told it committed: from here on, damage to it is corruption.
+            last = results[-1 if committed is None else committed - 1]
+            if durable and committed != 0:
+                self._advance_point(last.last_offset + 1, last.epoch)
+            if fence is not None:
+                raise self._deposed(results, committed or 0, fence)
         except OSError as error:
             with self._mutation(refresh=False):
                 raise self._undo(results, error, mark) from error
@@ -101,6 +110,33 @@ class GroupCommitMixin:
         except OSError as error:  # under the lock: nobody else has written since
             raise self._guard.undo(_action(results), error, self._active, mark) from error
         return results, mark
+
+    def _settle(self, results: list[AppendResult]) -> tuple[int | None, Fence | None]:
+        """Shared: how many of the group's batches, fsynced, are committed, and the newer
+        epoch's fence that deposed this writer (README, "Epoch fencing"). No claim of the next
+        epoch: all of them (``None``), no fence. A claim without a fence: this writer fences at
+        its own end (its group included) rather than wait for a claimer that may be frozen. A
+        fence: those ending below it, and the writer is deposed even when that is all of them.
+        Cost: one ``stat``."""
+        epoch, end = results[-1].epoch, results[-1].last_offset + 1
+        outcome = settle(self.directory, epoch, end - 1)
+        if outcome is Outcome.LEADING:
+            return None, None
+        if outcome is Outcome.UNDECIDED:
+            publish_fence(self.directory, epoch + 1, end)
+        fence = read_fence(self.directory, epoch + 1)
+        assert fence is not None  # published: by the claimer or just now
+        self.latest_epoch = max(self.latest_epoch, fence.epoch)  # refuses this epoch from now
+        return sum(1 for result in results if result.last_offset < fence.offset), fence
+
+    def _deposed(self, results: list[AppendResult], committed: int, fence: Fence) -> DeposedError:
+        """The error of a group that ``fence`` ends after ``committed`` batches."""
+        if committed == len(results):
+            reason = f"its group up to offset {results[-1].last_offset} is committed"
+        else:
+            first = results[committed].base_offset
+            reason = f"offsets {first} and after are at or above its fence, not in the log"
+        return DeposedError(results[-1].epoch, fence.epoch, committed, reason)
 
     def _undo(self, results: list[AppendResult], error: OSError, mark: Mark) -> StorageError:
         """The error a group whose fsync failed raises, once undone (or the writer stopped).
@@ -133,7 +169,15 @@ class GroupCommitMixin:
         if self._active.size == 0:
             return
         self._check_written()
-        active = self._guard.roll(self._active, self.end_offset, self._points().sync)
+        try:
+            active = self._guard.roll(
+                self._active, self.end_offset, self._points().sync, taken_ok=self._locks.shared
+            )
+        except FileExistsError as taken:
+            # Shared: every roll creates its segment with O_EXCL; one already there is a newer
+            # leader's segment (README, "Epoch fencing"), so this writer is deposed.
+            reason = f"{taken.filename} exists, a newer leader's segment: nothing was written"
+            raise DeposedError(self.latest_epoch, self.latest_epoch + 1, 0, reason) from None
         self._active.close()
         self._bases.append(self.end_offset)
         self._active = active
