@@ -106,6 +106,11 @@ def newest_claim(directory: Path) -> Claim | None:
     return read_claim(directory, max(epochs)) if epochs else None
 
 
+def newest_claimed(directory: Path) -> int:
+    """The newest claimed epoch, -1 before the first claim. Cost: one directory scan."""
+    return max((epoch for epoch, kind in _names(directory) if kind == "claim"), default=-1)
+
+
 def publish_fence(directory: Path, epoch: int, offset: int) -> Fence:
     """Fence the epochs before ``epoch`` at ``offset`` (the end of their whole batches, which
     the caller has fsynced), unless a fence is there already: the fence that holds."""

@@ -8,11 +8,12 @@ seals a segment holding it.
 A group is checked whole before anything is written (:mod:`aclog.log.appends`), rolls before
 it when it would not fit (never inside it: the roll's fsync would make half a group durable),
 is written with one write and fsynced once, and only then is the recovery point moved over it.
-Shared mode (several controllers taking turns on one directory): the lock is held to check and
-write, and to move the point, never across the fsync, so a writer frozen in its fsync (most of
-an append) blocks nobody. A writer that takes over meanwhile finds these bytes whole (the write
-returned under the lock), keeps them, fsyncs them and appends after them, so they are committed
-either way; and a group another writer has appended after is never cut back by an undo.
+Shared mode (several controllers on one directory): no lock at all. A shared writer appends
+only to segments of an epoch it took over (:meth:`~aclog.log.log.SegmentedLog.begin_epoch`),
+and after each fsync settles the group against the claims (:meth:`_settle`; README, "Epoch
+fencing"): what a newer epoch's fence cut is refused (:class:`~aclog.log.errors.DeposedError`)
+and the recovery point moves only over what it acknowledges. A group in a segment another
+writer has replaced is never cut back by an undo.
 
 A mixin of :class:`~aclog.log.log.SegmentedLog`: it reads and changes the writer's own active
 segment, end offset and epoch; the fields it uses are declared below.
@@ -30,7 +31,7 @@ from aclog.log.active import ActiveSegment, Mark
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.check import check_written
 from aclog.log.claims import Fence, Outcome, publish_fence, read_fence, settle
-from aclog.log.errors import CorruptLogError, DeposedError, StorageError
+from aclog.log.errors import CorruptLogError, DeposedError, FencedEpochError, StorageError
 from aclog.log.failure import WriteGuard
 from aclog.log.lock import DirectoryLocks
 from aclog.log.recovery_point import RecoveryPointFile
@@ -57,6 +58,8 @@ class GroupCommitMixin:
     _guard: WriteGuard
     _locks: DirectoryLocks
     directory: Path
+    _began: int | None
+    """Shared: the epoch this writer took the log over for (``None``: none yet)."""
 
     _mutation: Callable[..., AbstractContextManager[None]]
     """One turn of the directory's lock (``refresh=False``: without re-reading the tail)."""
@@ -83,7 +86,7 @@ class GroupCommitMixin:
             if fence is not None:
                 raise self._deposed(results, committed or 0, fence)
         except OSError as error:
-            with self._mutation(refresh=False):
+            with self._mutation():
                 raise self._undo(results, error, mark) from error
         self._guard.health.succeeded()
         self.end_offset = results[-1].last_offset + 1
@@ -93,6 +96,9 @@ class GroupCommitMixin:
     def _write_group(
         self, batches: Sequence[BatchSpec], expected_end_offset: int | None
     ) -> tuple[list[AppendResult], Mark]:
+        if self._locks.shared and (self._began is None or batches[0].epoch < self._began):
+            # A shared writer appends only to the segments of an epoch it took over.
+            raise FencedEpochError(batches[0].epoch, max(self.latest_epoch, self._began or 0))
         check_group(batches, self.latest_epoch, self.end_offset, expected_end_offset)
         built, results = build_group(batches, self.end_offset, self.clock)
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
@@ -148,14 +154,11 @@ class GroupCommitMixin:
         return self._guard.undo(_action(results), error, self._active, mark)
 
     def _advance_point(self, offset: int, epoch: int) -> None:
-        """Move the recovery point over a group just fsynced. Shared: under the lock, and only
-        when nobody appended since (whoever did moved the point past this group already)."""
-        if not self._locks.shared:
+        """Move the recovery point over a group just fsynced. Shared: only forward (a deposed
+        leader's last committed group lies below the fence, which its successor's point has
+        passed already). Cost: one ``pwrite``; shared, one ``pread`` more."""
+        if not self._locks.shared or self._points().read().offset < offset:
             self._points().write(offset, epoch)
-            return
-        with self._mutation(refresh=False):
-            if not self._active.moved(offset):
-                self._points().write(offset, epoch)
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
         """Write one batch starting at offset ``base`` to the active segment."""

@@ -55,23 +55,15 @@ class DeposedError(FencedEpochError):
 
 
 class LogLockedError(LogError):
-    """Another process holds the writer lock of the data directory (``waited``: seconds a
-    shared writer waited for its turn; ``None``: an exclusive writer, refused at once)."""
+    """Another process holds the writer lock of the data directory."""
 
-    def __init__(self, directory: str, holder: str, waited: float | None = None) -> None:
+    def __init__(self, directory: str, holder: str) -> None:
         self.directory = directory
         self.holder = holder
-        if waited is None:
-            message = (
-                f"data directory {directory} is locked by another writer ({holder}); stop that "
-                "process, or use a read-only command such as 'aclog dump'"
-            )
-        else:
-            message = (
-                f"another controller ({holder}) has held the append lock of {directory} for "
-                f"{waited:g} s (frozen in the middle of an append?); nothing was written"
-            )
-        super().__init__(message)
+        super().__init__(
+            f"data directory {directory} is locked by another writer ({holder}); stop that "
+            "process, or use a read-only command such as 'aclog dump'"
+        )
 
 
 class StaleOffsetError(LogError):

@@ -24,7 +24,7 @@ def _offsets(directory: Path) -> list[tuple[int, int]]:
 
 def test_a_group_settles_as_leading_without_a_newer_claim(tmp_path: Path) -> None:
     with SegmentedLog(tmp_path, shared=True) as log:
-        assert claim_epoch(tmp_path, 1, 1)
+        assert log.begin_epoch(1, 1) == 0
         log.append([b"a"], 1)
         log.append([b"b"], 1)
     assert _offsets(tmp_path) == [(0, 1), (1, 1)]
@@ -35,6 +35,7 @@ def test_a_group_above_a_newer_fence_is_refused_and_never_part_of_the_log(
     tmp_path: Path,
 ) -> None:
     with SegmentedLog(tmp_path, shared=True) as log:
+        assert log.begin_epoch(1, 1) == 0
         log.append([b"a"], 1)
         assert claim_epoch(tmp_path, 2, 2) and publish_fence(tmp_path, 2, 1) == Fence(2, 1)
         with pytest.raises(DeposedError, match="offsets 1 and after") as deposed:
@@ -48,6 +49,7 @@ def test_a_group_above_a_newer_fence_is_refused_and_never_part_of_the_log(
 
 def test_the_batches_of_a_group_below_the_fence_are_committed(tmp_path: Path) -> None:
     with SegmentedLog(tmp_path, shared=True) as log:
+        assert log.begin_epoch(1, 1) == 0
         log.append([b"a"], 1)
         # The claimer read the log to offset 1 (the group's first batch) and fenced at 2.
         assert claim_epoch(tmp_path, 2, 2) and publish_fence(tmp_path, 2, 2) == Fence(2, 2)
@@ -62,6 +64,7 @@ def test_a_claim_without_a_fence_is_fenced_by_the_writer_at_its_own_end(tmp_path
     """Race (a): the claimer froze between its claim and its fence; the writer does not wait
     for it: its group is committed, and the fence it publishes is where epoch 2 begins."""
     with SegmentedLog(tmp_path, shared=True) as log:
+        assert log.begin_epoch(1, 1) == 0
         log.append([b"a"], 1)
         assert claim_epoch(tmp_path, 2, 2)
         with pytest.raises(DeposedError, match="is committed") as deposed:
@@ -72,13 +75,10 @@ def test_a_claim_without_a_fence_is_fenced_by_the_writer_at_its_own_end(tmp_path
     assert read_recovery_point(tmp_path).offset == 3
 
 
-def test_a_roll_onto_a_newer_leaders_segment_deposes_the_writer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_roll_onto_a_newer_leaders_segment_deposes_the_writer(tmp_path: Path) -> None:
     with SegmentedLog(tmp_path, shared=True, segment_bytes=100) as log:
+        assert log.begin_epoch(1, 1) == 0
         log.append([b"a" * 60], 1)
-        # The newer leader's segment appears after this writer last looked at the tail.
-        monkeypatch.setattr(log, "refresh", lambda: None)
         (tmp_path / segment_file_name(1)).touch(mode=0o600)
         with pytest.raises(DeposedError, match="newer leader's segment") as deposed:
             log.append([b"b" * 60], 1)
