@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from aclog.log import read_batches
+from aclog.log.claims import load_fences
 from aclog.replay.rebuild import rebuild_image
 from benchmarks.servers import Served, exchange, serve
 from benchmarks.stall import LAUNCHER
@@ -309,13 +310,17 @@ def _wait_ack(load: Load, since: float, not_by: int | None, timeout: float) -> f
 
 def check_log(data: Path, acknowledged: set[str]) -> list[str]:
     """What is wrong with the log after a probe (nothing: ``[]``): an acknowledged ACL missing,
-    a batch that does not read, or an epoch older than one before it."""
+    a batch that does not read, an epoch older than one before it, or a batch of a stale
+    epoch (at or above a newer epoch's fence) read as part of the log."""
     problems: list[str] = []
     epoch = -1
+    fences = load_fences(data)
     try:
         for batch in read_batches(data):
             if batch.epoch < epoch:
                 problems.append(f"offset {batch.base_offset}: epoch {batch.epoch} after {epoch}")
+            if fences.fenced(batch.epoch, batch.base_offset):
+                problems.append(f"offset {batch.base_offset}: a fenced batch of {batch.epoch}")
             epoch = max(epoch, batch.epoch)
         image = rebuild_image(data).image
     except Exception as error:  # any failure to read is the finding
