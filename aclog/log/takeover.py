@@ -22,6 +22,7 @@ segment's fsync and a new segment.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -36,6 +37,8 @@ from aclog.log.recovery import last_epoch
 from aclog.log.segment import SegmentScan, list_segments, segment_file_name
 from aclog.log.torn import confirm_tail
 
+logger = logging.getLogger(__name__)
+
 _EVERYTHING = 1 << 62
 """An offset above any: the last index entry of a segment is at or below it."""
 
@@ -45,9 +48,14 @@ def whole_end(directory: Path) -> int:
     the next one's base or a newer epoch's fence). A torn or fenced tail is left as it is;
     damage raises :class:`CorruptLogError`. Cost: a scan of the last segment from its last
     index entry."""
+    return _scan_end(directory)[0]
+
+
+def _scan_end(directory: Path) -> tuple[int, Path | None, int]:
+    """:func:`whole_end`, with the last segment and the byte after its last whole batch."""
     segments = list_segments(directory)
     if not segments:
-        return 0
+        return 0, None, 0
     base, path = segments[-1]
     bound = segment_ends(directory, segments, len(segments) - 1)[-1]
     offset, position = index_start(path, base, _EVERYTHING if bound is None else bound)
@@ -59,20 +67,31 @@ def whole_end(directory: Path) -> int:
         raise CorruptLogError(str(path), problem.position, problem.reason)
     if problem is not None:
         confirm_tail(path, problem)  # damage below the recovery point raises
-    return scan.next_offset
+    return scan.next_offset, path, scan.end_position
 
 
 def take_over(directory: Path, epoch: int, node_id: int, *, fsync: bool) -> Fence | None:
     """Claim ``epoch`` for ``node_id`` and fence the epochs before it: the fence, or ``None``
-    when another node holds the claim."""
+    when another node holds the claim. Bytes left after the last whole batch (a torn tail of
+    a crashed leader, or a frozen one's write) are fenced with it, said once at WARNING."""
     whole_end(directory)  # damage raises here, before a claim nobody could fence is made
     if not claim_epoch(directory, epoch, node_id):
         return None
-    end = whole_end(directory)
-    segments = list_segments(directory)
-    if fsync and segments:
-        _fsync(segments[-1][1])
-    return publish_fence(directory, epoch, end)
+    end, path, position = _scan_end(directory)
+    if path is not None and fsync:
+        _fsync(path)
+    fence = publish_fence(directory, epoch, end)
+    if path is not None and fence.offset == end and path.stat().st_size > position:
+        logger.warning(
+            "epoch %d begins at offset %d: %s from byte %d on is fenced (a torn or unfinished "
+            "write of the deposed leader's, never acknowledged; left in place, not part of the "
+            "log)",
+            epoch,
+            end,
+            path,
+            position,
+        )
+    return fence
 
 
 def new_segment(directory: Path, fence: Fence, *, fsync: bool) -> ActiveSegment:
