@@ -62,16 +62,16 @@ def test_a_write_made_between_the_claim_and_the_read_is_committed(
     with SegmentedLog(tmp_path, shared=True) as old, SegmentedLog(tmp_path, shared=True) as new:
         assert old.begin_epoch(1, 1) == 0
         old.append([b"a"], 1)
-        real_end = takeover_module.whole_end
+        real_end = takeover_module._scan_end
 
-        def old_leader_writes_first(directory: Path) -> int:
+        def old_leader_writes_first(directory: Path) -> Any:
             if read_claim(directory, 2) is not None:  # the read after the claim
                 with pytest.raises(DeposedError, match="is committed") as deposed:
                     old.append([b"b"], 1)
                 assert deposed.value.committed == 1
             return real_end(directory)
 
-        monkeypatch.setattr(takeover_module, "whole_end", old_leader_writes_first)
+        monkeypatch.setattr(takeover_module, "_scan_end", old_leader_writes_first)
         assert new.begin_epoch(2, 2) == 2
         assert read_fence(tmp_path, 2) == Fence(2, 2)
         new.append([b"c"], 2)
