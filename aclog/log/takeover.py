@@ -29,6 +29,7 @@ from pathlib import Path
 from aclog.log import files
 from aclog.log.active import ActiveSegment
 from aclog.log.claims import Fence, claim_epoch, publish_fence
+from aclog.log.durable import fsync_path
 from aclog.log.errors import CorruptLogError
 from aclog.log.fenced import segment_ends
 from aclog.log.index import OffsetIndex, index_path, index_start
@@ -79,7 +80,7 @@ def take_over(directory: Path, epoch: int, node_id: int, *, fsync: bool) -> Fenc
         return None
     end, path, position = _scan_end(directory)
     if path is not None and fsync:
-        _fsync(path)
+        fsync_path(path)
     fence = publish_fence(directory, epoch, end)
     if path is not None and fence.offset == end and path.stat().st_size > position:
         logger.warning(
@@ -126,11 +127,3 @@ def open_shared(directory: Path, *, fsync: bool) -> OpenedTail:
     active = ActiveSegment(path, OffsetIndex(base), path.stat().st_size)
     epoch = last_epoch(directory, end - 1, end) if end else -1
     return OpenedTail([b for b, _ in segments], active, end, epoch, None)
-
-
-def _fsync(path: Path) -> None:
-    fd = files.open_fd(path, os.O_RDONLY)
-    try:
-        files.fsync(fd, path)
-    finally:
-        os.close(fd)

@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from aclog.acl import Errors
 from aclog.controller.caller import Caller
 from aclog.controller.controller import LocalOperator
@@ -115,61 +117,19 @@ class _StalledDisk(Faults):
         return size
 
 
-def test_a_leader_stalled_in_its_fsync_holds_no_lock_and_its_write_commits(
-    tmp_path: Path,
+@pytest.mark.parametrize(("operation", "committed"), [("fsync", True), ("write", False)])
+def test_a_leader_frozen_inside_its_append_is_replaced_at_once(
+    tmp_path: Path, operation: str, committed: bool
 ) -> None:
+    """Frozen in its fsync, the leader's bytes were whole before the takeover read the log:
+    committed, and acknowledged as such. Frozen in its write (the window the append lock used
+    to cover), its bytes land after the fence: not part of the log, answered NOT_CONTROLLER.
+    Either way the standby takes over at once, the recovery point never moves back over the
+    new epoch and no record of the old epoch follows the fence."""
     clock = [0.0]
     active, standby = _elect(tmp_path, clock)
     results: list[object] = []
-    disk = _StalledDisk("stalled-leader")
-
-    def write() -> None:
-        results.extend(active.create_acls([acl_binding("stalled")], Caller()))
-
-    leader = threading.Thread(target=write, name="stalled-leader")
-    try:
-        with injected(disk):
-            leader.start()
-            assert disk.entered.wait(10)
-            clock[0] += 2.5
-            started = time.monotonic()
-            standby.tick()  # the election: no lock to wait for
-            assert standby.is_active and time.monotonic() - started < 0.4
-            assert standby.create_acls([acl_binding("new")], Caller())[0].error.is_success
-            disk.release.set()
-            leader.join(10)
-        # Its bytes were whole before the new leader recovered the tail: committed, and
-        # acknowledged as such; the recovery point never moves back over the new epoch.
-        assert results and results[0].error.is_success  # type: ignore[attr-defined]
-        assert (
-            active.create_acls([acl_binding("late")], Caller())[0].error.error
-            == Errors.NOT_CONTROLLER
-        )
-        end = standby.controller.log.end_offset
-        assert read_recovery_point(tmp_path).offset == end
-    finally:
-        disk.release.set()
-        active.close()
-        standby.close()
-    assert _topics_in(tmp_path) == {"stalled", "new"}
-
-
-def _topics_in(directory: Path) -> set[str]:
-    image = rebuild_image(directory).image
-    return {acl.resource_name for acl in image.acls.acls.values()}
-
-
-def test_a_leader_frozen_inside_its_write_is_replaced_and_its_write_fenced(
-    tmp_path: Path,
-) -> None:
-    """The window the append lock used to cover: the leader froze before its bytes reached the
-    file. The standby takes over at once; the leader's write, landing after the fence, is not
-    part of the log and is answered NOT_CONTROLLER; no record of the old epoch follows the
-    fence."""
-    clock = [0.0]
-    active, standby = _elect(tmp_path, clock)
-    results: list[object] = []
-    disk = _StalledDisk("frozen-leader", "write")
+    disk = _StalledDisk("frozen-leader", operation)
 
     def write() -> None:
         results.extend(active.create_acls([acl_binding("frozen")], Caller()))
@@ -181,16 +141,25 @@ def test_a_leader_frozen_inside_its_write_is_replaced_and_its_write_fenced(
             assert disk.entered.wait(10)
             clock[0] += 2.5
             started = time.monotonic()
-            standby.tick()
+            standby.tick()  # the election: no lock to wait for
             assert standby.is_active and time.monotonic() - started < 0.4
             assert standby.create_acls([acl_binding("new")], Caller())[0].error.is_success
             disk.release.set()
             leader.join(10)
-        assert results[0].error.error == Errors.NOT_CONTROLLER  # type: ignore[attr-defined]
+        error = results[0].error  # type: ignore[attr-defined]
+        assert error.is_success if committed else error.error == Errors.NOT_CONTROLLER
+        late = active.create_acls([acl_binding("late")], Caller())[0].error
+        assert late.error == Errors.NOT_CONTROLLER
+        assert read_recovery_point(tmp_path).offset == standby.controller.log.end_offset
         epochs = [b.epoch for b in read_batches(tmp_path)]
         assert epochs == sorted(epochs)
     finally:
         disk.release.set()
         active.close()
         standby.close()
-    assert _topics_in(tmp_path) == {"new"}
+    assert _topics_in(tmp_path) == ({"frozen", "new"} if committed else {"new"})
+
+
+def _topics_in(directory: Path) -> set[str]:
+    image = rebuild_image(directory).image
+    return {acl.resource_name for acl in image.acls.acls.values()}
