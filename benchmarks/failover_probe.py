@@ -1,7 +1,9 @@
 """A failover probe: three ``aclog serve --controller`` processes on one data directory under a
 steady write load, and seeded faults an operator meets: the leader SIGSTOPped for a random time
-(then SIGCONT), a standby SIGSTOPped, the leader killed with SIGKILL (then restarted), the
-leader's disk stalled for a random time (every fsync it makes waits, :mod:`benchmarks.stall`).
+(then SIGCONT), the leader SIGSTOPped inside an append (before its bytes reach the segment,
+where it used to hold the append lock), a standby SIGSTOPped, the leader killed with SIGKILL
+(then restarted), the leader's disk stalled for a random time (every fsync it makes waits,
+:mod:`benchmarks.stall`).
 
 :class:`Cluster` runs the nodes; :class:`Load` is one client that sends one-ACL CreateAcls to
 whichever node says it is the active controller, each naming a new topic, and records every
@@ -18,7 +20,6 @@ Cost: three server processes, one client thread; each round a few seconds of wal
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import threading
@@ -28,13 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aclog.log import LOCK_FILE, read_batches
-from aclog.log.lock import lock_holder
+from aclog.log import read_batches
+from aclog.log.claims import load_fences
 from aclog.replay.rebuild import rebuild_image
 from benchmarks.servers import Served, exchange, serve
 from benchmarks.stall import LAUNCHER
 
-KINDS = ("sigstop-leader", "sigstop-standby", "kill-leader", "stall-leader")
+KINDS = ("sigstop-leader", "sigstop-standby", "kill-leader", "stall-leader", "freeze-in-append")
 REQUEST_TIMEOUT = 2.0
 
 
@@ -77,13 +78,30 @@ class Cluster:
         self._starts += 1
         args = ("--controller", "--node-id", str(node_id), *self.extra)
         name = f"n{node_id}-{self._starts}"
-        stall = {"ACLOG_PROBE_STALL": str(self._marker(node_id))}
+        stall = {
+            "ACLOG_PROBE_STALL": str(self._marker(node_id)),
+            "ACLOG_PROBE_FREEZE": str(self._marker(node_id, "freeze")),
+        }
         self.nodes[node_id] = self._stack.enter_context(
             serve(self.workdir, self.data, *args, name=name, launcher=LAUNCHER, environment=stall)
         )
 
-    def _marker(self, node_id: int) -> Path:
-        return self.workdir / f"stall-n{node_id}"
+    def _marker(self, node_id: int, kind: str = "stall") -> Path:
+        return self.workdir / f"{kind}-n{node_id}"
+
+    def freeze_in_append(self, node_id: int, timeout: float = 10.0) -> bool:
+        """Stop the node inside its next append, before its bytes reach the segment
+        (:mod:`benchmarks.stall`); False when it made none within ``timeout``."""
+        self._marker(node_id, "freeze").touch()
+        pid = self.nodes[node_id].process.pid
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if _state(pid) == "T":
+                self.stopped.add(node_id)
+                return True
+            time.sleep(0.002)
+        self._marker(node_id, "freeze").unlink(missing_ok=True)
+        return False
 
     def stall(self, node_id: int) -> None:
         """Stall the node's disk: every fsync it makes waits (:mod:`benchmarks.stall`)."""
@@ -105,14 +123,6 @@ class Cluster:
     def kill(self, node_id: int) -> None:
         self.nodes[node_id].process.kill()
         self.nodes[node_id].process.wait(10)
-
-    def holds_lock(self, node_id: int) -> bool:
-        """Whether the node holds the data directory's append lock (from ``/proc/locks``)."""
-        fd = os.open(self.data / LOCK_FILE, os.O_RDONLY)
-        try:
-            return lock_holder(fd) == f"pid {self.nodes[node_id].process.pid}"
-        finally:
-            os.close(fd)
 
     def leader(self) -> int | None:
         """The node that names itself the active controller, asking the running nodes."""
@@ -219,8 +229,7 @@ class RoundResult:
     """One fault: its kind, how long a node was frozen, the failover time (``None``: no node
     acknowledged a write within the wait), the leader's write latencies during a standby's
     freeze and just before it, and whether another node took over from a frozen leader (a
-    short freeze ends before the election timeout, and the leader itself serves again), and
-    whether the frozen leader held the append lock."""
+    short freeze ends before the election timeout, and the leader itself serves again)."""
 
     kind: str
     frozen: float
@@ -228,7 +237,6 @@ class RoundResult:
     during: list[float]
     before: list[float]
     taken_over: bool = False
-    held_lock: bool = False
 
 
 def _await_leader(cluster: Cluster, load: Load, timeout: float = 60.0) -> int:
@@ -257,7 +265,7 @@ def run_round(cluster: Cluster, load: Load, kind: str, rng: random.Random) -> Ro
         failover = _wait_ack(load, fault, leader, 15.0)
         cluster.start(leader)
         return RoundResult(kind, 0.0, failover, [], [])
-    if kind in ("sigstop-leader", "stall-leader"):
+    if kind in ("sigstop-leader", "stall-leader", "freeze-in-append"):
         return _frozen_leader(cluster, load, kind, leader, frozen, fault)
     standby = rng.choice([n for n in cluster.nodes if n != leader])
     cluster.pause(standby)
@@ -274,17 +282,20 @@ def _frozen_leader(
     stall = kind == "stall-leader"
     if stall:
         cluster.stall(leader)
+    elif kind == "freeze-in-append":
+        if not cluster.freeze_in_append(leader):
+            raise RuntimeError(f"node {leader} made no append to freeze in")
+        fault = time.monotonic()
     else:
         cluster.pause(leader)
-    held = not stall and cluster.holds_lock(leader)
     failover = _wait_ack(load, fault, leader, frozen)
     if stall:
         cluster.unstall(leader)
     else:
         cluster.resume(leader)
     if failover is None:  # nobody took over while it was frozen: measured from the fault
-        return RoundResult(kind, frozen, _wait_ack(load, fault, None, 15.0), [], [], False, held)
-    return RoundResult(kind, frozen, failover, [], [], True, held)
+        return RoundResult(kind, frozen, _wait_ack(load, fault, None, 15.0), [], [], False)
+    return RoundResult(kind, frozen, failover, [], [], True)
 
 
 def _wait_ack(load: Load, since: float, not_by: int | None, timeout: float) -> float | None:
@@ -299,13 +310,17 @@ def _wait_ack(load: Load, since: float, not_by: int | None, timeout: float) -> f
 
 def check_log(data: Path, acknowledged: set[str]) -> list[str]:
     """What is wrong with the log after a probe (nothing: ``[]``): an acknowledged ACL missing,
-    a batch that does not read, or an epoch older than one before it."""
+    a batch that does not read, an epoch older than one before it, or a batch of a stale
+    epoch (at or above a newer epoch's fence) read as part of the log."""
     problems: list[str] = []
     epoch = -1
+    fences = load_fences(data)
     try:
         for batch in read_batches(data):
             if batch.epoch < epoch:
                 problems.append(f"offset {batch.base_offset}: epoch {batch.epoch} after {epoch}")
+            if fences.fenced(batch.epoch, batch.base_offset):
+                problems.append(f"offset {batch.base_offset}: a fenced batch of {batch.epoch}")
             epoch = max(epoch, batch.epoch)
         image = rebuild_image(data).image
     except Exception as error:  # any failure to read is the finding
@@ -315,3 +330,9 @@ def check_log(data: Path, acknowledged: set[str]) -> list[str]:
     if missing:
         problems.append(f"{len(missing)} acknowledged ACLs missing, e.g. {missing[:3]}")
     return problems
+
+
+def _state(pid: int) -> str:
+    """The process's state letter from ``/proc`` (``T``: stopped)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return stat.read().rpartition(")")[2].split()[0]

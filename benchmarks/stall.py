@@ -7,13 +7,21 @@ is not available on the machines the probe runs on). Only the process started th
 The marker's path comes from ``ACLOG_PROBE_STALL`` in the process's environment; the probe
 creates the marker to stall the disk and removes it to let the waiting fsyncs go on.
 
-Thread-safe (each waiting fsync polls the marker on its own). Cost: one ``stat`` per fsync.
+A second marker (``ACLOG_PROBE_FREEZE``) freezes the process inside an append: the next write
+to a log segment removes the marker and stops the process (SIGSTOP) before its bytes reach
+the file, where a leader used to hold the append lock; the probe sends SIGCONT.
+
+Thread-safe (each waiting fsync polls the marker on its own). Cost: one ``stat`` per fsync and
+per ``os.write``.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
+from collections.abc import Callable
+from typing import Any
 
 LAUNCHER = "from benchmarks.stall import main; main()"
 POLL_SECONDS = 0.01
@@ -30,6 +38,19 @@ def main() -> None:
         real_fsync(fd)
 
     os.fsync = stalling_fsync
+    freeze = os.environ.get("ACLOG_PROBE_FREEZE")
+    if freeze is not None:
+        os.write = _freezing_write(freeze, os.write)
     from aclog.tools.main import main as aclog_main
 
     aclog_main()
+
+
+def _freezing_write(marker: str, real_write: Callable[[int, Any], int]) -> Any:
+    def freezing_write(fd: int, data: Any) -> int:
+        if os.path.exists(marker) and os.readlink(f"/proc/self/fd/{fd}").endswith(".log"):
+            os.unlink(marker)
+            os.kill(os.getpid(), signal.SIGSTOP)  # frozen here until the probe's SIGCONT
+        return real_write(fd, data)
+
+    return freezing_write

@@ -161,6 +161,7 @@ class GroupPlan:
         self.batches: list[BatchSpec] = []
         self.committed: list[CommittedBatch] = []
         self.answers: list[tuple[Ticket[Any], Any]] = []
+        self._starts: list[int] = []  # how many answers precede each batch's own
 
     @property
     def end_offset(self) -> int:
@@ -192,6 +193,7 @@ class GroupPlan:
         batch = CommittedBatch(self.end_offset, self.epoch, timestamp_ms, tuple(records))
         self.image = replay_batches(self.image, [batch]).image
         self.batches.append(BatchSpec(encode_many(records), self.epoch, timestamp_ms))
+        self._starts.append(len(self.answers))
         self.committed.append(batch)
         if answer is not None:
             self.answers.append(answer)
@@ -201,9 +203,14 @@ class GroupPlan:
         for ticket, response in self.answers:
             ticket.finish(response)
 
-    def fail(self, error: ApiError) -> None:
-        """The group append failed: every waiting ticket fails as one failed request does."""
-        for ticket, _ in self.answers:
+    def fail(self, error: ApiError, *, committed: int = 0) -> None:
+        """The group append failed after its first ``committed`` batches: the tickets answered
+        by them (and those that saw only their state) get their responses, every other waiting
+        ticket fails as one failed request does."""
+        first = self._starts[committed] if committed < len(self._starts) else len(self.answers)
+        for ticket, response in self.answers[:first]:
+            ticket.finish(response)
+        for ticket, _ in self.answers[first:]:
             ticket.finish(ticket.failed(error))
 
     @property

@@ -29,7 +29,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.group import GroupPlan, Ticket
 from aclog.controller.snapshots import ControllerSnapshots
 from aclog.image import MetadataImage
-from aclog.log import FencedEpochError, LogError, SegmentedLog, StaleOffsetError
+from aclog.log import DeposedError, FencedEpochError, LogError, SegmentedLog, StaleOffsetError
 from aclog.log.errors import describe_os_error
 from aclog.records import Record
 from aclog.replay.batches import CommittedBatch
@@ -75,6 +75,11 @@ class Committer:
             return
         try:
             self.append_plan(plan)
+        except DeposedError as deposed:
+            # A newer leader fenced this one during the group: what ends below its fence is
+            # committed and answered; the rest never will be. The image catches up by replay.
+            self.fenced = True
+            plan.fail(NOT_CONTROLLER, committed=deposed.committed)
         except (FencedEpochError, StaleOffsetError):
             # A newer controller has written: this one is deposed and its image is stale.
             self.fenced = True

@@ -2,12 +2,12 @@
 
 Only one controller at a time is active (it appends with the highest epoch); the others are
 standbys that follow the log. :meth:`Leadership.catch_up` replays what other controllers
-committed, :meth:`~Leadership.claim_leadership` appends a leader-change record for the next
-epoch, :meth:`~Leadership.still_leading` checks against the log whether anyone else has
-written, and :meth:`~Leadership.heartbeat` appends a no-op so standbys see the active
-controller alive. Appends are conditional on the log ending where the image ends, so a deposed
-controller learns it from a failed append (it is then ``fenced``) instead of overwriting a
-newer leader's records.
+committed, :meth:`~Leadership.claim_leadership` takes the log over for the next epoch and
+appends a leader-change record there, :meth:`~Leadership.still_leading` checks whether a newer
+epoch has been claimed, and :meth:`~Leadership.heartbeat` appends a no-op so standbys see the
+active controller alive. A deposed controller learns it from a refused append (it is then
+``fenced``): its group settles against the newer epoch's fence after its fsync, so it never
+writes into the log past it.
 
 A component of :class:`~aclog.controller.controller.Controller` (held as its ``leadership``):
 it holds the controller's :class:`~aclog.controller.group_commit.Committer`, whose image, epoch
@@ -18,15 +18,14 @@ Following takes no lock, so a standby (frozen or not) never stands in the active
 controller's way: :meth:`catch_up` tails the log from the byte its last read reached
 (:class:`~aclog.log.reader.LogTail`) and reads only batches below the recovery point, which the
 writer moves only after a batch's fsync, so a batch still being written (or one whose fsync
-then fails and is cut) is never replayed. :meth:`still_leading` stats the log's tail instead of
-locking it; the append itself stays a compare-and-append, so a stale "yes" costs nothing worse
-than a refused append.
+then fails and is cut) is never replayed. :meth:`still_leading` is one ``stat`` of the next
+epoch's claim; a stale "yes" costs nothing worse than a refused append.
 
 Thread-safe: every method holds the controller's commit lock. Cost: :meth:`catch_up` is one
 small read of the recovery point and two ``stat`` calls, plus O(bytes committed since the last
 read) (never a rescan of the segment), or a full rebuild when the log was truncated below the
-image; :meth:`claim_leadership` and :meth:`heartbeat` are one append and fsync;
-:meth:`still_leading` is two ``stat`` calls.
+image; :meth:`claim_leadership` is a takeover (two small files, four fsyncs, a new segment)
+and one append; :meth:`heartbeat` one append and fsync; :meth:`still_leading` one ``stat``.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ import threading
 
 from aclog.controller.group_commit import Committer
 from aclog.log import FencedEpochError, StaleOffsetError, WriterStoppedError
+from aclog.log.claims import newest_claimed
 from aclog.log.reader import LogTail
 from aclog.log.recovery_point import committed_end
 from aclog.records import LeaderChangeRecord, NoOpRecord
@@ -88,34 +88,43 @@ class Leadership:
         return self.committer.image.provenance.last_offset + 1 if end is None else end
 
     def claim_leadership(self) -> bool:
-        """Append a leader-change record for the next epoch, conditional on the log ending
-        where this image ends; True when this controller won and is now active.
+        """Take the log over for the next epoch and append a leader-change record there; True
+        when this controller won and is now active.
 
-        A claim refused because the log moved is tried once more when what moved it holds no
-        newer epoch: the dead leader's last batch, written but above the recovery point until
-        the claim's own recovery of the tail fsynced it, so a standby cannot have followed it
-        yet. (Otherwise every standby's first claim after a crash mid-commit would fail and
-        failover would take two election timeouts.)"""
+        No lock is taken, so a leader frozen anywhere (inside an append included) holds up
+        nobody: the log claims the epoch and fences the older ones where their whole batches
+        end (:meth:`~aclog.log.SegmentedLog.begin_epoch`; README, "Epoch fencing"); this
+        controller then replays what lies below the fence and appends at it. A claim another
+        node won, or a newer one made meanwhile, is a lost election."""
         with self._lock:
             committer = self.committer
-            for _ in range(2):
-                seen = self.newest_epoch_seen()
-                previous, committer.epoch = committer.epoch, seen + 1
-                try:
-                    committer.append([LeaderChangeRecord(self.node_id, committer.epoch)], None)
-                except StaleOffsetError:
-                    committer.epoch = previous
-                    self._catch_up()
-                    if self.newest_epoch_seen() > seen:
-                        return False  # another node won this epoch
-                    continue
-                except (FencedEpochError, WriterStoppedError):
-                    # Lost the race, or this writer stopped: it must not lead until a restart.
-                    committer.epoch = previous
-                    return False
-                committer.fenced = False
-                return True
-            return False
+            epoch = max(self.newest_epoch_seen(), newest_claimed(self.log.directory)) + 1
+            try:
+                start = self.log.begin_epoch(epoch, self.node_id)
+            except WriterStoppedError:
+                return False  # this writer stopped: it must not lead until a restart
+            if start is None:
+                return False
+            self._catch_up_to(start)
+            if self.committer.image.provenance.last_offset + 1 != start:
+                return False  # what lies below the fence did not replay whole
+            previous, committer.epoch = committer.epoch, epoch
+            try:
+                committer.append([LeaderChangeRecord(self.node_id, epoch)], None)
+            except (FencedEpochError, StaleOffsetError, WriterStoppedError):
+                committer.epoch = previous
+                return False  # deposed at once (race (b) after the check), or stopped
+            committer.fenced = False
+            return True
+
+    def _catch_up_to(self, end: int) -> None:
+        """Replay every batch below ``end`` (a fence: all of them committed, fsynced by the
+        takeover) that this image lacks."""
+        start = self.committer.image.provenance.last_offset + 1
+        if self._tail is None:
+            self._tail = LogTail(self.log.directory)
+        batches = decoded_runs(self._tail.read(start, end), start)
+        self.committer.image = replay_batches(self.committer.image, batches, start=start).image
 
     def newest_epoch_seen(self) -> int:
         """The newest epoch this controller knows of: its own, its log view's or the image's

@@ -2,10 +2,11 @@
 
 The shared log stands in for KRaft's replicated log. The active controller heartbeats (a no-op
 record every ``heartbeat_ms``); a standby that sees the log stand still for the election timeout
-claims leadership by appending a leader-change record for the next epoch with a compare-and-
-append, so two standbys cannot both win one epoch. A deposed controller that wakes up finds its
-epoch fenced by the log: everything it tries fails with NOT_CONTROLLER (41) and it steps down to
-standby, catching up before it may claim again.
+takes the log over for the next epoch (an exclusive claim, a fence, a segment of its own: no
+lock, README "Epoch fencing"), so two standbys cannot both win one epoch and a frozen leader
+holds up nobody. A deposed controller that wakes up finds its epoch fenced: everything it tries
+fails with NOT_CONTROLLER (41) and it steps down to standby, catching up before it may claim
+again.
 
 Time comes from the injected ``clock`` (seconds), so tests drive heartbeats and elections with a
 fake clock. Not thread-safe: one thread calls :meth:`ControllerNode.tick` and the operations

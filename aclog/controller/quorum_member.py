@@ -37,14 +37,13 @@ from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.image import MetadataImage
 from aclog.image.scram import ScramDescribeResult
-from aclog.log import CorruptLogError, LogError, LogLockedError, StorageError
+from aclog.log import CorruptLogError, LogError, StorageError
 from aclog.records import AccessControlEntryRecord, AclBinding
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _CLEARED: dict[type[LogError], str] = {
-    LogLockedError: "the data directory's lock is free again",
     CorruptLogError: "the log reads whole again (restored)",
 }
 """What a node logs once a condition that stopped its ticks has cleared."""
@@ -101,17 +100,15 @@ class QuorumMember:
         """One heartbeat or election step. A storage failure is not logged here: the log's
         health (aclog.log.health) says it once per condition, where a tick every few hundred
         milliseconds would repeat it; a leader whose writer stopped steps down at its next tick.
-        An append lock held past its timeout by another node (one frozen mid-append), or damage
-        to acknowledged batches (which stops every node: none appends behind it, so none takes
-        over until the segment is restored), is one line when it starts and one when it
+        Damage to acknowledged batches (which stops every node: none appends behind it, so none
+        takes over until the segment is restored) is one line when it starts and one when it
         clears, never a traceback per try."""
         try:
             with self._lock, suppress(StorageError):
                 self.node.tick()
-        except (LogLockedError, CorruptLogError) as error:
+        except CorruptLogError as error:
             if self._blocked is not type(error):
-                level = logging.ERROR if isinstance(error, CorruptLogError) else logging.WARNING
-                logger.log(level, "node %d: %s; trying again", self.node.node_id, error)
+                logger.error("node %d: %s; trying again", self.node.node_id, error)
             self._blocked = type(error)
             return
         if self._blocked is not None:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from aclog.log.appends import AppendResult, BatchSpec
     from aclog.log.errors import (
         CorruptLogError,
+        DeposedError,
         FencedEpochError,
         LogError,
         LogLockedError,
@@ -34,6 +35,7 @@ __all__ = [
     "AppendResult",
     "BatchSpec",
     "CorruptLogError",
+    "DeposedError",
     "FencedEpochError",
     "FencedTail",
     "LOCK_FILE",

@@ -26,6 +26,7 @@ from crc32c import crc32c as calc_crc32c  # kafka-python's own choice, without i
 from aclog.log import files
 from aclog.log.batch import CRC_START, HEADER_SIZE, LENGTH_PREFIX, MAGIC
 from aclog.log.errors import CorruptLogError
+from aclog.log.fenced import segment_ends
 from aclog.log.index import index_start
 from aclog.log.recovery_point import RecoveryPoint, read_recovery_point
 from aclog.log.segment import SegmentScan, list_segments
@@ -39,8 +40,7 @@ def check_batches(directory: Path, from_offset: int = 0, to_offset: int | None =
     point = read_recovery_point(directory)
     segments = list_segments(directory)
     checked = 0
-    for i, (base, path) in enumerate(segments):
-        end = segments[i + 1][0] if i + 1 < len(segments) else None
+    for (base, path), end in zip(segments, segment_ends(directory, segments), strict=True):
         if end is not None and end <= from_offset:
             continue  # wholly below the range
         if to_offset is not None and base >= to_offset:

@@ -106,6 +106,11 @@ def newest_claim(directory: Path) -> Claim | None:
     return read_claim(directory, max(epochs)) if epochs else None
 
 
+def newest_claimed(directory: Path) -> int:
+    """The newest claimed epoch, -1 before the first claim. Cost: one directory scan."""
+    return max((epoch for epoch, kind in _names(directory) if kind == "claim"), default=-1)
+
+
 def publish_fence(directory: Path, epoch: int, offset: int) -> Fence:
     """Fence the epochs before ``epoch`` at ``offset`` (the end of their whole batches, which
     the caller has fsynced), unless a fence is there already: the fence that holds."""
@@ -150,6 +155,23 @@ def load_fences(directory: Path) -> Fences:
     """The fences of ``directory``."""
     found = [read_fence(directory, e) for e, kind in _names(directory) if kind == "fence"]
     return Fences([fence for fence in found if fence is not None])
+
+
+def fences_above(directory: Path, offset: int) -> list[Fence]:
+    """The fences above ``offset``, newest epoch first: those that can end a segment whose base
+    is ``offset`` or higher. Fences rise with their epochs (each is read from the log after the
+    one before it), so the newest are read first and the first at or below ``offset`` ends the
+    search. Cost: one directory scan, and a small read per fence returned plus one."""
+    epochs = sorted((e for e, kind in _names(directory) if kind == "fence"), reverse=True)
+    found = []
+    for epoch in epochs:
+        fence = read_fence(directory, epoch)
+        if fence is None:
+            continue
+        if fence.offset <= offset:
+            break
+        found.append(fence)
+    return found
 
 
 def _names(directory: Path) -> list[tuple[int, str]]:

@@ -8,11 +8,12 @@ seals a segment holding it.
 A group is checked whole before anything is written (:mod:`aclog.log.appends`), rolls before
 it when it would not fit (never inside it: the roll's fsync would make half a group durable),
 is written with one write and fsynced once, and only then is the recovery point moved over it.
-Shared mode (several controllers taking turns on one directory): the lock is held to check and
-write, and to move the point, never across the fsync, so a writer frozen in its fsync (most of
-an append) blocks nobody. A writer that takes over meanwhile finds these bytes whole (the write
-returned under the lock), keeps them, fsyncs them and appends after them, so they are committed
-either way; and a group another writer has appended after is never cut back by an undo.
+Shared mode (several controllers on one directory): no lock at all. A shared writer appends
+only to segments of an epoch it took over (:meth:`~aclog.log.log.SegmentedLog.begin_epoch`),
+and after each fsync settles the group against the claims (:meth:`_settle`; README, "Epoch
+fencing"): what a newer epoch's fence cut is refused (:class:`~aclog.log.errors.DeposedError`)
+and the recovery point moves only over what it acknowledges. A group in a segment another
+writer has replaced is never cut back by an undo.
 
 A mixin of :class:`~aclog.log.log.SegmentedLog`: it reads and changes the writer's own active
 segment, end offset and epoch; the fields it uses are declared below.
@@ -24,11 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 
 from aclog.log.active import ActiveSegment, Mark
 from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
 from aclog.log.check import check_written
-from aclog.log.errors import CorruptLogError, StorageError
+from aclog.log.claims import Fence, Outcome, publish_fence, read_fence, settle
+from aclog.log.errors import CorruptLogError, DeposedError, FencedEpochError, StorageError
 from aclog.log.failure import WriteGuard
 from aclog.log.lock import DirectoryLocks
 from aclog.log.recovery_point import RecoveryPointFile
@@ -55,6 +58,9 @@ class GroupCommitMixin:
     _bases: list[int]
     _guard: WriteGuard
     _locks: DirectoryLocks
+    directory: Path
+    _began: int | None
+    """Shared: the epoch this writer took the log over for (``None``: none yet)."""
 
     _mutation: Callable[..., AbstractContextManager[None]]
     """One turn of the directory's lock (``refresh=False``: without re-reading the tail)."""
@@ -70,12 +76,18 @@ class GroupCommitMixin:
         with self._mutation():
             results, mark = self._write_group(batches, expected_end_offset)
         try:
-            if self.fsync if fsync is None else fsync:
+            durable = self.fsync if fsync is None else fsync
+            if durable:
                 self._active.sync()
-                # Before anyone is told it committed: from here on, damage to it is corruption.
-                self._advance_point(results[-1].last_offset + 1, results[-1].epoch)
+            committed, fence = self._settle(results) if self._locks.shared else (None, None)
+            # Before anyone is told it committed: from here on, damage to it is corruption.
+            last = results[-1 if committed is None else committed - 1]
+            if durable and committed != 0:
+                self._advance_point(last.last_offset + 1, last.epoch)
+            if fence is not None:
+                raise self._deposed(results, committed or 0, fence)
         except OSError as error:
-            with self._mutation(refresh=False):
+            with self._mutation():
                 raise self._undo(results, error, mark) from error
         self._guard.health.succeeded()
         self.end_offset = results[-1].last_offset + 1
@@ -85,6 +97,9 @@ class GroupCommitMixin:
     def _write_group(
         self, batches: Sequence[BatchSpec], expected_end_offset: int | None
     ) -> tuple[list[AppendResult], Mark]:
+        if self._locks.shared and (self._began is None or batches[0].epoch < self._began):
+            # A shared writer appends only to the segments of an epoch it took over.
+            raise FencedEpochError(batches[0].epoch, max(self.latest_epoch, self._began or 0))
         check_group(batches, self.latest_epoch, self.end_offset, expected_end_offset)
         built, results = build_group(batches, self.end_offset, self.clock)
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
@@ -103,6 +118,33 @@ class GroupCommitMixin:
             raise self._guard.undo(_action(results), error, self._active, mark) from error
         return results, mark
 
+    def _settle(self, results: list[AppendResult]) -> tuple[int | None, Fence | None]:
+        """Shared: how many of the group's batches, fsynced, are committed, and the newer
+        epoch's fence that deposed this writer (README, "Epoch fencing"). No claim of the next
+        epoch: all of them (``None``), no fence. A claim without a fence: this writer fences at
+        its own end (its group included) rather than wait for a claimer that may be frozen. A
+        fence: those ending below it, and the writer is deposed even when that is all of them.
+        Cost: one ``stat``."""
+        epoch, end = results[-1].epoch, results[-1].last_offset + 1
+        outcome = settle(self.directory, epoch, end - 1)
+        if outcome is Outcome.LEADING:
+            return None, None
+        if outcome is Outcome.UNDECIDED:
+            publish_fence(self.directory, epoch + 1, end)
+        fence = read_fence(self.directory, epoch + 1)
+        assert fence is not None  # published: by the claimer or just now
+        self.latest_epoch = max(self.latest_epoch, fence.epoch)  # refuses this epoch from now
+        return sum(1 for result in results if result.last_offset < fence.offset), fence
+
+    def _deposed(self, results: list[AppendResult], committed: int, fence: Fence) -> DeposedError:
+        """The error of a group that ``fence`` ends after ``committed`` batches."""
+        if committed == len(results):
+            reason = f"its group up to offset {results[-1].last_offset} is committed"
+        else:
+            first = results[committed].base_offset
+            reason = f"offsets {first} and after are at or above its fence, not in the log"
+        return DeposedError(results[-1].epoch, fence.epoch, committed, reason)
+
     def _undo(self, results: list[AppendResult], error: OSError, mark: Mark) -> StorageError:
         """The error a group whose fsync failed raises, once undone (or the writer stopped).
         Shared, a group another writer has appended after (keeping its whole batches) is never
@@ -113,14 +155,11 @@ class GroupCommitMixin:
         return self._guard.undo(_action(results), error, self._active, mark)
 
     def _advance_point(self, offset: int, epoch: int) -> None:
-        """Move the recovery point over a group just fsynced. Shared: under the lock, and only
-        when nobody appended since (whoever did moved the point past this group already)."""
-        if not self._locks.shared:
+        """Move the recovery point over a group just fsynced. Shared: only forward (a deposed
+        leader's last committed group lies below the fence, which its successor's point has
+        passed already). Cost: one ``pwrite``; shared, one ``pread`` more."""
+        if not self._locks.shared or self._points().read().offset < offset:
             self._points().write(offset, epoch)
-            return
-        with self._mutation(refresh=False):
-            if not self._active.moved(offset):
-                self._points().write(offset, epoch)
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
         """Write one batch starting at offset ``base`` to the active segment."""
@@ -134,7 +173,15 @@ class GroupCommitMixin:
         if self._active.size == 0:
             return
         self._check_written()
-        active = self._guard.roll(self._active, self.end_offset, self._points().sync)
+        try:
+            active = self._guard.roll(
+                self._active, self.end_offset, self._points().sync, taken_ok=self._locks.shared
+            )
+        except FileExistsError as taken:
+            # Shared: every roll creates its segment with O_EXCL; one already there is a newer
+            # leader's segment (README, "Epoch fencing"), so this writer is deposed.
+            reason = f"{taken.filename} exists, a newer leader's segment: nothing was written"
+            raise DeposedError(self.latest_epoch, self.latest_epoch + 1, 0, reason) from None
         self._active.close()
         self._bases.append(self.end_offset)
         self._active = active

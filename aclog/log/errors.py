@@ -39,24 +39,31 @@ class FencedEpochError(LogError):
         )
 
 
-class LogLockedError(LogError):
-    """Another process holds the writer lock of the data directory (``waited``: seconds a
-    shared writer waited for its turn; ``None``: an exclusive writer, refused at once)."""
+class DeposedError(FencedEpochError):
+    """A newer leader took over while a shared writer of ``epoch`` appended (README, "Epoch
+    fencing"): the first ``committed`` batches of its group end below the newer epoch's fence,
+    so they are committed and may be acknowledged; the rest (``reason`` says why) are not part
+    of the log and never will be. The writer is deposed: it steps down."""
 
-    def __init__(self, directory: str, holder: str, waited: float | None = None) -> None:
+    def __init__(self, epoch: int, newer_epoch: int, committed: int, reason: str) -> None:
+        self.committed = committed
+        LogError.__init__(
+            self, f"the writer of epoch {epoch} was deposed by epoch {newer_epoch}: {reason}"
+        )
+        self.epoch = epoch
+        self.latest_epoch = newer_epoch
+
+
+class LogLockedError(LogError):
+    """Another process holds the writer lock of the data directory."""
+
+    def __init__(self, directory: str, holder: str) -> None:
         self.directory = directory
         self.holder = holder
-        if waited is None:
-            message = (
-                f"data directory {directory} is locked by another writer ({holder}); stop that "
-                "process, or use a read-only command such as 'aclog dump'"
-            )
-        else:
-            message = (
-                f"another controller ({holder}) has held the append lock of {directory} for "
-                f"{waited:g} s (frozen in the middle of an append?); nothing was written"
-            )
-        super().__init__(message)
+        super().__init__(
+            f"data directory {directory} is locked by another writer ({holder}); stop that "
+            "process, or use a read-only command such as 'aclog dump'"
+        )
 
 
 class StaleOffsetError(LogError):

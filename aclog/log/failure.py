@@ -88,11 +88,18 @@ class WriteGuard:
         return self.health.failed(StorageError(action, error, UNDONE))
 
     def roll(
-        self, active: ActiveSegment, end_offset: int, sync_point: Callable[[], None]
+        self,
+        active: ActiveSegment,
+        end_offset: int,
+        sync_point: Callable[[], None],
+        *,
+        taken_ok: bool = False,
     ) -> ActiveSegment:
         """A new, empty segment at ``end_offset`` to follow ``active`` (which the caller then
         closes), once ``active`` and the recovery point (``sync_point``) are fsynced: a failed
-        fsync stops the writer, a failed creation removes what it made."""
+        fsync stops the writer, a failed creation removes what it made. With ``taken_ok``, a
+        segment of that name already there raises ``FileExistsError`` (a shared writer's sign
+        that a newer leader's segment begins there), not a storage failure."""
         action = f"rolling {active.path} to a new segment at offset {end_offset}"
         if self.fsync:
             try:
@@ -106,6 +113,8 @@ class WriteGuard:
         try:
             return ActiveSegment.create(path.parent, end_offset, fsync=self.fsync)
         except OSError as error:
+            if taken_ok and isinstance(error, FileExistsError):
+                raise  # created nothing: the segment is another writer's (the caller decides)
             raise self.undo_create(action, error, created) from error
 
     def undo_create(self, action: str, error: OSError, created: list[Path]) -> StorageError:

@@ -4,15 +4,15 @@ A writer holds an exclusive ``flock`` on ``.lock`` in the data directory; a seco
 refused with the holder named, its pid found in the kernel's lock table (``/proc/locks``). The
 file's bytes are never written, so a command that takes the lock and commits nothing leaves
 every file of the directory as it was, mtime included. The kernel drops the lock when the
-process dies, so a crash never leaves a stale lock behind. Readers take no lock.
+process dies, so a crash never leaves a stale lock behind. Readers take no lock, nor do
+controllers sharing a directory (:class:`DirectoryLocks`).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -41,13 +41,16 @@ def lock_holder(fd: int) -> str:
 
 
 class WriterLock:
-    """An exclusive lock on a data directory, held until :meth:`release`. Not thread-safe."""
+    """A lock on a data directory, held until :meth:`release`: exclusive for its one writer,
+    or, ``shared``, held by every controller sharing the directory, so that neither kind
+    opens a directory the other kind writes. A shared lock never waits for, nor blocks,
+    another shared one (a frozen controller holds up nobody). Not thread-safe."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, shared: bool = False) -> None:
         self.path = directory / LOCK_FILE
         fd = open_private(self.path, os.O_RDWR)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = lock_holder(fd)
             os.close(fd)
@@ -61,84 +64,23 @@ class WriterLock:
             self._fd = None
 
 
-SHARED_LOCK_TIMEOUT = 10.0
-"""Seconds a shared writer waits for another's turn before :class:`LogLockedError`."""
-
-
-class SharedWriterLock:
-    """The same lock file, held only while one mutation runs, so that several controllers can
-    share a data directory and take turns: each append locks, re-reads the tail, checks its
-    epoch and expected offset, writes and unlocks (an atomic compare-and-append); its fsync
-    runs after the lock is released, and readers and followers never take it.
-
-    Not thread-safe: one thread per instance. A holder frozen while it holds the lock (a check
-    and a write into page cache: microseconds) blocks the others' appends until it resumes or
-    dies; :meth:`acquire` gives up after ``timeout`` seconds (default
-    :data:`SHARED_LOCK_TIMEOUT`) with :class:`LogLockedError`.
-    """
-
-    def __init__(self, directory: Path, timeout: float | None = None) -> None:
-        self.directory = directory
-        self.path = directory / LOCK_FILE
-        self.timeout = SHARED_LOCK_TIMEOUT if timeout is None else timeout
-        self._fd = open_private(self.path, os.O_RDWR)
-
-    def acquire(self) -> None:
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = lock_holder(self._fd)
-                    raise LogLockedError(str(self.directory), holder, self.timeout) from None
-                time.sleep(0.001)
-
-    def release(self) -> None:
-        fcntl.flock(self._fd, fcntl.LOCK_UN)
-
-    def close(self) -> None:
-        """Close the lock file (idempotent)."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-
 class DirectoryLocks:
-    """The lock a writer holds on its data directory, in either mode: exclusive
-    (:class:`WriterLock`, from open to close) or ``shared`` (:class:`SharedWriterLock`, one
-    mutation at a time). Not thread-safe: one writer owns it. Cost: a ``flock`` per mutation
-    when shared, nothing otherwise.
+    """The lock a writer holds on its data directory from open to close (:class:`WriterLock`):
+    exclusive, or ``shared`` when several controllers share the directory; which of those may
+    append is decided by epoch claims and fences, files that no held lock and no frozen process
+    can block (:mod:`aclog.log.claims`, :mod:`aclog.log.takeover`), never by a lock per append.
+    Not thread-safe: one writer owns it. Cost: nothing per mutation.
     """
 
     def __init__(self, directory: Path, *, shared: bool) -> None:
-        self._exclusive = None if shared else WriterLock(directory)
-        self._shared = SharedWriterLock(directory) if shared else None
-
-    @property
-    def shared(self) -> bool:
-        """Whether writers take turns (the lock is held one mutation at a time)."""
-        return self._shared is not None
+        self._lock = WriterLock(directory, shared=shared)
+        self.shared = shared
 
     @contextmanager
-    def turn(self, refresh: Callable[[], None] | None = None) -> Iterator[None]:
-        """Run one mutation: when shared, under the lock, ``refresh`` first (the writer's
-        fresh view of the tail others may have changed); exclusive, just run it."""
-        if self._shared is None:
-            yield
-            return
-        self._shared.acquire()
-        try:
-            if refresh is not None:
-                refresh()
-            yield
-        finally:
-            self._shared.release()
+    def turn(self) -> Iterator[None]:
+        """Run one mutation (a lock taken at open covers it, or none is needed)."""
+        yield
 
     def release(self) -> None:
         """Give up the lock for good (idempotent)."""
-        if self._exclusive is not None:
-            self._exclusive.release()
-        if self._shared is not None:
-            self._shared.close()
+        self._lock.release()

@@ -21,8 +21,10 @@ A failed append is undone completely or the writer stops (:mod:`aclog.log.failur
 file operation goes through one seam (:mod:`aclog.log.files`), which opens no file through a
 symbolic link and lets tests fail any call on purpose.
 The directory is created 0700 and every file in it 0600 (:mod:`aclog.log.modes`). One writer
-per directory (a lock file; with ``shared``, several writers take turns under it for the check
-and the write of each append, never across its fsync); readers use :mod:`aclog.log.reader`
+per directory (a lock file), or with ``shared`` several controllers, none of which locks
+anything per append: each appends only in an epoch it took over, in segments of its own
+(:meth:`SegmentedLog.begin_epoch`, :mod:`aclog.log.takeover`), and settles each group against
+the claims after its fsync (:mod:`aclog.log.commit`); readers use :mod:`aclog.log.reader`
 and need no lock. The open
 segment's files: :mod:`aclog.log.active`; truncation's and retention's: :mod:`aclog.log.retention`.
 
@@ -39,6 +41,7 @@ from pathlib import Path
 
 from aclog.log.active import ActiveSegment
 from aclog.log.appends import AppendResult, BatchSpec
+from aclog.log.claims import claimed_after
 from aclog.log.commit import GroupCommitMixin
 from aclog.log.errors import LogError
 from aclog.log.failure import WriteGuard
@@ -52,6 +55,7 @@ from aclog.log.recovery_point import RecoveryPointFile
 from aclog.log.region import LogBatch, LogRecord
 from aclog.log.retention import delete_below, truncate_segments
 from aclog.log.segment import list_segments
+from aclog.log.takeover import new_segment, open_shared, take_over
 
 DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024
 logger = logging.getLogger(__name__)
@@ -79,8 +83,9 @@ class SegmentedLog(GroupCommitMixin):
         self._point: RecoveryPointFile | None = None
         self._guard = WriteGuard(self.directory, fsync=fsync)
         self._locks = DirectoryLocks(self.directory, shared=shared)
+        self._began: int | None = None
         try:
-            with self._mutation(refresh=False):
+            with self._mutation():
                 self._point = RecoveryPointFile(self.directory, fsync=fsync)
                 self.recovery = self._open_tail()
                 # Closed segments are never rewritten, so their indexes are checked once here.
@@ -89,36 +94,44 @@ class SegmentedLog(GroupCommitMixin):
             self._locks.release()
             raise
 
-    def _mutation(self, *, refresh: bool = True) -> AbstractContextManager[None]:
-        """Run one mutation: in shared mode under the lock and on a fresh view of the tail."""
-        return self._locks.turn(self.refresh if refresh else None)
+    def _mutation(self) -> AbstractContextManager[None]:
+        """Run one mutation (a shared writer takes no lock: it appends only to segments it
+        created at its takeover, and each group settles against the claims)."""
+        return self._locks.turn()
 
     def moved_by_others(self) -> bool:
-        """Whether another writer has appended (or cut) since this one last wrote or refreshed:
-        a lock-free look at the tail (shared mode; always False for an exclusive writer).
-        Cost: two ``stat`` calls. A stale False is harmless: appends still compare and append."""
-        return self._locks.shared and self._active.moved(self.end_offset)
+        """Whether another controller has claimed an epoch after this writer's newest (shared
+        mode; always False for an exclusive writer). Cost: one ``stat``. A stale False is
+        harmless: every group settles against the claims after its fsync."""
+        return self._locks.shared and claimed_after(self.directory, self.latest_epoch)
 
-    def refresh(self) -> None:
-        """Re-read the tail if another writer changed the log (shared mode); cheap otherwise.
-
-        A torn tail found here was left by a writer that died mid-append; it is cut, because
-        in shared mode this runs only while holding the lock.
-        """
-        segments = list_segments(self.directory)
-        if (
-            segments
-            and segments[-1][0] == self._bases[-1]
-            and segments[-1][1].stat().st_size == self._active.size
-        ):
-            return
+    def begin_epoch(self, epoch: int, node_id: int) -> int | None:
+        """Shared: take the log over for ``epoch`` (:func:`~aclog.log.takeover.take_over`):
+        the offset where its log begins, now this writer's end, in a segment of its own;
+        ``None`` when another node claimed it, or claimed the next one meanwhile (race (b):
+        the segment made is left, empty, to the next claimer). Nothing is appended yet."""
+        self._check_open()
+        fence = take_over(self.directory, epoch, node_id, fsync=self.fsync)
+        if fence is None:
+            return None
+        active = new_segment(self.directory, fence, fsync=self.fsync)
+        if claimed_after(self.directory, epoch):
+            active.close()
+            return None
         self._active.close()
-        self.recovery = self._open_tail()
+        self._began, self._active, self._checked = epoch, active, (fence.offset, 0)
+        self._bases = [base for base, _ in list_segments(self.directory)]
+        self.end_offset = fence.offset
+        self.latest_epoch = last_epoch(self.directory, max(fence.offset - 1, 0), fence.offset)
+        return fence.offset
 
     # -- opening -----------------------------------------------------------------------------
 
     def _open_tail(self) -> RecoveryReport | None:
-        opened = open_tail(self.directory, self._points(), fsync=self.fsync)
+        if self.shared:
+            opened = open_shared(self.directory, fsync=self.fsync)
+        else:
+            opened = open_tail(self.directory, self._points(), fsync=self.fsync)
         if opened.report is not None:
             logger.warning("%s", opened.report)
         self._bases, self._active = opened.bases, opened.active

@@ -7,8 +7,9 @@ or in a batch below the recovery point (:mod:`aclog.log.torn`), raises
 :class:`CorruptLogError`; an incomplete batch above it at the very end of the last segment is a
 write in progress (or a torn tail the writer will quarantine and cut) and ends the read
 quietly, or raises :class:`TornTailError` for a strict read. A segment ends where the next one
-begins: bytes after that were appended by a deposed leader and are not part of the log
-(:mod:`aclog.log.fenced`; README, "Epoch fencing").
+begins or at a newer epoch's fence, whichever comes first: bytes after that were appended by a
+deposed leader and are not part of the log (the rule: :func:`~aclog.log.fenced.segment_ends`;
+README, "Epoch fencing").
 
 Thread-safe: each read opens its own files. Cost: O(log segments) to pick the segment,
 O(log index entries) to seek, then O(bytes read).
@@ -21,7 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from aclog.log.claims import claimed_after
 from aclog.log.errors import CorruptLogError
+from aclog.log.fenced import segment_ends
 from aclog.log.index import index_start
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.region import LogBatch, LogRecord, region_batches
@@ -64,12 +67,12 @@ def read_batches(
     segments = list_segments(directory)
     bases = [base for base, _ in segments]
     first = max(bisect.bisect_right(bases, from_offset) - 1, 0)
+    ends = segment_ends(directory, segments, first)
     for i in range(first, len(segments)):
         base, path = segments[i]
         if to_offset is not None and base >= to_offset:
             return
-        end = segments[i + 1][0] if i + 1 < len(segments) else None
-        for batch in _scan_from(path, base, from_offset, end=end, strict=strict):
+        for batch in _scan_from(path, base, from_offset, end=ends[i], strict=strict):
             if to_offset is not None and batch.base_offset >= to_offset:
                 return
             if batch.last_offset == newest:
@@ -144,8 +147,14 @@ class LogTail:
     segment that is gone or shorter, or a problem met on the way starts over as
     :func:`read_batches` does. Batches are checked exactly as :func:`read_batches` checks them.
 
+    A read that resumed and found new batches looks for a claim of the epoch after the newest
+    of them (one ``stat``, after reading them): when there is one, a newer epoch's fence may end
+    the segment among them, so the read starts over as :func:`read_batches` does, which ends
+    each segment by the one rule (:func:`~aclog.log.fenced.segment_ends`).
+
     Not thread-safe: one owner reads it at a time. Cost per read with nothing new: two
-    ``stat`` calls; otherwise O(new bytes), with no directory listing or index lookup. (Each
+    ``stat`` calls; otherwise O(new bytes) and one ``stat``, with no directory listing or
+    index lookup (but in the rare read just after an election). (Each
     system call lets other threads take the GIL, so a server's hot path keeps them few.)
     """
 
@@ -167,6 +176,11 @@ class LogTail:
             batches: list[LogBatch] | None = list(self._follow(place, from_offset, to_offset))
         except (CorruptLogError, _Lost):
             batches = None
+        if batches and claimed_after(self.directory, batches[-1].epoch):
+            # Looked for after the batches were read, so none written after the claim slips
+            # through: a newer epoch's fence may end the segment among them. A fresh read
+            # ends it there (README, "Epoch fencing").
+            batches = None
         if batches is None or self._damaged:
             # Rewritten under us (truncated and appended again), or a write in progress:
             # whatever it is, a fresh read decides it as read_batches would.
@@ -182,7 +196,7 @@ class LogTail:
         if not segments:
             return
         base, path = segments[first]
-        end = segments[first + 1][0] if first + 1 < len(segments) else None
+        end = segment_ends(self.directory, segments, first)[first]
         offset, position = index_start(path, base, from_offset)
         try:
             place = _Place(path, position, offset, -1, end)

@@ -96,7 +96,9 @@ def test_a_damaged_log_is_one_error_line_on_a_standby_not_a_traceback_per_tick(
     # read it: its follow finds the damage, and so does its claim's recovery of the tail.
     # (Damage to bytes a node has already read is the scrub's to find, see aclog.node.scrub.)
     with SegmentedLog(tmp_path, shared=True) as other:
-        other.append([encode(NoOpRecord())], other.latest_epoch)
+        epoch = other.latest_epoch + 1
+        assert other.begin_epoch(epoch, 9) is not None
+        other.append([encode(NoOpRecord())], epoch)
     segment, whole = _flip_in_last_batch(tmp_path)
     caplog.set_level(logging.WARNING, logger="aclog.controller.quorum_member")
     try:

@@ -14,6 +14,8 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator
 from aclog.controller.quorum import ControllerNode, Role
 from aclog.log import SegmentedLog
+from aclog.log import commit as commit_module
+from aclog.log.claims import Outcome
 from aclog.records import (
     AclBinding,
     AclOperation,
@@ -121,7 +123,7 @@ def _plant(planted: str, sim: Sim, monkeypatch: pytest.MonkeyPatch) -> None:
         sim.ack_before_write = True
     elif planted == "no-fencing":
         # A log that forgets to refuse older epochs and stale views lets a deposed
-        # controller write after its successor.
+        # controller write after its successor...
         real_write = SegmentedLog._write_group
 
         def unfenced(self: SegmentedLog, batches, expected):  # type: ignore[no-untyped-def]
@@ -130,6 +132,8 @@ def _plant(planted: str, sim: Sim, monkeypatch: pytest.MonkeyPatch) -> None:
 
         monkeypatch.setattr(SegmentedLog, "_write_group", unfenced)
         monkeypatch.setattr(Controller, "still_leading", lambda self: True)
+        # ...and acknowledges a group without settling it against a newer epoch's fence.
+        monkeypatch.setattr(commit_module, "settle", lambda *args: Outcome.LEADING)
     elif planted == "broker-skips":
         loader = sim.brokers[0][0]
         real = loader.poll

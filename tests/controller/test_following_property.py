@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from aclog.controller.caller import Caller
 from aclog.controller.controller import LocalOperator
 from aclog.controller.quorum import ControllerNode
-from aclog.log import SegmentedLog
 from aclog.log.recovery_point import read_recovery_point
 from aclog.records import NoOpRecord
 from aclog.records.codec import encode
@@ -63,6 +62,8 @@ def _step(
     active = next((node for node in nodes if node.is_active), None)
     if step == "write" and active is not None:
         active.create_acls([acl_binding(f"t{n}")], Caller())
-    elif step == "in-flight":
-        with SegmentedLog(directory, shared=True) as writer:  # a whole batch, not yet fsynced
-            writer.append([encode(NoOpRecord())], max(writer.latest_epoch, 0), fsync=False)
+    elif step == "in-flight" and active is not None:
+        # A whole batch of the leader's, not yet fsynced (its image does not hold it, so the
+        # leader steps down at its next append, as a leader frozen before its fsync is deposed).
+        writer = active.controller.log
+        writer.append([encode(NoOpRecord())], writer.latest_epoch, fsync=False)

@@ -22,7 +22,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller, LocalOperator, replay_log
 from aclog.controller.group import GroupPlan, Ticket
 from aclog.controller.group_commit import Committer
-from aclog.log import FencedEpochError
+from aclog.log import DeposedError, FencedEpochError
 from aclog.log import files as files_module
 from aclog.records import (
     AclBinding,
@@ -247,6 +247,32 @@ def test_a_failed_group_append_fails_every_request_in_it_and_moves_nothing(
     # controller, stops serving once fenced).
     assert controller.create_acls([_binding("a")], ADMIN)[0].error.code == 0
     assert controller.image == replay_log(controller.log.directory)
+
+
+def test_a_group_a_newer_leader_fenced_midway_answers_only_what_is_committed(
+    controller: Controller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README, "Epoch fencing": the batches ending below the newer epoch's fence are committed
+    and their requests answered (a request decided on their state with them); the rest are
+    not in the log and get NOT_CONTROLLER, and the controller steps down."""
+
+    def deposed(*args: object, **kwargs: object) -> None:
+        raise DeposedError(1, 2, 1, "offsets past the fence are not in the log")
+
+    monkeypatch.setattr(controller.log, "append_batches", deposed)
+    upsert = upsertion_for_password("bob", MECHANISMS[0], "pw", 4096)
+    first, duplicate, scram = _grouped(
+        controller,
+        [
+            lambda c: c.create_acls([_binding("a")], ADMIN),
+            lambda c: c.create_acls([_binding("a")], ADMIN),  # saw only the committed batch
+            lambda c: c.alter_scram([upsert], [], ADMIN),
+        ],
+    )
+    assert [r.error.code for r in first] == [0]  # type: ignore[attr-defined]
+    assert [r.error.code for r in duplicate] == [0]  # type: ignore[attr-defined]
+    assert [(r.user, r.error.error) for r in scram] == [("bob", Errors.NOT_CONTROLLER)]  # type: ignore[attr-defined]
+    assert controller.fenced
 
 
 def test_queued_requests_commit_as_one_group_on_the_commit_thread(

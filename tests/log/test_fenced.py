@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 
 from aclog.log import CorruptLogError, SegmentedLog, fenced_tails
 from aclog.log.check import check_batches
+from aclog.log.claims import Fence, claim_epoch, publish_fence
 from aclog.log.index import OffsetIndex, index_path
 from aclog.log.reader import LogTail, read_batches
 from aclog.log.segment import list_segments
+from aclog.replay.verify import verify_directory
 from tests.log.fenced_log import fenced_log
 
 OLD = [[b"a", b"b"], [b"c"]]
@@ -128,3 +130,63 @@ def test_index_entries_the_deposed_leader_wrote_for_its_stale_batches_change_not
     check_batches(directory)
     (tail,) = fenced_tails(directory)
     assert tail.size == size
+
+
+def _fenced_before_the_new_segment(directory: Path, stale: list[list[bytes]]) -> int:
+    """Epoch 1 wrote OLD (offsets 0..2) and, deposed, ``stale`` after them; epoch 2 was claimed
+    and fenced at 3, and its segment does not exist yet. Returns the stale batches' byte."""
+    with SegmentedLog(directory, fsync=False) as log:
+        for values in OLD:
+            log.append(values, 1, timestamp_ms=1)
+        position = log._active.size
+        for values in stale:
+            log.append(values, 1, timestamp_ms=2)
+    assert claim_epoch(directory, 2, 2)
+    assert publish_fence(directory, 2, 3) == Fence(2, 3)
+    return position
+
+
+def test_a_fence_ends_the_newest_segment_before_the_new_leaders_segment_exists(
+    tmp_path: Path,
+) -> None:
+    """The window between a claimer's fence and its segment: the deposed leader's batches at
+    the fence and after are fenced already (never read, never damage); verify warns naming
+    the file and the byte."""
+    position = _fenced_before_the_new_segment(tmp_path, [[b"stale-1"], [b"stale-2"]])
+    assert _read(tmp_path, strict=True) == EXPECTED[:2]
+    assert [b.base_offset for b in LogTail(tmp_path).read(0)] == [0, 2]
+    check_batches(tmp_path)
+    (tail,) = fenced_tails(tmp_path)
+    assert (tail.position, tail.end, tail.epoch) == (position, 3, 1)
+    report = verify_directory(tmp_path)
+    # (These test values are not records, so only the log's own findings are asserted.)
+    assert [p for p in report.problems if not p.startswith("replay failed")] == []
+    (warning,) = [w for w in report.warnings if "fenced" in w]
+    assert f"{tail.segment}" in warning and f"from byte {position}" in warning
+
+
+def test_a_tail_never_returns_a_batch_that_a_fence_published_after_it_covers(
+    tmp_path: Path,
+) -> None:
+    """A follower that read to the deposed leader's end, then finds its stale batch: the fence
+    published meanwhile keeps it out, and once the new leader's segment exists the follower
+    goes on there."""
+    _fenced_before_the_new_segment(tmp_path, [])
+    (tmp_path / "leader-epoch-0000000002.fence").unlink()  # not yet fenced when first read
+    tail = LogTail(tmp_path)
+    assert [b.base_offset for b in tail.read(0)] == [0, 2]
+    with SegmentedLog(tmp_path, fsync=False) as log:  # the deposed leader writes on
+        log.append([b"stale"], 1, timestamp_ms=2)
+    assert publish_fence(tmp_path, 2, 3) == Fence(2, 3)
+    assert list(tail.read(3)) == []
+    stale = sorted(tmp_path.glob("*.log"))[0]
+    fresh = tmp_path / "fresh"
+    with SegmentedLog(fresh, fsync=False) as log:
+        for values in OLD:
+            log.append(values, 1, timestamp_ms=1)
+        log.roll()
+        log.append([b"new-1"], 2, timestamp_ms=3)
+    (new,) = [p for p in sorted(fresh.glob("*.log")) if p.name != stale.name]
+    (tmp_path / new.name).write_bytes(new.read_bytes())  # the new leader's segment, at 3
+    assert [(b.base_offset, b.epoch) for b in tail.read(3)] == [(3, 2)]
+    assert [(b.base_offset, b.epoch) for b in read_batches(tmp_path)] == [(0, 1), (2, 1), (3, 2)]
