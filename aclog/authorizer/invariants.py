@@ -76,7 +76,7 @@ def _check_names(resource_type: ResourceType, names: NameIndex) -> int:
     for name, seen in list(names.memo.items()):
         _check_seen(names, resource_type, name, seen)
     for name, found in list(names.once.items()):
-        if found != tuple(rules for _, _, rules in names.applicable(name)):
+        if tuple(found) != tuple(rules for _, _, rules in names.applicable(name)):
             _fail(f"{resource_type.name} index keeps other rules for {name!r}")
     if names.unprefixed != bool(names.suffixes.size or names.rest):
         _fail(f"{resource_type.name} index says unprefixed={names.unprefixed}")

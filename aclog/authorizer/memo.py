@@ -19,7 +19,8 @@ and TLB miss) are read only at the first sight of a name or of a principal on it
 
 A name gets its entry the second time it is asked; the first time only its rules are kept, in
 ``once`` (a scan of every topic, as for a metadata request, sees each name once, and an entry
-per name would only add allocations and work for the garbage collector).
+per name would only add allocations and work for the garbage collector), found by the walk that
+also gives the bits (:mod:`aclog.authorizer.first_bits`).
 
 The memo is derived data. It starts empty with every new index (``NameIndex.owned`` and
 ``apply`` reset ``memo`` and ``once``), so a change can never leave a stale entry, and an old
@@ -30,15 +31,15 @@ Thread-safe: the memo and its entries are the one thing readers write. Each valu
 from the immutable index, so readers racing on a name or principal store equal values, and each
 dict operation is atomic (a race may let an entry exceed its bound by a few principals). A known
 (name, principal) costs two probes (plus one per extra); a new principal on a known name one
-probe per applicable pattern; a new name the probes of ``NameIndex.applicable`` plus building
-the entry.
+probe per applicable pattern; a new name the probes of ``NameIndex.applicable`` (its second
+sight builds the entry from the rules kept).
 """
 
 from __future__ import annotations
 
-from aclog.authorizer.glob_slots import PrefixSlot
+from aclog.authorizer.first_bits import first_bits
 from aclog.authorizer.names import NameIndex
-from aclog.authorizer.rules import ON_RESOURCE, Extra, Rules, Seen, extra_bits
+from aclog.authorizer.rules import ON_RESOURCE, Extra, Seen, extra_bits
 
 MEMO_LIMIT = 1 << 16
 """Names an index remembers at most (a few hundred bytes each, besides the name)."""
@@ -47,72 +48,36 @@ PRINCIPALS_PER_NAME = 5
 principals are computed (one probe per applicable pattern) but not stored."""
 
 
-def rules_for(names: NameIndex, name: str) -> tuple[Rules, ...]:
-    """The rules of every pattern of ``names`` that applies to ``name``, not remembered.
-
-    The same patterns, in the same order, as :meth:`NameIndex.applicable` (``check_index``
-    verifies it), without pattern types and specificity and without a generator, so that a miss
-    costs about what the probes cost."""
-    found: list[Rules] = []
-    if names.wildcard is not None:
-        found.append(names.wildcard)
-    literal = names.literal  # ShardedMap.get inlined: a scan of every topic misses every time
-    rules = literal.shards[hash(name) >> literal.shift].get(name)
-    if rules is not None:
-        found.append(rules)
-    n = len(name)
-    prefixes = names.prefixes
-    shards, shift = prefixes.shards, prefixes.shift
-    for size, ends in prefixes.probes:
-        if size > n:
-            break
-        if size and name[size - 1] not in ends:
-            continue  # no prefix of this length ends with that character
-        key = name[:size]
-        slot = shards[hash(key) >> shift].get(key)
-        if slot is None:
-            continue
-        if type(slot) is PrefixSlot:  # slot_parts inlined
-            if slot.prefixed is not None:
-                found.append(slot.prefixed)
-            found.extend(rules for glob, rules in slot.globs if glob.matches(name))
-        else:
-            found.append(slot)  # type: ignore[arg-type]  # the prefix's rules: no GLOB there
-    if names.unprefixed:
-        found.extend(rules for _, _, rules in names.glob_suffix_and_rest(name))
-    return tuple(found)
-
-
 def first_sight(names: NameIndex, name: str, principal: str, host: str) -> int:
     """The bits of ``principal`` from ``host`` on a name not in ``names.memo``.
 
-    The first time, the name's rules are found and kept in ``names.once`` (one tuple, as cheap
-    to keep as can be: a scan of every topic sees each name once); the second time, they are
-    taken from there and the name gets its :class:`Seen` entry in ``names.memo``, with the
-    principal learnt. One pass over the rules computes the host-free bits and the extras."""
+    The first time, one walk (:func:`~aclog.authorizer.first_bits.first_bits`) gives the bits
+    and the name's rules, which are kept in ``names.once`` (one list, as cheap to keep as can
+    be: a scan of every topic sees each name once); the second time, they are taken from there
+    and the name gets its :class:`Seen` entry in ``names.memo``, with the principal learnt."""
     once = names.once
-    found = once.pop(name, None)
-    first = found is None
-    if found is None:
-        found = rules_for(names, name)
+    kept = once.pop(name, None)
+    if kept is None:
+        kept = []
+        bits = first_bits(names, name, principal, host, kept)
+        if len(once) >= MEMO_LIMIT:
+            once.clear()
+        once[name] = kept
+        return bits
+    found = tuple(kept)
     bits = ON_RESOURCE if found else 0
     extras: tuple[Extra, ...] = ()
     for rules in found:
         bits |= rules.get(principal, 0) | rules.wild
         if rules.extra is not None:
             extras += (rules.extra,)
-    if first:
-        if len(once) >= MEMO_LIMIT:
-            once.clear()
-        once[name] = found
-    else:
-        seen = Seen()
-        seen[principal] = bits
-        seen.rules, seen.extras = found, extras
-        memo = names.memo
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
-        memo[name] = seen
+    seen = Seen()
+    seen[principal] = bits
+    seen.rules, seen.extras = found, extras
+    memo = names.memo
+    if len(memo) >= MEMO_LIMIT:
+        memo.clear()
+    memo[name] = seen
     return bits | host_bits(extras, principal, host) if extras else bits
 
 

@@ -24,8 +24,7 @@ indexes are never changed again.
 
 A published index also remembers, in ``memo`` and ``once``, what applies to the last names asked
 (their rules, and each principal's bits; :mod:`aclog.authorizer.memo`); they start empty with
-every new
-index, so a change never leaves a stale entry.
+every new index, so a change never leaves a stale entry.
 
 Thread-safe for readers (the memo is the one thing they write; see its module).
 :meth:`NameIndex.applicable` costs one probe per distinct prefix length and
@@ -92,7 +91,7 @@ class NameIndex:
         self.unprefixed = False  # some GLOB without a literal prefix: suffixes or rest
         self.size = 0
         self.memo: dict[str, Seen] = {}  # see aclog.authorizer.memo
-        self.once: dict[str, tuple[Rules, ...]] = {}  # names seen once, with their rules
+        self.once: dict[str, list[Rules]] = {}  # names seen once, with their rules
 
     def owned(self, token: object) -> NameIndex:
         """This index if ``token`` owns it, else a copy owned by ``token``. O(1): the copy
