@@ -26,6 +26,8 @@ from typing import Any
 
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
+from aclog.tools.plain_values import plain
+
 EXIT_FAILURE_MEANS = "a domain failure (a rejected item, a corrupt log, a failed check)"
 
 
@@ -91,6 +93,7 @@ class HelpGroup(TyperGroup):
         params = super().get_params(ctx)
         for param in params:
             _relabel(param)
+            plain(param)
             if isinstance(param, TyperOption) and param.is_flag and param.default is None:
                 # typer's own flags (--help, --install-completion, --show-completion) are None
                 # when not given, and typer converts a None value through pydantic: reading a
@@ -116,6 +119,7 @@ def tidy(command: Any, ctx: Any) -> None:
         command.epilog = exit_codes()
     for param in command.get_params(ctx):
         _relabel(param)
+        plain(param)
     for sub in getattr(command, "commands", {}).values():
         tidy(sub, ctx)
 
