@@ -17,15 +17,17 @@ assignments) and ten redraws a second.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from aclog.tools.console import err
+from aclog.tools import console
 from aclog.tools.visible import visible
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress, ProgressColumn
 
 
@@ -36,8 +38,21 @@ class OnOffset(Protocol):
 
 
 def shown() -> bool:
-    """Whether progress is drawn: stderr is a terminal."""
-    return err.is_terminal
+    """Whether progress is drawn: stderr is a terminal (rich's answer, asked only when stderr
+    may be one, so a command on a pipe never imports rich)."""
+    forced = "FORCE_COLOR" in os.environ or os.environ.get("TTY_COMPATIBLE") == "1"
+    return (forced or sys.stderr.isatty() or "err" in globals()) and _err().is_terminal
+
+
+def __getattr__(name: str) -> Any:
+    if name == "err":  # the console progress draws on (a test may set another)
+        return console.err
+    raise AttributeError(name)
+
+
+def _err() -> Console:
+    console_set: Console | None = globals().get("err")
+    return console.err if console_set is None else console_set
 
 
 def stdout_is_free() -> bool:
@@ -50,7 +65,7 @@ def _display(*columns: ProgressColumn | str) -> Progress:
     from rich.progress import Progress  # noqa: PLC0415 (rich: only when a bar is drawn)
 
     return Progress(
-        *columns, console=err, transient=True, redirect_stdout=False, redirect_stderr=True
+        *columns, console=_err(), transient=True, redirect_stdout=False, redirect_stderr=True
     )
 
 

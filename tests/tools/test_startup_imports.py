@@ -199,6 +199,8 @@ SMALL_LISTING_SKIPS = (
     "numpy",  # the columnar decoder and the ACL table: a small log is decoded record by
     "pyarrow",  # record and replayed into a mapping (MetadataImage.SMALL)
     "aclog.image.acl_table",
+    "pydantic",  # typer's conversion of option values: aclog.tools.plain_values converts them
+    "rich",  # progress and styled text: a listing on a pipe draws neither
 )
 """What ``aclog acls list`` of a small data directory has no use for (about 0.2 s of CPU and
 15 MB together, kafka-python about 0.2 s and 18 MB more, numpy and pyarrow about 0.25 s and
