@@ -57,6 +57,17 @@ AtTime = Annotated[
     ),
 ]
 
+Host = Annotated[
+    str | None,
+    typer.Option(help="The client's IP address (default: every host the ACLs name, and others)."),
+]
+SuperUsers = Annotated[
+    str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
+]
+AllowEveryone = Annotated[
+    bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
+]
+
 BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"
 COMMAND_CONFIG_ENV = "ACLOG_COMMAND_CONFIG"
 

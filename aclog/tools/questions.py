@@ -45,7 +45,16 @@ from aclog.tools.options import (
     check_host,
     check_resource_name,
 )
-from aclog.tools.params import DATA_DIR_ENV, AtOffset, AtTime, JsonFlag, SourceFormat
+from aclog.tools.params import (
+    DATA_DIR_ENV,
+    AllowEveryone,
+    AtOffset,
+    AtTime,
+    Host,
+    JsonFlag,
+    SourceFormat,
+    SuperUsers,
+)
 from aclog.tools.points import state_header
 from aclog.tools.questions_text import show_reach, show_who_can
 
@@ -58,16 +67,6 @@ ReadDataDir = Annotated[
         envvar=DATA_DIR_ENV,
         readable=False,
     ),
-]
-Host = Annotated[
-    str | None,
-    typer.Option(help="The client's IP address (default: every host the ACLs name, and others)."),
-]
-SuperUsers = Annotated[
-    str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
-]
-AllowEveryone = Annotated[
-    bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
 ]
 
 

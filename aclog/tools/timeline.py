@@ -44,9 +44,9 @@ from aclog.tools.options import (
     check_host,
     parse_operation,
 )
-from aclog.tools.params import JsonFlag, SourceFormat
+from aclog.tools.params import AllowEveryone, Host, JsonFlag, SourceFormat, SuperUsers
 from aclog.tools.points import check_range, parse_range_end, show_point_note
-from aclog.tools.questions import AllowEveryone, Host, ReadDataDir, SuperUsers, one_resource
+from aclog.tools.questions import ReadDataDir, one_resource
 from aclog.tools.timeline_text import show_timeline
 
 PointOption = "An offset (a bare number) or an ISO-8601 time"
