@@ -27,7 +27,6 @@ from aclog.records.types import (
     UserScramCredentialRecord,
 )
 
-
 _HASHES = {ScramMechanism.SCRAM_SHA_256: "sha256", ScramMechanism.SCRAM_SHA_512: "sha512"}
 _DUPLICATE = ApiError(
     Errors.DUPLICATE_RESOURCE, "A user credential cannot be altered twice in the same request"
