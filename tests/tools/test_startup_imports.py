@@ -266,11 +266,7 @@ HELP_HEAVY = {
 STILL_HEAVY_HELP = {
     ("apply",),
     ("dump",),
-    ("replay",),
-    ("verify",),
     ("demo",),
-    ("explain",),
-    ("export",),
     ("follow",),
     ("import",),
     ("who-can",),
@@ -280,7 +276,6 @@ STILL_HEAVY_HELP = {
     ("quickstart",),
     ("serve",),
     ("timeline",),
-    ("ui",),
     ("pipeline", "lint"),  # its default --min-iterations is aclog.questions.hygiene's
 }
 """Commands whose module still imports what it runs (issue 37: each is to be split as
