@@ -22,6 +22,15 @@ DataDir = Annotated[
         "--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV, readable=False
     ),
 ]
+ReadDataDir = Annotated[
+    Path,
+    typer.Option(
+        "--data-dir",
+        help="The aclog data directory (read only).",
+        envvar=DATA_DIR_ENV,
+        readable=False,
+    ),
+]
 OptionalDataDir = Annotated[
     Path | None,
     typer.Option(

@@ -44,9 +44,16 @@ from aclog.tools.options import (
     check_host,
     parse_operation,
 )
-from aclog.tools.params import AllowEveryone, Host, JsonFlag, SourceFormat, SuperUsers
+from aclog.tools.params import (
+    AllowEveryone,
+    Host,
+    JsonFlag,
+    ReadDataDir,
+    SourceFormat,
+    SuperUsers,
+)
 from aclog.tools.points import check_range, parse_range_end, show_point_note
-from aclog.tools.questions import ReadDataDir, one_resource
+from aclog.tools.question_args import one_resource
 from aclog.tools.timeline_text import show_timeline
 
 PointOption = "An offset (a bare number) or an ISO-8601 time"

@@ -269,8 +269,6 @@ STILL_HEAVY_HELP = {
     ("demo",),
     ("follow",),
     ("import",),
-    ("who-can",),
-    ("reach",),
     ("lint",),
     ("plan",),
     ("quickstart",),

@@ -118,7 +118,7 @@ def reach_command(
 ) -> None:
     """'aclog reach' for every principal asked, as one job."""
     people = named_principals(principals, principal)
-    from aclog.tools.questions import resource_types, usage  # noqa: PLC0415 - on a run
+    from aclog.tools.question_args import resource_types, usage  # noqa: PLC0415 - on a run
 
     types = usage(lambda: resource_types(resource_type))
     names = read_resources(inventory) if inventory is not None else None
