@@ -1,7 +1,6 @@
-"""What a question names, read as the library asks it: the one resource of ``who-can`` and
-``timeline``, ``--resource-type`` names, a checked ``--host``, and the authorizer loaded with the
-committed ACLs as of a point; each bad value exits 2 naming it. Imported when a question runs,
-not for its ``--help``.
+"""What a question names, read as the library asks it (the one resource, resource types, a
+checked caller and host), the authorizer as of a point, and the timeline walked; a bad value
+exits 2 naming it. Imported when a question runs, not for its ``--help``.
 
 Thread-safe (no shared state). Cost: :func:`authorizer_at` replays the log to the point.
 """
@@ -13,11 +12,18 @@ from pathlib import Path
 from typing import TypeVar
 
 from aclog.authorizer import Authorizer, parse_super_users
-from aclog.records import ResourceType, call_paused
+from aclog.questions import Timeline, timeline
+from aclog.records import AclOperation, ResourceType, call_paused
+from aclog.replay import Point
 from aclog.tools.acl_options import AclOptions, OptionError, resources
-from aclog.tools.common import is_kraft, load_state
-from aclog.tools.console import EXIT_USAGE, fail, print_line
-from aclog.tools.options import check_host, check_resource_name
+from aclog.tools.common import is_kraft, load_state, log_bar, replay_errors
+from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_line, print_warning
+from aclog.tools.options import (
+    check_caller_principal,
+    check_host,
+    check_resource_name,
+    parse_operation,
+)
 from aclog.tools.points import state_header
 
 T = TypeVar("T")
@@ -38,8 +44,7 @@ def authorizer_at(
         supers = parse_super_users(super_users)
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
-    kraft = is_kraft(data_dir, source_format)
-    image = load_state(data_dir, at_offset, at_time, kraft=kraft).image
+    image = load_state(data_dir, at_offset, at_time, kraft=is_kraft(data_dir, source_format)).image
     if not json_output and (at_offset is not None or at_time is not None):
         when = image.provenance
         print_line(f"as of {state_header(when.last_offset, when.epoch, when.timestamp_ms)}")
@@ -101,3 +106,45 @@ def resource_types(names: list[str] | None) -> list[ResourceType]:
             raise ValueError(f"--resource-type {name} names no resource type")
         types.append(parsed)
     return types
+
+
+def caller_checks(
+    principal: str, host: str | None, operation: str, super_users: str | None
+) -> tuple[AclOperation, frozenset[str]]:
+    """The operation and super users, with the principal and host checked as ``explain``
+    checks them; exit 2 on a usage error."""
+    try:
+        check_caller_principal(principal, "--principal")
+        if host is not None:
+            check_host(host, "--host")
+        return parse_operation(operation), frozenset(parse_super_users(super_users))
+    except ValueError as error:  # OptionError, or super users that are not Type:name
+        fail(str(error), EXIT_USAGE)
+
+
+def walk_timeline(
+    data_dir: Path,
+    principal: str,
+    operation: AclOperation,
+    resource_type: ResourceType,
+    name: str,
+    host: str | None,
+    start: Point,
+    end: Point,
+    super_users: frozenset[str],
+    allow_everyone: bool,
+    kraft: bool,
+) -> Timeline:
+    """:func:`aclog.questions.timeline` with a progress bar; exit 1 when the log cannot be
+    replayed, 3 when it cannot be read."""
+    try:
+        with log_bar(data_dir, "replaying", end.offset) as on_offset:
+            return timeline(
+                data_dir, principal, operation, resource_type, name, host=host, start=start,
+                end=end, super_users=super_users, allow_everyone_if_no_acl_found=allow_everyone,
+                kraft=kraft, on_warning=print_warning, on_progress=on_offset,
+            )  # fmt: skip
+    except OSError as error:
+        fail_os("read", error)
+    except replay_errors() as error:
+        fail(f"cannot replay {data_dir}: {error}", EXIT_FAILURE)

@@ -273,7 +273,6 @@ STILL_HEAVY_HELP = {
     ("plan",),
     ("quickstart",),
     ("serve",),
-    ("timeline",),
     ("pipeline", "lint"),  # its default --min-iterations is aclog.questions.hygiene's
 }
 """Commands whose module still imports what it runs (issue 37: each is to be split as
