@@ -1,7 +1,7 @@
 """``aclog pipeline who-can|reach``: the in-process questions as Spark jobs over whole
 inventories (:mod:`aclog.pipeline.questions`); ``timeline`` is in
-:mod:`aclog.tools.pipeline.timeline`, ``diff`` and ``lint`` in
-:mod:`aclog.tools.pipeline.changes`.
+:mod:`aclog.tools.pipeline.timeline`, ``diff`` in :mod:`aclog.tools.pipeline.changes` and
+``lint`` in :mod:`aclog.tools.pipeline.lint`.
 
 Each ``--json`` holds exactly what the in-process command prints for the same question:
 ``who-can`` and ``reach`` one ``aclog who-can``/``aclog reach --json`` answer per resource and
