@@ -267,7 +267,6 @@ STILL_HEAVY_HELP = {
     ("apply",),
     ("dump",),
     ("demo",),
-    ("follow",),
     ("import",),
     ("lint",),
     ("plan",),
