@@ -266,7 +266,6 @@ HELP_HEAVY = {
 STILL_HEAVY_HELP = {
     ("apply",),
     ("dump",),
-    ("demo",),
     ("import",),
     ("lint",),
     ("plan",),
