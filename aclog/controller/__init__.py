@@ -24,9 +24,13 @@ if TYPE_CHECKING:
         ControllerResult,
         ScramAlterResult,
     )
-    from aclog.controller.scram_manager import (
+    from aclog.controller.scram_limits import (
         DEFAULT_ITERATIONS,
         DEFAULT_SALT_BYTES,
+        MAX_ITERATIONS,
+        MIN_ITERATIONS,
+    )
+    from aclog.controller.scram_manager import (
         ScramControlManager,
         new_salt,
         salted_password,
@@ -35,8 +39,6 @@ if TYPE_CHECKING:
     )
     from aclog.controller.validation import (
         CLUSTER_NAME,
-        MAX_ITERATIONS,
-        MIN_ITERATIONS,
         cluster_pattern_error,
         creation_error,
         host_error,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from aclog.acl import ApiError, Errors
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import ControllerResult, ScramAlterResult
+from aclog.controller.scram_limits import DEFAULT_ITERATIONS, DEFAULT_SALT_BYTES
 from aclog.controller.validation import scram_deletion_error, scram_upsertion_error
 from aclog.image.scram import ScramImage
 from aclog.records.enums import ScramMechanism
@@ -25,11 +26,6 @@ from aclog.records.types import (
     RemoveUserScramCredentialRecord,
     UserScramCredentialRecord,
 )
-
-DEFAULT_ITERATIONS = 8192
-"""The PBKDF2 iteration count aclog gives a new credential unless told otherwise."""
-DEFAULT_SALT_BYTES = 32
-"""The length of the salts aclog makes."""
 
 _HASHES = {ScramMechanism.SCRAM_SHA_256: "sha256", ScramMechanism.SCRAM_SHA_512: "sha512"}
 _DUPLICATE = ApiError(

@@ -28,6 +28,7 @@ from aclog.acl import ApiError, Errors
 from aclog.acl.filters import AclFilter
 from aclog.acl.glob import GlobSyntaxError, validate_glob
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
+from aclog.controller.scram_limits import MAX_ITERATIONS, MIN_ITERATIONS
 from aclog.image.scram import ScramImage
 from aclog.records.enums import (
     AclOperation,
@@ -39,8 +40,6 @@ from aclog.records.enums import (
 from aclog.records.types import AclBinding, UserScramCredentialRecord
 
 CLUSTER_NAME = "kafka-cluster"
-MIN_ITERATIONS = 4096
-MAX_ITERATIONS = 16384
 _HOST_GLOB_CHARS = frozenset(string.hexdigits + ".:*?")
 
 

@@ -3,25 +3,22 @@
 What ``make run`` runs: a platform team grants producer and consumer roles, a GLOB rule
 (KIP-1042) for regional accounting topics, a DENY, two SCRAM users, then revokes a grant, all
 through the controller that every other writer uses; then it prints the log and the state.
+The library is imported when the command runs, not for its ``--help``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aclog.image import MetadataImage
-from aclog.replay import entries_between, read_decoded
-from aclog.sample import Tenancy, tenancy, write_example_history, write_tenancy
-from aclog.tools.common import load_state
 from aclog.tools.console import app, fail_os, print_json, print_line
-from aclog.tools.data_dirs import require_log_target
-from aclog.tools.dump import dump, dump_rows
-from aclog.tools.history import state_to_dict
 from aclog.tools.params import DataDir, JsonFlag
-from aclog.tools.writing import open_controller
+
+if TYPE_CHECKING:
+    from aclog.image import MetadataImage
+    from aclog.sample import Tenancy
 
 
 @app.command()
@@ -45,6 +42,11 @@ def demo(
     --json prints {"data_dir", "wrote", "last_offset"} and, with --show, "records" (as
     'aclog dump --json' prints them) and "state" (as 'aclog replay --json').
     """
+    from aclog.sample import tenancy, write_example_history  # noqa: PLC0415 - see the docstring
+    from aclog.tools.data_dirs import require_log_target  # noqa: PLC0415
+    from aclog.tools.dump import dump  # noqa: PLC0415
+    from aclog.tools.writing import open_controller  # noqa: PLC0415
+
     world = tenancy() if with_tenancy else None
     require_log_target(data_dir)  # a demo never writes among someone else's files
     if world is None:
@@ -81,6 +83,9 @@ def demo(
 def _write_tenancy(directory: Path, world: Tenancy) -> tuple[bool, MetadataImage]:
     """Write the tenancy to a new or empty ``directory`` (whether it did) and read it back; a
     directory holding an aclog log is kept as it is; anything else is refused."""
+    from aclog.sample import write_tenancy  # noqa: PLC0415 - see the module docstring
+    from aclog.tools.common import load_state  # noqa: PLC0415
+
     empty = _is_new_or_empty(directory)
     if empty:
         try:
@@ -114,6 +119,10 @@ def _result(data_dir: Path, fresh: bool, image: MetadataImage, show: bool) -> di
         "last_offset": image.provenance.last_offset,
     }
     if show:
+        from aclog.replay import entries_between, read_decoded  # noqa: PLC0415 - see above
+        from aclog.tools.dump import dump_rows  # noqa: PLC0415
+        from aclog.tools.history import state_to_dict  # noqa: PLC0415
+
         entries = entries_between(read_decoded(data_dir), 0, None)
         result["records"] = dump_rows(entries)
         result["state"] = state_to_dict(image)

@@ -1,5 +1,5 @@
 """``aclog diff``: the net change between two points of a log, each change with who made it,
-from where and when."""
+from where and when. The library is imported when the command runs, not for its ``--help``."""
 
 from __future__ import annotations
 
@@ -7,15 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.records import call_paused
-from aclog.replay import diff
-from aclog.snapshot import SnapshotError
-from aclog.tools.common import is_kraft, replay_errors
 from aclog.tools.console import app, print_json, print_line, print_warning
-from aclog.tools.data_dirs import require_log
-from aclog.tools.exit_codes import fail_for
 from aclog.tools.params import DataDir, JsonFlag, SourceFormat
-from aclog.tools.points import check_range, format_time, parse_range_end, point_note
 
 
 @app.command("diff")
@@ -36,6 +29,14 @@ def diff_command(
     A bare number is an offset; write a time in ISO-8601 (2026-11-21T10:00:00Z). The diff is
     net: a grant made and revoked inside the range does not appear (aclog dump and aclog
     timeline show every step)."""
+    from aclog.records import call_paused  # noqa: PLC0415 - see the module docstring
+    from aclog.replay import diff  # noqa: PLC0415
+    from aclog.snapshot import SnapshotError  # noqa: PLC0415
+    from aclog.tools.common import is_kraft, replay_errors  # noqa: PLC0415
+    from aclog.tools.data_dirs import require_log  # noqa: PLC0415
+    from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
+    from aclog.tools.points import check_range, parse_range_end, point_note  # noqa: PLC0415
+
     kraft = is_kraft(data_dir, source_format)
     require_log(data_dir, kraft=kraft)
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
@@ -86,6 +87,8 @@ def _describe_change(change: dict[str, Any]) -> str:
         client = ", ".join(v for v in (author.get("client_id"), author.get("api")) if v)
         who = f" by {author['principal']} from {author['client_address']}"
         who += f" ({client})" if client else ""
+    from aclog.tools.points import format_time  # noqa: PLC0415 - see the module docstring
+
     at = "" if change["offset"] is None else f" at offset {change['offset']}"
     when = "" if change.get("timestamp") is None else f", {format_time(change['timestamp'])}"
     return f"{change['change']:<7} {what}{who}{at}{when}"

@@ -1,16 +1,14 @@
-"""``aclog explain``: why a principal may or may not do an operation on a resource."""
+"""``aclog explain``: why a principal may or may not do an operation on a resource. The library
+is imported when the command runs, not for its ``--help``."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aclog.authorizer import Authorizer, Explanation, parse_super_users
-from aclog.records import ResourceType, call_paused
-from aclog.tools.acl_options import CLUSTER_NAME
-from aclog.tools.common import is_kraft, load_state
+from aclog.records import ResourceType
 from aclog.tools.console import EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.options import (
     ClusterFlag,
@@ -26,8 +24,18 @@ from aclog.tools.options import (
     check_text,
     parse_operation,
 )
-from aclog.tools.params import DATA_DIR_ENV, AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.points import state_header
+from aclog.tools.params import (
+    DATA_DIR_ENV,
+    AllowEveryone,
+    AtOffset,
+    AtTime,
+    JsonFlag,
+    SourceFormat,
+    SuperUsers,
+)
+
+if TYPE_CHECKING:
+    from aclog.authorizer import Explanation
 
 
 def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
@@ -42,6 +50,8 @@ def _resource(
     transactional_id: str | None,
     user: str | None,
 ) -> tuple[ResourceType, str]:
+    from aclog.controller import CLUSTER_NAME  # noqa: PLC0415 - see the module docstring
+
     named = [
         (ResourceType.TOPIC, topic),
         (ResourceType.GROUP, group),
@@ -75,12 +85,8 @@ def explain(
     cluster: ClusterFlag = False,
     transactional_id: TransactionalIdName = None,
     user: UserResourceName = None,
-    super_users: Annotated[
-        str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
-    ] = None,
-    allow_everyone_if_no_acl_found: Annotated[
-        bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
-    ] = False,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
     at_offset: AtOffset = None,
     at_time: AtTime = None,
     source_format: SourceFormat = "auto",
@@ -91,6 +97,11 @@ def explain(
     The principal is a caller's (Type:name, either part possibly empty, as Kafka's session
     principals; :func:`~aclog.tools.options.check_caller_principal`) and the host is checked as
     `acls add` checks an ACL's, so a typo is refused instead of answered."""
+    from aclog.authorizer import Authorizer, parse_super_users  # noqa: PLC0415 - see above
+    from aclog.records import call_paused  # noqa: PLC0415
+    from aclog.tools.common import is_kraft, load_state  # noqa: PLC0415
+    from aclog.tools.points import state_header  # noqa: PLC0415
+
     try:
         resource_type, name = _resource(topic, group, cluster, transactional_id, user)
         check_caller_principal(principal, "--principal")

@@ -13,11 +13,8 @@ from typing import Annotated
 
 import typer
 
-from aclog.desired import export_dict, export_yaml
-from aclog.tools.as_code import read_target_state, target_name
 from aclog.tools.console import EXIT_USAGE, app, fail, fail_os, print_json
 from aclog.tools.params import AtTime, BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
-from aclog.tools.remote import choose_target, data_dir_only
 from aclog.tools.visible import visible
 
 
@@ -36,6 +33,10 @@ def export_command(
     json_output: JsonFlag = False,
 ) -> None:
     """Write the ACLs and SCRAM users as a desired-state file (owns: all; no passwords)."""
+    from aclog.desired import export_dict, export_yaml  # noqa: PLC0415 - on a run, not --help
+    from aclog.tools.as_code import read_target_state, target_name  # noqa: PLC0415
+    from aclog.tools.remote import choose_target, data_dir_only  # noqa: PLC0415
+
     if output_format.strip().lower() != "yaml":
         fail(f"unknown --format {output_format!r}; use yaml", EXIT_USAGE)
     target = choose_target(data_dir, bootstrap_server, command_config)

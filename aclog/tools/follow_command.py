@@ -15,25 +15,15 @@ import signal
 from pathlib import Path
 from threading import Event
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import kafka.errors as kafka_errors
 import typer
 
-from aclog.desired import FollowLoop, FollowReport, ReadError
-from aclog.remote import RemoteAdmin, RemoteError
-from aclog.tools.console import (
-    EXIT_FAILURE,
-    EXIT_IO,
-    EXIT_USAGE,
-    app,
-    fail,
-    print_json,
-    print_line,
-)
+from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, app, fail, print_json, print_line
 from aclog.tools.params import CommandConfig, DataDir, JsonFlag
-from aclog.tools.remote import RemoteTarget, choose_target
-from aclog.tools.writing import open_controller
+
+if TYPE_CHECKING:
+    from aclog.desired import FollowReport
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -70,6 +60,13 @@ def follow_command(
     json_output: JsonFlag = False,
 ) -> None:
     """Poll a cluster's ACLs and SCRAM users and record every observed change in DIR."""
+    import kafka.errors as kafka_errors  # noqa: PLC0415 - the library on a run, not for --help
+
+    from aclog.desired import FollowLoop, ReadError  # noqa: PLC0415
+    from aclog.remote import RemoteAdmin, RemoteError  # noqa: PLC0415
+    from aclog.tools.remote import RemoteTarget, choose_target  # noqa: PLC0415
+    from aclog.tools.writing import open_controller  # noqa: PLC0415
+
     try:
         seconds = parse_interval(interval)
     except ValueError as error:
@@ -119,15 +116,11 @@ def _show_stop(
     directory it created for nothing was removed)."""
     kept = data_dir.is_dir()
     if json_output:
-        print_json(
-            {
-                "source": source,
-                "polls": report.polls,
-                "polls_recorded": report.recorded,
-                "log_end": end if kept else None,
-                "rejected": [r.to_dict() for r in report.rejected],
-            }
-        )
+        rejected = [r.to_dict() for r in report.rejected]
+        print_json({
+            "source": source, "polls": report.polls, "polls_recorded": report.recorded,
+            "log_end": end if kept else None, "rejected": rejected,
+        })  # fmt: skip
     elif kept:
         print_line(
             f"stopped: {report.polls} polls, {report.recorded} recorded changes; log end {end}"

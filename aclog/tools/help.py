@@ -8,8 +8,8 @@ of sub-groups): a flag gets no label, a value ``N``, ``PATH``, ``TEXT`` (or its 
 range reads ``0 or more``; single line breaks inside a help paragraph become spaces; a command
 without an epilog gets :func:`exit_codes`. Typer's classes have no hook for the labels, so the
 two label methods are replaced on each parameter object of this CLI (not on Typer's classes).
-Typer's help tables cut long option names with an ellipsis; :func:`_help_table` keeps them
-whole (patched into typer when help is first rendered, so rich is imported only then).
+Typer's help tables cut long option names with an ellipsis;
+:mod:`aclog.tools.help_tables` keeps them whole.
 
 Typer's context and command types live in its private ``typer._click``, so they are typed
 ``Any`` here.
@@ -26,6 +26,9 @@ from typing import Any
 
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
+from aclog.tools.help_tables import patch_help_tables
+from aclog.tools.plain_values import plain
+
 EXIT_FAILURE_MEANS = "a domain failure (a rejected item, a corrupt log, a failed check)"
 
 
@@ -38,42 +41,6 @@ _LABELS = {"int": "N", "float": "NUMBER", "str": "TEXT", "path": "PATH", "uuid":
 _TIDY = "_aclog_help_tidy"
 
 
-def _patch_help_tables() -> None:
-    """Make typer's help renderer use :func:`_help_table` tables and :func:`_stacked` cells.
-    Called when help is rendered, not at import, so a command that shows no help does not
-    import rich."""
-    import typer.rich_utils  # noqa: PLC0415 - rich only when help is shown
-
-    # Typer has no hook for either: its module-level names are what its help renderer calls.
-    setattr(typer.rich_utils, "Table", _help_table())  # noqa: B010
-    setattr(typer.rich_utils, "Columns", _stacked)  # noqa: B010
-
-
-def _help_table() -> type[Any]:
-    """Typer's help table whose columns but the last never wrap or cut: an option name such as
-    ``--allow-everyone-if-no-acl-found`` stays whole (and copyable) on an 80-column screen,
-    and the help text beside it wraps instead, a word too long for its column folding onto the
-    next line rather than losing its end."""
-    from rich.table import Table  # noqa: PLC0415 - rich only when help is shown
-
-    class WholeNamesTable(Table):
-        def add_row(self, *renderables: Any, **options: Any) -> None:
-            super().add_row(*renderables, **options)
-            for column in self.columns[:-1]:
-                column.no_wrap = True
-            self.columns[-1].overflow = "fold"  # a long word (a Kafka setting) breaks, never cut
-
-    return WholeNamesTable
-
-
-def _stacked(items: list[Any]) -> Any:
-    """An option's help, default and env var one under another: Typer's ``Columns`` puts them
-    side by side and cuts a long word (``'User:admin;User:ops'``) with an ellipsis."""
-    from rich.console import Group  # noqa: PLC0415 - rich only when help is shown
-
-    return Group(*items)
-
-
 class HelpGroup(TyperGroup):
     """The root command: tidies every command it hands out, and its own options."""
 
@@ -84,13 +51,14 @@ class HelpGroup(TyperGroup):
         return command
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        _patch_help_tables()
+        patch_help_tables()
         super().format_help(ctx, formatter)
 
     def get_params(self, ctx: Any) -> Any:
         params = super().get_params(ctx)
         for param in params:
             _relabel(param)
+            plain(param)
             if isinstance(param, TyperOption) and param.is_flag and param.default is None:
                 # typer's own flags (--help, --install-completion, --show-completion) are None
                 # when not given, and typer converts a None value through pydantic: reading a
@@ -108,7 +76,7 @@ def tidy(command: Any, ctx: Any) -> None:
     format_help = command.format_help
 
     def patched_format_help(ctx: Any, formatter: Any) -> None:
-        _patch_help_tables()
+        patch_help_tables()
         format_help(ctx, formatter)
 
     setattr(command, "format_help", patched_format_help)  # noqa: B010 - an instance's own method
@@ -116,6 +84,7 @@ def tidy(command: Any, ctx: Any) -> None:
         command.epilog = exit_codes()
     for param in command.get_params(ctx):
         _relabel(param)
+        plain(param)
     for sub in getattr(command, "commands", {}).values():
         tidy(sub, ctx)
 

@@ -1,30 +1,19 @@
 """``aclog replay`` and ``verify``: the state as of any point, and the checks of a whole log
-(``diff`` is :mod:`aclog.tools.diff_command`, ``snapshot`` :mod:`aclog.tools.snapshots`)."""
+(``diff`` is :mod:`aclog.tools.diff_command`, ``snapshot`` :mod:`aclog.tools.snapshots`). The
+library is imported when a command runs, not for its ``--help``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from aclog.image import MetadataImage
-from aclog.log import estimated_end_offset
-from aclog.records import gc_paused
-from aclog.replay import verify_directory, verify_kraft_directory
-from aclog.tools.common import is_kraft, load_state
-from aclog.tools.console import (
-    EXIT_FAILURE,
-    app,
-    fail_os,
-    print_json,
-    print_line,
-)
-from aclog.tools.data_dirs import require_log
+from aclog.tools.console import EXIT_FAILURE, app, fail_os, print_json, print_line
 from aclog.tools.params import AtOffset, AtTime, DataDir, JsonFlag, SourceFormat
-from aclog.tools.points import (
-    state_header,
-)
 from aclog.tools.progress import offsets_bar
+
+if TYPE_CHECKING:
+    from aclog.image import MetadataImage
 
 
 def state_to_dict(image: MetadataImage) -> dict[str, Any]:
@@ -47,6 +36,9 @@ def replay(
     json_output: JsonFlag = False,
 ) -> None:
     """Print the ACLs and SCRAM users as of a point (default: the end of the log)."""
+    from aclog.tools.common import is_kraft, load_state  # noqa: PLC0415 - see the docstring
+    from aclog.tools.points import state_header  # noqa: PLC0415
+
     rebuilt = load_state(data_dir, at_offset, at_time, kraft=is_kraft(data_dir, source_format))
     state = state_to_dict(rebuilt.image)
     if json_output:
@@ -76,6 +68,12 @@ def verify(
     data_dir: DataDir, source_format: SourceFormat = "auto", json_output: JsonFlag = False
 ) -> None:
     """Check every batch and snapshot, and that snapshot + tail equals a full replay."""
+    from aclog.log import estimated_end_offset  # noqa: PLC0415 - see the module docstring
+    from aclog.records import gc_paused  # noqa: PLC0415
+    from aclog.replay import verify_directory, verify_kraft_directory  # noqa: PLC0415
+    from aclog.tools.common import is_kraft  # noqa: PLC0415
+    from aclog.tools.data_dirs import require_log  # noqa: PLC0415
+
     kraft = is_kraft(data_dir, source_format)
     require_log(data_dir, kraft=kraft)
     check = verify_kraft_directory if kraft else verify_directory

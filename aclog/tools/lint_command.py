@@ -18,9 +18,9 @@ from aclog.tools.common import is_kraft, log_bar
 from aclog.tools.console import EXIT_FAILURE, app, print_json, print_warning
 from aclog.tools.data_dirs import require_log
 from aclog.tools.exit_codes import fail_for
-from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
+from aclog.tools.params import AtOffset, AtTime, JsonFlag, ReadDataDir, SourceFormat
 from aclog.tools.points import parse_point, show_point_note
-from aclog.tools.questions import ReadDataDir, usage
+from aclog.tools.question_args import usage
 from aclog.tools.questions_text import show_lint
 
 

@@ -16,7 +16,6 @@ from typing import Annotated
 
 import typer
 
-from aclog.controller import host_error, principal_error
 from aclog.records import AclOperation
 from aclog.tools.completion import ACL_OPERATIONS, OPERATION_HELP, complete_operation
 
@@ -68,6 +67,8 @@ def check_texts(values: Iterable[str], option: str) -> None:
 def check_principal(principal: str, option: str) -> str:
     """``principal``, if an ACL could hold it: ``Type:name`` with both parts non-empty (the rule
     ``acls add`` applies, :func:`aclog.controller.validation.principal_error`)."""
+    from aclog.controller import principal_error  # noqa: PLC0415 - not for a command's --help
+
     error = principal_error(check_text(principal, option))
     if error is not None:
         raise OptionError(f"{option}: {error.message}")
@@ -92,6 +93,8 @@ def check_host(host: str, option: str, *, glob: bool = False) -> str:
     """``host``, if an ACL could hold it: ``*`` or an IP address (or, with ``glob``, a pattern of
     IP-address characters), the rule ``acls add`` applies
     (:func:`aclog.controller.validation.host_error`)."""
+    from aclog.controller import host_error  # noqa: PLC0415 - not for a command's --help
+
     error = host_error(check_text(host, option), glob=glob)
     if error is not None:
         raise OptionError(f"{option}: {error.message}")

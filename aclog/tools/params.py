@@ -22,6 +22,15 @@ DataDir = Annotated[
         "--data-dir", help="The aclog data directory.", envvar=DATA_DIR_ENV, readable=False
     ),
 ]
+ReadDataDir = Annotated[
+    Path,
+    typer.Option(
+        "--data-dir",
+        help="The aclog data directory (read only).",
+        envvar=DATA_DIR_ENV,
+        readable=False,
+    ),
+]
 OptionalDataDir = Annotated[
     Path | None,
     typer.Option(
@@ -55,6 +64,17 @@ AtTime = Annotated[
         help="The state as of this time: epoch milliseconds (1795609903621) or ISO-8601 "
         "(2026-11-21T10:00:00Z, any UTC offset; none means UTC).",
     ),
+]
+
+Host = Annotated[
+    str | None,
+    typer.Option(help="The client's IP address (default: every host the ACLs name, and others)."),
+]
+SuperUsers = Annotated[
+    str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
+]
+AllowEveryone = Annotated[
+    bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
 ]
 
 BOOTSTRAP_SERVER_ENV = "ACLOG_BOOTSTRAP_SERVER"

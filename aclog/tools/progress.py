@@ -17,15 +17,18 @@ assignments) and ten redraws a second.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
-from aclog.tools.console import err
+from aclog.tools import console
 from aclog.tools.visible import visible
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress, ProgressColumn
 
 
@@ -35,9 +38,19 @@ class OnOffset(Protocol):
     def __call__(self, last_offset: int, what: str | None = None) -> None: ...
 
 
+err: Console | None = None
+"""The console progress draws on: ``None`` for the CLI's stderr console (a test sets another)."""
+
+
 def shown() -> bool:
-    """Whether progress is drawn: stderr is a terminal."""
-    return err.is_terminal
+    """Whether progress is drawn: stderr is a terminal (rich's answer, asked only when stderr
+    may be one, so a command on a pipe never imports rich)."""
+    forced = "FORCE_COLOR" in os.environ or os.environ.get("TTY_COMPATIBLE") == "1"
+    return (forced or sys.stderr.isatty() or err is not None) and _err().is_terminal
+
+
+def _err() -> Console:
+    return console.err if err is None else err
 
 
 def stdout_is_free() -> bool:
@@ -46,11 +59,12 @@ def stdout_is_free() -> bool:
     return shown() and not sys.stdout.isatty()
 
 
-def _display(*columns: ProgressColumn | str) -> Progress:
-    from rich.progress import Progress  # noqa: PLC0415 (rich: only when a bar is drawn)
+def _display(columns: Callable[[ModuleType], list[ProgressColumn]]) -> Progress:
+    """A display of the ``columns(rich.progress)`` (rich: imported only when one is drawn)."""
+    import rich.progress as bars  # noqa: PLC0415
 
-    return Progress(
-        *columns, console=err, transient=True, redirect_stdout=False, redirect_stderr=True
+    return bars.Progress(
+        *columns(bars), console=_err(), transient=True, redirect_stdout=False, redirect_stderr=True
     )
 
 
@@ -62,26 +76,12 @@ def offsets_bar(what: str, end_offset: int | None) -> Iterator[OnOffset | None]:
     if not shown():
         yield None
         return
-    from rich.progress import (  # noqa: PLC0415 (rich: only when a bar is drawn)
-        BarColumn,
-        SpinnerColumn,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    with _display(
-        SpinnerColumn(),
-        TextColumn(
-            "{task.fields[what]}: offset {task.fields[offset]} of {task.fields[end]}", markup=False
-        ),
-        BarColumn(),
-        TaskProgressColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        TimeElapsedColumn(),
-    ) as progress:
+    line = "{task.fields[what]}: offset {task.fields[offset]} of {task.fields[end]}"
+    with _display(lambda bars: [
+        bars.SpinnerColumn(), bars.TextColumn(line, markup=False), bars.BarColumn(),
+        bars.TaskProgressColumn(), bars.TextColumn("ETA"), bars.TimeRemainingColumn(),
+        bars.TimeElapsedColumn(),
+    ]) as progress:  # fmt: skip
         end = "?" if end_offset is None else f"{end_offset:,}"
         task = progress.add_task(what, total=None, offset="-", what=what, end=end)
         passing, start = what, -1
@@ -110,25 +110,11 @@ def count_bar(what: str, total: int, unit: str) -> Iterator[Callable[[int], None
     if not shown():
         yield None
         return
-    from rich.progress import (  # noqa: PLC0415 (rich: only when a bar is drawn)
-        BarColumn,
-        MofNCompleteColumn,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    with _display(
-        SpinnerColumn(),
-        TextColumn(visible(what), markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(visible(unit), markup=False),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        TimeElapsedColumn(),
-    ) as progress:
+    with _display(lambda bars: [
+        bars.SpinnerColumn(), bars.TextColumn(visible(what), markup=False), bars.BarColumn(),
+        bars.MofNCompleteColumn(), bars.TextColumn(visible(unit), markup=False),
+        bars.TextColumn("ETA"), bars.TimeRemainingColumn(), bars.TimeElapsedColumn(),
+    ]) as progress:  # fmt: skip
         task = progress.add_task(what, total=total)
         yield lambda n: progress.advance(task, n)
 
@@ -140,14 +126,9 @@ def waiting(what: str) -> Iterator[Callable[[str], None]]:
     if not shown():
         yield lambda what: None
         return
-    from rich.progress import (  # noqa: PLC0415 (rich: only when a spinner is drawn)
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    with _display(
-        SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn()
-    ) as progress:
+    with _display(lambda bars: [
+        bars.SpinnerColumn(), bars.TextColumn("{task.description}", markup=False),
+        bars.TimeElapsedColumn(),
+    ]) as progress:  # fmt: skip
         task = progress.add_task(visible(what), total=None)
         yield lambda what: progress.update(task, description=visible(what))

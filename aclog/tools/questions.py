@@ -4,35 +4,18 @@ data directory (or a KRaft metadata log) as of now, ``--at-offset`` or ``--at-ti
 only: no lock, no write.
 
 Each handler parses its options, calls one library function and renders the result; ``--json``
-prints the result's ``to_dict()``.
+prints the result's ``to_dict()``. What they need to run (:mod:`aclog.tools.question_args`, the
+library) is imported when they run, not for their ``--help``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 
-from aclog.authorizer import Authorizer, parse_super_users
-from aclog.questions import reach, who_can
-from aclog.records import ResourceType, call_paused
-from aclog.tools.acl_options import (
-    AclOptions,
-    OptionError,
-    parse_operations,
-    read_inventory,
-    resources,
-)
-from aclog.tools.common import is_kraft, load_state
-from aclog.tools.console import (
-    EXIT_USAGE,
-    app,
-    fail,
-    print_json,
-    print_line,
-)
+from aclog.tools.console import app, print_json
 from aclog.tools.options import (
     ClusterFlag,
     DelegationTokenName,
@@ -41,74 +24,17 @@ from aclog.tools.options import (
     TopicName,
     TransactionalIdName,
     UserResourceName,
-    check_caller_principal,
-    check_host,
-    check_resource_name,
 )
-from aclog.tools.params import DATA_DIR_ENV, AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.points import state_header
-from aclog.tools.questions_text import show_reach, show_who_can
-
-T = TypeVar("T")
-ReadDataDir = Annotated[
-    Path,
-    typer.Option(
-        "--data-dir",
-        help="The aclog data directory (read only).",
-        envvar=DATA_DIR_ENV,
-        readable=False,
-    ),
-]
-Host = Annotated[
-    str | None,
-    typer.Option(help="The client's IP address (default: every host the ACLs name, and others)."),
-]
-SuperUsers = Annotated[
-    str | None, typer.Option(help="Kafka's super.users, e.g. 'User:admin;User:ops'.")
-]
-AllowEveryone = Annotated[
-    bool, typer.Option("--allow-everyone-if-no-acl-found", help="Kafka's setting.")
-]
-
-
-def _authorizer(
-    data_dir: Path,
-    at_offset: int | None,
-    at_time: str | None,
-    source_format: str,
-    super_users: str | None,
-    allow_everyone: bool,
-    json_output: bool = True,
-) -> Authorizer:
-    """The committed ACLs as of the point, loaded into an authorizer with the configuration;
-    for a person (not ``json_output``) an answer about a past point starts by naming it."""
-    try:
-        supers = parse_super_users(super_users)
-    except ValueError as error:
-        fail(str(error), EXIT_USAGE)
-    kraft = is_kraft(data_dir, source_format)
-    image = load_state(data_dir, at_offset, at_time, kraft=kraft).image
-    if not json_output and (at_offset is not None or at_time is not None):
-        when = image.provenance
-        print_line(f"as of {state_header(when.last_offset, when.epoch, when.timestamp_ms)}")
-    authorizer = Authorizer(supers, allow_everyone)
-    call_paused(authorizer.load, image.acls)  # a process edge: see load_state
-    return authorizer
-
-
-def usage(action: Callable[[], T]) -> T:
-    """``action()``, with an :class:`OptionError` or ``ValueError`` turned into exit 2."""
-    try:
-        return action()
-    except (OptionError, ValueError) as error:
-        fail(str(error), EXIT_USAGE)
-
-
-def _checked_host(host: str | None) -> None:
-    """Exit 2 on a ``--host`` that is not an IP address, as ``explain`` does (a name such as
-    ``localhost`` is never a client address, so it would match only ``*`` ACLs)."""
-    if host is not None:
-        usage(lambda: check_host(host, "--host"))
+from aclog.tools.params import (
+    AllowEveryone,
+    AtOffset,
+    AtTime,
+    Host,
+    JsonFlag,
+    ReadDataDir,
+    SourceFormat,
+    SuperUsers,
+)
 
 
 @app.command("who-can")
@@ -131,12 +57,17 @@ def who_can_command(
 ) -> None:
     """Every principal allowed an operation on a resource (and those a DENY takes out), by
     host, with the deciding ACL; "any principal" is User:*."""
+    from aclog.questions import who_can  # noqa: PLC0415 - see the module docstring
+    from aclog.tools.acl_options import parse_operations  # noqa: PLC0415
+    from aclog.tools.question_args import authorizer_at, checked_host, one_resource, usage  # noqa: PLC0415
+    from aclog.tools.questions_text import show_who_can  # noqa: PLC0415
+
     resource_type, name = one_resource(
         topic, group, cluster, transactional_id, user, delegation_token
     )
     (op,) = usage(lambda: parse_operations([operation]))
-    _checked_host(host)
-    authorizer = _authorizer(
+    checked_host(host)
+    authorizer = authorizer_at(
         data_dir,
         at_offset,
         at_time,
@@ -150,46 +81,6 @@ def who_can_command(
         print_json(result.to_dict())
     else:
         show_who_can(result)
-
-
-def one_resource(
-    topic: str | None,
-    group: str | None,
-    cluster: bool,
-    transactional_id: str | None,
-    user: str | None,
-    delegation_token: str | None,
-) -> tuple[ResourceType, str]:
-    """The one resource the options name, as ``aclog acls`` reads them; exit 2 unless one."""
-    options = AclOptions(
-        topics=[topic] if topic is not None else [],
-        groups=[group] if group is not None else [],
-        cluster=cluster,
-        transactional_ids=[transactional_id] if transactional_id is not None else [],
-        users=[user] if user is not None else [],
-        delegation_tokens=[delegation_token] if delegation_token is not None else [],
-    )
-    named = resources(options)
-    if len(named) != 1:
-        fail(
-            "name exactly one resource: --topic, --group, --cluster, --transactional-id, "
-            "--user or --delegation-token",
-            EXIT_USAGE,
-        )
-    resource_type, name = named[0]
-    option = f"--{resource_type.name.lower().replace('_', '-')}"
-    return resource_type, usage(lambda: check_resource_name(name, option))
-
-
-def resource_types(names: list[str] | None) -> list[ResourceType]:
-    """``--resource-type`` names as resource types (``ValueError`` for one that names none)."""
-    types: list[ResourceType] = []
-    for name in names or []:
-        parsed = ResourceType.parse(name)
-        if parsed in (ResourceType.ANY, ResourceType.UNKNOWN):
-            raise ValueError(f"--resource-type {name} names no resource type")
-        types.append(parsed)
-    return types
 
 
 @app.command("reach")
@@ -216,11 +107,17 @@ def reach_command(
 ) -> None:
     """What a principal can reach: every resource pattern (or inventory resource) its ACLs
     grant it something on, with the operations, the deciding ACLs and the DENY exceptions."""
+    from aclog.questions import reach  # noqa: PLC0415 - see the module docstring
+    from aclog.tools.acl_options import read_inventory  # noqa: PLC0415
+    from aclog.tools.options import check_caller_principal  # noqa: PLC0415
+    from aclog.tools.question_args import authorizer_at, checked_host, resource_types, usage  # noqa: PLC0415
+    from aclog.tools.questions_text import show_reach  # noqa: PLC0415
+
     types = usage(lambda: resource_types(resource_type))
     names = usage(lambda: read_inventory(inventory)) if inventory is not None else None
     usage(lambda: check_caller_principal(principal, "--principal"))
-    _checked_host(host)
-    authorizer = _authorizer(
+    checked_host(host)
+    authorizer = authorizer_at(
         data_dir,
         at_offset,
         at_time,

@@ -1,21 +1,21 @@
 """``aclog snapshot create|list|verify``: write a snapshot of the committed state, and list or
-verify the snapshots of a data directory."""
+verify the snapshots of a data directory. The library is imported when a command runs, not for
+its ``--help``."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aclog.kraft import is_kraft_path
-from aclog.snapshot import SnapshotCheck, check_snapshots
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_json, print_line
-from aclog.tools.data_dirs import require_log
 from aclog.tools.params import DataDir, JsonFlag
 from aclog.tools.progress import waiting
 from aclog.tools.snapshots import snapshot_app
-from aclog.tools.writing import open_controller
+
+if TYPE_CHECKING:
+    from aclog.snapshot import SnapshotCheck
 
 
 @snapshot_app.command("create")
@@ -32,6 +32,8 @@ def snapshot_create(
     json_output: JsonFlag = False,
 ) -> None:
     """Write a snapshot of the committed state now (takes the writer lock)."""
+    from aclog.tools.writing import open_controller  # noqa: PLC0415 - see the module docstring
+
     with (
         waiting(f"replaying the log of {data_dir}") as say,
         open_controller(data_dir) as controller,
@@ -66,6 +68,10 @@ def snapshot_list(data_dir: DataDir, json_output: JsonFlag = False) -> None:
 
 def _snapshots(data_dir: Path) -> list[SnapshotCheck]:
     """Every snapshot of ``data_dir``, verified; exit 2 for a KRaft directory or no log."""
+    from aclog.kraft import is_kraft_path  # noqa: PLC0415 - see the module docstring
+    from aclog.snapshot import check_snapshots  # noqa: PLC0415
+    from aclog.tools.data_dirs import require_log  # noqa: PLC0415
+
     if is_kraft_path(data_dir):  # listing none there would read as "no snapshot, all fine"
         fail(
             f"{data_dir} is a KRaft metadata directory: its snapshots are Kafka's .checkpoint "

@@ -8,9 +8,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.kraft import is_kraft_path
 from aclog.tools.console import EXIT_IO, EXIT_USAGE, app, fail, fail_os, print_line
-from aclog.tools.data_dirs import require_log
 from aclog.tools.params import DataDir
 
 
@@ -50,6 +48,8 @@ def ui(
 def _checked(data_dir: Path, host: str, token_file: Path | None) -> str | None:
     """The token to require (``None``: none), after exiting 2 on what must not be served: a
     directory that is no aclog log, or an address other than loopback without a token."""
+    from aclog.kraft import is_kraft_path  # noqa: PLC0415 - the library on a run, not --help
+    from aclog.tools.data_dirs import require_log  # noqa: PLC0415
     from aclog.ui import TokenError, is_loopback, read_token  # noqa: PLC0415  (as above)
 
     require_log(data_dir)

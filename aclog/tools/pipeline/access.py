@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.console import out, print_json
+from aclog.tools.console import print_json, print_line
 from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.asking import (
@@ -92,4 +92,4 @@ def access_command(
         keys = pipeline.commands.ACCESS_ORDER
         show_rows(rows, [*keys, "decision", "reason", "acl_id"], limit, "decisions")
     else:
-        out.print(f"wrote decisions to {out_path}", markup=False)
+        print_line(f"wrote decisions to {out_path}")

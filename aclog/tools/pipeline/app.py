@@ -49,7 +49,7 @@ PIPELINE_COMMANDS = {
         "when (a KRaft log records no authors: \"author\" is null, as in 'aclog diff').",
     ),
     "lint": Lazy(
-        _PIPELINE + "changes",
+        _PIPELINE + "lint",
         "'aclog lint' as a job: the ACLs linted per resource type in tasks, credentials dated.",
     ),
 }

@@ -13,9 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.authorizer import parse_super_users
 from aclog.records import AclOperation, ResourceType
-from aclog.tools.acl_options import OptionError, read_inventory
 from aclog.tools.console import EXIT_USAGE, fail
 from aclog.tools.pipeline.spark import pipeline_modules
 
@@ -57,6 +55,8 @@ def read_principals(path: Path) -> list[str]:
 
 def read_resources(path: Path) -> list[tuple[ResourceType, str]]:
     """The ``TYPE:name`` inventory of ``path``, or a usage error."""
+    from aclog.tools.acl_options import OptionError, read_inventory  # noqa: PLC0415 - on a run
+
     try:
         return read_inventory(path)
     except OptionError as error:
@@ -99,6 +99,8 @@ def named_principals(path: Path | None, principals: list[str] | None) -> list[st
 
 def super_user_set(super_users: str | None) -> frozenset[str]:
     """``--super-users`` (Kafka's ``super.users``) as principals, or a usage error."""
+    from aclog.authorizer import parse_super_users  # noqa: PLC0415 - the library on a run
+
     try:
         return frozenset(parse_super_users(super_users))
     except ValueError as error:

@@ -1,25 +1,21 @@
-"""``aclog pipeline diff`` and ``aclog pipeline lint``: ``aclog diff`` and ``aclog lint`` as
-Spark jobs (:mod:`aclog.pipeline.diff`, :func:`aclog.pipeline.questions.lint_job`); ``--json``
-prints exactly what the in-process command prints. Registered on the ``aclog pipeline`` app.
+"""``aclog pipeline diff``: ``aclog diff`` as a Spark job (:mod:`aclog.pipeline.diff`);
+``--json`` prints exactly what the in-process command prints. Registered on the ``aclog
+pipeline`` app.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 import typer
 
-from aclog.questions import DEFAULT_MIN_ITERATIONS, Severity
 from aclog.tools.console import (
-    EXIT_FAILURE,
     EXIT_USAGE,
     fail,
-    out,
     print_json,
     print_line,
 )
-from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
+from aclog.tools.params import JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import job_source
 from aclog.tools.pipeline.options import (
@@ -27,11 +23,8 @@ from aclog.tools.pipeline.options import (
     DataDirOption,
     DriverHostOption,
     MasterOption,
-    SnapshotsFlag,
 )
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
-from aclog.tools.points import parse_range_end
-from aclog.tools.questions_text import show_lint
 
 
 @pipeline_app.command("diff")
@@ -47,6 +40,8 @@ def diff_command(
 ) -> None:
     """'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and
     when (a KRaft log records no authors: "author" is null, as in 'aclog diff')."""
+    from aclog.tools.points import parse_range_end  # noqa: PLC0415 - the library on a run
+
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
     source = job_source(data_dir, None, source_format)
     with spark_for(master, conf, driver_host) as spark:
@@ -61,41 +56,3 @@ def diff_command(
     for change in result["acls"] + result["credentials"]:
         what = change.get("resource_name", change.get("name"))
         print_line(f"  {change['change']:<7} {what} at offset {change['offset']}")
-
-
-@pipeline_app.command("lint")
-def lint_command(
-    data_dir: DataDirOption = None,
-    min_iterations: Annotated[int, typer.Option(min=1)] = DEFAULT_MIN_ITERATIONS,
-    max_credential_age_days: Annotated[int | None, typer.Option(min=0)] = None,
-    fail_on: Annotated[str | None, typer.Option(help="info|warning|error.")] = None,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    snapshots: SnapshotsFlag = True,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
-) -> None:
-    """'aclog lint' as a job: the ACLs linted per resource type in tasks, credentials dated."""
-    threshold = None
-    if fail_on is not None:
-        try:
-            threshold = Severity.parse(fail_on)
-        except ValueError as error:
-            fail(str(error), EXIT_USAGE)
-    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
-    now_ms = source.at_time_ms if at_time is not None else int(time.time() * 1000)
-    with spark_for(master, conf, driver_host) as spark:
-        report = pipeline_modules().commands.lint(
-            spark, source, min_iterations=min_iterations,
-            max_age_days=max_credential_age_days, now_ms=now_ms,
-        )  # fmt: skip
-    if json_output:
-        print_json(report.to_dict())
-    else:
-        show_lint(report)
-        out.print(f"{len(report.findings)} findings", markup=False)
-    if threshold is not None and report.at_least(threshold):
-        raise typer.Exit(EXIT_FAILURE)

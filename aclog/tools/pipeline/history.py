@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from aclog.tools.console import out, print_json
+from aclog.tools.console import print_json, print_line
 from aclog.tools.params import JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import job_source
@@ -66,6 +66,6 @@ def _show_lifetimes(
         columns = ["kind", "acl_id", "user", "mechanism", "created_offset", "created_by"]
         show_rows(rows, [*columns, "rotations", "removed_offset", "removed_by"], limit, "lifetimes")
     else:
-        out.print(f"wrote lifetimes to {out_path}", markup=False)
+        print_line(f"wrote lifetimes to {out_path}")
     if plot is not None and not json_output:
-        out.print(f"drew {plot}", markup=False)
+        print_line(f"drew {plot}")

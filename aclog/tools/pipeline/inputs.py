@@ -10,9 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aclog.tools.common import is_kraft, parse_time
 from aclog.tools.console import EXIT_USAGE, fail, print_warning
-from aclog.tools.data_dirs import require_log
 from aclog.tools.pipeline.spark import pipeline_modules
 
 
@@ -21,6 +19,9 @@ def check_source(data_dir: Path | None, records: Path | None, source_format: str
     Whether the job reads ``data_dir`` as a KRaft metadata log (``--format``, decided as
     ``aclog replay --format`` decides it: :func:`aclog.tools.common.is_kraft`); Parquet
     records are read as they are, whatever their log's format was."""
+    from aclog.tools.common import is_kraft  # noqa: PLC0415 - the library when a job runs
+    from aclog.tools.data_dirs import require_log  # noqa: PLC0415
+
     kraft = is_kraft(data_dir, source_format) if data_dir is not None else False
     if records is not None:
         if not records.exists():
@@ -51,4 +52,6 @@ def job_source(
 
 def time_ms(at_time: str | None) -> int | None:
     """``--at-time`` in milliseconds since the epoch (a usage error when it does not parse)."""
+    from aclog.tools.points import parse_time  # noqa: PLC0415 - the library when a job runs
+
     return None if at_time is None else parse_time(at_time)

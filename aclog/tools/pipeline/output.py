@@ -7,26 +7,28 @@ Thread-safe (no shared state). Cost: rendering at most ``limit`` rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-from rich.text import Text
-
-from aclog.tools.console import out, print_line, print_table
+from aclog.tools.console import print_line, print_table
 from aclog.tools.visible import visible
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def show_rows(
     rows: Sequence[dict[str, Any]], columns: Sequence[str], limit: int, what: str
 ) -> None:
     """A table of the first ``limit`` rows, titled with how many there are."""
+    from rich.table import Table  # noqa: PLC0415 - rich only when a table is printed
+
     table = Table(*columns, title=f"{len(rows)} {what}", title_justify="left")
     for row in rows[:limit]:
         # Text cells: names are neither rich markup nor control sequences.
         table.add_row(*(_cell(row.get(c)) for c in columns))
     print_table(table)
     if len(rows) > limit:
-        out.print(f"... {len(rows) - limit} more; use --json or --out for all", markup=False)
+        print_line(f"... {len(rows) - limit} more; use --json or --out for all")
 
 
 def show_answers(
@@ -39,4 +41,6 @@ def show_answers(
 
 
 def _cell(value: Any) -> Text:
+    from rich.text import Text  # noqa: PLC0415 - rich only when a table is printed
+
     return Text("" if value is None else visible(str(value)))

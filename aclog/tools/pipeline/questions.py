@@ -1,7 +1,7 @@
 """``aclog pipeline who-can|reach``: the in-process questions as Spark jobs over whole
 inventories (:mod:`aclog.pipeline.questions`); ``timeline`` is in
-:mod:`aclog.tools.pipeline.timeline`, ``diff`` and ``lint`` in
-:mod:`aclog.tools.pipeline.changes`.
+:mod:`aclog.tools.pipeline.timeline`, ``diff`` in :mod:`aclog.tools.pipeline.changes` and
+``lint`` in :mod:`aclog.tools.pipeline.lint`.
 
 Each ``--json`` holds exactly what the in-process command prints for the same question:
 ``who-can`` and ``reach`` one ``aclog who-can``/``aclog reach --json`` answer per resource and
@@ -18,7 +18,15 @@ from typing import Annotated
 import typer
 
 from aclog.tools.console import print_json
-from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
+from aclog.tools.params import (
+    AllowEveryone,
+    AtOffset,
+    AtTime,
+    Host,
+    JsonFlag,
+    SourceFormat,
+    SuperUsers,
+)
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.asking import (
     GroupsOption,
@@ -44,7 +52,6 @@ from aclog.tools.pipeline.options import (
 )
 from aclog.tools.pipeline.output import show_answers
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
-from aclog.tools.questions import AllowEveryone, Host, SuperUsers, resource_types, usage
 
 
 @pipeline_app.command("who-can")
@@ -111,6 +118,8 @@ def reach_command(
 ) -> None:
     """'aclog reach' for every principal asked, as one job."""
     people = named_principals(principals, principal)
+    from aclog.tools.question_args import resource_types, usage  # noqa: PLC0415 - on a run
+
     types = usage(lambda: resource_types(resource_type))
     names = read_resources(inventory) if inventory is not None else None
     settings = question_settings(super_users, allow_everyone_if_no_acl_found)

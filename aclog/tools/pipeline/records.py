@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.console import out, print_json, print_warning
+from aclog.tools.console import print_json, print_line, print_warning
 from aclog.tools.params import JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import check_source
@@ -51,4 +51,4 @@ def records_command(
     if json_output:
         print_json({"out": str(out_path), "records": count})
     else:
-        out.print(f"wrote {count} records to {out_path}", markup=False)
+        print_line(f"wrote {count} records to {out_path}")

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE, fail
 from aclog.tools.progress import waiting
-from aclog.tools.writing import removed_on_failure
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -55,6 +54,8 @@ def spark_for(
     :func:`aclog.pipeline.command_session`), its failures turned into exits. ``out``: the
     command's ``--out``; a command that fails removes what it created there
     (:func:`~aclog.tools.writing.removed_on_failure`)."""
+    from aclog.tools.writing import removed_on_failure  # noqa: PLC0415 - when a job runs
+
     pipeline = pipeline_modules()
     try:
         with (

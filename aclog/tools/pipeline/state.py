@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aclog.tools.console import out, print_json
+from aclog.tools.console import print_json, print_line
 from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.inputs import job_source
@@ -54,8 +54,7 @@ def _render(written: Any, document: dict[str, Any] | None, json_output: bool) ->
 
 
 def _state_line(summary: dict[str, Any], written: str) -> None:
-    out.print(
+    print_line(
         f"state at offset {summary['offset']} (epoch {summary['epoch']}): "
-        f"{summary['acls']} ACLs, {summary['credentials']} SCRAM credentials{written}",
-        markup=False,
+        f"{summary['acls']} ACLs, {summary['credentials']} SCRAM credentials{written}"
     )

@@ -10,9 +10,8 @@ from typing import Annotated
 
 import typer
 
-from aclog.replay import Point
 from aclog.tools.console import print_json
-from aclog.tools.params import JsonFlag, SourceFormat
+from aclog.tools.params import AllowEveryone, Host, JsonFlag, SourceFormat, SuperUsers
 from aclog.tools.pipeline.app import pipeline_app
 from aclog.tools.pipeline.asking import (
     GroupsOption,
@@ -36,8 +35,6 @@ from aclog.tools.pipeline.options import (
 )
 from aclog.tools.pipeline.output import show_answers
 from aclog.tools.pipeline.spark import pipeline_modules, spark_for
-from aclog.tools.points import parse_range_end
-from aclog.tools.questions import AllowEveryone, Host, SuperUsers
 
 
 @pipeline_app.command("timeline")
@@ -67,6 +64,9 @@ def timeline_command(
     names = named_resources(resources, topic, group)
     ops = parse_operations(operation)
     settings = question_settings(super_users, allow_everyone_if_no_acl_found)
+    from aclog.replay import Point  # noqa: PLC0415 - the library when the job runs
+    from aclog.tools.points import parse_range_end  # noqa: PLC0415
+
     first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
     last = Point() if end is None else parse_range_end(end, "--to")
     source = job_source(data_dir, None, source_format)
