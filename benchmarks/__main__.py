@@ -30,6 +30,7 @@ from benchmarks import (
     bench_ui,
     bench_ui_large,
     bench_wire,
+    bytecode,
     harness,
     history,
 )
@@ -83,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     quick = args.quick or args.tiny
     scale = "tiny" if args.tiny else ("quick" if quick else "full")
     harness.SCALE.name = scale
+    if not bytecode.as_installed():
+        print("warning: some aclog modules did not byte-compile; start-up rows include compiling")
     try:
         for name in args.only or DEFAULT_SUITES:
             print(f"== {name}", flush=True)
