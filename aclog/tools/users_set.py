@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.controller.scram_limits import DEFAULT_ITERATIONS
+from aclog.controller import DEFAULT_ITERATIONS
 from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
 from aclog.tools.user_params import Mechanism
 from aclog.tools.users import users_app
