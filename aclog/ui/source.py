@@ -19,20 +19,13 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
 from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_image, split_changes
-from aclog.records import (
-    AccessControlEntryRecord,
-    RecordDecodeError,
-    RemoveAccessControlEntryRecord,
-    RequestContextRecord,
-    call_paused,
-)
+from aclog.records import RecordDecodeError, call_paused
 from aclog.replay import (
     DecodedBatch,
     Diff,
@@ -43,6 +36,7 @@ from aclog.replay import (
     rebuild_image,
     replay_tail,
 )
+from aclog.ui.summary import BatchSummary, summarize
 
 READ_ERRORS: tuple[type[Exception], ...] = (
     CorruptLogError,
@@ -78,41 +72,6 @@ class LogProblem(Exception):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
-@dataclass(frozen=True)
-class BatchSummary:
-    """One committed batch as the Changes list and the Timeline chart show it: where it sits,
-    when, who asked, and how many ACLs it added and removed and SCRAM records it held."""
-
-    base_offset: int
-    last_offset: int
-    timestamp_ms: int
-    author: RequestContextRecord | None
-    added: int
-    removed: int
-    other: int
-
-
-def summarize(batch: DecodedBatch) -> BatchSummary:
-    """The summary of one decoded batch."""
-    added = removed = other = 0
-    for record in batch.records:
-        if isinstance(record, AccessControlEntryRecord):
-            added += 1
-        elif isinstance(record, RemoveAccessControlEntryRecord):
-            removed += 1
-        elif not isinstance(record, RequestContextRecord):
-            other += 1
-    return BatchSummary(
-        batch.base_offset,
-        batch.last_offset,
-        batch.timestamp_ms,
-        batch.author,
-        added,
-        removed,
-        other,
-    )
 
 
 class LogSource:

@@ -22,7 +22,8 @@ from aclog.replay import dump_row, entries_between, time_text, with_removed
 from aclog.text import visible
 from aclog.ui.effects import MAX_EFFECT_ACLS, batch_effects
 from aclog.ui.queries import BadQuery, Moment, explain_query, state_filter, whole
-from aclog.ui.source import BatchSummary, LogProblem, LogSource
+from aclog.ui.source import LogProblem, LogSource
+from aclog.ui.summary import BatchSummary
 
 PAGE_ROWS = 100
 """Bindings on one State page: a page renders fast whatever the size of the state."""
