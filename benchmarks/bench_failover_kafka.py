@@ -20,6 +20,7 @@ from benchmarks.report import Report, Row
 
 ROUNDS = 3
 EVERY_ROW = "(every Kafka failover row)"
+TIMEOUTS = "Kafka's default quorum timeouts (fetch 2 s, election 1 s)"
 
 
 def run(report: Report, quick: bool) -> None:
@@ -47,7 +48,7 @@ def rows(measured: Probe) -> list[Row]:
         saw = ", ".join(f"{n}x {name}" for name, n in failures) or "no failed write"
         more = (
             f"; client wrote through the faulted node in {measured.through_leader[kind]}"
-            f" of {len(results)}; it saw: {saw}; Kafka's default quorum timeouts"
+            f" of {len(results)}; it saw: {saw}; {TIMEOUTS}"
         )
         out.append(failover_row(kind, results, LABEL, measured.lost[kind], more))
     return out

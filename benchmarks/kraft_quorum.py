@@ -85,11 +85,12 @@ class KRaftQuorum:
 
     def close(self) -> None:
         """Kill every process still running (a frozen one is thawed first) and reap it."""
-        for node, process in self.processes.items():
+        for node, process in self.processes.items():  # every one killed before any wait
             if process.poll() is None:
                 if node in self.stopped:
                     process.send_signal(signal.SIGCONT)
                 process.kill()
+        for process in self.processes.values():
             process.wait(30)
         self.stopped.clear()
 
