@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         kraft_replay_batches,
         kraft_replay_source,
     )
+    from aclog.kraft.report_text import appended_line, report_lines
     from aclog.kraft.schemas import control_name, record_name
     from aclog.kraft.tail import KraftTail
     from aclog.kraft.tail_errors import KraftRolledError, KraftTruncatedError
@@ -103,6 +104,8 @@ __all__ = [
     "check_newest_tail",
     "once_each",
     "record_name",
+    "appended_line",
+    "report_lines",
 ]
 
 __getattr__ = lazy_face(__name__)
