@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,19 +47,20 @@ def start_server(data_dir: Path, listen: str) -> subprocess.Popen[str]:
 def server_bootstrap(server: subprocess.Popen[str]) -> str | None:
     """Where the server listens once it says so, or ``None`` when it stopped or did not say so
     within :data:`STARTUP_SECONDS` (its error is on the terminal: stderr)."""
-    stream: IO[str] | None = server.stdout
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while stream is not None and time.monotonic() < deadline:
-        line = stream.readline()
-        if not line:
-            break
-        try:
-            info: dict[str, Any] = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if "bootstrap_servers" in info:
-            return str(info["bootstrap_servers"])
-    server.wait(timeout=5)
+    bootstrap = _first_found(server, STARTUP_SECONDS, _bootstrap_of)
+    if bootstrap is None:
+        server.wait(timeout=5)
+    return bootstrap
+
+
+def _bootstrap_of(line: str) -> str | None:
+    """The address in the server's ``--json`` line (its logs and anything else: ``None``)."""
+    try:
+        info: Any = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(info, dict) and "bootstrap_servers" in info:
+        return str(info["bootstrap_servers"])
     return None
 
 
@@ -83,17 +85,32 @@ def start_ui(data_dir: Path, host: str, port: int) -> subprocess.Popen[str]:
 def ui_url(ui: subprocess.Popen[str]) -> str | None:
     """The URL the UI serves at once it listens, or ``None`` when it did not start within
     :data:`READY_SECONDS` (its error, such as a port in use, is on the terminal: stderr)."""
-    stream: IO[str] | None = ui.stdout
-    deadline = time.monotonic() + READY_SECONDS
+    url = _first_found(ui, READY_SECONDS, _url_of)
+    if url is not None and ui.stdout is not None:
+        # Keep reading what it prints later, so a full pipe can never stall it.
+        threading.Thread(target=_drain, args=(ui.stdout,), daemon=True).start()
+    return url
+
+
+def _url_of(line: str) -> str | None:
+    found = _SERVING.match(line.strip())
+    return None if found is None else found.group(1)
+
+
+def _first_found(
+    process: subprocess.Popen[str], seconds: float, find: Callable[[str], str | None]
+) -> str | None:
+    """What ``find`` finds in the first line of ``process``'s output that it finds anything
+    in; ``None`` when the output ends first, or after ``seconds``."""
+    stream: IO[str] | None = process.stdout
+    deadline = time.monotonic() + seconds
     while stream is not None and time.monotonic() < deadline:
         line = stream.readline()
         if not line:
             break
-        found = _SERVING.match(line.strip())
+        found = find(line)
         if found is not None:
-            # Keep reading what it prints later, so a full pipe can never stall it.
-            threading.Thread(target=_drain, args=(stream,), daemon=True).start()
-            return found.group(1)
+            return found
     return None
 
 
