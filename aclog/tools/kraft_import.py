@@ -14,7 +14,6 @@ The library is imported when the command runs, not for its ``--help``.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,36 +34,6 @@ from aclog.tools.params import DATA_DIR_ENV
 
 if TYPE_CHECKING:
     from aclog.kraft import Appended, ImportReport
-
-
-def _check_source(source: Path) -> None:
-    from aclog.kraft import CHECKPOINT_SUFFIX, is_kraft_path  # noqa: PLC0415 - see the docstring
-    from aclog.tools.data_dirs import is_aclog_path  # noqa: PLC0415
-
-    if not source.exists():
-        fail(f"no such file or directory: {source}", EXIT_USAGE)
-    if source.is_file():
-        if not source.name.endswith(CHECKPOINT_SUFFIX):
-            fail(
-                f"{source} is not a KRaft snapshot; give the metadata log directory "
-                "(__cluster_metadata-0) or one of its .checkpoint files",
-                EXIT_USAGE,
-            )
-        return
-    if is_aclog_path(source):
-        fail(
-            f"{source} is an aclog data directory, not a KRaft one: read it as it is "
-            f"(aclog replay --data-dir {source}), or give --from-kraft Kafka's metadata log "
-            "directory (<metadata.log.dir>/__cluster_metadata-0)",
-            EXIT_USAGE,
-        )
-    names = [entry.name for entry in os.scandir(source)]
-    if not is_kraft_path(source) and not any(name.endswith(".log") for name in names):
-        fail(
-            f"no KRaft segments (.log) or snapshots (.checkpoint) in {source}; give the "
-            "metadata log directory, usually <metadata.log.dir>/__cluster_metadata-0",
-            EXIT_USAGE,
-        )
 
 
 @app.command("import")
@@ -120,12 +89,19 @@ def import_command(
     keeping record order, epochs and timestamps (read-only on the KRaft side)."""
     from aclog.controller import RecordAdmission  # noqa: PLC0415 - see the module docstring
     from aclog.image import MetadataImage  # noqa: PLC0415
-    from aclog.kraft import ImportTargetError, KraftError, import_kraft  # noqa: PLC0415
+    from aclog.kraft import (  # noqa: PLC0415
+        ImportTargetError,
+        KraftError,
+        import_kraft,
+        import_source_problem,
+    )
     from aclog.log import LogError, estimated_end_offset  # noqa: PLC0415
     from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
     from aclog.tools.progress import offsets_bar  # noqa: PLC0415
 
-    _check_source(from_kraft)
+    problem = import_source_problem(from_kraft)
+    if problem is not None:
+        fail(problem, EXIT_USAGE)
     if follow:
         options = FollowOptions(interval or "1s", max_polls, reconcile, skip_noop, json_output)
         _follow(from_kraft, data_dir, options)
