@@ -30,7 +30,7 @@ def run(report: Report, quick: bool) -> None:
         return
     try:
         measured = probe(1 if quick else ROUNDS, SEED)
-    except RuntimeError as error:
+    except (RuntimeError, OSError) as error:  # the quorum did not start or serve: say why
         report.add(Row("failover", LABEL, EVERY_ROW, 0, "failed", 0, "rows", str(error)))
         return
     for row in rows(measured):

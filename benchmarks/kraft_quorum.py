@@ -122,9 +122,12 @@ class KRaftQuorum:
     def _tool(self, name: str, *args: str) -> str:
         command = [str(self.home / "bin" / name), *args]
         env = self._env(self.workdir / "tool-logs")
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=180, env=env, check=False
-        )
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, timeout=180, env=env, check=False
+            )
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{name} {args[0]} did not finish within 180 s") from None
         if done.returncode != 0:
             raise RuntimeError(f"{name} {args[0]} failed: {done.stderr.strip()[-500:]}")
         return done.stdout

@@ -72,6 +72,25 @@ def test_without_java_the_suite_is_one_row_saying_why(monkeypatch: pytest.Monkey
     assert "no Java" in row.note
 
 
+def test_a_quorum_that_does_not_serve_is_one_failed_row_saying_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_quorum(count: int, seed: int) -> None:
+        raise RuntimeError("Kafka node 2 did not start within 180 s")
+
+    monkeypatch.setattr(bench_failover_kafka, "why_missing", lambda: None)
+    monkeypatch.setattr(bench_failover_kafka, "probe", no_quorum)
+    report = Report()
+    bench_failover_kafka.run(report, quick=True)
+
+    [row] = report.rows
+    assert (row.impl, row.metric, row.note) == (
+        LABEL,
+        "failed",
+        "Kafka node 2 did not start within 180 s",
+    )
+
+
 def _cell(rows: list[dict[str, object]]) -> str:
     run = Run({"commit": "abc1234"}, rows)
     [kill] = [
