@@ -24,7 +24,7 @@ from pathlib import Path
 
 from aclog.log.claims import claimed_after
 from aclog.log.errors import CorruptLogError
-from aclog.log.fenced import segment_ends
+from aclog.log.fenced import read_plan
 from aclog.log.index import index_start
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.region import LogBatch, LogRecord, region_batches
@@ -66,8 +66,9 @@ def read_batches(
     newest = point.offset - 1  # the batch ending here has its epoch checked
     segments = list_segments(directory)
     bases = [base for base, _ in segments]
-    first = max(bisect.bisect_right(bases, from_offset) - 1, 0)
-    ends = segment_ends(directory, segments, first)
+    first, ends = read_plan(
+        directory, segments, max(bisect.bisect_right(bases, from_offset) - 1, 0)
+    )
     for i in range(first, len(segments)):
         base, path = segments[i]
         if to_offset is not None and base >= to_offset:
@@ -192,11 +193,12 @@ class LogTail:
     def _read_fresh(self, from_offset: int, to_offset: int | None) -> Iterator[LogBatch]:
         segments = list_segments(self.directory)
         bases = [base for base, _ in segments]
-        first = max(bisect.bisect_right(bases, from_offset) - 1, 0)
         if not segments:
             return
+        first = max(bisect.bisect_right(bases, from_offset) - 1, 0)
+        first, ends = read_plan(self.directory, segments, first)
         base, path = segments[first]
-        end = segment_ends(self.directory, segments, first)[first]
+        end = ends[first]
         offset, position = index_start(path, base, from_offset)
         try:
             place = _Place(path, position, offset, -1, end)
