@@ -155,11 +155,11 @@ class GroupCommitMixin:
         return self._guard.undo(_action(results), error, self._active, mark)
 
     def _advance_point(self, offset: int, epoch: int) -> None:
-        """Move the recovery point over a group just fsynced. Shared: only forward (a deposed
-        leader's last committed group lies below the fence, which its successor's point has
-        passed already). Cost: one ``pwrite``; shared, one ``pread`` more."""
-        if not self._locks.shared or self._points().read().offset < offset:
-            self._points().write(offset, epoch)
+        """Move the recovery point over a group just fsynced. Shared, this writer's point is
+        the file of the epoch it leads, which no other process writes
+        (:mod:`aclog.log.recovery_point`): a deposed leader moving its own over its last
+        committed group never moves the directory's point back. Cost: one ``pwrite``."""
+        self._points().write(offset, epoch)
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
         """Write one batch starting at offset ``base`` to the active segment."""

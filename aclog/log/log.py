@@ -51,7 +51,7 @@ from aclog.log.modes import make_private_directory
 from aclog.log.opening import open_tail
 from aclog.log.reader import read_batches, read_records
 from aclog.log.recovery import RecoveryReport, batch_starting_at, last_epoch
-from aclog.log.recovery_point import RecoveryPointFile
+from aclog.log.recovery_point import RecoveryPointFile, start_epoch_point
 from aclog.log.region import LogBatch, LogRecord
 from aclog.log.retention import delete_below, truncate_segments
 from aclog.log.segment import list_segments
@@ -123,6 +123,11 @@ class SegmentedLog(GroupCommitMixin):
         self._bases = [base for base, _ in list_segments(self.directory)]
         self.end_offset = fence.offset
         self.latest_epoch = last_epoch(self.directory, max(fence.offset - 1, 0), fence.offset)
+        points = start_epoch_point(
+            self.directory, epoch, fence.offset, self.latest_epoch, fsync=self.fsync
+        )
+        self._points().close()
+        self._point = points  # this epoch's own point (no other process writes it)
         return fence.offset
 
     # -- opening -----------------------------------------------------------------------------
