@@ -33,6 +33,7 @@ directory scan and a small read per fence.
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -95,8 +96,16 @@ def read_claim(directory: Path, epoch: int) -> Claim | None:
 
 def claimed_after(directory: Path, epoch: int) -> bool:
     """Whether a newer epoch than ``epoch`` has been claimed (one ``stat``: claims are made in
-    order, so any newer one means ``epoch + 1``'s exists)."""
-    return os.path.lexists(claim_path(directory, epoch + 1))
+    order, so any newer one means ``epoch + 1``'s exists). Every shared group commit asks it,
+    so the name is built once per epoch (:func:`_claim_name`)."""
+    return os.path.lexists(_claim_name(directory, epoch + 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _claim_name(directory: Path, epoch: int) -> str:
+    """:func:`claim_path` as a string, kept: building the path costs more than the ``stat``
+    it is for. Thread-safe (``lru_cache`` is). Cost: O(1), a dict lookup once built."""
+    return str(claim_path(directory, epoch))
 
 
 def newest_claim(directory: Path) -> Claim | None:
