@@ -40,7 +40,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from aclog.log.active import ActiveSegment
-from aclog.log.appends import AppendResult, BatchSpec
+from aclog.log.appends import BatchSpec
 from aclog.log.claims import claimed_after
 from aclog.log.commit import GroupCommitMixin
 from aclog.log.errors import LogError
@@ -159,7 +159,7 @@ class SegmentedLog(GroupCommitMixin):
         timestamp_ms: int | None = None,
         expected_end_offset: int | None = None,
         fsync: bool | None = None,
-    ) -> AppendResult:
+    ) -> LogBatch:
         """Append ``values`` as one atomic batch written with ``epoch``.
 
         Returns once the batch is durable (unless ``fsync=False`` or the log was opened with
@@ -177,7 +177,7 @@ class SegmentedLog(GroupCommitMixin):
         *,
         expected_end_offset: int | None = None,
         fsync: bool | None = None,
-    ) -> list[AppendResult]:
+    ) -> list[LogBatch]:
         """Append several batches back to back with one write and one fsync (group commit).
 
         Each batch is checked as :meth:`append` checks one (the conditional end offset applies

@@ -50,17 +50,18 @@ def read_batches(
     exact bounds filter its records. A torn tail ends the read quietly, or with
     :class:`TornTailError` when ``strict`` (tools that must report one: verify, dump).
 
-    A batch appended by :meth:`~aclog.log.SegmentedLog.append` reads back whole:
+    A batch appended by :meth:`~aclog.log.SegmentedLog.append` reads back whole, as the append
+    described it:
 
     >>> import tempfile
     >>> from aclog.log import SegmentedLog
     >>> with tempfile.TemporaryDirectory() as tmp, SegmentedLog(tmp, fsync=False) as log:
     ...     appended = log.append([b"a", b"b"], epoch=1, timestamp_ms=1000)
-    ...     read = [(b.base_offset, b.last_offset, b.values) for b in read_batches(Path(tmp))]
-    >>> appended
-    AppendResult(base_offset=0, last_offset=1, epoch=1, timestamp_ms=1000)
-    >>> read
-    [(0, 1, (b'a', b'b'))]
+    ...     read = list(read_batches(Path(tmp)))
+    >>> (appended.base_offset, appended.last_offset, appended.epoch, appended.values)
+    (0, 1, 1, (b'a', b'b'))
+    >>> read == [appended]
+    True
     """
     point = read_recovery_point(directory)
     newest = point.offset - 1  # the batch ending here has its epoch checked
