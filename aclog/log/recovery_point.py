@@ -155,8 +155,7 @@ class RecoveryPointFile:
                 fsync_directory(directory)
 
     def read(self) -> RecoveryPoint:
-        """The point as the file holds it now (another shared writer may have moved it); a
-        problem reading it is logged at WARNING."""
+        """The point as the file holds it now; a problem reading it is logged at WARNING."""
         point = decode(files.pread(self._fd, _SIZE + 1, 0, self.path), self.path.name)
         if point.problem is not None:
             logger.warning(
