@@ -56,6 +56,11 @@ FAILOVER = Table(
             _probe("sigstop-leader -> another node acks"),
         ),
         (
+            "SIGSTOP of the leader inside an append, before its bytes reach the segment (0.5-6 s)"
+            " → another node (or the thawed leader) acknowledges",
+            _probe("freeze-in-append -> another node acks"),
+        ),
+        (
             "stalled disk under the leader (0.5-6 s) → another node (or the leader, its disk"
             " back) acknowledges",
             _probe("stall-leader -> another node acks"),

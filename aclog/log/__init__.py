@@ -9,6 +9,7 @@ from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
     from aclog.log.appends import BatchSpec
+    from aclog.log.created import empty_directory, first_missing, remove_created
     from aclog.log.errors import (
         CorruptLogError,
         DeposedError,
@@ -57,6 +58,9 @@ __all__ = [
     "read_records",
     "read_segment_file",
     "segment_base_offset",
+    "empty_directory",
+    "first_missing",
+    "remove_created",
 ]
 
 __getattr__ = lazy_face(__name__)

@@ -264,13 +264,6 @@ HELP_HEAVY = {
 """What no command's ``--help`` needs: the library its run uses."""
 
 STILL_HEAVY_HELP = {
-    ("apply",),
-    ("dump",),
-    ("import",),
-    ("lint",),
-    ("plan",),
-    ("quickstart",),
-    ("serve",),
     ("pipeline", "lint"),  # its default --min-iterations is aclog.questions.hygiene's
 }
 """Commands whose module still imports what it runs (issue 37: each is to be split as
