@@ -151,6 +151,14 @@ def _strays(
     return strays
 
 
+def older_than(path: Path, epoch: int) -> bool:
+    """Whether the segment at ``path`` begins with a batch older than ``epoch``: no segment of
+    the log may follow a batch of ``epoch`` so (epochs never go down along it), a stray does.
+    Cost: one header read."""
+    first = _first_epoch(path)
+    return first is not None and first < epoch
+
+
 def _first_epoch(path: Path) -> int | None:
     """The epoch of the first batch of the segment at ``path`` (``None``: no whole header)."""
     try:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from aclog.log.claims import claimed_after
 from aclog.log.errors import CorruptLogError
-from aclog.log.fenced import read_plan
+from aclog.log.fenced import older_than, read_plan
 from aclog.log.index import index_start
 from aclog.log.recovery_point import read_recovery_point
 from aclog.log.region import LogBatch, LogRecord, region_batches
@@ -238,6 +238,9 @@ class LogTail:
                     epoch = batch.epoch
             following = place.segment.with_name(segment_file_name(scan.next_offset))
             rolled = following != place.segment and following.exists()
+            # Never into a stray (a deposed leader's segment above a newer fence), which
+            # read_batches skips: its first batch is older than the last one read here.
+            rolled = rolled and not older_than(following, scan.last_epoch)
             problem = scan.problem
             self._damaged = problem is not None
             if problem is not None and not (problem.tail and not rolled):

@@ -233,6 +233,27 @@ def test_a_segment_an_old_leader_created_above_a_newer_fence_is_skipped(
     assert str(found) == warnings[0]
     assert [w for w in verify_directory(directory).warnings if str(stray) in w] == warnings
 
+    # A tail that reaches the stray's base (the new leader's end, for a moment) stays in the
+    # new leader's segment, never follows into the stray, and reads on there.
+    at_base = tmp_path / "at-base"
+    with SegmentedLog(at_base, fsync=False) as log:
+        log.append([b"a"], 1, timestamp_ms=1)
+        log.roll()
+        for value in (b"n1", b"n2"):
+            log.append([value], 2, timestamp_ms=2)
+    assert claim_epoch(at_base, 2, 2) and publish_fence(at_base, 2, 1) == Fence(2, 1)
+    _with_segment(at_base, 3, 1, b"stale")
+    tail = LogTail(at_base)
+    assert [(b.base_offset, b.epoch) for b in tail.read(0)] == [(0, 1), (1, 2), (2, 2)]
+    segment_1 = list_segments(at_base)[1][1]
+    scratch = tmp_path / "n3"
+    with SegmentedLog(scratch, fsync=False) as log:
+        log.append([b"a"], 1, timestamp_ms=1)
+        log.roll()
+        for value in (b"n1", b"n2", b"n3"):
+            log.append([value], 2, timestamp_ms=2)
+    segment_1.write_bytes(list_segments(scratch)[1][1].read_bytes())  # the leader wrote n3
+    assert [(b.base_offset, b.epoch) for b in tail.read(3)] == [(3, 2)]
     # Not a stray: epoch 2's claimer made its segment at 1 and appended nothing, and an
     # exclusive writer went on with epoch 1 there and rolled: its batches are the log.
     alone = tmp_path / "alone"
