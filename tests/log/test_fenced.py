@@ -206,21 +206,26 @@ def _with_segment(directory: Path, base: int, epoch: int, value: bytes) -> Path:
     return path
 
 
-def test_a_segment_an_old_leader_created_above_a_newer_fence_is_skipped(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Forbidden by the protocol, guarded by the readers: epoch 1's leader, deposed at offset 1,
-    rolled at 3 and wrote there; the new leader's segment holds offsets 1..4. Every reader
-    skips the stray whole, naming it with its epoch and the fence once, and it does not end
-    the new leader's segment."""
-    directory = tmp_path / "log"
+def _deposed_at_1(directory: Path, new: int) -> Path:
+    """Epoch 1 wrote offset 0; epoch 2, fenced at 1, wrote ``new`` batches from 1 in a segment
+    of its own; epoch 1's deposed leader rolled at 3 and wrote there (forbidden by the
+    protocol). Returns that stray segment."""
     with SegmentedLog(directory, fsync=False) as log:
         log.append([b"a"], 1, timestamp_ms=1)
         log.roll()
-        for value in (b"n1", b"n2", b"n3", b"n4"):
-            log.append([value], 2, timestamp_ms=2)
+        for i in range(1, new + 1):
+            log.append([b"n%d" % i], 2, timestamp_ms=2)
     assert claim_epoch(directory, 2, 2) and publish_fence(directory, 2, 1) == Fence(2, 1)
-    stray = _with_segment(directory, 3, 1, b"stale")
+    return _with_segment(directory, 3, 1, b"stale")
+
+
+def test_a_segment_an_old_leader_created_above_a_newer_fence_is_skipped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every reader skips the stray whole, naming it with its epoch and the fence once, and it
+    does not end the new leader's segment (offsets 1..4)."""
+    directory = tmp_path / "log"
+    stray = _deposed_at_1(directory, 4)
     expected = [(0, 1, (b"a",))] + [(i, 2, (b"n%d" % i,)) for i in range(1, 5)]
     assert _read(directory, strict=True) == expected
     assert [b.base_offset for b in read_batches(directory, 3)] == [3, 4]
@@ -232,38 +237,28 @@ def test_a_segment_an_old_leader_created_above_a_newer_fence_is_skipped(
     (found,) = fenced_tails(directory)
     assert str(found) == warnings[0]
     assert [w for w in verify_directory(directory).warnings if str(stray) in w] == warnings
-
-    # A tail that reaches the stray's base (the new leader's end, for a moment) stays in the
-    # new leader's segment, never follows into the stray, and reads on there.
-    at_base = tmp_path / "at-base"
-    with SegmentedLog(at_base, fsync=False) as log:
-        log.append([b"a"], 1, timestamp_ms=1)
-        log.roll()
-        for value in (b"n1", b"n2"):
-            log.append([value], 2, timestamp_ms=2)
-    assert claim_epoch(at_base, 2, 2) and publish_fence(at_base, 2, 1) == Fence(2, 1)
-    _with_segment(at_base, 3, 1, b"stale")
-    tail = LogTail(at_base)
-    assert [(b.base_offset, b.epoch) for b in tail.read(0)] == [(0, 1), (1, 2), (2, 2)]
-    segment_1 = list_segments(at_base)[1][1]
-    scratch = tmp_path / "n3"
-    with SegmentedLog(scratch, fsync=False) as log:
-        log.append([b"a"], 1, timestamp_ms=1)
-        log.roll()
-        for value in (b"n1", b"n2", b"n3"):
-            log.append([value], 2, timestamp_ms=2)
-    segment_1.write_bytes(list_segments(scratch)[1][1].read_bytes())  # the leader wrote n3
-    assert [(b.base_offset, b.epoch) for b in tail.read(3)] == [(3, 2)]
     # Not a stray: epoch 2's claimer made its segment at 1 and appended nothing, and an
     # exclusive writer went on with epoch 1 there and rolled: its batches are the log.
     alone = tmp_path / "alone"
     with SegmentedLog(alone, fsync=False) as log:
-        log.append([b"a"], 1, timestamp_ms=1)
-        log.roll()
-        for value in (b"b", b"c"):
-            log.append([value], 1, timestamp_ms=2)
-        log.roll()
-        log.append([b"d"], 1, timestamp_ms=2)
+        for values in ([b"a"], None, [b"b"], [b"c"], None, [b"d"]):
+            if values is None:
+                log.roll()
+            else:
+                log.append(values, 1, timestamp_ms=1)
     assert claim_epoch(alone, 2, 2) and publish_fence(alone, 2, 1) == Fence(2, 1)
     assert [b.base_offset for b in read_batches(alone)] == [0, 1, 2, 3]
     assert fenced_tails(alone) == []
+
+
+def test_a_tail_at_a_strays_base_never_follows_into_it(tmp_path: Path) -> None:
+    """The new leader's end is the stray's base for a moment: a tail that reads there stays in
+    the leader's segment and reads on when the leader writes on."""
+    directory = tmp_path / "log"
+    _deposed_at_1(directory, 2)
+    tail = LogTail(directory)
+    assert [(b.base_offset, b.epoch) for b in tail.read(0)] == [(0, 1), (1, 2), (2, 2)]
+    _deposed_at_1(tmp_path / "on", 3)
+    segment = list_segments(directory)[1][1]
+    segment.write_bytes(list_segments(tmp_path / "on")[1][1].read_bytes())  # it wrote n3
+    assert [(b.base_offset, b.epoch) for b in tail.read(3)] == [(3, 2)]
