@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
-    from aclog.log.appends import AppendResult, BatchSpec
+    from aclog.log.appends import BatchSpec
     from aclog.log.created import empty_directory, first_missing, remove_created
     from aclog.log.errors import (
         CorruptLogError,
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from aclog.log.torn import TornTailError
 
 __all__ = [
-    "AppendResult",
     "BatchSpec",
     "CorruptLogError",
     "DeposedError",
