@@ -6,23 +6,22 @@ A pool of ``--strings`` strings (resource names and principals as
 a few, so the pool holds several runs) is asked for k strings at a time, half of them held:
 ``known`` (:meth:`~aclog.image.acl_pool.StringPool.known_codes`) and ``codes`` (of k strings
 never seen, so the pool grows and merges its runs as a tail of small batches makes it). Each
-row is microseconds per call, best of :data:`ROUNDS`, the two paths timed in turn. Usage:
+row is microseconds per call, best of five, the two paths timed in turn. Usage:
 ``python -m benchmarks.probe_pool_few [--strings N] [--sizes 1,2,4,...]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from functools import partial
 from itertools import count
 from unittest.mock import patch
 
 from aclog.image.acl_pool import StringPool
 from benchmarks.bench_log import acl_records
+from benchmarks.probe_small_batch import per_call
 
-ROUNDS = 5
 CALLS = 200
 
 
@@ -36,16 +35,6 @@ def _pool(strings: int) -> tuple[StringPool, list[str]]:
     return pool, texts
 
 
-def _per_call(call: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(ROUNDS):
-        started = time.perf_counter()
-        for _ in range(CALLS):
-            call()
-        best = min(best, (time.perf_counter() - started) / CALLS)
-    return best * 1e6
-
-
 def probe(strings: int, sizes: list[int]) -> list[tuple[int, str, float, float]]:
     """(k, what, fast path µs, reference µs) rows."""
     pool, texts = _pool(strings)
@@ -56,12 +45,17 @@ def probe(strings: int, sizes: list[int]) -> list[tuple[int, str, float, float]]
         timed = {}
         for few in (k, 0):  # the fast path, then the reference
             with patch("aclog.image.acl_pool.FEW", few):
-                known = _per_call(partial(pool.known_codes, asked))
-                new = _per_call(lambda k=k: pool.codes([next(fresh) for _ in range(k)]))
+                known = per_call(partial(pool.known_codes, asked), CALLS) * 1e6
+                new = per_call(partial(_add, pool, fresh, k), CALLS) * 1e6
             timed[few] = (known, new)
         rows.append((k, "known", timed[k][0], timed[0][0]))
         rows.append((k, "codes", timed[k][1], timed[0][1]))
     return rows
+
+
+def _add(pool: StringPool, fresh: Iterator[str], k: int) -> None:
+    """Add ``k`` strings the pool has never seen."""
+    pool.codes([next(fresh) for _ in range(k)])
 
 
 def main() -> None:
