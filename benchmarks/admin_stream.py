@@ -13,6 +13,7 @@ from pathlib import Path
 
 from aclog.log import SegmentedLog
 from aclog.records import (
+    AccessControlEntryRecord,
     RemoveAccessControlEntryRecord,
     RemoveUserScramCredentialRecord,
     RequestContextRecord,
@@ -24,10 +25,12 @@ from aclog.records.types import Record
 from benchmarks.bench_log import acl_records
 
 
-def stream(records: int, seed: int = 5) -> list[Record]:
-    """``records`` records in commit order (see the module), no request contexts."""
+def stream(records: int, seed: int = 5, *, after: int = 0) -> list[Record]:
+    """``records`` records in commit order (see the module), no request contexts; ``after``:
+    its ACLs follow the first ``after`` of :func:`distinct_acls` (a snapshot's), no id or
+    binding shared."""
     rng = random.Random(seed)
-    acls = iter({r.binding: r for r in acl_records(records * 2, seed=3)}.values())
+    acls = iter(distinct_acls(records * 2 + after)[after:])
     added: list[Record] = []
     users: list[str] = []
     out: list[Record] = []
@@ -40,6 +43,12 @@ def stream(records: int, seed: int = 5) -> list[Record]:
             added.append(next(acls))
             out.append(added[-1])
     return out
+
+
+def distinct_acls(count: int) -> list[AccessControlEntryRecord]:
+    """The ACL additions :func:`stream` draws from, in order, each binding once (fewer than
+    ``count``: a binding drawn twice is kept once); a longer list starts with a shorter one."""
+    return list({r.binding: r for r in acl_records(count, seed=3)}.values())
 
 
 def _scram(rng: random.Random, users: list[str], n: int) -> Record:

@@ -15,7 +15,8 @@ best of :data:`ROUNDS`, collector paused as replay runs:
   is ready, in seconds, with its ratio to the bulk log's (target <= 1.5x).
 
 A ``mismatches`` row counts the small-batch logs whose replayed state (ACLs in image order,
-SCRAM users) differs from the bulk log's; :mod:`benchmarks.bench_serve_start` adds the
+SCRAM users) differs from the bulk log's; :mod:`benchmarks.bench_tail_after_snapshot` adds
+the rows of a tail of small batches after a snapshot, :mod:`benchmarks.bench_serve_start` the
 ``aclog serve`` start rows. ``python -m benchmarks.bench_small_batches
 [--records N]`` runs the suite alone and prints the rows.
 """
@@ -35,6 +36,7 @@ from aclog.records.collector import gc_paused
 from aclog.replay.rebuild import replay_tail
 from benchmarks.admin_stream import stream, write
 from benchmarks.bench_serve_start import rows as serve_rows
+from benchmarks.bench_tail_after_snapshot import rows as tail_rows
 from benchmarks.harness import SCALE, best_in_turn
 from benchmarks.report import Report, Row
 
@@ -71,6 +73,9 @@ def _load(directory: Path) -> Callable[[], None]:
 def run(report: Report, quick: bool) -> None:
     records = SCALE.pick(100_000, 12_500, 2_000) if quick else 100_000
     report.rows.extend(rows(records))
+    report.rows.extend(
+        tail_rows(SUITE, *SCALE.pick((100_000, 5_000), (25_000, 1_000), (2_000, 100)))
+    )
     report.rows.extend(serve_rows(SUITE, SCALE.pick(15_000, 15_000, 500)))
 
 

@@ -50,7 +50,7 @@ def _acl(i: int) -> AccessControlEntryRecord:
     )
 
 
-def _per_batch(call: Callable[[], Any], batches: int) -> float:
+def per_call(call: Callable[[], Any], batches: int) -> float:
     """Seconds per call of the best of :data:`ROUNDS` runs of ``batches`` calls."""
     best = float("inf")
     for _ in range(ROUNDS):
@@ -75,7 +75,7 @@ def probe(sizes: list[int]) -> list[tuple[int, str, str, float]]:
                 call = _call(reader, decode, values, base)
                 gc.collect()
                 with gc_paused():
-                    rows.append((size, reader, path, _per_batch(call, batches) * 1e6))
+                    rows.append((size, reader, path, per_call(call, batches) * 1e6))
     return rows
 
 

@@ -10,9 +10,12 @@ A string is found by the hash of its bytes (:func:`~aclog.image.acl_string_hashe
 string_hashes`) in a few sorted runs of the pool's hashes (the table's own
 :class:`~aclog.image.acl_table_keys.SortedKeys`, the codes as rows), each match confirmed
 by comparing the bytes in Arrow: a batch's distinct strings are coded by numpy and Arrow
-passes, no Python call per string (only a new string becomes a Python ``str``, once). Runs
-are merged as they pile up (a newer run into the one before it once that holds at most twice
-as many), so there are O(log) of them.
+passes, no Python call per string (only a new string becomes a Python ``str``, once). A
+lookup of at most :data:`~aclog.image.acl_pool_few.FEW` strings (an admin request's) hashes
+each in Python instead and searches each run once for all of them
+(:mod:`aclog.image.acl_pool_few`): the passes' fixed costs would be all it pays. Runs are
+merged as they pile up (a newer run into the one before it once that holds at most twice as
+many), so there are O(log) of them.
 
 A string no table holds any more keeps its code: the pool never forgets. A table makes
 itself a smaller pool when its own has grown well past what it uses (:meth:`StringPool.
@@ -39,6 +42,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from aclog.image.acl_pool_few import FEW, found_few, string_hash
 from aclog.image.acl_string_hashes import ArrowStrings, string_hashes, utf8_of
 from aclog.image.acl_table_keys import SortedKeys, matches, merged_keys
 from aclog.records.vector import arrow_numbers, numpy_numbers
@@ -91,13 +95,20 @@ class StringPool:
 
     def known_codes(self, distinct: Sequence[str]) -> Any:
         """The ``int64`` code of each string of ``distinct``, ``-1`` for one the pool lacks.
-        Adds nothing."""
-        texts = utf8_of(distinct)
-        return _found(self._runs, texts, string_hashes(texts))
+        Adds nothing. (At most :data:`~aclog.image.acl_pool_few.FEW` strings: found in
+        Python, :mod:`aclog.image.acl_pool_few`.)"""
+        if len(distinct) <= FEW:
+            texts = list(distinct)
+            hashes = list(map(string_hash, texts))
+            return found_few([run.keys for run in self._runs], self.strings, texts, hashes)
+        arrow = utf8_of(distinct)
+        return _found(self._runs, arrow, string_hashes(arrow))
 
     def codes(self, distinct: Sequence[str]) -> Any:
         """The ``int32`` code of each string of ``distinct`` (a string held twice gets one
         code), in order, adding the strings the pool lacks. Cost: see the module."""
+        if len(distinct) <= FEW:
+            return self._few_codes(list(distinct))
         texts = utf8_of(distinct)
         hashes = string_hashes(texts)
         with self._lock:
@@ -116,6 +127,26 @@ class StringPool:
             run = _Run(start, encoded.dictionary, _sorted(hashes[missing[first]], start))
             self._runs = _settled((*runs, run))
             found[missing] = start + which
+        return found.astype(np.int32)
+
+    def _few_codes(self, texts: list[str]) -> Any:
+        """:meth:`codes` of a few strings (:mod:`aclog.image.acl_pool_few`): the same codes,
+        the new strings added as one run, in the order of their first place."""
+        hashes = list(map(string_hash, texts))
+        with self._lock:
+            runs = self._runs
+            found = found_few([run.keys for run in runs], self.strings, texts, hashes)
+            missing = np.flatnonzero(found < 0).tolist()
+            if not missing:
+                return found.astype(np.int32)
+            start = len(self.strings)
+            added = list(dict.fromkeys(texts[i] for i in missing))
+            self.strings.extend(added)  # the list first, as in codes()
+            hash_of = dict(zip(texts, hashes, strict=True))
+            new_hashes = np.array([hash_of[text] for text in added], dtype=np.uint64)
+            self._runs = _settled((*runs, _Run(start, utf8_of(added), _sorted(new_hashes, start))))
+            code_of = {text: start + at for at, text in enumerate(added)}
+            found[missing] = [code_of[texts[i]] for i in missing]
         return found.astype(np.int32)
 
     def subset(self, codes: Any) -> StringPool:

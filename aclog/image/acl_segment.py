@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from aclog.image.acl_column_rows import AclColumnRows
 from aclog.image.acl_pool import StringPool
+from aclog.image.acl_segment_few import FEW, located_few
 from aclog.image.acl_string_hashes import ArrowStrings
 from aclog.image.acl_table_keys import (
     SortedKeys,
@@ -144,9 +145,12 @@ class Rows:
     ) -> list[tuple[int, Any, Any]]:
         """(segment, query indexes, rows) of the live rows whose id (or binding) equals a
         query's ``words``, each segment that has some (``queries``: the words' sorted
-        fingerprints, if the caller has them)."""
+        fingerprints, if the caller has them). A few queries are searched for in Python
+        (:mod:`aclog.image.acl_segment_few`)."""
         if queries is None:
             queries = SortedKeys.of(fingerprints(words))
+        if len(queries.keys) <= FEW:
+            return located_few(self, words, queries, binding=binding)
         hits = []
         for at, (segment, mask) in enumerate(zip(self.segments, self.live, strict=True)):
             asked, rows = found(segment, words, queries, binding=binding)

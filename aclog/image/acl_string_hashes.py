@@ -29,7 +29,7 @@ from aclog.image.acl_table_keys import fingerprints
 from aclog.records.vector import arrow_numbers
 
 _U64 = np.uint64
-_BYTE_VALUES = np.random.default_rng(0x5EED_AC10).integers(
+BYTE_VALUES = np.random.default_rng(0x5EED_AC10).integers(
     0, np.iinfo(np.uint64).max, 256, dtype=np.uint64, endpoint=True
 )
 """A random number per byte value (fixed: hashes are never stored, only compared)."""
@@ -126,15 +126,15 @@ def _block_hashes(data: Any, offsets: Any) -> Any:
     body = data[base : int(offsets[-1])]
     starts = offsets[:-1] - base
     lengths = np.diff(offsets)
-    positions = _position_weights(int(lengths.max()) if len(lengths) else 0)
+    positions = position_weights(int(lengths.max()) if len(lengths) else 0)
     within = np.arange(len(body), dtype=np.int64) - np.repeat(starts, lengths)
     sums = np.zeros(len(body) + 1, dtype=np.uint64)
-    np.cumsum(_BYTE_VALUES[body] * positions[within], out=sums[1:])
+    np.cumsum(BYTE_VALUES[body] * positions[within], out=sums[1:])
     # A sum over a string is a difference of prefix sums (wrapping, as the sums do).
     return fingerprints((sums[starts + lengths] - sums[starts], lengths.astype(_U64)))
 
 
-def _position_weights(longest: int) -> Any:
+def position_weights(longest: int) -> Any:
     """At least ``longest`` position multipliers (odd, so no byte's value is lost)."""
     weights = _positions[0]
     if len(weights) < longest:

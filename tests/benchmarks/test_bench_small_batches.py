@@ -3,7 +3,12 @@ and each size's rows carry its ratio to the bulk row."""
 
 from __future__ import annotations
 
-from benchmarks import admin_stream, bench_serve_start, bench_small_batches
+from benchmarks import (
+    admin_stream,
+    bench_serve_start,
+    bench_small_batches,
+    bench_tail_after_snapshot,
+)
 from benchmarks.bench_small_batches import BULK, SIZES
 
 
@@ -39,3 +44,17 @@ def test_serve_start_rows_time_a_real_server_until_it_listens() -> None:
     ]
     assert all(0 < r.value < 120 for r in rows)
     assert 40 <= rows[2].size <= 160 and "target <= 1 s" in rows[2].note
+
+
+def test_tail_rows_replay_onto_the_snapshot_as_the_whole_log_does() -> None:
+    """The tail after a snapshot, replayed at once and followed a batch at a time, gives the
+    state of the whole log replayed without the snapshot; each row says its time."""
+    rows = bench_tail_after_snapshot.rows("smallbatch", acls=300, batches=40)
+    assert rows[0].metric == "mismatches" and rows[0].value == 0
+    assert [(r.impl, r.workload) for r in rows[1:]] == [
+        (f"aclog tail {how}", f"300-ACL snapshot + 40 batches of {size}")
+        for size in bench_tail_after_snapshot.SIZES
+        for how in ("replay", "follow")
+    ]
+    assert all(r.value > 0 and " ms; best of" in r.note for r in rows[1:])
+    assert [r.size for r in rows[1::2]] == [40 * size for size in bench_tail_after_snapshot.SIZES]
