@@ -37,7 +37,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import repeat
-from operator import getitem, itemgetter, rshift, setitem
+from operator import itemgetter, rshift, setitem
 from typing import Generic, TypeVar
 
 from aclog.records.build import consume
@@ -188,7 +188,7 @@ class ShardedMap(Generic[V]):
         edge = self.edge
         if edge is not None:
             stored = list(itertools.chain.from_iterable(shards))
-            edges = map(getitem, stored, repeat(edge_slice(edge)))
+            edges = map(str.__getitem__, stored, repeat(edge_slice(edge)))
             self._counts = dict(Counter(zip(map(len, stored), edges, strict=True)))
             self._reprobe()
 
