@@ -36,11 +36,7 @@ import itertools
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from itertools import repeat
-from operator import itemgetter, rshift, setitem
 from typing import Generic, TypeVar
-
-from aclog.records.build import consume
 
 V = TypeVar("V")
 
@@ -49,7 +45,6 @@ TARGET = 256
 """Entries per shard aimed at: the map doubles its shard count when shards average twice this."""
 
 _MISSING = object()
-_KEY, _VALUE = itemgetter(0), itemgetter(1)
 
 Mark = tuple[int, str]
 """A key's length and edge character (``""`` for the empty key)."""
@@ -57,15 +52,9 @@ Probe = tuple[int, frozenset[str]]
 """A key length and the edge characters of the keys of that length."""
 
 
-def edge_slice(edge: int) -> slice:
-    """The slice of a key that is its edge character in a map with that ``edge`` (``""`` for
-    the empty key)."""
-    return slice(edge, edge + 1 or None)
-
-
 def mark(key: str, edge: int) -> Mark:
     """The (length, edge character) ``key`` is counted under in a map with that ``edge``."""
-    return len(key), key[edge_slice(edge)]
+    return len(key), key[edge] if key else ""
 
 
 def probes_of(marks: Iterable[Mark]) -> tuple[Probe, ...]:
@@ -170,26 +159,21 @@ class ShardedMap(Generic[V]):
 
     def fill(self, entries: Iterable[tuple[str, V]], count: int) -> None:
         """Replace the content with ``entries`` (about ``count`` of them, distinct keys), choosing
-        the shard count for their number: the bulk load, without an intermediate dict. Every
-        step is a C-level ``map`` (hash, shift, shard, store; each key's mark), no Python line
-        per entry: a 1M-ACL load files a few hundred thousand patterns."""
+        the shard count for their number: the bulk load, without an intermediate dict."""
         bits = 0
         while TARGET << bits < count:
             bits += 1
         self.shift = shift = HASH_BITS - bits
         shards: list[dict[str, V]] = [{} for _ in range(1 << bits)]
         self.shards = shards
-        pairs = entries if isinstance(entries, list) else list(entries)
-        keys = list(map(_KEY, pairs))
-        places = map(shards.__getitem__, map(rshift, map(hash, keys), repeat(shift)))
-        consume(map(setitem, places, keys, map(_VALUE, pairs)))
+        for key, value in entries:
+            shards[hash(key) >> shift][key] = value
         self._copied = set(range(len(shards)))
         self.size = sum(map(len, shards))
         edge = self.edge
         if edge is not None:
-            stored = list(itertools.chain.from_iterable(shards))
-            edges = map(str.__getitem__, stored, repeat(edge_slice(edge)))
-            self._counts = dict(Counter(zip(map(len, stored), edges, strict=True)))
+            keys = itertools.chain.from_iterable(shards)
+            self._counts = dict(Counter(mark(key, edge) for key in keys))
             self._reprobe()
 
     def _reprobe(self) -> None:
