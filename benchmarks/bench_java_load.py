@@ -15,8 +15,8 @@ Kafka's own classes (``benchmarks/java/LoadBench``), on the same KRaft files.
   checkpoint loaded into image + authorizer. Java: the used heap after full collections with
   image and authorizer alive, minus the same once they are dropped (live heap). aclog, twice:
   ``tracemalloc`` of the same load (the objects alone), and the resident-set growth of a fresh
-  process loading it (what the machine gives it: allocator overhead and freed-but-kept pages
-  included).
+  process loading it as a broker's loader starts, frozen and its freed heap pages returned
+  (what the machine gives it: allocator overhead included).
 
 Ratios are oriented so that above 1 means aclog is better (:func:`benchmarks.java_harness.pair`).
 Counts of ACLs and SCRAM credentials loaded are cross-checked in ``mismatches`` rows.
@@ -238,7 +238,8 @@ def rss_probe(directory: str) -> None:
 
     gc.collect()
     before = resident()
-    loaded = _loaded(Path(directory))
+    with gc_paused(freeze=True):  # as a broker's loader starts (a process edge)
+        loaded = _loaded(Path(directory))
     gc.collect()
     print(resident() - before, len(loaded[0].acls))
 

@@ -53,22 +53,27 @@ _NAME_MASK = np.uint64((1 << 48) - 1)
 
 class RowSource:
     """Represents the rows the :class:`TableRules` of one load refer to: the table's live
-    ``columns`` and ``order``, the image place of each row of the sorted layout (a pattern's
-    rows are ``order[span]``). Immutable but for its cache of records; thread-safe."""
+    ``columns``, ``order`` (the image place of each row of the sorted layout) and ``bounds``
+    (pattern ``p``'s rows are ``order[bounds[p]:bounds[p + 1]]``). Immutable but for its
+    cache of records; thread-safe. Memory: 4 bytes per ACL and 8 per pattern (a pattern's
+    rules hold only its number, not a slice: two int objects and a slice per pattern were
+    a third of the load's rules)."""
 
-    __slots__ = ("_all", "_asked", "_lock", "_patience", "_runs", "columns", "order")
+    __slots__ = ("_all", "_asked", "_lock", "_patience", "bounds", "columns", "order")
 
-    def __init__(self, columns: TableColumns, order: Any, runs: Any, patterns: int) -> None:
-        self.columns, self.order, self._runs = columns, order, runs
+    def __init__(self, columns: TableColumns, order: Any, bounds: Any) -> None:
+        self.columns, self.bounds = columns, bounds
+        self.order = order.astype(np.int32) if len(order) < 2**31 else order
         self._all: list[AccessControlEntryRecord] | None = None
         self._asked = 0
-        self._patience = max(64, patterns // 16)
+        self._patience = max(64, (len(bounds) - 1) // 16)
         self._lock = threading.Lock()
 
-    def acls_of(self, span: slice) -> Acls:
-        """The records of the rows ``order[span]``, in image order (new objects). One pattern
+    def acls_of(self, pattern: int) -> Acls:
+        """The records of the rows of ``pattern``, in image order (new objects). One pattern
         at a time pays a fixed cost per call; after :attr:`_patience` patterns (a listing walks
         them all) every row's record is made at once, in one pass, and kept."""
+        span = slice(int(self.bounds[pattern]), int(self.bounds[pattern + 1]))
         everything = self._all
         if everything is None:
             self._asked += 1  # a lost count between racing threads only delays the switch
@@ -81,9 +86,8 @@ class RowSource:
         with self._lock:
             if self._all is None:
                 # Each pattern's rows by image place, the patterns where they are.
-                self._all = self.columns.records_at(
-                    self.order[np.lexsort((self.order, self._runs))]
-                )
+                runs = np.repeat(np.arange(len(self.bounds) - 1), np.diff(self.bounds))
+                self._all = self.columns.records_at(self.order[np.lexsort((self.order, runs))])
             return self._all
 
 
@@ -95,10 +99,10 @@ class TableRules(Rules):
     a :class:`Rules` whose ``acls`` and ``groups`` are made on first read. Immutable once
     built; thread-safe."""
 
-    __slots__ = ("_source", "_span")
+    __slots__ = ("_pattern", "_source")
 
     _source: RowSource
-    _span: slice
+    _pattern: int
 
     @property
     def acls(self) -> Acls:
@@ -106,7 +110,7 @@ class TableRules(Rules):
         try:
             return _ACLS_SLOT.__get__(self, Rules)  # type: ignore[no-any-return]
         except AttributeError:  # not made yet
-            acls = self._source.acls_of(self._span)
+            acls = self._source.acls_of(self._pattern)
             _ACLS_SLOT.__set__(self, acls)
             return acls
 
@@ -207,20 +211,19 @@ def _table_rules(
     made: list[Rules] = list(
         map(TableRules, map(zip, map(texts.__getitem__, spans), map(values.__getitem__, spans)))
     )
-    source = RowSource(columns, order, layout.runs, len(layout.starts))
-    rows = map(slice, layout.starts[fast].tolist(), layout.ends[fast].tolist())
+    source = RowSource(columns, order, np.append(layout.starts, len(order)))
     for setter, settings in (
         (_SET_WILD, wilds[fast].tolist()),
         (_SET_EXTRA, repeat(None)),
         (_SET_SOURCE, repeat(source)),
-        (_SET_SPAN, rows),
+        (_SET_PATTERN, fast.tolist()),
     ):
         consume(map(setter, made, settings))
     return made
 
 
 _SET_WILD, _SET_EXTRA = (Rules.__dict__[name].__set__ for name in ("wild", "extra"))
-_SET_SOURCE, _SET_SPAN = (TableRules.__dict__[name].__set__ for name in ("_source", "_span"))
+_SET_SOURCE, _SET_PATTERN = (TableRules.__dict__[name].__set__ for name in ("_source", "_pattern"))
 
 
 def _reference_rules(columns: TableColumns, layout: Layout, slow: Any) -> list[Rules]:

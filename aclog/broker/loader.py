@@ -186,7 +186,8 @@ class MetadataLoader:
         This is a process edge, so it decides about the process-wide garbage collector (the
         library calls never do): the image and the publishers' first build (the authorizer's
         index) live as long as the broker, so they are built with the collector paused and then
-        frozen, and no later collection walks those millions of objects; each poll of the
+        frozen, and no later collection walks those millions of objects (the temporary arrays
+        the build freed go back to the system then, not kept resident); each poll of the
         thread runs paused too (a backlog's replay makes O(records) objects the collector would
         walk again and again; the ``smallbatch`` suite's ``aclog loader`` rows). See
         :func:`~aclog.records.collector.gc_paused`.

@@ -89,9 +89,16 @@ class SortedKeys:
 
     @classmethod
     def of(cls, prints: Any) -> SortedKeys:
-        """The sorted keys of rows ``0..len(prints)-1``. Cost: one argsort."""
-        order = np.argsort(prints, kind="stable")
-        return cls(prints[order], order)
+        """The sorted keys of rows ``0..len(prints)-1``, the rows of equal keys ascending (a
+        stable sort's order). Cost: one unstable argsort (several times cheaper than a stable
+        one on 64-bit keys) and one pass checking for equal keys; where some are equal, the
+        stable argsort instead. Distinct keys have one sorted order, so both give the same."""
+        order = np.argsort(prints)
+        keys = prints[order]
+        if len(keys) > 1 and bool((keys[1:] == keys[:-1]).any()):
+            order = np.argsort(prints, kind="stable")
+            keys = prints[order]
+        return cls(keys, order)
 
     def lower_bounds(self, ordered: Any) -> Any:
         """Where each of the fingerprints ``ordered`` would go in :attr:`keys` (as

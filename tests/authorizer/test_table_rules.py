@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import random
+import tracemalloc
 import uuid
 from typing import Any
 
@@ -212,3 +213,30 @@ def test_an_authorizer_keeps_the_published_index_whole_across_a_change() -> None
     authorizer.apply(adds=(), removes=[acl.id for acl in removed])
     assert published.filtered(AclFilter()) == AclIndex.build(acls).listing()
     assert authorizer.acls(AclFilter()) == AclIndex.build(acls[len(acls) // 3 :]).listing()
+
+
+def test_a_pattern_loaded_from_a_table_costs_under_340_bytes() -> None:
+    """20,000 patterns of one ACL each (the shape of most of a big cluster's LITERAL topics):
+    the index costs its rules (a dict and its table), its shard entry and 4 bytes of row
+    order per ACL; a pattern refers to its rows by number (a slice of two ints per pattern
+    took 390 bytes in all)."""
+    count = 20_000
+    acls = [
+        AccessControlEntryRecord(
+            uuid.UUID(int=i + 1), ResourceType.TOPIC, f"topic-{i}", PatternType.LITERAL,
+            f"User:u{i % 50}", "*", AclOperation.READ, AclPermissionType.ALLOW,
+        )
+        for i in range(count)
+    ]  # fmt: skip
+    table = table_of(acls)
+    table.pool.array()  # the pool's strings array is the table's, not the index's
+    gc.collect()
+    tracemalloc.start()
+    try:
+        index = index_from_table(table)
+        gc.collect()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(index) == count
+    assert held / count < 340
