@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from aclog.controller.scram_limits import (
         DEFAULT_ITERATIONS,
+        DEFAULT_MIN_ITERATIONS,
         DEFAULT_SALT_BYTES,
         MAX_ITERATIONS,
         MIN_ITERATIONS,
@@ -54,6 +55,7 @@ __all__ = [
     "DEFAULT_ELECTION_TIMEOUT_MS",
     "DEFAULT_HEARTBEAT_MS",
     "DEFAULT_ITERATIONS",
+    "DEFAULT_MIN_ITERATIONS",
     "DEFAULT_SALT_BYTES",
     "MAX_RECORDS_PER_USER_OP",
     "AclControlManager",

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
+    from aclog.controller.scram_limits import DEFAULT_MIN_ITERATIONS
     from aclog.questions.churn import OTHERS, ChangeSplit, SplitBy, split_changes
     from aclog.questions.findings import Finding, LintReport, Severity
     from aclog.questions.host_answers import ANY_HOST, HostAnswer
-    from aclog.questions.hygiene import DEFAULT_MIN_ITERATIONS, lint_directory, lint_image
+    from aclog.questions.hygiene import lint_directory, lint_image
     from aclog.questions.impact import (
         ANY_OTHER_HOST,
         ResourceImpact,

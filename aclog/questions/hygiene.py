@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from aclog.controller.scram_limits import DEFAULT_MIN_ITERATIONS
 from aclog.image import MetadataImage
 from aclog.questions.findings import Finding, LintReport, Severity
 from aclog.questions.lint_memo import acl_findings
@@ -35,7 +36,6 @@ from aclog.records.warning import OnWarning, ignore_warning
 from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image
 from aclog.replay.stream import DecodedBatch
 
-DEFAULT_MIN_ITERATIONS = 8192
 _DAY_MS = 86_400_000
 
 

@@ -271,7 +271,6 @@ STILL_HEAVY_HELP = {
     ("plan",),
     ("quickstart",),
     ("serve",),
-    ("pipeline", "lint"),  # its default --min-iterations is aclog.questions.hygiene's
 }
 """Commands whose module still imports what it runs (issue 37: each is to be split as
 ``acls list`` is, its options apart from :mod:`aclog.tools.acls_listing`-style work); the test

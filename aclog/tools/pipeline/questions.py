@@ -18,16 +18,7 @@ from typing import Annotated
 import typer
 
 from aclog.tools.console import print_json
-from aclog.tools.params import (
-    AllowEveryone,
-    AtOffset,
-    AtTime,
-    Host,
-    JsonFlag,
-    SourceFormat,
-    SuperUsers,
-)
-from aclog.tools.pipeline.app import pipeline_app
+from aclog.tools.params import AllowEveryone, Host, SuperUsers
 from aclog.tools.pipeline.asking import (
     GroupsOption,
     OperationsOption,
@@ -41,48 +32,28 @@ from aclog.tools.pipeline.asking import (
     question_settings,
     read_resources,
 )
-from aclog.tools.pipeline.inputs import job_source
-from aclog.tools.pipeline.options import (
-    ConfOption,
-    DataDirOption,
-    DriverHostOption,
-    MasterOption,
-    OutOption,
-    SnapshotsFlag,
-)
+from aclog.tools.pipeline.options import pipeline_command
 from aclog.tools.pipeline.output import show_answers
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.shared import SharedOptions
 
 
-@pipeline_app.command("who-can")
+@pipeline_command("who-can", "point", "out", "snapshots")
 def who_can_command(
+    options: SharedOptions,
     operation: OperationsOption,
-    data_dir: DataDirOption = None,
     resources: ResourcesOption = None,
     topic: TopicsOption = None,
     group: GroupsOption = None,
     host: Host = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    out_path: OutOption = None,
-    snapshots: SnapshotsFlag = True,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
 ) -> None:
     """'aclog who-can' for every resource and operation asked, as one job."""
     inventory, ops = named_resources(resources, topic, group), parse_operations(operation)
     settings = question_settings(super_users, allow_everyone_if_no_acl_found)
-    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
-    with spark_for(master, conf, driver_host, out=out_path) as spark:
-        answers = pipeline_modules().commands.who_can(
-            spark, source, inventory, ops, host=host, settings=settings, out=out_path
-        )
-    if json_output:
+    with options.job() as (pipeline, job):
+        answers = pipeline.commands.who_can(job, inventory, ops, host=host, settings=settings)
+    if options.json_output:
         print_json({"answers": answers})
         return
     show_answers(answers, "answers", lambda a: (
@@ -91,9 +62,9 @@ def who_can_command(
     ))  # fmt: skip
 
 
-@pipeline_app.command("reach")
+@pipeline_command("reach", "point", "out", "snapshots")
 def reach_command(
-    data_dir: DataDirOption = None,
+    options: SharedOptions,
     principals: PrincipalsOption = None,
     principal: PrincipalOption = None,
     host: Host = None,
@@ -106,15 +77,6 @@ def reach_command(
     ] = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    out_path: OutOption = None,
-    snapshots: SnapshotsFlag = True,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
 ) -> None:
     """'aclog reach' for every principal asked, as one job."""
     people = named_principals(principals, principal)
@@ -123,13 +85,11 @@ def reach_command(
     types = usage(lambda: resource_types(resource_type))
     names = read_resources(inventory) if inventory is not None else None
     settings = question_settings(super_users, allow_everyone_if_no_acl_found)
-    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
-    with spark_for(master, conf, driver_host, out=out_path) as spark:
-        answers = pipeline_modules().commands.reach(
-            spark, source, people, host=host, resource_types=types, inventory=names,
-            settings=settings, out=out_path,
-        )  # fmt: skip
-    if json_output:
+    with options.job() as (pipeline, job):
+        answers = pipeline.commands.reach(
+            job, people, host=host, resource_types=types, inventory=names, settings=settings
+        )
+    if options.json_output:
         print_json({"answers": answers})
         return
     show_answers(

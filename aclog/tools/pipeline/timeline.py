@@ -11,8 +11,7 @@ from typing import Annotated
 import typer
 
 from aclog.tools.console import print_json
-from aclog.tools.params import AllowEveryone, Host, JsonFlag, SourceFormat, SuperUsers
-from aclog.tools.pipeline.app import pipeline_app
+from aclog.tools.params import AllowEveryone, Host, SuperUsers
 from aclog.tools.pipeline.asking import (
     GroupsOption,
     OperationsOption,
@@ -25,22 +24,15 @@ from aclog.tools.pipeline.asking import (
     parse_operations,
     question_settings,
 )
-from aclog.tools.pipeline.inputs import job_source
-from aclog.tools.pipeline.options import (
-    ConfOption,
-    DataDirOption,
-    DriverHostOption,
-    MasterOption,
-    OutOption,
-)
+from aclog.tools.pipeline.options import pipeline_command
 from aclog.tools.pipeline.output import show_answers
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.shared import SharedOptions
 
 
-@pipeline_app.command("timeline")
+@pipeline_command("timeline", "out")
 def timeline_command(
+    options: SharedOptions,
     operation: OperationsOption,
-    data_dir: DataDirOption = None,
     principals: PrincipalsOption = None,
     principal: PrincipalOption = None,
     resources: ResourcesOption = None,
@@ -52,12 +44,6 @@ def timeline_command(
     start: Annotated[str | None, typer.Option("--from", help="An offset or a time.")] = None,
     end: Annotated[str | None, typer.Option("--to", help="An offset or a time.")] = None,
     partitions: Annotated[int | None, typer.Option("--partitions", min=1)] = None,
-    out_path: OutOption = None,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
 ) -> None:
     """'aclog timeline' for every principal x resource x operation asked, as one job."""
     people = named_principals(principals, principal)
@@ -69,13 +55,12 @@ def timeline_command(
 
     first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
     last = Point() if end is None else parse_range_end(end, "--to")
-    source = job_source(data_dir, None, source_format)
-    with spark_for(master, conf, driver_host, out=out_path) as spark:
-        answers = pipeline_modules().commands.timelines(
-            spark, source, (people, names, ops), host=host, span=(first, last),
-            settings=settings, partitions=partitions, out=out_path,
+    with options.job() as (pipeline, job):
+        answers = pipeline.commands.timelines(
+            job, (people, names, ops), host=host, span=(first, last), settings=settings,
+            partitions=partitions,
         )  # fmt: skip
-    if json_output:
+    if options.json_output:
         print_json({"timelines": answers})
         return
     show_answers(answers, "timelines", lambda a: (
