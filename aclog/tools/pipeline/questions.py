@@ -1,7 +1,6 @@
-"""``aclog pipeline who-can|reach``: the in-process questions as Spark jobs over whole
-inventories (:mod:`aclog.pipeline.questions`); ``timeline`` is in
-:mod:`aclog.tools.pipeline.timeline`, ``diff`` in :mod:`aclog.tools.pipeline.changes` and
-``lint`` in :mod:`aclog.tools.pipeline.lint`.
+"""``aclog pipeline who-can|reach|timeline``: the in-process questions as Spark jobs over whole
+inventories (:mod:`aclog.pipeline.questions`); ``diff`` is in
+:mod:`aclog.tools.pipeline.changes` and ``lint`` in :mod:`aclog.tools.pipeline.lint`.
 
 Each ``--json`` holds exactly what the in-process command prints for the same question:
 ``who-can`` and ``reach`` one ``aclog who-can``/``aclog reach --json`` answer per resource and
@@ -95,3 +94,43 @@ def reach_command(
     show_answers(
         answers, "principals", lambda a: f"{a['principal']}: {len(a['resources'])} resources"
     )
+
+
+@pipeline_command("timeline", "out")
+def timeline_command(
+    options: SharedOptions,
+    operation: OperationsOption,
+    principals: PrincipalsOption = None,
+    principal: PrincipalOption = None,
+    resources: ResourcesOption = None,
+    topic: TopicsOption = None,
+    group: GroupsOption = None,
+    host: Host = None,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
+    start: Annotated[str | None, typer.Option("--from", help="An offset or a time.")] = None,
+    end: Annotated[str | None, typer.Option("--to", help="An offset or a time.")] = None,
+    partitions: Annotated[int | None, typer.Option("--partitions", min=1)] = None,
+) -> None:
+    """'aclog timeline' for every principal x resource x operation asked, as one job."""
+    people = named_principals(principals, principal)
+    names = named_resources(resources, topic, group)
+    ops = parse_operations(operation)
+    settings = question_settings(super_users, allow_everyone_if_no_acl_found)
+    from aclog.replay import Point  # noqa: PLC0415 - the library when the job runs
+    from aclog.tools.points import parse_range_end  # noqa: PLC0415
+
+    first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
+    last = Point() if end is None else parse_range_end(end, "--to")
+    with options.job() as (pipeline, job):
+        answers = pipeline.commands.timelines(
+            job, (people, names, ops), host=host, span=(first, last), settings=settings,
+            partitions=partitions,
+        )  # fmt: skip
+    if options.json_output:
+        print_json({"timelines": answers})
+        return
+    show_answers(answers, "timelines", lambda a: (
+        f"{a['principal']} {a['operation']} on {a['resource_type']}:{a['resource_name']}: "
+        f"{len(a['flips'])} flips, now {'/'.join(x['decision'] for x in a['final'])}"
+    ))  # fmt: skip
