@@ -27,6 +27,7 @@ from benchmarks.report import Report, Row
 from benchmarks.servers import settle
 
 SEED = 35
+PROBE = "aclog serve --controller x3"
 LOAD_SECONDS = 6.0
 
 
@@ -43,10 +44,14 @@ def _rounds(kind: str, count: int) -> list[RoundResult]:
     return results
 
 
-def _failover_row(kind: str, results: list[RoundResult]) -> Row:
+def failover_row(
+    kind: str, results: list[RoundResult], impl: str = PROBE, lost: int = 0, more: str = ""
+) -> Row:
+    """The row of ``kind`` 's rounds: the median failover time, how many within 3 s, the worst,
+    ``lost`` acknowledged writes, and what a frozen leader's rounds saw; ``more`` ends the note."""
     times = sorted(r.failover if r.failover is not None else float("inf") for r in results)
     within = sum(t <= 3.0 for t in times)
-    note = f"within 3 s: {within} of {len(times)}; worst {times[-1] * 1000:,.0f} ms; 0 lost"
+    note = f"within 3 s: {within} of {len(times)}; worst {times[-1] * 1000:,.0f} ms; {lost} lost"
     if kind == "stall-leader":
         taken = [r for r in results if r.taken_over]
         note += f"; disk stalled 0.5-6 s; another node took over in {len(taken)}"
@@ -60,22 +65,14 @@ def _failover_row(kind: str, results: list[RoundResult]) -> Row:
             f" of {len(long)} frozen > 2.5 s, {missed} not taken over"
         )
     workload = f"{kind} -> another node acks"
-    return Row(
-        "failover",
-        "aclog serve --controller x3",
-        workload,
-        len(times),
-        "median",
-        times[len(times) // 2] * 1000,
-        "ms",
-        note,
-    )
+    median = times[len(times) // 2] * 1000
+    return Row("failover", impl, workload, len(times), "median", median, "ms", note + more)
 
 
 def _p99_row(workload: str, latencies: list[float], note: str = "") -> Row:
     return Row(
         "failover",
-        "aclog serve --controller x3",
+        PROBE,
         workload,
         len(latencies),
         "p99",
@@ -117,7 +114,7 @@ def _steady_p99(megabytes: int) -> tuple[list[float], int]:
 def run(report: Report, quick: bool) -> None:
     count = 2 if quick else 20
     for kind in ("kill-leader", "sigstop-leader", "freeze-in-append", "stall-leader"):
-        report.add(_failover_row(kind, _rounds(kind, count)))
+        report.add(failover_row(kind, _rounds(kind, count)))
     standby = _rounds("sigstop-standby", count)
     before = [s for r in standby for s in r.before]
     during = [s for r in standby for s in r.during]

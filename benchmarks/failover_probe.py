@@ -32,6 +32,7 @@ from typing import Any
 from aclog.log import read_batches
 from aclog.log.claims import load_fences
 from aclog.replay.rebuild import rebuild_image
+from benchmarks.load_thread import Writer
 from benchmarks.servers import Served, exchange, serve
 from benchmarks.stall import LAUNCHER
 
@@ -142,23 +143,13 @@ class Cluster:
 
 
 @dataclass
-class Load:
+class Load(Writer):
     """One client writing to the active node until :meth:`stop`; thread-safe to read."""
 
     cluster: Cluster
     answers: list[Answer] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
-
-    def start(self) -> Load:
-        self._thread = threading.Thread(target=self._run, name="probe-load", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(30)
 
     def _run(self) -> None:
         leader, i = None, 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from benchmarks.figure_cells import mb, ms, secs
 from benchmarks.figures import Cell, Run, Table
+from benchmarks.kraft_quorum import LABEL as KAFKA
 
 STARTUP_COMMANDS = (
     "python -c pass",
@@ -32,10 +33,29 @@ STARTUP = Table(
 PROBE = "aclog serve --controller x3"
 
 
-def _probe(workload: str) -> Cell:
+def _probe(workload: str, impl: str = PROBE) -> Cell:
     def cell(r: Run) -> str:
-        row = r.row("failover", PROBE, workload, "median")
+        row = r.row("failover", impl, workload, "median")
         return f"median {ms(row['value'])}; {row['note']}"
+
+    return cell
+
+
+def _kafka(workload: str) -> Cell:
+    """The Kafka twin's row; a run without it says why (a run older than the probe, or one
+    where Kafka or Java was missing or the quorum failed); a run with some of its rows and not
+    this one is an error, as for every other cell."""
+    measured = _probe(workload, KAFKA)
+
+    def cell(r: Run) -> str:
+        rows = [x for x in r.rows if (x["benchmark"], x["impl"]) == ("failover", KAFKA)]
+        if not rows:
+            commit = r.environment.get("commit", "unknown")
+            return f"not measured: the committed run (on {commit}) predates the Kafka probe"
+        why = next((x for x in rows if x["metric"] in ("skipped", "failed")), None)
+        if why is not None:
+            return f"not measured ({why['metric']}): {why['note']}"
+        return measured(r)
 
     return cell
 
@@ -52,8 +72,21 @@ FAILOVER = Table(
             _probe("kill-leader -> another node acks"),
         ),
         (
+            f"{KAFKA}: SIGKILL of the active controller → a CreateAcls acknowledged",
+            _kafka("kill-leader -> another node acks"),
+        ),
+        (
             "SIGSTOP of the leader (0.5-6 s) → another node (or the thawed leader) acknowledges",
             _probe("sigstop-leader -> another node acks"),
+        ),
+        (
+            f"{KAFKA}: SIGSTOP of the active controller (0.5-6 s) → a CreateAcls acknowledged",
+            _kafka("sigstop-leader -> another node acks"),
+        ),
+        (
+            "SIGSTOP of the leader inside an append, before its bytes reach the segment (0.5-6 s)"
+            " → another node (or the thawed leader) acknowledges",
+            _probe("freeze-in-append -> another node acks"),
         ),
         (
             "stalled disk under the leader (0.5-6 s) → another node (or the leader, its disk"

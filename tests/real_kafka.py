@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.kafka_dist import NODE_PROPERTIES, free_ports
 from tests.gates import unavailable
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,35 +117,15 @@ def run_tool(
     )
 
 
-BROKER_PROPERTIES = """\
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:{controller}
-listeners=PLAINTEXT://127.0.0.1:{plain},SASL_PLAINTEXT://127.0.0.1:{sasl},\
-CONTROLLER://127.0.0.1:{controller}
-advertised.listeners=PLAINTEXT://127.0.0.1:{plain},SASL_PLAINTEXT://127.0.0.1:{sasl}
-inter.broker.listener.name=PLAINTEXT
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,\
-SASL_PLAINTEXT:SASL_PLAINTEXT
-sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
-listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=\
-org.apache.kafka.common.security.scram.ScramLoginModule required;
-listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=\
-org.apache.kafka.common.security.scram.ScramLoginModule required;
-authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
-super.users=User:admin;User:ANONYMOUS
-allow.everyone.if.no.acl.found=false
-log.dirs={data}
-num.partitions=1
-num.network.threads=2
-num.io.threads=2
+BROKER_PROPERTIES = (
+    NODE_PROPERTIES
+    + """\
 offsets.topic.replication.factor=1
 offsets.topic.num.partitions=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
-group.initial.rebalance.delay.ms=0
 """
+)
 """A combined KRaft node for tests, the settings every Kafka 3.5+ download understands."""
 
 SNAPSHOT_PROPERTIES = """\
@@ -154,17 +134,6 @@ metadata.log.segment.ms=10000
 metadata.max.retention.ms=20000
 """
 """A KRaft snapshot every 5 s, a new metadata segment every 10 s, old ones deleted after 20 s."""
-
-
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
 
 
 def _format(home: Path, workdir: Path, env: dict[str, str]) -> None:
@@ -203,9 +172,12 @@ def start_broker(workdir: Path, *, snapshots: bool = False) -> KafkaBroker:
     """Format and start a broker under ``workdir`` with ``KAFKA_HOME`` 's own scripts; fail with
     its log when it does not start."""
     home = kafka_home_or_fail()
-    plain, sasl, controller = _free_ports(3)
+    plain, sasl, controller = free_ports(3)
     data = workdir / "data"
-    properties = BROKER_PROPERTIES.format(plain=plain, sasl=sasl, controller=controller, data=data)
+    voters = f"1@127.0.0.1:{controller}"
+    properties = BROKER_PROPERTIES.format(
+        node=1, voters=voters, plain=plain, sasl=sasl, controller=controller, data=data
+    )
     (workdir / "server.properties").write_text(
         properties + (SNAPSHOT_PROPERTIES if snapshots else "")
     )

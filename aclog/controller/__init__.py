@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from aclog.controller.authorization import ClusterAuthorizer, check_cluster_access
     from aclog.controller.caller import Caller
     from aclog.controller.controller import Controller, LocalOperator
-    from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
+    from aclog.controller.quorum_timing import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
     from aclog.controller.record_cap import MAX_RECORDS_PER_USER_OP, cap_exceeded, is_over_cap
     from aclog.controller.requests import ScramDeletion, ScramUpsertion
     from aclog.controller.result import (
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     )
     from aclog.controller.scram_limits import (
         DEFAULT_ITERATIONS,
-        DEFAULT_MIN_ITERATIONS,
         DEFAULT_SALT_BYTES,
+        LINT_MIN_ITERATIONS,
         MAX_ITERATIONS,
         MIN_ITERATIONS,
     )
@@ -55,8 +55,8 @@ __all__ = [
     "DEFAULT_ELECTION_TIMEOUT_MS",
     "DEFAULT_HEARTBEAT_MS",
     "DEFAULT_ITERATIONS",
-    "DEFAULT_MIN_ITERATIONS",
     "DEFAULT_SALT_BYTES",
+    "LINT_MIN_ITERATIONS",
     "MAX_RECORDS_PER_USER_OP",
     "AclControlManager",
     "AclCreateResult",

@@ -29,6 +29,7 @@ from aclog.controller.caller import Caller
 from aclog.controller.controller import Controller
 from aclog.controller.group_commit import NOT_CONTROLLER
 from aclog.controller.quorum_state import QuorumState, QuorumStateFile
+from aclog.controller.quorum_timing import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
 from aclog.controller.requests import ScramDeletion, ScramUpsertion
 from aclog.controller.result import AclCreateResult, AclDeleteResult, ScramAlterResult
 from aclog.log import SegmentedLog
@@ -36,9 +37,6 @@ from aclog.records import AclBinding
 from aclog.snapshot import SnapshotPolicy
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_HEARTBEAT_MS = 500
-DEFAULT_ELECTION_TIMEOUT_MS = 2000
 
 
 class Role(enum.Enum):

@@ -6,8 +6,9 @@ aclog's record dataclasses, leader-change control records become :class:`LeaderC
 and every other record type is skipped by its frame and counted. Read-only and safe on a live
 directory. :mod:`aclog.kraft.writer` writes the format (record values:
 :mod:`aclog.kraft.encoding`), for fixtures (tests, benchmarks, trying the tools without a Kafka
-cluster). Sits beside ``aclog.image`` and ``aclog.snapshot``:
-it imports only ``aclog.records`` and ``aclog.log``.
+cluster). Sits beside ``aclog.image`` and above ``aclog.snapshot``: it imports ``aclog.records``
+and ``aclog.log``, and the snapshots' file suffix to tell an aclog data directory
+(:func:`is_aclog_path`).
 """
 
 from typing import TYPE_CHECKING
@@ -42,7 +43,12 @@ if TYPE_CHECKING:
     )
     from aclog.kraft.follow import KraftFollow
     from aclog.kraft.importer import ImportReport, import_kraft
-    from aclog.kraft.paths import CHECKPOINT_SUFFIX, is_kraft_path
+    from aclog.kraft.paths import (
+        CHECKPOINT_SUFFIX,
+        import_source_problem,
+        is_aclog_path,
+        is_kraft_path,
+    )
     from aclog.kraft.position import BatchPosition, SnapshotPosition, position_of
     from aclog.kraft.reader import read_kraft, read_kraft_segment, tail_note
     from aclog.kraft.replay import (
@@ -50,6 +56,7 @@ if TYPE_CHECKING:
         kraft_replay_batches,
         kraft_replay_source,
     )
+    from aclog.kraft.report_text import appended_line, report_lines
     from aclog.kraft.schemas import control_name, record_name
     from aclog.kraft.tail import KraftTail
     from aclog.kraft.tail_errors import KraftRolledError, KraftTruncatedError
@@ -103,6 +110,10 @@ __all__ = [
     "check_newest_tail",
     "once_each",
     "record_name",
+    "appended_line",
+    "report_lines",
+    "import_source_problem",
+    "is_aclog_path",
 ]
 
 __getattr__ = lazy_face(__name__)

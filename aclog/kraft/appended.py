@@ -10,7 +10,7 @@ from typing import Any
 
 from aclog.kraft.admission import Rejected
 from aclog.kraft.position import BatchPosition, Position
-from aclog.log import AppendResult
+from aclog.log import LogBatch
 from aclog.records import Record
 
 
@@ -19,7 +19,7 @@ class Appended:
     """One aclog batch a follow wrote: where it came from in KRaft and where it went."""
 
     position: Position
-    result: AppendResult
+    result: LogBatch
     records: list[Record]
     rejected: list[Rejected] = field(default_factory=list)  # the source records kept out
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
-    from aclog.log.appends import AppendResult, BatchSpec
+    from aclog.log.appends import BatchSpec
+    from aclog.log.created import empty_directory, first_missing, remove_created
     from aclog.log.errors import (
         CorruptLogError,
         DeposedError,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from aclog.log.torn import TornTailError
 
 __all__ = [
-    "AppendResult",
     "BatchSpec",
     "CorruptLogError",
     "DeposedError",
@@ -58,6 +58,9 @@ __all__ = [
     "read_records",
     "read_segment_file",
     "segment_base_offset",
+    "empty_directory",
+    "first_missing",
+    "remove_created",
 ]
 
 __getattr__ = lazy_face(__name__)

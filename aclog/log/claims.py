@@ -23,26 +23,26 @@ and fenced (never part of the log) otherwise. A claim without one: the leader pu
 fence itself from its own end (which holds the write) and settles again, so the outcome never
 waits for a claimer that froze between its claim and its fence.
 
-Not yet wired into the writer or the election (the readers end a segment where the next begins:
-:mod:`aclog.log.fenced`; see the README for what remains). Safe from any number of threads
-and processes: every decision is one exclusive link. Cost: a claim or a fence is two fsyncs
-and a link; :func:`claimed_after` one ``stat``; :func:`load_fences` one directory scan and a
-small read per fence.
+The writer settles against them (:mod:`aclog.log.commit`), a takeover makes them
+(:mod:`aclog.log.takeover`), readers end segments by them (:mod:`aclog.log.fenced`). Safe from
+any number of threads and processes: every decision is one exclusive link. Cost: a claim or a
+fence is two fsyncs and a link; :func:`claimed_after` one ``stat``; :func:`load_fences` one
+directory scan and a small read per fence.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from crc32c import crc32c as calc_crc32c
 
 from aclog.log import files
-from aclog.log.durable import write_synced
+from aclog.log.durable import publish_file
 from aclog.log.errors import CorruptLogError, LogError
 
 _NAME = re.compile(r"leader-epoch-(\d{10})\.(claim|fence)")
@@ -85,7 +85,7 @@ def fence_path(directory: Path, epoch: int) -> Path:
 def claim_epoch(directory: Path, epoch: int, node_id: int) -> bool:
     """Claim ``epoch`` for ``node_id``: True when this call created the claim, False when
     another node holds it already."""
-    return _publish(claim_path(directory, epoch), _line(b"claim", epoch, node_id))
+    return publish_file(claim_path(directory, epoch), _line(b"claim", epoch, node_id))
 
 
 def read_claim(directory: Path, epoch: int) -> Claim | None:
@@ -96,8 +96,16 @@ def read_claim(directory: Path, epoch: int) -> Claim | None:
 
 def claimed_after(directory: Path, epoch: int) -> bool:
     """Whether a newer epoch than ``epoch`` has been claimed (one ``stat``: claims are made in
-    order, so any newer one means ``epoch + 1``'s exists)."""
-    return os.path.lexists(claim_path(directory, epoch + 1))
+    order, so any newer one means ``epoch + 1``'s exists). Every shared group commit asks it,
+    so the name is built once per epoch (:func:`_claim_name`)."""
+    return os.path.lexists(_claim_name(directory, epoch + 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _claim_name(directory: Path, epoch: int) -> str:
+    """:func:`claim_path` as a string, kept: building the path costs more than the ``stat``
+    it is for. Thread-safe (``lru_cache`` is). Cost: O(1), a dict lookup once built."""
+    return str(claim_path(directory, epoch))
 
 
 def newest_claim(directory: Path) -> Claim | None:
@@ -116,7 +124,7 @@ def publish_fence(directory: Path, epoch: int, offset: int) -> Fence:
     the caller has fsynced), unless a fence is there already: the fence that holds."""
     if read_claim(directory, epoch) is None:
         raise LogError(f"no claim of epoch {epoch} in {directory}: nothing to fence for")
-    _publish(fence_path(directory, epoch), _line(b"fence", epoch, offset))
+    publish_file(fence_path(directory, epoch), _line(b"fence", epoch, offset))
     fence = read_fence(directory, epoch)
     assert fence is not None  # published, by this call or an earlier one; never removed
     return fence
@@ -157,20 +165,21 @@ def load_fences(directory: Path) -> Fences:
     return Fences([fence for fence in found if fence is not None])
 
 
-def fences_above(directory: Path, offset: int) -> list[Fence]:
-    """The fences above ``offset``, newest epoch first: those that can end a segment whose base
-    is ``offset`` or higher. Fences rise with their epochs (each is read from the log after the
-    one before it), so the newest are read first and the first at or below ``offset`` ends the
-    search. Cost: one directory scan, and a small read per fence returned plus one."""
+def fences_from(directory: Path, offset: int) -> list[Fence]:
+    """The fences above ``offset`` and the newest at or below it, newest epoch first: those
+    that can end a segment whose base is ``offset`` or higher, and the one its batches must be
+    as new as. Fences rise with their epochs (each is read from the log after the one before
+    it), so the newest are read first and the first at or below ``offset`` ends the search.
+    Cost: one directory scan, and a small read per fence returned."""
     epochs = sorted((e for e, kind in _names(directory) if kind == "fence"), reverse=True)
     found = []
     for epoch in epochs:
         fence = read_fence(directory, epoch)
         if fence is None:
             continue
+        found.append(fence)
         if fence.offset <= offset:
             break
-        found.append(fence)
     return found
 
 
@@ -198,20 +207,3 @@ def _read(path: Path, kind: bytes, epoch: int) -> int | None:
         except ValueError:
             pass
     raise CorruptLogError(str(path), 0, f"not a whole {kind.decode()} of epoch {epoch}")
-
-
-def _publish(path: Path, data: bytes) -> bool:
-    """Create ``path`` holding ``data`` unless it exists: True when this call created it."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    write_synced(temp, data, os.O_EXCL)
-    try:
-        files.link(temp, path)
-        created = True
-    except FileExistsError:
-        created = False
-    finally:
-        files.unlink(temp, missing_ok=True)
-    # Whoever created it may not have fsynced its name yet: nobody acts on a claim or a fence
-    # that a power loss could still take back.
-    files.fsync_directory(path.parent)
-    return created

@@ -28,13 +28,14 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from aclog.log.active import ActiveSegment, Mark
-from aclog.log.appends import AppendResult, BatchSpec, build_group, check_group
+from aclog.log.appends import BatchSpec, build_group, check_group, placed
 from aclog.log.check import check_written
 from aclog.log.claims import Fence, Outcome, publish_fence, read_fence, settle
 from aclog.log.errors import CorruptLogError, DeposedError, FencedEpochError, StorageError
 from aclog.log.failure import WriteGuard
 from aclog.log.lock import DirectoryLocks
 from aclog.log.recovery_point import RecoveryPointFile
+from aclog.log.region import LogBatch
 
 CHECK_EVERY = 256 << 10
 """Unchecked bytes of the active segment after which the next group first reads them back: a
@@ -71,7 +72,7 @@ class GroupCommitMixin:
         batches: Sequence[BatchSpec],
         expected_end_offset: int | None,
         fsync: bool | None,
-    ) -> list[AppendResult]:
+    ) -> list[LogBatch]:
         """Check, write, fsync (the lock, shared, held to check and write, not across it)."""
         with self._mutation():
             results, mark = self._write_group(batches, expected_end_offset)
@@ -96,18 +97,19 @@ class GroupCommitMixin:
 
     def _write_group(
         self, batches: Sequence[BatchSpec], expected_end_offset: int | None
-    ) -> tuple[list[AppendResult], Mark]:
+    ) -> tuple[list[LogBatch], Mark]:
         if self._locks.shared and (self._began is None or batches[0].epoch < self._began):
             # A shared writer appends only to the segments of an epoch it took over.
             raise FencedEpochError(batches[0].epoch, max(self.latest_epoch, self._began or 0))
         check_group(batches, self.latest_epoch, self.end_offset, expected_end_offset)
-        built, results = build_group(batches, self.end_offset, self.clock)
+        built, stamps = build_group(batches, self.end_offset, self.clock)
         # Roll before the group, never inside it: rolling fsyncs the old segment, which would make
         # the group's first batches durable even if the rest of it then failed.
         if self._active.size - self._checked[1] >= CHECK_EVERY:
             self._check_written()
         self._maybe_roll(sum(len(batch) for _, batch in built))
         mark = self._active.mark()
+        results = placed(batches, built, stamps, self._active.path, mark.size)
         try:
             # A lone batch keeps the one-batch write path (fault injection hooks it).
             if len(built) == 1:
@@ -118,7 +120,7 @@ class GroupCommitMixin:
             raise self._guard.undo(_action(results), error, self._active, mark) from error
         return results, mark
 
-    def _settle(self, results: list[AppendResult]) -> tuple[int | None, Fence | None]:
+    def _settle(self, results: list[LogBatch]) -> tuple[int | None, Fence | None]:
         """Shared: how many of the group's batches, fsynced, are committed, and the newer
         epoch's fence that deposed this writer (README, "Epoch fencing"). No claim of the next
         epoch: all of them (``None``), no fence. A claim without a fence: this writer fences at
@@ -136,7 +138,7 @@ class GroupCommitMixin:
         self.latest_epoch = max(self.latest_epoch, fence.epoch)  # refuses this epoch from now
         return sum(1 for result in results if result.last_offset < fence.offset), fence
 
-    def _deposed(self, results: list[AppendResult], committed: int, fence: Fence) -> DeposedError:
+    def _deposed(self, results: list[LogBatch], committed: int, fence: Fence) -> DeposedError:
         """The error of a group that ``fence`` ends after ``committed`` batches."""
         if committed == len(results):
             reason = f"its group up to offset {results[-1].last_offset} is committed"
@@ -145,7 +147,7 @@ class GroupCommitMixin:
             reason = f"offsets {first} and after are at or above its fence, not in the log"
         return DeposedError(results[-1].epoch, fence.epoch, committed, reason)
 
-    def _undo(self, results: list[AppendResult], error: OSError, mark: Mark) -> StorageError:
+    def _undo(self, results: list[LogBatch], error: OSError, mark: Mark) -> StorageError:
         """The error a group whose fsync failed raises, once undone (or the writer stopped).
         Shared, a group another writer has appended after (keeping its whole batches) is never
         cut: that would destroy the other writer's batches."""
@@ -155,11 +157,11 @@ class GroupCommitMixin:
         return self._guard.undo(_action(results), error, self._active, mark)
 
     def _advance_point(self, offset: int, epoch: int) -> None:
-        """Move the recovery point over a group just fsynced. Shared: only forward (a deposed
-        leader's last committed group lies below the fence, which its successor's point has
-        passed already). Cost: one ``pwrite``; shared, one ``pread`` more."""
-        if not self._locks.shared or self._points().read().offset < offset:
-            self._points().write(offset, epoch)
+        """Move the recovery point over a group just fsynced. Shared, this writer's point is
+        the file of the epoch it leads, which no other process writes
+        (:mod:`aclog.log.recovery_point`): a deposed leader moving its own over its last
+        committed group never moves the directory's point back. Cost: one ``pwrite``."""
+        self._points().write(offset, epoch)
 
     def _write_batch(self, batch: bytearray, base: int) -> None:
         """Write one batch starting at offset ``base`` to the active segment."""
@@ -201,6 +203,6 @@ class GroupCommitMixin:
         self._checked = (self.end_offset, self._active.size)
 
 
-def _action(results: list[AppendResult]) -> str:
+def _action(results: list[LogBatch]) -> str:
     """What a failed append was doing, for its error."""
     return f"appending offsets {results[0].base_offset}..{results[-1].last_offset}"

@@ -8,6 +8,7 @@ Every operation goes through :mod:`aclog.log.files`.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from aclog.log import files
@@ -52,3 +53,22 @@ def replace_file(path: Path, data: bytes) -> None:
         temp.unlink(missing_ok=True)
         raise
     fsync_directory(path.parent)
+
+
+def publish_file(path: Path, data: bytes) -> bool:
+    """Create ``path`` holding ``data`` unless it exists: True when this call created it.
+    Readers never see it half-written (a hard link of a whole, fsynced temporary file, exclusive
+    as ``O_EXCL`` is), and it survives power loss once this returns. Cost: two fsyncs."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    write_synced(temp, data, os.O_EXCL)
+    try:
+        files.link(temp, path)
+        created = True
+    except FileExistsError:
+        created = False
+    finally:
+        files.unlink(temp, missing_ok=True)
+    # Whoever created it may not have fsynced its name yet: nobody acts on a file that a power
+    # loss could still take back.
+    files.fsync_directory(path.parent)
+    return created

@@ -40,7 +40,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from aclog.log.active import ActiveSegment
-from aclog.log.appends import AppendResult, BatchSpec
+from aclog.log.appends import BatchSpec
 from aclog.log.claims import claimed_after
 from aclog.log.commit import GroupCommitMixin
 from aclog.log.errors import LogError
@@ -51,7 +51,7 @@ from aclog.log.modes import make_private_directory
 from aclog.log.opening import open_tail
 from aclog.log.reader import read_batches, read_records
 from aclog.log.recovery import RecoveryReport, batch_starting_at, last_epoch
-from aclog.log.recovery_point import RecoveryPointFile
+from aclog.log.recovery_point import RecoveryPointFile, start_epoch_point
 from aclog.log.region import LogBatch, LogRecord
 from aclog.log.retention import delete_below, truncate_segments
 from aclog.log.segment import list_segments
@@ -123,6 +123,11 @@ class SegmentedLog(GroupCommitMixin):
         self._bases = [base for base, _ in list_segments(self.directory)]
         self.end_offset = fence.offset
         self.latest_epoch = last_epoch(self.directory, max(fence.offset - 1, 0), fence.offset)
+        points = start_epoch_point(
+            self.directory, epoch, fence.offset, self.latest_epoch, fsync=self.fsync
+        )
+        self._points().close()
+        self._point = points  # this epoch's own point (no other process writes it)
         return fence.offset
 
     # -- opening -----------------------------------------------------------------------------
@@ -154,7 +159,7 @@ class SegmentedLog(GroupCommitMixin):
         timestamp_ms: int | None = None,
         expected_end_offset: int | None = None,
         fsync: bool | None = None,
-    ) -> AppendResult:
+    ) -> LogBatch:
         """Append ``values`` as one atomic batch written with ``epoch``.
 
         Returns once the batch is durable (unless ``fsync=False`` or the log was opened with
@@ -172,7 +177,7 @@ class SegmentedLog(GroupCommitMixin):
         *,
         expected_end_offset: int | None = None,
         fsync: bool | None = None,
-    ) -> list[AppendResult]:
+    ) -> list[LogBatch]:
         """Append several batches back to back with one write and one fsync (group commit).
 
         Each batch is checked as :meth:`append` checks one (the conditional end offset applies

@@ -16,7 +16,7 @@ from pathlib import Path
 from aclog.log import files
 from aclog.log.active import ActiveSegment
 from aclog.log.recovery import RecoveryReport, check_nothing_missing, recover_tail
-from aclog.log.recovery_point import RecoveryPointFile
+from aclog.log.recovery_point import RecoveryPointFile, fold_epoch_points
 from aclog.log.segment import list_segments
 
 
@@ -33,7 +33,9 @@ class OpenedTail:
 
 
 def open_tail(directory: Path, points: RecoveryPointFile, *, fsync: bool) -> OpenedTail:
-    """Open the tail of the log in ``directory``, whose recovery point is ``points``."""
+    """Open the tail of the log in ``directory``, whose recovery point is ``points`` (the
+    epochs' points of controllers that shared it folded into it first)."""
+    fold_epoch_points(directory, points, fsync=fsync)
     point = points.read()
     segments = list_segments(directory)
     if not segments:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from aclog.log import files
 from aclog.log.active import ActiveSegment
+from aclog.log.aside import removable
 from aclog.log.durable import fsync_directory
 from aclog.log.index import OffsetIndex, index_path
 from aclog.log.recovery import cut_tail
@@ -38,13 +39,17 @@ def truncate_segments(
 def delete_below(
     directory: Path, bases: list[int], offset: int, *, active_empty: bool, fsync: bool
 ) -> list[Path]:
-    """Delete the segments (popped from ``bases``) whose records are all below ``offset``;
-    never the active one. Returns the deleted segment files."""
+    """Delete the segments (popped from ``bases``) whose records are all below ``offset``,
+    never the active one, and the set-aside segments (:mod:`aclog.log.aside`) all of whose
+    offsets are. Returns the deleted files."""
     deleted = []
     while len(bases) > 1 and bases[1] <= offset:
         if len(bases) == 2 and active_empty:
             break  # keep the newest batch: its epoch fences stale writers after a reopen
         deleted.append(remove_segment(directory, bases.pop(0)))
+    for aside in removable(directory, offset):  # a deposed leader's roll, set aside
+        files.unlink(aside, missing_ok=True)
+        deleted.append(aside)
     if deleted and fsync:
         fsync_directory(directory)
     return deleted

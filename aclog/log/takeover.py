@@ -28,10 +28,11 @@ from pathlib import Path
 
 from aclog.log import files
 from aclog.log.active import ActiveSegment
+from aclog.log.aside import aside_path
 from aclog.log.claims import Fence, claim_epoch, publish_fence
 from aclog.log.durable import fsync_path
 from aclog.log.errors import CorruptLogError
-from aclog.log.fenced import segment_ends
+from aclog.log.fenced import read_plan
 from aclog.log.index import OffsetIndex, index_path, index_start
 from aclog.log.opening import OpenedTail
 from aclog.log.recovery import last_epoch
@@ -57,8 +58,9 @@ def _scan_end(directory: Path) -> tuple[int, Path | None, int]:
     segments = list_segments(directory)
     if not segments:
         return 0, None, 0
-    base, path = segments[-1]
-    bound = segment_ends(directory, segments, len(segments) - 1)[-1]
+    last, ends = read_plan(directory, segments, len(segments) - 1)  # a stray ends nothing
+    base, path = segments[last]
+    bound = ends[last]
     offset, position = index_start(path, base, _EVERYTHING if bound is None else bound)
     scan = SegmentScan(path, position=position, next_offset=offset, end_offset=bound)
     for _ in scan:
@@ -102,7 +104,7 @@ def new_segment(directory: Path, fence: Fence, *, fsync: bool) -> ActiveSegment:
     if os.path.lexists(path):
         # Renamed, not removed: a writer that still has it open writes on into the file set
         # aside (fenced bytes, never read), never into this epoch's segment.
-        aside = path.with_name(f"{path.name}.fenced-by-epoch-{fence.epoch:010d}")
+        aside = aside_path(directory, fence.offset, fence.epoch)
         files.replace(path, aside)
         files.unlink(index_path(path), missing_ok=True)
         if os.stat(aside).st_size == 0:  # nothing to keep for an operator to look at

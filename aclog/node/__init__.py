@@ -7,7 +7,8 @@ Kafka protocol to a :class:`Node`. Modules: :mod:`~aclog.node.node` (the node),
 :mod:`~aclog.node.cluster` (what clients are told about the cluster),
 :mod:`~aclog.node.published` (read-your-writes), :mod:`~aclog.node.scrub` (re-reading what
 was acknowledged; writes stop while it finds damage), :mod:`~aclog.node.endpoint`,
-:mod:`~aclog.node.topics` and :mod:`~aclog.node.login_secret` (what a node reads at start).
+:mod:`~aclog.node.topics` and :mod:`~aclog.node.login_secret` (what a node reads at start),
+:mod:`~aclog.node.limits` (what its listener lets each client take).
 """
 
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from aclog.config_error import ConfigError
     from aclog.node.cluster import Broker, ClusterAccess, ClusterView, default_cluster_id
     from aclog.node.endpoint import Endpoint, check_listenable, parse_endpoint
+    from aclog.node.limits import Limits
     from aclog.node.login_secret import SECRET_FILE, LoginSecretError
     from aclog.node.node import Node, NodeSettings
     from aclog.node.published import PublishedOffset
@@ -30,6 +32,7 @@ __all__ = [
     "ClusterView",
     "ConfigError",
     "Endpoint",
+    "Limits",
     "LoginSecretError",
     "Node",
     "NodeSettings",

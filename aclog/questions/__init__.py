@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
-    from aclog.controller.scram_limits import DEFAULT_MIN_ITERATIONS
+    from aclog.controller.scram_limits import LINT_MIN_ITERATIONS as DEFAULT_MIN_ITERATIONS
     from aclog.questions.churn import OTHERS, ChangeSplit, SplitBy, split_changes
     from aclog.questions.findings import Finding, LintReport, Severity
     from aclog.questions.host_answers import ANY_HOST, HostAnswer

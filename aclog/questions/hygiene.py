@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from aclog.controller.scram_limits import DEFAULT_MIN_ITERATIONS
+from aclog.controller.scram_limits import LINT_MIN_ITERATIONS
 from aclog.image import MetadataImage
 from aclog.questions.findings import Finding, LintReport, Severity
 from aclog.questions.lint_memo import acl_findings
@@ -128,7 +128,7 @@ def lint_credentials(
     ages: list[CredentialAge],
     *,
     now_ms: int,
-    min_iterations: int = DEFAULT_MIN_ITERATIONS,
+    min_iterations: int = LINT_MIN_ITERATIONS,
     max_age_days: float | None = None,
 ) -> list[Finding]:
     """The ``weak_iterations`` and ``stale_credential`` findings, credential by credential."""
@@ -169,7 +169,7 @@ def lint_directory(
     at_offset: int | None = None,
     at_time_ms: int | None = None,
     kraft: bool = False,
-    min_iterations: int = DEFAULT_MIN_ITERATIONS,
+    min_iterations: int = LINT_MIN_ITERATIONS,
     max_age_days: float | None = None,
     now_ms: int | None = None,
     on_warning: OnWarning = ignore_warning,
@@ -195,7 +195,7 @@ def lint_directory(
     return _report(rebuilt.image, credentials, len(ages))
 
 
-def lint_image(image: MetadataImage, *, min_iterations: int = DEFAULT_MIN_ITERATIONS) -> LintReport:
+def lint_image(image: MetadataImage, *, min_iterations: int = LINT_MIN_ITERATIONS) -> LintReport:
     """:func:`lint_directory`'s report of the state ``image`` holds, without credential ages
     (they need the log): what ``aclog lint --json`` says of that state without
     ``--max-credential-age-days``. The ACL findings are worked out once per image

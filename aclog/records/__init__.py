@@ -16,7 +16,13 @@ if TYPE_CHECKING:
         ResourceType,
         ScramMechanism,
     )
-    from aclog.records.render import json_value, record_summary, record_to_dict
+    from aclog.records.render import (
+        acl_text,
+        json_value,
+        record_class_named,
+        record_summary,
+        record_to_dict,
+    )
     from aclog.records.types import (
         RECORD_TYPES,
         AccessControlEntryRecord,
@@ -55,6 +61,7 @@ __all__ = [
     "ResourceType",
     "ScramMechanism",
     "UserScramCredentialRecord",
+    "acl_text",
     "call_paused",
     "decode",
     "decode_framed",
@@ -66,6 +73,7 @@ __all__ = [
     "kafka_uuid_text",
     "parse_kafka_uuid",
     "new_acl_id",
+    "record_class_named",
     "record_summary",
     "record_to_dict",
 ]

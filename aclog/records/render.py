@@ -3,9 +3,11 @@
 ACLs render in the shape every ``--json`` output uses: ``{"id", "resource_type",
 "resource_name", "pattern_type", "principal", "host", "operation", "permission_type"}`` with ids in
 Kafka's base64 text and enum names in upper case. SCRAM salt, StoredKey and ServerKey show as
-``(redacted)`` unless ``redact=False``, when they are base64.
+``(redacted)`` unless ``redact=False``, when they are base64. For a person: an ACL on one line
+(:func:`acl_text`), a record's fields on one line (:func:`record_summary`), and a record type as
+typed on a command line (:func:`record_class_named`).
 
-Thread-safe (pure functions).
+Thread-safe (pure functions). Cost: O(fields) per record.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import uuid
 from typing import Any
 
 from aclog.records.enums import ScramMechanism
-from aclog.records.types import AccessControlEntryRecord, kafka_uuid_text
+from aclog.records.types import RECORD_TYPES, AccessControlEntryRecord, kafka_uuid_text
 
 REDACTED = "(redacted)"
 SECRET_FIELDS = frozenset({"salt", "stored_key", "server_key"})
@@ -79,3 +81,28 @@ def record_summary(record: Any, *, redact: bool = True) -> str:
     """A one-line human form: ``name=value`` pairs of the fields."""
     fields = record_to_dict(record, redact=redact)
     return " ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def acl_text(acl: Any) -> str:
+    """An ACL (a record or a binding) on one line, for a person:
+    ``ALLOW User:alice READ from * on TOPIC:LITERAL:orders``."""
+    return (
+        f"{acl.permission_type.name} {acl.principal} {acl.operation.name} from {acl.host} on "
+        f"{acl.resource_type.name}:{acl.pattern_type.name}:{acl.resource_name}"
+    )
+
+
+_TYPE_NAMES = {cls.__name__.lower(): cls.__name__ for cls in RECORD_TYPES}
+
+
+def record_class_named(name: str) -> str:
+    """The class name of the record type ``name`` names, in any case and with or without its
+    ``Record`` (``acl`` is not one: ``accesscontrolentry`` is); ValueError lists the names."""
+    key = name.lower()
+    full = _TYPE_NAMES.get(key) or _TYPE_NAMES.get(key + "record")
+    if full is None:
+        raise ValueError(
+            f"unknown record type {name!r}; expected one of: "
+            f"{', '.join(sorted(_TYPE_NAMES.values()))}"
+        )
+    return full

@@ -16,7 +16,7 @@ from aclog.faces import lazy_face
 
 if TYPE_CHECKING:
     from aclog.remote.admin import RemoteAdmin
-    from aclog.remote.basics import REMOTE_ACL_ID, RemoteError
+    from aclog.remote.basics import REMOTE_ACL_ID, RemoteError, parse_bootstrap
     from aclog.remote.command_config import read_command_config
     from aclog.remote.connection import bootstrap_admin_client, bootstrap_timeout_ms, describe_error
     from aclog.remote.messages import RemoteApiError, UnsupportedRemotely, api_error
@@ -31,6 +31,7 @@ __all__ = [
     "bootstrap_admin_client",
     "bootstrap_timeout_ms",
     "describe_error",
+    "parse_bootstrap",
     "read_command_config",
 ]
 

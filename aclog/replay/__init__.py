@@ -14,11 +14,20 @@ from aclog.faces import lazy_face
 if TYPE_CHECKING:
     from aclog.replay.batches import CommittedBatch, ReplayBatch, Replayed, replay_batches
     from aclog.replay.diff import Diff, Point, diff, diff_images
-    from aclog.replay.dump_rows import Removal, dump_row, dump_rows, with_removed
+    from aclog.replay.dump_rows import (
+        Removal,
+        batch_line,
+        dump_row,
+        dump_rows,
+        record_line,
+        with_removed,
+    )
+    from aclog.replay.dump_source import dump_entries, reporting_batches, snapshot_batch
     from aclog.replay.kraft_batches import kraft_decoded_batch
     from aclog.replay.kraft_reconcile import kraft_reconcile, reconcile_records
     from aclog.replay.kraft_stream import kraft_decoded_batches
     from aclog.replay.moments import TIME_FORMATS, backwards, range_point, time_ms, time_text
+    from aclog.replay.point_note import point_note
     from aclog.replay.rebuild import RebuildError, Rebuilt, rebuild_image, replay_tail
     from aclog.replay.stream import (
         DecodedBatch,
@@ -47,20 +56,26 @@ __all__ = [
     "decode_batch",
     "diff",
     "diff_images",
+    "batch_line",
+    "dump_entries",
     "dump_row",
     "dump_rows",
     "entries_between",
     "kraft_decoded_batch",
     "kraft_decoded_batches",
     "kraft_reconcile",
+    "point_note",
     "range_point",
     "read_decoded",
     "read_segment_decoded",
+    "record_line",
+    "reporting_batches",
     "reconcile_records",
     "rebuild_image",
     "replay_batches",
     "replay_tail",
     "time_ms",
+    "snapshot_batch",
     "time_text",
     "verify_directory",
     "verify_kraft_directory",

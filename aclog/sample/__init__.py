@@ -1,6 +1,6 @@
 """Sample data committed through the real controller: the short example history of ``aclog demo``,
 and realistic, overlapping histories for trying the questions (``aclog demo --tenancy``), the
-tests and the benchmarks."""
+tests and the benchmarks; and what ``aclog quickstart`` asks of a running listener."""
 
 from aclog.sample.example import write_example_history
 from aclog.sample.tenants import (
@@ -12,12 +12,16 @@ from aclog.sample.tenants import (
     tenancy,
     write_tenancy,
 )
+from aclog.sample.walkthrough import WALKTHROUGH_USER, admin_walkthrough, explain_walkthrough
 
 __all__ = [
+    "WALKTHROUGH_USER",
     "Request",
     "Team",
     "Tenancy",
+    "admin_walkthrough",
     "change_requests",
+    "explain_walkthrough",
     "setup_requests",
     "tenancy",
     "write_example_history",

@@ -21,7 +21,13 @@ from aclog.controller import (
     creation_error,
     is_over_cap,
 )
-from aclog.records import AccessControlEntryRecord, AclBinding, json_value, record_to_dict
+from aclog.records import (
+    AccessControlEntryRecord,
+    AclBinding,
+    acl_text,
+    json_value,
+    record_to_dict,
+)
 from aclog.remote import REMOTE_ACL_ID
 from aclog.tools.console import EXIT_FAILURE, print_line
 from aclog.tools.writing import report_failures
@@ -56,14 +62,6 @@ def delete_row(acl_filter: AclFilter, result: AclDeleteResult) -> dict[str, Any]
     return row
 
 
-def describe(acl: Any) -> str:
-    """``ALLOW User:alice READ from * on TOPIC:LITERAL:orders``."""
-    return (
-        f"{acl.permission_type.name} {acl.principal} {acl.operation.name} from {acl.host} on "
-        f"{acl.resource_type.name}:{acl.pattern_type.name}:{acl.resource_name}"
-    )
-
-
 def describe_filter(acl_filter: AclFilter) -> str:
     """``filter TOPIC:LITERAL:orders`` (``*any*`` for a filter without a name)."""
     name = "*any*" if acl_filter.resource_name is None else acl_filter.resource_name
@@ -78,7 +76,7 @@ def print_created(
         return
     fresh = "would add" if dry_run else "added"
     state = "exists" if binding in before else fresh
-    print_line(f"{state:<9} {describe(binding)}")
+    print_line(f"{state:<9} {acl_text(binding)}")
 
 
 def print_impacts(impacts: list[dict[str, Any]] | None) -> None:
@@ -117,6 +115,6 @@ def report_create_failures(bindings: list[AclBinding], results: list[AclCreateRe
             f"into commands of at most {MAX_RECORDS_PER_USER_OP:,} new ACLs each",
             stderr=True,
         )
-        report_failures([(describe(b), e) for b, e in failed if not is_over_cap(e)])
+        report_failures([(acl_text(b), e) for b, e in failed if not is_over_cap(e)])
         raise typer.Exit(EXIT_FAILURE)
-    report_failures([(describe(b), e) for b, e in failed])
+    report_failures([(acl_text(b), e) for b, e in failed])

@@ -9,10 +9,10 @@ from typing import Any
 
 from aclog.acl import ApiError
 from aclog.kraft import is_kraft_path
-from aclog.records import AccessControlEntryRecord
+from aclog.records import AccessControlEntryRecord, acl_text
 from aclog.tools.acl_args import AclOptions
 from aclog.tools.acl_options import filters_for_list, parse_or_exit
-from aclog.tools.acl_rows import acl_dict, describe, describe_filter
+from aclog.tools.acl_rows import acl_dict, describe_filter
 from aclog.tools.common import load_state
 from aclog.tools.console import counted, print_json, print_line
 from aclog.tools.remote import RemoteTarget, choose_target, data_dir_only, open_admin
@@ -54,5 +54,5 @@ def list_matching(
         print_json({"acls": [acl_dict(acl) for acl in found.values()]})
     else:
         for acl in found.values():
-            print_line(describe(acl))
+            print_line(acl_text(acl))
         print_line(counted(len(found), "ACL"))

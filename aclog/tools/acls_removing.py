@@ -15,9 +15,10 @@ import typer
 
 from aclog.acl import AclFilter
 from aclog.controller import AclDeleteResult
+from aclog.records import acl_text
 from aclog.tools.acl_args import AclOptions
 from aclog.tools.acl_options import filters_for_remove, parse_or_exit
-from aclog.tools.acl_rows import delete_row, describe, describe_filter
+from aclog.tools.acl_rows import delete_row, describe_filter
 from aclog.tools.common import load_state
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, counted, fail, print_json, print_line
 from aclog.tools.remote import RemoteTarget, Target, choose_target, open_admin
@@ -44,7 +45,7 @@ def remove_matching(
         verb = "would remove" if dry_run else "removed"
         for result in results:
             for acl in result.acls:
-                print_line(f"{verb} {describe(acl)}")
+                print_line(f"{verb} {acl_text(acl)}")
         if not any(result.acls for result in results):  # silence read as "done" on a typo
             print_line(f"no ACL matches: {'nothing would be' if dry_run else 'nothing'} removed")
     report_failures(
@@ -91,6 +92,6 @@ def _confirm(planned: list[AclDeleteResult]) -> None:
             EXIT_USAGE,
         )
     for acl in acls.values():
-        print_line(f"  {describe(acl)}")
+        print_line(f"  {acl_text(acl)}")
     if not typer.confirm(f"Remove {'this ACL' if len(acls) == 1 else f'these {len(acls)} ACLs'}?"):
         fail("nothing removed", EXIT_FAILURE)

@@ -7,34 +7,31 @@ then the deletions, then the SCRAM changes, and each item's result is shown. Del
 needs ``--allow-delete``; ``--plan-file`` (from ``plan --out``) refuses a state that has moved.
 
 Thin: parse, call :func:`aclog.desired.apply_to_directory` or
-:func:`~aclog.desired.apply_to_cluster`, render; ``--json`` prints its result.
+:func:`~aclog.desired.apply_to_cluster`, render; ``--json`` prints its result. The library is
+imported when the command runs, not for its ``--help``.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aclog.desired import (
-    ApplyOptions,
-    ApplyRefused,
-    ApplyResult,
-    Plan,
-    PlanError,
-    ReadError,
-    apply_to_cluster,
-    apply_to_directory,
-    plan_from_dict,
-)
-from aclog.tools.as_code import DesiredFile, SetPasswords, fail_lines, read_desired
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
 from aclog.tools.help import exit_codes
-from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
-from aclog.tools.remote import RemoteTarget, choose_target, open_admin
-from aclog.tools.writing import local_caller, open_controller
+from aclog.tools.params import (
+    BootstrapServer,
+    CommandConfig,
+    DesiredFile,
+    JsonFlag,
+    OptionalDataDir,
+    SetPasswords,
+)
+
+if TYPE_CHECKING:
+    from aclog.desired import ApplyResult, Plan
 
 
 @app.command(
@@ -59,6 +56,18 @@ def apply_command(
     json_output: JsonFlag = False,
 ) -> None:
     """Apply FILE: add and remove ACLs and credentials inside what it owns."""
+    from aclog.desired import (  # noqa: PLC0415 - on a run, not --help (issue 37)
+        ApplyOptions,
+        ApplyRefused,
+        ApplyResult,
+        ReadError,
+        apply_to_cluster,
+        apply_to_directory,
+    )
+    from aclog.tools.as_code import read_desired  # noqa: PLC0415
+    from aclog.tools.remote import RemoteTarget, choose_target, open_admin  # noqa: PLC0415
+    from aclog.tools.writing import local_caller, open_controller  # noqa: PLC0415
+
     desired, passwords = read_desired(file)
     saved = _saved_plan(plan_file) if plan_file is not None else None
     target = choose_target(data_dir, bootstrap_server, command_config)
@@ -77,6 +86,8 @@ def apply_command(
 
 
 def _saved_plan(path: Path) -> Plan:
+    from aclog.desired import PlanError, plan_from_dict  # noqa: PLC0415 - see apply_command
+
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
         return plan_from_dict(data)
@@ -87,6 +98,8 @@ def _saved_plan(path: Path) -> Plan:
 
 
 def _render(result: ApplyResult, json_output: bool) -> None:
+    from aclog.tools.as_code import fail_lines  # noqa: PLC0415 - see apply_command
+
     if json_output:
         print_json(result.to_dict())
     else:

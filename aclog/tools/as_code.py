@@ -12,7 +12,7 @@ data directory's image or two describe requests.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import NoReturn
 
 import typer
 
@@ -32,20 +32,6 @@ from aclog.tools.common import load_state
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, fail, fail_os, print_line
 from aclog.tools.remote import RemoteTarget, Target, open_admin
 from aclog.tools.writing import local_caller
-
-DesiredFile = Annotated[
-    Path,
-    typer.Argument(help="The desired-state YAML file (schema: docs/as-code.md).", readable=False),
-]
-
-SetPasswords = Annotated[
-    bool,
-    typer.Option(
-        "--set-passwords",
-        help="Through the admin API, set every declared password (a cluster never shows "
-        "enough to check one; without this a changed password is only noted).",
-    ),
-]
 
 
 def read_desired(path: Path) -> tuple[DesiredState, Passwords]:

@@ -68,7 +68,7 @@ def load_state(
 ) -> Rebuilt:
     """The state of ``data_dir`` as of the given point, read without taking the writer lock or
     writing anything; a note on stderr when the state is not quite the point given
-    (:func:`aclog.tools.points.point_note`); a progress bar on a terminal. ``kraft``:
+    (:func:`aclog.replay.point_note`); a progress bar on a terminal. ``kraft``:
     ``data_dir`` is a KRaft metadata log."""
     from aclog.replay import rebuild_image  # noqa: PLC0415 (see replay_errors)
 

@@ -8,25 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aclog.kraft import is_kraft_path
-from aclog.log import LOCK_FILE, holds_recovery_point, list_segments
+from aclog.kraft import is_aclog_path, is_kraft_path
+from aclog.log import LOCK_FILE, list_segments
 from aclog.node import SECRET_FILE
-from aclog.snapshot import SNAPSHOT_SUFFIX
 from aclog.tools.console import EXIT_USAGE, fail, fail_os
 
 _SIDE_FILES = frozenset({LOCK_FILE, SECRET_FILE})
 """Files aclog keeps beside a log that do not make one: a directory of only these is empty."""
-
-
-def is_aclog_path(path: Path) -> bool:
-    """Whether ``path`` is an aclog data directory: it holds aclog's recovery point (every
-    directory a writer opened does) or aclog snapshots. The other direction is
-    :func:`aclog.kraft.is_kraft_path`. Cost: a directory listing and one small read."""
-    if not path.is_dir():
-        return False
-    if holds_recovery_point(path):
-        return True
-    return any(entry.name.endswith(SNAPSHOT_SUFFIX) for entry in path.iterdir())
 
 
 def require_data_dir(data_dir: Path, *, kraft: bool = False) -> Path:

@@ -119,8 +119,7 @@ def _result(data_dir: Path, fresh: bool, image: MetadataImage, show: bool) -> di
         "last_offset": image.provenance.last_offset,
     }
     if show:
-        from aclog.replay import entries_between, read_decoded  # noqa: PLC0415 - see above
-        from aclog.tools.dump import dump_rows  # noqa: PLC0415
+        from aclog.replay import dump_rows, entries_between, read_decoded  # noqa: PLC0415
         from aclog.tools.history import state_to_dict  # noqa: PLC0415
 
         entries = entries_between(read_decoded(data_dir), 0, None)

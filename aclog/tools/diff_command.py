@@ -30,12 +30,12 @@ def diff_command(
     net: a grant made and revoked inside the range does not appear (aclog dump and aclog
     timeline show every step)."""
     from aclog.records import call_paused  # noqa: PLC0415 - see the module docstring
-    from aclog.replay import diff  # noqa: PLC0415
+    from aclog.replay import diff, point_note  # noqa: PLC0415
     from aclog.snapshot import SnapshotError  # noqa: PLC0415
     from aclog.tools.common import is_kraft, replay_errors  # noqa: PLC0415
     from aclog.tools.data_dirs import require_log  # noqa: PLC0415
     from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
-    from aclog.tools.points import check_range, parse_range_end, point_note  # noqa: PLC0415
+    from aclog.tools.points import check_range, parse_range_end  # noqa: PLC0415
 
     kraft = is_kraft(data_dir, source_format)
     require_log(data_dir, kraft=kraft)

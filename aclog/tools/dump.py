@@ -1,39 +1,16 @@
-"""``aclog dump``: print the records of a data directory or of segment files."""
+"""``aclog dump``: print the records of logs, snapshots or KRaft metadata, read by
+:func:`aclog.replay.dump_entries` and worded by :func:`~aclog.replay.batch_line` and
+:func:`~aclog.replay.record_line`; imported when the command runs, not for its ``--help``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aclog.kraft import KraftError
-from aclog.log import (
-    CorruptLogError,
-    TornTailError,
-    estimated_end_offset,
-    fenced_tails,
-    list_segments,
-    segment_base_offset,
-)
-from aclog.records import RECORD_TYPES, RecordDecodeError, record_summary
-from aclog.replay import (
-    DecodedBatch,
-    Entry,
-    Removal,
-    dump_row,
-    entries_between,
-    kraft_decoded_batches,
-    read_decoded,
-    read_segment_decoded,
-    with_removed,
-)
-from aclog.replay import dump_rows as dump_rows  # noqa: PLC0414  (demo, quickstart use it here)
-from aclog.snapshot import SNAPSHOT_SUFFIX, SnapshotError, read_snapshot
-from aclog.tools.acl_rows import describe
-from aclog.tools.common import is_kraft
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -44,13 +21,12 @@ from aclog.tools.console import (
     print_line,
     print_warning,
 )
-from aclog.tools.data_dirs import not_a_log
-from aclog.tools.exit_codes import fail_for
 from aclog.tools.params import SourceFormat
-from aclog.tools.points import format_time
-from aclog.tools.progress import OnOffset, offsets_bar, stdout_is_free
 
-_TYPE_NAMES = {cls.__name__.lower(): cls.__name__ for cls in RECORD_TYPES}
+if TYPE_CHECKING:
+    from aclog.log import TornTailError
+    from aclog.replay import Entry, Removal
+    from aclog.tools.progress import OnOffset
 
 
 @app.command()
@@ -78,7 +54,18 @@ def dump(
     source_format: SourceFormat = "auto",
 ) -> None:
     """Print every record with its offset, epoch, time, type and author."""
-    types = _parse_types(record_type or [])
+    from aclog.kraft import KraftError  # noqa: PLC0415 - on a run, not --help (issue 37)
+    from aclog.log import CorruptLogError, TornTailError  # noqa: PLC0415
+    from aclog.records import RecordDecodeError, record_class_named  # noqa: PLC0415
+    from aclog.replay import dump_entries, reporting_batches, with_removed  # noqa: PLC0415
+    from aclog.snapshot import SnapshotError  # noqa: PLC0415
+    from aclog.tools.common import is_kraft  # noqa: PLC0415
+    from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
+
+    try:
+        types = {record_class_named(name) for name in record_type or []} or None
+    except ValueError as error:  # an unknown type: the error lists the names
+        fail(str(error), EXIT_USAGE)
     if to_offset is not None and to_offset < from_offset:
         fail(
             "--to-offset comes before --from-offset; give the earlier one as --from-offset",
@@ -96,9 +83,9 @@ def dump(
             if not is_kraft_path:
                 _check_readable_as_log(path)
         with _progress(paths) as on_offset:
-            entries = _selected(paths, from_offset, to_offset, kraft)
+            entries = dump_entries(paths, kraft, from_offset, to_offset, print_warning)
             if on_offset is not None:
-                entries = _reporting(entries, on_offset)
+                entries = reporting_batches(entries, on_offset)
             _print(with_removed(entries, types), json_output, not no_redact)
     except TornTailError as error:
         fail(_torn_message(error), EXIT_FAILURE)
@@ -109,36 +96,40 @@ def dump(
 
 
 def _print(entries: Iterator[tuple[Entry, Removal]], json_output: bool, redact: bool) -> None:
+    from aclog.replay import batch_line, dump_row, record_line  # noqa: PLC0415 - see dump
+
     if json_output:
         for entry, removed in entries:
             print_json_line(dump_row(entry, removed, redact=redact))
-    else:
-        _print_listing(entries, redact=redact)
+        return
+    count, batch = 0, -1
+    for entry, removed in entries:  # a line per batch (epoch, time, author), then its records
+        if entry.batch_base_offset != batch:
+            batch = entry.batch_base_offset
+            print_line(batch_line(entry))
+        count += 1
+        print_line(record_line(entry, removed, redact=redact))
+    print_line(counted(count, "record"))
 
 
 def _progress(paths: list[Path]) -> AbstractContextManager[OnOffset | None]:
     """A bar while records go to a file or a pipe (on the terminal the listing shows its own
     progress), up to the end of the log when one directory is dumped."""
+    from aclog.log import estimated_end_offset  # noqa: PLC0415 - see dump
+    from aclog.tools.progress import offsets_bar, stdout_is_free  # noqa: PLC0415
+
     if not stdout_is_free():
         return nullcontext(None)
     end = estimated_end_offset(paths[0]) if len(paths) == 1 and paths[0].is_dir() else None
     return offsets_bar("dumping", end)
 
 
-def _reporting(entries: Iterator[Entry], on_offset: OnOffset) -> Iterator[Entry]:
-    """``entries``, telling ``on_offset`` at each new batch (an update per record would cost
-    more than the record's line)."""
-    batch = -1
-    for entry in entries:
-        if entry.batch_base_offset != batch:
-            batch = entry.batch_base_offset
-            on_offset(entry.offset)
-        yield entry
-
-
 def _check_readable_as_log(path: Path) -> None:
     """Refuse what cannot hold records before printing anything: an empty file not named as a
     segment, a directory without segments (an empty segment is a real empty log)."""
+    from aclog.log import list_segments, segment_base_offset  # noqa: PLC0415 - see dump
+    from aclog.tools.data_dirs import not_a_log  # noqa: PLC0415
+
     if path.is_dir() and not list_segments(path):
         fail(not_a_log(path), EXIT_USAGE)
     if path.is_file() and path.stat().st_size == 0 and segment_base_offset(path) is None:
@@ -148,6 +139,8 @@ def _check_readable_as_log(path: Path) -> None:
 def _torn_message(error: TornTailError) -> str:
     """kafka-dump-log's "found N invalid bytes", and what the next writer does about them; a
     file that is no segment from its first byte says so."""
+    from aclog.log import segment_base_offset  # noqa: PLC0415 - see dump
+
     torn = error.torn
     if torn.position == 0 and segment_base_offset(torn.segment) is None:
         return (
@@ -155,91 +148,3 @@ def _torn_message(error: TornTailError) -> str:
             f"({torn.reason})"
         )
     return str(error)
-
-
-def snapshot_batch(path: Path) -> DecodedBatch:
-    """A snapshot's records as one batch at the snapshot's offset and epoch (records in a
-    snapshot have no offsets of their own: they restate the state as of its last offset)."""
-    reader = read_snapshot(path)
-    info = reader.info
-    entries = tuple(
-        Entry(
-            info.last_offset,
-            info.epoch,
-            info.timestamp_ms,
-            RECORD_TYPES[type(record)],
-            info.schema_versions.get(type(record).__name__, 0),
-            record,
-            info.last_offset,
-            None,
-        )
-        for record in reader.records()
-    )
-    return DecodedBatch.of_entries(
-        info.last_offset, info.last_offset, info.epoch, info.timestamp_ms, entries, None
-    )
-
-
-def _parse_types(names: list[str]) -> set[str] | None:
-    if not names:
-        return None
-    chosen = set()
-    for name in names:
-        key = name.lower()
-        full = _TYPE_NAMES.get(key) or _TYPE_NAMES.get(key + "record")
-        if full is None:
-            fail(
-                f"unknown record type {name!r}; expected one of: "
-                f"{', '.join(sorted(_TYPE_NAMES.values()))}",
-                EXIT_USAGE,
-            )
-        chosen.add(full)
-    return chosen
-
-
-def _selected(
-    paths: list[Path],
-    from_offset: int,
-    to_offset: int | None,
-    kraft: list[bool],
-) -> Iterator[Entry]:
-    for path, is_kraft_path in zip(paths, kraft, strict=True):
-        if is_kraft_path:
-            batches = kraft_decoded_batches(path, from_offset, to_offset, on_warning=print_warning)
-        elif path.name.endswith(SNAPSHOT_SUFFIX):
-            batches = iter([snapshot_batch(path)])
-        elif path.is_dir():
-            batches = read_decoded(path, from_offset, to_offset, strict=True)
-        else:
-            batches = read_segment_decoded(path)
-        yield from entries_between(batches, from_offset, to_offset)
-        if path.is_dir() and not is_kraft_path:
-            for fenced in fenced_tails(path):  # not records of the log, nor damage
-                print_warning(str(fenced))
-
-
-def _print_listing(entries: Iterator[tuple[Entry, Removal]], *, redact: bool) -> None:
-    """One header line per batch (epoch, time, author), then one line per record."""
-    count = 0
-    batch = -1
-    for entry, removed in entries:
-        if entry.batch_base_offset != batch:
-            batch = entry.batch_base_offset
-            print_line(_batch_line(entry))
-        count += 1
-        summary = record_summary(entry.record, redact=redact)
-        if removed is not None:
-            summary += f"  (was {describe(removed)})"
-        print_line(f"  {entry.offset:>8}  {entry.type_name} v{entry.version}  {summary}")
-    print_line(counted(count, "record"))
-
-
-def _batch_line(entry: Entry) -> str:
-    line = (
-        f"batch {entry.batch_base_offset}  epoch {entry.epoch}  {format_time(entry.timestamp_ms)}"
-    )
-    author = entry.author
-    if author is not None:
-        line += f"  by {author.principal} from {author.client_address} ({author.client_id}"
-        line += f", {author.api})" if author.api else ")"
-    return line

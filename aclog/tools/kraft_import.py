@@ -8,33 +8,19 @@ With ``--follow`` it runs :class:`aclog.kraft.follow.KraftFollow` instead (impor
 then tail every ``--interval``) until SIGTERM or Ctrl-C (exit 0) or ``--max-polls``; each
 appended batch is a line on stdout (``--json``: one JSON object per line, then the report as
 the last line), progress goes to stderr.
+
+The library is imported when the command runs, not for its ``--help``.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aclog.controller import RecordAdmission
-from aclog.image import MetadataImage
-from aclog.kraft import (
-    CHECKPOINT_SUFFIX,
-    Appended,
-    BatchPosition,
-    ImportReport,
-    ImportTargetError,
-    KraftError,
-    KraftFollow,
-    import_kraft,
-    is_kraft_path,
-)
-from aclog.log import LogError, estimated_end_offset
-from aclog.replay import RebuildError, kraft_reconcile
 from aclog.tools.console import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -44,38 +30,10 @@ from aclog.tools.console import (
     print_json_line,
     print_line,
 )
-from aclog.tools.data_dirs import is_aclog_path
-from aclog.tools.exit_codes import fail_for
-from aclog.tools.follow_command import parse_interval, stopping_on_signals
 from aclog.tools.params import DATA_DIR_ENV
-from aclog.tools.progress import offsets_bar
 
-
-def _check_source(source: Path) -> None:
-    if not source.exists():
-        fail(f"no such file or directory: {source}", EXIT_USAGE)
-    if source.is_file():
-        if not source.name.endswith(CHECKPOINT_SUFFIX):
-            fail(
-                f"{source} is not a KRaft snapshot; give the metadata log directory "
-                "(__cluster_metadata-0) or one of its .checkpoint files",
-                EXIT_USAGE,
-            )
-        return
-    if is_aclog_path(source):
-        fail(
-            f"{source} is an aclog data directory, not a KRaft one: read it as it is "
-            f"(aclog replay --data-dir {source}), or give --from-kraft Kafka's metadata log "
-            "directory (<metadata.log.dir>/__cluster_metadata-0)",
-            EXIT_USAGE,
-        )
-    names = [entry.name for entry in os.scandir(source)]
-    if not is_kraft_path(source) and not any(name.endswith(".log") for name in names):
-        fail(
-            f"no KRaft segments (.log) or snapshots (.checkpoint) in {source}; give the "
-            "metadata log directory, usually <metadata.log.dir>/__cluster_metadata-0",
-            EXIT_USAGE,
-        )
+if TYPE_CHECKING:
+    from aclog.kraft import Appended, ImportReport
 
 
 @app.command("import")
@@ -129,7 +87,21 @@ def import_command(
 ) -> None:
     """Import the ACLs and SCRAM credentials of a KRaft metadata log into a new aclog log,
     keeping record order, epochs and timestamps (read-only on the KRaft side)."""
-    _check_source(from_kraft)
+    from aclog.controller import RecordAdmission  # noqa: PLC0415 - see the module docstring
+    from aclog.image import MetadataImage  # noqa: PLC0415
+    from aclog.kraft import (  # noqa: PLC0415
+        ImportTargetError,
+        KraftError,
+        import_kraft,
+        import_source_problem,
+    )
+    from aclog.log import LogError, estimated_end_offset  # noqa: PLC0415
+    from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
+    from aclog.tools.progress import offsets_bar  # noqa: PLC0415
+
+    problem = import_source_problem(from_kraft)
+    if problem is not None:
+        fail(problem, EXIT_USAGE)
     if follow:
         options = FollowOptions(interval or "1s", max_polls, reconcile, skip_noop, json_output)
         _follow(from_kraft, data_dir, options)
@@ -172,31 +144,10 @@ def _exit_for_rejected(report: ImportReport) -> None:
 
 
 def _print_report(report: ImportReport) -> None:
-    snapshot = report.snapshot
-    if snapshot is not None:
-        print_line(
-            f"snapshot {snapshot.path.name}: {snapshot.record_count} records "
-            f"(state before KRaft offset {snapshot.end_offset}, epoch {snapshot.epoch})"
-        )
-    print_line(
-        f"read {report.kraft_batches} KRaft batches up to offset {report.kraft_next_offset}; "
-        f"wrote {report.records_written} records in {report.batches_written} batches to "
-        f"{report.data_dir} (offsets 0..{report.aclog_end_offset - 1})"
-    )
-    for name, count in sorted(report.records_by_type.items()):
-        print_line(f"  {count:>8}  {name}")
-    reconciled = report.reconciled
-    if reconciled is not None:
-        first, last = reconciled["aclog_offsets"]
-        print_line(
-            f"reconciled KRaft offsets from {reconciled['reconciled_from']} with "
-            f"{reconciled['kraft_snapshot']}: {reconciled['records']} records as one batch "
-            f"(aclog {first}..{last})"
-        )
-    skipped = sum(report.skipped.values())
-    if skipped:
-        kinds = ", ".join(f"{name} {n}" for name, n in report.skipped.most_common())
-        print_line(f"skipped {skipped} other KRaft records: {kinds}")
+    from aclog.kraft import report_lines  # noqa: PLC0415 - see the module docstring
+
+    for line in report_lines(report):
+        print_line(line)
 
 
 @dataclass(frozen=True)
@@ -212,6 +163,13 @@ class FollowOptions:
 
 def _follow(source: Path, data_dir: Path, options: FollowOptions) -> None:
     """``--follow``: parse, run :class:`KraftFollow`, print each appended batch and the report."""
+    from aclog.controller import RecordAdmission  # noqa: PLC0415 - see the module docstring
+    from aclog.kraft import ImportTargetError, KraftError, KraftFollow  # noqa: PLC0415
+    from aclog.log import LogError  # noqa: PLC0415
+    from aclog.replay import RebuildError, kraft_reconcile  # noqa: PLC0415
+    from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
+    from aclog.tools.follow_command import parse_interval, stopping_on_signals  # noqa: PLC0415
+
     if source.is_file():
         fail(f"--follow needs the KRaft directory, not the snapshot {source}", EXIT_USAGE)
     try:
@@ -250,14 +208,7 @@ def _json_line(appended: Appended) -> None:
 
 
 def _text_line(appended: Appended) -> None:
-    position, result = appended.position, appended.result
-    where = (
-        f"KRaft {position.base_offset}..{position.last_offset}"
-        if isinstance(position, BatchPosition)
-        else f"KRaft snapshot {position.name}"
-    )
-    kinds = ", ".join(f"{k} {n}" for k, n in appended.to_dict()["records_by_type"].items())
-    print_line(
-        f"{where} epoch {result.epoch} -> aclog {result.base_offset}..{result.last_offset}: {kinds}"
-    )
+    from aclog.kraft import appended_line  # noqa: PLC0415 - see the module docstring
+
+    print_line(appended_line(appended))
     sys.stdout.flush()

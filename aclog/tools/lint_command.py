@@ -1,27 +1,21 @@
 """``aclog lint``: hygiene findings about a data directory's state as of a point, on the
 library's :func:`~aclog.questions.lint_directory`; the text groups large runs of alike findings
-(:func:`~aclog.tools.questions_text.show_lint`)."""
+(:func:`~aclog.tools.questions_text.show_lint`). The library is imported when the command runs,
+not for its ``--help``."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aclog.image import ReplayError
-from aclog.log import CorruptLogError
-from aclog.questions import DEFAULT_MIN_ITERATIONS, LintReport, Severity, lint_directory
-from aclog.records import RecordDecodeError
-from aclog.replay import RebuildError
-from aclog.tools.common import is_kraft, log_bar
+from aclog.controller import LINT_MIN_ITERATIONS
 from aclog.tools.console import EXIT_FAILURE, app, print_json, print_warning
-from aclog.tools.data_dirs import require_log
-from aclog.tools.exit_codes import fail_for
 from aclog.tools.params import AtOffset, AtTime, JsonFlag, ReadDataDir, SourceFormat
-from aclog.tools.points import parse_point, show_point_note
-from aclog.tools.question_args import usage
-from aclog.tools.questions_text import show_lint
+
+if TYPE_CHECKING:
+    from aclog.questions import LintReport
 
 
 @app.command("lint")
@@ -29,7 +23,7 @@ def lint_command(
     data_dir: ReadDataDir,
     min_iterations: Annotated[
         int, typer.Option(min=1, help="SCRAM credentials need at least this many iterations.")
-    ] = DEFAULT_MIN_ITERATIONS,
+    ] = LINT_MIN_ITERATIONS,
     max_credential_age_days: Annotated[
         int | None,
         typer.Option(min=0, help="Report SCRAM credentials not changed for more days than this."),
@@ -52,6 +46,13 @@ def lint_command(
 ) -> None:
     """Hygiene findings: redundant ACLs, ALLOWs a DENY overrides, risky grants, weak or stale
     SCRAM credentials; each with a kind, a severity and the ACLs or user concerned."""
+    from aclog.questions import Severity  # noqa: PLC0415 - on a run, not --help (issue 37)
+    from aclog.tools.common import is_kraft  # noqa: PLC0415
+    from aclog.tools.data_dirs import require_log  # noqa: PLC0415
+    from aclog.tools.points import parse_point, show_point_note  # noqa: PLC0415
+    from aclog.tools.question_args import usage  # noqa: PLC0415
+    from aclog.tools.questions_text import show_lint  # noqa: PLC0415
+
     threshold = None if fail_on is None else usage(lambda: Severity.parse(fail_on))
     least = usage(lambda: Severity.parse(show))
     kraft = is_kraft(data_dir, source_format)
@@ -78,6 +79,14 @@ def _lint(
     min_iterations: int,
     max_age_days: int | None,
 ) -> LintReport:
+    from aclog.image import ReplayError  # noqa: PLC0415 - see lint_command
+    from aclog.log import CorruptLogError  # noqa: PLC0415
+    from aclog.questions import lint_directory  # noqa: PLC0415
+    from aclog.records import RecordDecodeError  # noqa: PLC0415
+    from aclog.replay import RebuildError  # noqa: PLC0415
+    from aclog.tools.common import log_bar  # noqa: PLC0415
+    from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
+
     try:
         # the bar stays up, its elapsed time running, while the findings are worked out
         with log_bar(data_dir, "replaying", at_offset) as on_offset:

@@ -102,3 +102,18 @@ CommandConfig = Annotated[
         readable=False,
     ),
 ]
+
+# plan and apply
+DesiredFile = Annotated[
+    Path,
+    typer.Argument(help="The desired-state YAML file (schema: docs/as-code.md).", readable=False),
+]
+
+SetPasswords = Annotated[
+    bool,
+    typer.Option(
+        "--set-passwords",
+        help="Through the admin API, set every declared password (a cluster never shows "
+        "enough to check one; without this a changed password is only noted).",
+    ),
+]

@@ -3,34 +3,32 @@ with the effect on access for an ``--inventory``; ``--out`` saves the plan for `
 --plan-file``; ``--detailed-exitcode`` exits 4 when changes are pending (for CI).
 
 Thin: parse, call :func:`aclog.desired.plan`, render; ``--json`` prints the plan's JSON form.
-A plan reads and never writes (``--out`` aside).
+A plan reads and never writes (``--out`` aside). The library is imported when the command
+runs, not for its ``--help``.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aclog.desired import Plan, PlanError, describe_binding, plan
-from aclog.records import ResourceType
-from aclog.tools.acl_rows import impact_host
-from aclog.tools.as_code import (
-    DesiredFile,
-    SetPasswords,
-    fail_lines,
-    read_desired,
-    read_target_state,
-    target_name,
-)
 from aclog.tools.console import EXIT_FAILURE, EXIT_USAGE, app, fail, fail_os, print_json, print_line
 from aclog.tools.help import exit_codes
-from aclog.tools.inventory import read_inventory
-from aclog.tools.options import OptionError
-from aclog.tools.params import BootstrapServer, CommandConfig, JsonFlag, OptionalDataDir
-from aclog.tools.remote import choose_target
+from aclog.tools.params import (
+    BootstrapServer,
+    CommandConfig,
+    DesiredFile,
+    JsonFlag,
+    OptionalDataDir,
+    SetPasswords,
+)
+
+if TYPE_CHECKING:
+    from aclog.desired import Plan
+    from aclog.records import ResourceType
 
 EXIT_CHANGES = 4
 """``--detailed-exitcode``: the plan has changes (Terraform's convention, 2 being usage here)."""
@@ -64,6 +62,15 @@ def plan_command(
     json_output: JsonFlag = False,
 ) -> None:
     """Show what apply would add and remove inside what FILE owns (reads only)."""
+    from aclog.desired import PlanError, plan  # noqa: PLC0415 - on a run, not --help (issue 37)
+    from aclog.tools.as_code import (  # noqa: PLC0415
+        fail_lines,
+        read_desired,
+        read_target_state,
+        target_name,
+    )
+    from aclog.tools.remote import choose_target  # noqa: PLC0415
+
     desired, passwords = read_desired(file)
     target = choose_target(data_dir, bootstrap_server, command_config)
     resources = _inventory(inventory) if inventory is not None else None
@@ -85,6 +92,9 @@ def plan_command(
 
 
 def _inventory(path: Path) -> list[tuple[ResourceType, str]]:
+    from aclog.tools.inventory import read_inventory  # noqa: PLC0415 - see plan_command
+    from aclog.tools.options import OptionError  # noqa: PLC0415
+
     try:
         return read_inventory(path)
     except OptionError as error:
@@ -102,6 +112,9 @@ def _save(path: Path, computed: Plan) -> None:
 
 def print_plan(computed: Plan, where: str) -> None:
     """The plan as text: one line per change, then the totals and any notes."""
+    from aclog.desired import describe_binding  # noqa: PLC0415 - see plan_command
+    from aclog.tools.acl_rows import impact_host  # noqa: PLC0415
+
     print_line(f"plan for {computed.file} against {where} ({computed.fingerprint})")
     for acl in computed.add:
         print_line(f"  + acl  {describe_binding(acl)}")

@@ -5,42 +5,23 @@ client would (kafka-python's ``KafkaAdminClient``), creates ACLs (one of them a 
 and a SCRAM user, prints the committed log, explains two decisions from the log, and leaves the
 server running for you to connect to until Ctrl-C (``--exit`` stops it instead), with the web view
 (``aclog ui``) on the same directory beside it (``--ui-port``; ``--no-ui`` leaves it out).
+What the client asks and what is explained is :mod:`aclog.sample.walkthrough`; the library and
+kafka-python are imported when the command runs, not for its ``--help``.
 """
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import Annotated, Any
 
 import typer
-from kafka.admin import (
-    ACL,
-    ACLOperation,
-    ACLPermissionType,
-    ACLResourcePatternType,
-    KafkaAdminClient,
-    ResourcePattern,
-    ScramMechanism,
-    UserScramCredentialUpsertion,
-)
-from kafka.admin import ResourceType as KafkaResourceType
 
-from aclog.authorizer import Authorizer
-from aclog.records import AclOperation, ResourceType, call_paused
-from aclog.replay import entries_between, read_decoded, rebuild_image
 from aclog.tools.console import EXIT_IO, app, fail, print_json, print_line
-from aclog.tools.data_dirs import require_log_target
-from aclog.tools.dump import dump, dump_rows
-from aclog.tools.explain import explanation_to_dict
 from aclog.tools.params import DataDir, JsonFlag
-from aclog.tools.quickstart_ui import start_ui, stop, ui_url
-
-STARTUP_SECONDS = 60.0
+from aclog.tools.quickstart_ui import server_bootstrap, start_server, start_ui, stop, ui_url
 
 
 @app.command()
@@ -64,21 +45,34 @@ def quickstart(
     "created_acls", "failed_acls", "scram_users", "records" (as 'aclog dump --json'),
     "explanations" (each as 'aclog explain --json', with its request)}.
     """
+    from aclog.replay import dump_rows, entries_between, read_decoded  # noqa: PLC0415 - on a run
+    from aclog.sample import (  # noqa: PLC0415
+        WALKTHROUGH_USER,
+        admin_walkthrough,
+        explain_walkthrough,
+    )
+    from aclog.tools.data_dirs import require_log_target  # noqa: PLC0415
+
     require_log_target(data_dir)  # before the server starts: its refusal would read as a crash
-    server = _start_server(data_dir, listen)
+    server = start_server(data_dir, listen)
     children = [server]
     # SIGTERM and SIGHUP (make run stopped, its terminal closed) end the walk-through as Ctrl-C
     # does, so the server is stopped: left running it would hold the port and the writer lock.
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, _interrupt)
     try:
-        bootstrap = _wait_ready(server)
+        bootstrap = server_bootstrap(server)
+        if bootstrap is None:
+            fail(
+                "aclog serve did not start (see its message above; is the port already in use?)",
+                EXIT_IO,
+            )
         _say(json_output, f"1. aclog serve is listening on {bootstrap} (data in {data_dir})")
         _say(json_output, "")
-        created, failed = _admin_walkthrough(bootstrap)
+        created, failed = admin_walkthrough(bootstrap)
         _say(json_output, f"2. kafka-python created {created} ACLs ({failed} failed)")
-        _say(json_output, "   and the SCRAM-SHA-256 user 'ledger'")
-        explanations = _explain(data_dir)
+        _say(json_output, f"   and the SCRAM-SHA-256 user '{WALKTHROUGH_USER}'")
+        explanations = explain_walkthrough(data_dir)
         if json_output:
             print_json(
                 {
@@ -86,7 +80,7 @@ def quickstart(
                     "data_dir": str(data_dir),
                     "created_acls": created,
                     "failed_acls": failed,
-                    "scram_users": ["ledger"],
+                    "scram_users": [WALKTHROUGH_USER],
                     "records": dump_rows(entries_between(read_decoded(data_dir))),
                     "explanations": explanations,
                 }
@@ -138,6 +132,8 @@ def _say(json_output: bool, text: str) -> None:
 
 
 def _show_log_and_explanations(data_dir: Path, explanations: list[dict[str, Any]]) -> None:
+    from aclog.tools.dump import dump  # noqa: PLC0415 - see quickstart
+
     print_line("")
     print_line("3. the committed log (aclog dump):")
     dump([data_dir], 0, None, None, False, False)
@@ -148,90 +144,3 @@ def _show_log_and_explanations(data_dir: Path, explanations: list[dict[str, Any]
             f"   {result['principal']} {result['operation']} {result['topic']}: "
             f"{result['decision']} — {result['reason']}"
         )
-
-
-def _start_server(data_dir: Path, listen: str) -> subprocess.Popen[str]:
-    command = [
-        sys.executable,
-        "-m",
-        "aclog.tools.main",
-        "serve",
-        "--data-dir",
-        str(data_dir),
-        "--listen",
-        listen,
-        "--super-users",
-        "User:ANONYMOUS",
-        "--json",
-    ]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-
-
-def _wait_ready(server: subprocess.Popen[str]) -> str:
-    stream: IO[str] | None = server.stdout
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while stream is not None and time.monotonic() < deadline:
-        line = stream.readline()
-        if not line:
-            break
-        try:
-            info: dict[str, Any] = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if "bootstrap_servers" in info:
-            return str(info["bootstrap_servers"])
-    server.wait(timeout=5)
-    fail("aclog serve did not start (see its message above; is the port already in use?)", EXIT_IO)
-
-
-def _admin_walkthrough(bootstrap: str) -> tuple[int, int]:
-    """(ACLs created, ACLs that failed)."""
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="aclog-quickstart")
-    try:
-        acls = [
-            ACL(
-                "User:ledger",
-                "*",
-                ACLOperation.READ,
-                ACLPermissionType.ALLOW,
-                ResourcePattern(
-                    KafkaResourceType.TOPIC, "payments.", ACLResourcePatternType.PREFIXED
-                ),
-            ),
-            ACL(
-                "User:ledger",
-                "*",
-                ACLOperation.READ,
-                ACLPermissionType.DENY,
-                ResourcePattern(
-                    KafkaResourceType.TOPIC, "payments.cards", ACLResourcePatternType.LITERAL
-                ),
-            ),
-        ]
-        created = admin.create_acls(acls)
-        upsert = UserScramCredentialUpsertion(
-            "ledger", ScramMechanism.SCRAM_SHA_256, "change-me", iterations=8192
-        )
-        admin.alter_user_scram_credentials([upsert])
-    finally:
-        admin.close()
-    return len(created["succeeded"]), len(created["failed"])
-
-
-def _explain(data_dir: Path) -> list[dict[str, Any]]:
-    """Two decisions from the log, each as 'aclog explain --json' with its request."""
-    authorizer = Authorizer()
-    call_paused(lambda: authorizer.load(rebuild_image(data_dir).image.acls))  # a process edge
-    request = {"principal": "User:ledger", "host": "10.0.0.7", "operation": "READ"}
-    return [
-        {
-            **request,
-            "topic": topic,
-            **explanation_to_dict(
-                authorizer.explain(
-                    "User:ledger", "10.0.0.7", AclOperation.READ, ResourceType.TOPIC, topic
-                )
-            ),
-        }
-        for topic in ("payments.eu", "payments.cards")
-    ]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aclog.remote import RemoteError
+from aclog.remote import RemoteError, parse_bootstrap
 from aclog.tools.console import EXIT_USAGE, fail, print_line
 from aclog.tools.exit_codes import exit_code_for
 from aclog.tools.params import BOOTSTRAP_SERVER_ENV, COMMAND_CONFIG_ENV, DATA_DIR_ENV
@@ -45,18 +45,6 @@ class RemoteTarget:
 
 
 Target = Path | RemoteTarget
-
-
-def parse_bootstrap(text: str) -> str:
-    """``HOST:PORT[,HOST:PORT...]`` checked (IPv6 as ``[::1]:9092``); raises ValueError."""
-    servers = [part.strip() for part in text.split(",") if part.strip()]
-    if not servers:
-        raise ValueError("--bootstrap-server needs HOST:PORT")
-    for server in servers:
-        host, sep, port = server.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ValueError(f"--bootstrap-server {server!r} is not HOST:PORT")
-    return ",".join(servers)
 
 
 def choose_target(

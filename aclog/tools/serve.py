@@ -1,7 +1,9 @@
 """``aclog serve``: run the Kafka-protocol listener on a data directory.
 
-Thin: parse the options into a :class:`~aclog.wire.ServerConfig`, call
-:func:`aclog.wire.serve`, and render where to connect. Logs go to stderr.
+Thin: parse the options into a :class:`~aclog.wire.ServerConfig`
+(:meth:`~aclog.wire.ServerConfig.of_settings`), call :func:`aclog.wire.serve`, and render where
+to connect. Logs go to stderr. The listener is imported when the command runs, not for its
+``--help``.
 """
 
 from __future__ import annotations
@@ -13,77 +15,10 @@ from typing import Annotated
 
 import typer
 
-from aclog.authorizer import parse_super_users
 from aclog.controller import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
-from aclog.image import ReplayError
-from aclog.log import LogError
-from aclog.records import RecordDecodeError
 from aclog.tools import serve_limits as lim
-from aclog.tools.console import (
-    EXIT_USAGE,
-    app,
-    err,
-    fail,
-    show_library_warnings,
-)
-from aclog.tools.data_dirs import require_log_target
-from aclog.tools.exit_codes import fail_for
+from aclog.tools.console import EXIT_USAGE, app, err, fail, show_library_warnings
 from aclog.tools.params import DATA_DIR_ENV, JsonFlag
-from aclog.tools.serve_banner import render_ready
-from aclog.tools.writing import removed_on_failure
-from aclog.wire import (
-    ConfigError,
-    Limits,
-    ListenerInfo,
-    LoginSecretError,
-    SecurityProtocol,
-    ServerConfig,
-    TopicsFileError,
-    parse_endpoint,
-)
-from aclog.wire import serve as run_listener
-
-
-def _config(
-    data_dir: Path,
-    listen: str,
-    advertised: str | None,
-    node_id: int,
-    security_protocol: str,
-    super_users: list[str] | None,
-    allow_everyone: bool,
-    tls_cert: Path | None,
-    tls_key: Path | None,
-    topics: Path | None,
-    limits: Limits,
-    quorum: tuple[bool, int, int],
-    scrub_interval_ms: int,
-) -> ServerConfig:
-    try:
-        protocol = SecurityProtocol(security_protocol.strip().upper())
-    except ValueError:
-        choices = ", ".join(p.value for p in SecurityProtocol)
-        fail(f"unknown security protocol {security_protocol!r}; use one of {choices}", EXIT_USAGE)
-    try:
-        return ServerConfig(
-            data_dir=data_dir,
-            listen=parse_endpoint(listen),
-            advertised=None if advertised is None else parse_endpoint(advertised),
-            node_id=node_id,
-            security_protocol=protocol,
-            super_users=parse_super_users(";".join(super_users or [])),
-            allow_everyone_if_no_acl_found=allow_everyone,
-            tls_cert=tls_cert,
-            tls_key=tls_key,
-            topics_file=topics,
-            limits=limits,
-            controller=quorum[0],
-            heartbeat_ms=quorum[1],
-            election_timeout_ms=quorum[2],
-            scrub_interval=scrub_interval_ms / 1000,
-        )
-    except ValueError as error:  # ConfigError, or a super user without a colon
-        fail(str(error), EXIT_USAGE)
 
 
 @app.command()
@@ -189,6 +124,23 @@ def serve(
     json_output: JsonFlag = False,
 ) -> None:
     """Serve the Kafka protocol: admin clients manage ACLs and SCRAM users and log in."""
+    from aclog.image import ReplayError  # noqa: PLC0415 - on a run, not --help (issue 37)
+    from aclog.log import LogError  # noqa: PLC0415
+    from aclog.records import RecordDecodeError  # noqa: PLC0415
+    from aclog.tools.data_dirs import require_log_target  # noqa: PLC0415
+    from aclog.tools.exit_codes import fail_for  # noqa: PLC0415
+    from aclog.tools.serve_banner import render_ready  # noqa: PLC0415
+    from aclog.tools.writing import removed_on_failure  # noqa: PLC0415
+    from aclog.wire import (  # noqa: PLC0415
+        ConfigError,
+        Limits,
+        ListenerInfo,
+        LoginSecretError,
+        ServerConfig,
+        TopicsFileError,
+    )
+    from aclog.wire import serve as run_listener  # noqa: PLC0415
+
     level = logging.getLevelName(log_level.strip().upper())
     if not isinstance(level, int):
         fail(f"unknown log level {log_level!r}; use DEBUG, INFO, WARNING or ERROR", EXIT_USAGE)
@@ -196,18 +148,8 @@ def serve(
     logging.basicConfig(
         stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    config = _config(
-        data_dir,
-        listen,
-        advertised,
-        node_id,
-        security_protocol,
-        super_users,
-        allow_everyone,
-        tls_cert,
-        tls_key,
-        topics,
-        lim.limits(
+    try:
+        limits = Limits.of_settings(
             max_frame_bytes=max_frame_bytes,
             frame_timeout=frame_timeout,
             sasl_server_max_receive_size=sasl_server_max_receive_size,
@@ -224,10 +166,23 @@ def serve(
             connections_max_idle_ms=connections_max_idle_ms,
             log_events_per_ip=log_events_per_ip,
             log_events_interval_ms=log_events_interval_ms,
-        ),
-        (controller, heartbeat_ms, election_timeout_ms),
-        scrub_interval_ms,
-    )
+        )
+        config = ServerConfig.of_settings(
+            data_dir=data_dir,
+            listen=listen,
+            advertised=advertised,
+            node_id=node_id,
+            security_protocol=security_protocol,
+            super_users=super_users or [],
+            allow_everyone=allow_everyone,
+            tls=(tls_cert, tls_key),
+            topics=topics,
+            limits=limits,
+            quorum=(controller, heartbeat_ms, election_timeout_ms),
+            scrub_interval_ms=scrub_interval_ms,
+        )
+    except ValueError as error:  # ConfigError, or a super user without a colon
+        fail(str(error), EXIT_USAGE)
     require_log_target(data_dir)
     # A listener that never started leaves no data directory behind; once it has, clients
     # may have written to it and it stays.

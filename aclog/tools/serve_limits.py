@@ -1,6 +1,7 @@
 """The ``aclog serve`` options that bound what one connection, one address and all clients
-together can take, named after Kafka's broker settings where Kafka has one, and the
-:class:`~aclog.wire.Limits` they make. README "Limits per client" says what each bounds.
+together can take, named after Kafka's broker settings where Kafka has one; they make a
+:class:`~aclog.node.Limits` (:meth:`~aclog.node.Limits.of_settings`), whose defaults they show.
+README "Limits per client" says what each bounds.
 """
 
 from __future__ import annotations
@@ -9,8 +10,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.console import EXIT_USAGE, fail
-from aclog.wire import ConfigError, Limits
+from aclog.node import Limits
 
 DEFAULTS = Limits()
 RESERVED = f"{DEFAULTS.connection_reserved_bytes // 1024} KiB"
@@ -144,46 +144,3 @@ LogEventsIntervalMs = Annotated[
         "per client address in each.",
     ),
 ]
-
-
-def limits(
-    *,
-    max_frame_bytes: int,
-    frame_timeout: float,
-    sasl_server_max_receive_size: int,
-    max_pre_auth_requests: int,
-    max_in_flight: int,
-    max_buffered_bytes: int | None,
-    max_unsent_bytes: int,
-    socket_send_buffer_bytes: int,
-    socket_receive_buffer_bytes: int,
-    write_timeout: float,
-    queued_max_request_bytes: int | None,
-    max_connections: int,
-    max_connections_per_ip: int,
-    connections_max_idle_ms: int,
-    log_events_per_ip: int,
-    log_events_interval_ms: int,
-) -> Limits:
-    """The limits the options give; a setting that cannot work exits 2 with why."""
-    try:
-        return Limits(
-            max_frame_bytes=max_frame_bytes,
-            max_pre_auth_frame_bytes=sasl_server_max_receive_size,
-            max_pre_auth_requests=max_pre_auth_requests,
-            max_connection_buffered_bytes=max_buffered_bytes,
-            max_in_flight_per_connection=max_in_flight,
-            max_unsent_bytes_per_connection=max_unsent_bytes,
-            socket_send_buffer_bytes=socket_send_buffer_bytes,
-            socket_receive_buffer_bytes=socket_receive_buffer_bytes,
-            max_total_buffered_bytes=queued_max_request_bytes,
-            max_connections=max_connections,
-            max_connections_per_ip=max_connections_per_ip,
-            frame_timeout=frame_timeout,
-            idle_timeout=connections_max_idle_ms / 1000,
-            write_timeout=write_timeout,
-            log_events_per_ip=log_events_per_ip,
-            log_events_interval=log_events_interval_ms / 1000,
-        )
-    except ConfigError as error:
-        fail(str(error), EXIT_USAGE)

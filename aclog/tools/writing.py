@@ -7,7 +7,6 @@ Not thread-safe (one command per process). Cost: that of opening the controller 
 from __future__ import annotations
 
 import getpass
-import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +17,7 @@ import typer
 from aclog.acl import ApiError, Errors
 from aclog.controller import Caller
 from aclog.image import ReplayError
-from aclog.log import LogError
+from aclog.log import LogError, empty_directory, first_missing, remove_created
 from aclog.records import RecordDecodeError
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, print_line
 from aclog.tools.data_dirs import refuse_kraft, refuse_other_files, require_data_dir
@@ -46,7 +45,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     # imported here: the writer (quorum, admission) is not loaded by a command that only reads
     from aclog.controller import Controller, LocalOperator  # noqa: PLC0415
 
-    created = _first_missing(data_dir) if create else None
+    created = first_missing(data_dir) if create else None
     was_empty = False
     if created is None:
         require_data_dir(data_dir)
@@ -57,7 +56,7 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
         with _opening_errors(data_dir):
             controller = Controller.open(data_dir, authorizer=LocalOperator())
     except BaseException:
-        _remove_created(created)
+        remove_created(created)
         raise
     start = controller.log.end_offset
     try:
@@ -65,10 +64,10 @@ def open_controller(data_dir: Path, *, create: bool = False) -> Iterator[Control
     finally:
         committed = controller.log.end_offset > start
         if not committed and was_empty:  # the log's files, removed while the lock is held
-            _empty(data_dir)
+            empty_directory(data_dir)
         controller.close()
         if not committed:
-            _remove_created(created)
+            remove_created(created)
 
 
 @contextmanager
@@ -79,33 +78,6 @@ def _opening_errors(data_dir: Path) -> Iterator[None]:
         fail_for(error, f"open {data_dir}")
 
 
-def _first_missing(path: Path) -> Path | None:
-    """The outermost of ``path`` and its parents that does not exist (``None``: it exists)."""
-    missing = None
-    absolute = path.absolute()
-    for candidate in (absolute, *absolute.parents):
-        if candidate.exists():
-            return missing
-        missing = candidate
-    return missing
-
-
-def _empty(directory: Path) -> None:
-    """Remove what a writer that committed nothing created in ``directory``, which was empty
-    before it opened: a failed write to an empty directory leaves it empty."""
-    for entry in directory.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
-
-
-def _remove_created(created: Path | None) -> None:
-    """Remove what this command created for a log it then did not write to."""
-    if created is not None:
-        shutil.rmtree(created, ignore_errors=True)
-
-
 @contextmanager
 def removed_on_failure(path: Path | None) -> Iterator[Callable[[], None]]:
     """Run a command that may create ``path`` (and its missing parents): when it fails (an
@@ -114,7 +86,7 @@ def removed_on_failure(path: Path | None) -> Iterator[Callable[[], None]]:
     existed before is never removed. ``None``: no path, nothing to remove.
 
     Not thread-safe (one command per process). Cost: a few ``stat`` calls."""
-    created = None if path is None else _first_missing(path)
+    created = None if path is None else first_missing(path)
     kept = False
 
     def keep() -> None:
@@ -125,7 +97,7 @@ def removed_on_failure(path: Path | None) -> Iterator[Callable[[], None]]:
         yield keep
     except BaseException as error:
         if not kept and not _succeeded(error):
-            _remove_created(created)
+            remove_created(created)
         raise
 
 

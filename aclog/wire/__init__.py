@@ -1,8 +1,9 @@
 """The Kafka-protocol listener: stock admin clients (kafka-python, confluent-kafka/librdkafka)
 manage ACLs and SCRAM users, describe the cluster and topics, and log in with SASL/SCRAM.
 
-Layout: :mod:`~aclog.wire.config` (settings and limits), :mod:`~aclog.wire.protocol` (strict
-decoding on kafka-python's message classes), :mod:`~aclog.wire.apis` (one module per API),
+Layout: :mod:`~aclog.wire.config` (settings; the limits are :mod:`aclog.node.limits`),
+:mod:`~aclog.wire.protocol` (strict decoding on kafka-python's message classes),
+:mod:`~aclog.wire.apis` (one module per API),
 :mod:`~aclog.wire.scram` (the SCRAM server), :mod:`~aclog.wire.dispatch` (one frame in, one
 response out), :mod:`~aclog.wire.intake` (framing, what a connection may read),
 :mod:`~aclog.wire.budget` (request bytes per connection and server-wide),
@@ -19,13 +20,14 @@ defer_client_imports()  # before the modules below import kafka-python's protoco
 from aclog.node import (  # noqa: E402
     ConfigError,
     Endpoint,
+    Limits,
     LoginSecretError,
     TopicInventory,
     TopicsFileError,
     load_topics,
     parse_endpoint,
 )
-from aclog.wire.config import Limits, SecurityProtocol, ServerConfig  # noqa: E402
+from aclog.wire.config import SecurityProtocol, ServerConfig  # noqa: E402
 from aclog.wire.server import ListenerInfo, Server, serve  # noqa: E402
 
 __all__ = [

@@ -1,7 +1,8 @@
-"""What a listener is told: the address, security protocol, authorizer settings and limits.
+"""What a listener is told: the address, security protocol, authorizer settings and limits
+(:class:`~aclog.node.limits.Limits`, which ``aclog serve --help`` reads without the listener).
 
-Immutable; thread-safe. :func:`parse_endpoint` is the one parser of ``HOST:PORT`` text, used by
-the CLI and by tests.
+Immutable; thread-safe. :meth:`ServerConfig.of_settings` reads the settings as ``aclog serve``
+takes them, as text (:func:`~aclog.node.parse_endpoint` is the one parser of ``HOST:PORT``).
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aclog.authorizer import parse_super_users
 from aclog.config_error import ConfigError
-from aclog.controller.quorum import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
-from aclog.node.endpoint import DEFAULT_PORT, Endpoint
-
-MEBIBYTE = 1024 * 1024
+from aclog.controller.quorum_timing import DEFAULT_ELECTION_TIMEOUT_MS, DEFAULT_HEARTBEAT_MS
+from aclog.node.endpoint import DEFAULT_PORT, Endpoint, parse_endpoint
+from aclog.node.limits import Limits
 
 
 class SecurityProtocol(enum.Enum):
@@ -34,122 +35,6 @@ class SecurityProtocol(enum.Enum):
     def uses_tls(self) -> bool:
         """True when the listener wraps connections in TLS."""
         return self is SecurityProtocol.SASL_SSL
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Bounds that keep one client, or one address, from hurting the others (Kafka's broker
-    setting, where there is one, in brackets).
-
-    Per connection:
-
-    - ``max_frame_bytes`` (``socket.request.max.bytes``): the largest request; a bigger size
-      prefix closes the connection. Before a SASL login the bound is ``max_pre_auth_frame_bytes``
-      (``sasl.server.max.receive.size``), and at most ``max_pre_auth_requests`` frames are read
-      (a login takes four or five).
-    - ``max_in_flight_per_connection`` / ``max_connection_buffered_bytes``: requests, and their
-      bytes, read but not yet answered; past either the connection is not read (TCP pushes
-      back). ``None`` bytes means twice the frame limit, at least 4 MiB. The first
-      ``connection_reserved_bytes`` of them are the connection's own; the rest come from the
-      server-wide pool as they arrive (see :mod:`aclog.wire.budget`).
-    - ``max_unsent_bytes_per_connection``: answers not yet taken by the client; past it the
-      connection is neither read nor answered (Kafka mutes it) until the client reads, and it is
-      closed when that takes longer than ``write_timeout`` seconds.
-    - ``socket_send_buffer_bytes`` / ``socket_receive_buffer_bytes``
-      (``socket.send.buffer.bytes`` / ``socket.receive.buffer.bytes``): the kernel's buffers of
-      each socket (Linux doubles the value for its bookkeeping); -1 leaves the OS default, which
-      Linux grows to several MiB per socket.
-    - ``frame_timeout``: seconds to receive the rest of a frame once its size arrived (slow
-      senders); ``idle_timeout`` (``connections.max.idle.ms``): seconds without a request;
-      ``authentication_timeout``: seconds a SASL client has to log in;
-      ``tls_handshake_timeout``: seconds for the TLS handshake.
-
-    Server-wide: ``max_total_buffered_bytes`` (``queued.max.request.bytes``): the pool of request
-    bytes beyond the connections' reserves (``None``: four times the frame limit, at least
-    64 MiB); ``max_connections`` (``max.connections``) and ``max_connections_per_ip``
-    (``max.connections.per.ip``): more are accepted and closed at once.
-
-    The server's log: ``log_events_per_ip`` connection events (refused, closed with a reason,
-    logged in) per client address are logged one by one in each ``log_events_interval``
-    seconds, the rest counted and summarized (:mod:`aclog.wire.event_log`).
-    """
-
-    max_frame_bytes: int = MEBIBYTE
-    max_pre_auth_frame_bytes: int = 512 * 1024
-    max_pre_auth_requests: int = 8
-    max_connection_buffered_bytes: int | None = None
-    connection_reserved_bytes: int = 64 * 1024
-    max_in_flight_per_connection: int = 32
-    max_unsent_bytes_per_connection: int = 64 * 1024
-    socket_send_buffer_bytes: int = 100 * 1024
-    socket_receive_buffer_bytes: int = 100 * 1024
-    max_total_buffered_bytes: int | None = None
-    max_connections: int = 1000
-    max_connections_per_ip: int = 100
-    frame_timeout: float = 30.0
-    idle_timeout: float = 600.0
-    authentication_timeout: float = 30.0
-    write_timeout: float = 30.0
-    tls_handshake_timeout: float = 10.0
-    log_events_per_ip: int = 20
-    log_events_interval: float = 60.0
-
-    def __post_init__(self) -> None:
-        if self.max_frame_bytes < 64:
-            raise ConfigError(
-                f"the frame limit must be at least 64 bytes, not {self.max_frame_bytes}"
-            )
-        if self.max_pre_auth_frame_bytes < 64:
-            raise ConfigError("the pre-authentication frame limit must be at least 64 bytes")
-        if self.max_pre_auth_requests < 3:
-            raise ConfigError(
-                "max_pre_auth_requests must be at least 3 (SaslHandshake and two "
-                "SaslAuthenticate requests make a SCRAM login)"
-            )
-        if self.connection_buffered_bytes < self.max_frame_bytes:
-            raise ConfigError("max_connection_buffered_bytes must be at least max_frame_bytes")
-        if not 0 <= self.connection_reserved_bytes <= self.connection_buffered_bytes:
-            raise ConfigError(
-                "connection_reserved_bytes must be from 0 to max_connection_buffered_bytes"
-            )
-        if self.total_buffered_bytes < self.connection_buffered_bytes:
-            raise ConfigError("max_total_buffered_bytes must be at least the per-connection bound")
-        for name in (
-            "max_in_flight_per_connection",
-            "max_unsent_bytes_per_connection",
-            "max_connections",
-            "max_connections_per_ip",
-            "log_events_per_ip",
-        ):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be at least 1")
-        for name in ("socket_send_buffer_bytes", "socket_receive_buffer_bytes"):
-            if getattr(self, name) == 0 or getattr(self, name) < -1:
-                raise ConfigError(f"{name} must be -1 (the OS default) or positive")
-        for name in (
-            "frame_timeout",
-            "idle_timeout",
-            "authentication_timeout",
-            "write_timeout",
-            "tls_handshake_timeout",
-            "log_events_interval",
-        ):
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"{name} must be a positive number of seconds")
-
-    @property
-    def connection_buffered_bytes(self) -> int:
-        """The effective per-connection bound on buffered request bytes."""
-        if self.max_connection_buffered_bytes is not None:
-            return self.max_connection_buffered_bytes
-        return max(2 * self.max_frame_bytes, 4 * MEBIBYTE)
-
-    @property
-    def total_buffered_bytes(self) -> int:
-        """The effective size of the server-wide pool of request bytes."""
-        if self.max_total_buffered_bytes is not None:
-            return self.max_total_buffered_bytes
-        return max(4 * self.max_frame_bytes, 64 * MEBIBYTE, self.connection_buffered_bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +61,54 @@ class ServerConfig:
     election_timeout_ms: int = DEFAULT_ELECTION_TIMEOUT_MS
     scrub_interval: float = 60.0
     """Seconds between re-reads of the acknowledged log and snapshots (:mod:`aclog.node.scrub`)."""
+
+    @classmethod
+    def of_settings(
+        cls,
+        *,
+        data_dir: Path,
+        listen: str,
+        advertised: str | None,
+        node_id: int,
+        security_protocol: str,
+        super_users: list[str],
+        allow_everyone: bool,
+        tls: tuple[Path | None, Path | None],
+        topics: Path | None,
+        limits: Limits,
+        quorum: tuple[bool, int, int],
+        scrub_interval_ms: int,
+    ) -> ServerConfig:
+        """The settings ``aclog serve``'s options give, as text (``HOST:PORT`` endpoints, the
+        protocol's name in any case, ``super.users`` entries, each may hold several separated
+        by ``;``); ``tls`` is the certificate and key, ``quorum`` whether the node shares the
+        directory with other controllers, then the heartbeat and election timeout in
+        milliseconds. Raises :class:`ConfigError` (or ``ValueError`` for a super user without a
+        colon) saying what to change."""
+        try:
+            protocol = SecurityProtocol(security_protocol.strip().upper())
+        except ValueError:
+            choices = ", ".join(p.value for p in SecurityProtocol)
+            raise ConfigError(
+                f"unknown security protocol {security_protocol!r}; use one of {choices}"
+            ) from None
+        return cls(
+            data_dir=data_dir,
+            listen=parse_endpoint(listen),
+            advertised=None if advertised is None else parse_endpoint(advertised),
+            node_id=node_id,
+            security_protocol=protocol,
+            super_users=parse_super_users(";".join(super_users)),
+            allow_everyone_if_no_acl_found=allow_everyone,
+            tls_cert=tls[0],
+            tls_key=tls[1],
+            topics_file=topics,
+            limits=limits,
+            controller=quorum[0],
+            heartbeat_ms=quorum[1],
+            election_timeout_ms=quorum[2],
+            scrub_interval=scrub_interval_ms / 1000,
+        )
 
     def __post_init__(self) -> None:
         if not 0 <= self.node_id <= 2**31 - 1:

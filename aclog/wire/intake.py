@@ -27,8 +27,8 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from aclog.node.limits import Limits
 from aclog.wire.budget import Budget, Usage
-from aclog.wire.config import Limits
 from aclog.wire.context import Session
 
 PIECE_BYTES = 64 * 1024

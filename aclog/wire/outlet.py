@@ -17,7 +17,7 @@ import contextlib
 import logging
 import socket
 
-from aclog.wire.config import Limits
+from aclog.node.limits import Limits
 from aclog.wire.dispatch import Outcome
 from aclog.wire.intake import End, Intake
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from aclog.replay import dump_rows
 from aclog.replay.kraft_stream import kraft_decoded_batches
 from aclog.replay.stream import entries_between
-from aclog.tools.dump import dump_rows
 from aclog.tools.main import app
 from tests.kraft.layout import ACL_C, ACL_D, Layout, build_layout
 

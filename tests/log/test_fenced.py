@@ -190,3 +190,75 @@ def test_a_tail_never_returns_a_batch_that_a_fence_published_after_it_covers(
     (tmp_path / new.name).write_bytes(new.read_bytes())  # the new leader's segment, at 3
     assert [(b.base_offset, b.epoch) for b in tail.read(3)] == [(3, 2)]
     assert [(b.base_offset, b.epoch) for b in read_batches(tmp_path)] == [(0, 1), (2, 1), (3, 2)]
+
+
+def _with_segment(directory: Path, base: int, epoch: int, value: bytes) -> Path:
+    """Put a segment at ``base`` holding one batch of ``epoch`` into ``directory``."""
+    scratch = directory.parent / f"{directory.name}-at-{base}"
+    with SegmentedLog(scratch, fsync=False) as log:
+        for offset in range(base):
+            log.append([b"%d" % offset], epoch, timestamp_ms=1)
+        log.roll()
+        log.append([value], epoch, timestamp_ms=2)
+    path = directory / list_segments(scratch)[-1][1].name
+    path.write_bytes(list_segments(scratch)[-1][1].read_bytes())
+    path.chmod(0o600)
+    return path
+
+
+def _deposed_at_1(directory: Path, new: int) -> Path:
+    """Epoch 1 wrote offset 0; epoch 2, fenced at 1, wrote ``new`` batches from 1 in a segment
+    of its own; epoch 1's deposed leader rolled at 3 and wrote there (forbidden by the
+    protocol). Returns that stray segment."""
+    with SegmentedLog(directory, fsync=False) as log:
+        log.append([b"a"], 1, timestamp_ms=1)
+        log.roll()
+        for i in range(1, new + 1):
+            log.append([b"n%d" % i], 2, timestamp_ms=2)
+    assert claim_epoch(directory, 2, 2) and publish_fence(directory, 2, 1) == Fence(2, 1)
+    return _with_segment(directory, 3, 1, b"stale")
+
+
+def test_a_segment_an_old_leader_created_above_a_newer_fence_is_skipped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every reader skips the stray whole, naming it with its epoch and the fence once, and it
+    does not end the new leader's segment (offsets 1..4)."""
+    directory = tmp_path / "log"
+    stray = _deposed_at_1(directory, 4)
+    expected = [(0, 1, (b"a",))] + [(i, 2, (b"n%d" % i,)) for i in range(1, 5)]
+    assert _read(directory, strict=True) == expected
+    assert [b.base_offset for b in read_batches(directory, 3)] == [3, 4]
+    assert [b.base_offset for b in LogTail(directory).read(3)] == [3, 4]
+    check_batches(directory)
+    warnings = [r.getMessage() for r in caplog.records if str(stray) in r.getMessage()]
+    assert len(warnings) == 1
+    assert "epoch 1" in warnings[0] and "epoch 2's fence at offset 1" in warnings[0]
+    (found,) = fenced_tails(directory)
+    assert str(found) == warnings[0]
+    assert [w for w in verify_directory(directory).warnings if str(stray) in w] == warnings
+    # Not a stray: epoch 2's claimer made its segment at 1 and appended nothing, and an
+    # exclusive writer went on with epoch 1 there and rolled: its batches are the log.
+    alone = tmp_path / "alone"
+    with SegmentedLog(alone, fsync=False) as log:
+        for values in ([b"a"], None, [b"b"], [b"c"], None, [b"d"]):
+            if values is None:
+                log.roll()
+            else:
+                log.append(values, 1, timestamp_ms=1)
+    assert claim_epoch(alone, 2, 2) and publish_fence(alone, 2, 1) == Fence(2, 1)
+    assert [b.base_offset for b in read_batches(alone)] == [0, 1, 2, 3]
+    assert fenced_tails(alone) == []
+
+
+def test_a_tail_at_a_strays_base_never_follows_into_it(tmp_path: Path) -> None:
+    """The new leader's end is the stray's base for a moment: a tail that reads there stays in
+    the leader's segment and reads on when the leader writes on."""
+    directory = tmp_path / "log"
+    _deposed_at_1(directory, 2)
+    tail = LogTail(directory)
+    assert [(b.base_offset, b.epoch) for b in tail.read(0)] == [(0, 1), (1, 2), (2, 2)]
+    _deposed_at_1(tmp_path / "on", 3)
+    segment = list_segments(directory)[1][1]
+    segment.write_bytes(list_segments(tmp_path / "on")[1][1].read_bytes())  # it wrote n3
+    assert [(b.base_offset, b.epoch) for b in tail.read(3)] == [(3, 2)]

@@ -104,7 +104,7 @@ def test_a_shared_members_loader_publishes_only_what_the_recovery_point_covers(
     """In ``serve --controller`` the broker loader follows a log other processes append to: a
     batch written but not yet fsynced (above the recovery point; its fsync may still fail and
     cut it) is not published to the node's authorizer until the point moves over it."""
-    from aclog.log.recovery_point import RecoveryPointFile, read_recovery_point
+    from aclog.log.recovery_point import RecoveryPointFile, point_epochs, read_recovery_point
 
     _write_shared(tmp_path, ["orders"], fsync=True)
     writer = open_node_writer(_Settings(tmp_path, True), LocalOperator())
@@ -120,7 +120,8 @@ def test_a_shared_members_loader_publishes_only_what_the_recovery_point_covers(
         before = read_recovery_point(tmp_path)
         _write_shared(tmp_path, ["late"], fsync=True)
         after = read_recovery_point(tmp_path)
-        points = RecoveryPointFile(tmp_path, fsync=False)
+        # The point of the epoch the last leader led (each epoch's leader keeps its own).
+        points = RecoveryPointFile(tmp_path, fsync=False, epoch=point_epochs(tmp_path)[-1])
         try:
             points.write(before.offset, before.epoch)  # as if "late" were not fsynced yet
 

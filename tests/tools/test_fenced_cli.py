@@ -7,6 +7,7 @@ import json
 import uuid
 from pathlib import Path
 
+from aclog.log import SegmentedLog, list_segments
 from aclog.records import (
     AccessControlEntryRecord,
     AclOperation,
@@ -58,3 +59,28 @@ def test_dump_lists_no_stale_record_and_says_what_was_fenced(tmp_path: Path) -> 
     assert [(row["offset"], row["epoch"]) for row in rows] == [(0, 1), (1, 1), (2, 2)]
     assert [row["data"].get("resource_name") for row in rows] == [None, "kept", "new"]
     assert "are fenced" in run.stderr
+
+
+def test_verify_and_dump_name_a_set_aside_segment_in_one_line(tmp_path: Path) -> None:
+    """A deposed leader's roll at offset 2, set aside by epoch 2's takeover (README, "Epoch
+    fencing"): not part of the log, named once by each."""
+    directory = _log(tmp_path)
+    scratch = tmp_path / "deposed"
+    with SegmentedLog(scratch, fsync=False) as log:
+        log.append([encode(NoOpRecord())], 1)
+        log.append([_acl("kept")], 1)
+        log.roll()
+        log.append([_acl("stale")], 1)  # offset 2, in its own segment
+    aside = directory / "00000000000000000002.log.fenced-by-epoch-0000000002"
+    aside.write_bytes(list_segments(scratch)[-1][1].read_bytes())
+    aside.chmod(0o600)
+    run = run_main("verify", "--data-dir", str(directory), "--json")
+    assert run.code == 0, run
+    (line,) = [w for w in json.loads(run.stdout)["warnings"] if aside.name in w]
+    assert "offsets up to 2" in line and "not part of the log" in line
+    dumped = run_main("dump", str(directory), "--json")
+    assert dumped.code == 0, dumped
+    assert [json.loads(row)["offset"] for row in dumped.stdout.splitlines()] == [0, 1, 2]
+    assert [text for text in dumped.stderr.splitlines() if aside.name in text] == [
+        f"aclog: warning: {line}"
+    ]

@@ -8,7 +8,7 @@ from tests.fresh_interpreter import fresh_output
 
 PROBE = """
 import sys
-import aclog.tools.serve  # the serve command's start: node, writer, listener and its APIs
+from aclog.wire import serve  # what the serve command runs: node, writer, listener, its APIs
 clients = sorted(m for m in sys.modules if m.split(".")[:2] in (["kafka", "admin"],
                  ["kafka", "consumer"], ["kafka", "producer"], ["kafka", "net"]))
 print("clients at start:", clients)

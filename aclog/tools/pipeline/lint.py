@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from aclog.controller import DEFAULT_MIN_ITERATIONS
+from aclog.controller import LINT_MIN_ITERATIONS
 from aclog.tools.console import EXIT_FAILURE, print_json, print_line
 from aclog.tools.pipeline.options import pipeline_command
 from aclog.tools.pipeline.shared import SharedOptions
@@ -19,7 +19,7 @@ from aclog.tools.pipeline.shared import SharedOptions
 @pipeline_command("lint", "point", "snapshots")
 def lint_command(
     options: SharedOptions,
-    min_iterations: Annotated[int, typer.Option(min=1)] = DEFAULT_MIN_ITERATIONS,
+    min_iterations: Annotated[int, typer.Option(min=1)] = LINT_MIN_ITERATIONS,
     max_credential_age_days: Annotated[int | None, typer.Option(min=0)] = None,
     fail_on: Annotated[str | None, typer.Option(help="info|warning|error.")] = None,
 ) -> None:
