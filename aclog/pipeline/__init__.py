@@ -28,8 +28,9 @@
 - the plumbing every ``aclog pipeline`` command shares, once: :mod:`~aclog.pipeline.failures`
   (the command's session, and Spark's, py4j's and the pipeline's errors as a
   :class:`JobFailure` whose kind says whose fault it was), :mod:`~aclog.pipeline.inputs` (what a
-  command reads, as a :class:`Source`, and the rows it collects or writes) and
-  :mod:`~aclog.pipeline.commands` (each command's job as one call).
+  command reads, as a :class:`Source`, the :class:`Job` that reads it in its session, and the
+  rows it collects or writes) and :mod:`~aclog.pipeline.commands` (each command's job as one
+  call, the session included).
 
 Requires the ``spark`` extra (pyspark, pyarrow, pandas, matplotlib) and Java 17+.
 """
@@ -57,7 +58,7 @@ from aclog.pipeline import (
 from aclog.pipeline.access import AccessQuestion
 from aclog.pipeline.errors import JavaMissingError, PipelineError
 from aclog.pipeline.failures import JobFailure, command_session
-from aclog.pipeline.inputs import Source
+from aclog.pipeline.inputs import Job, Source
 from aclog.pipeline.load import (
     Records,
     read_parquet_records,
@@ -75,6 +76,7 @@ __all__ = [
     "AccessQuestion",
     "AclogDataSource",
     "JavaMissingError",
+    "Job",
     "JobFailure",
     "PipelineError",
     "Records",

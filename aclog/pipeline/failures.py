@@ -29,6 +29,11 @@ Starting = Callable[[str], AbstractContextManager[object]]
 """What a command shows while Spark starts: given what it waits for (a spinner, or nothing)."""
 
 
+def unnoticed(what: str) -> AbstractContextManager[object]:
+    """Nothing shown while Spark starts (the :data:`Starting` of a caller that shows nothing)."""
+    return nullcontext()
+
+
 class JobFailure(PipelineError):
     """A pipeline command that cannot finish: the message is the one line to print, ``kind``
     whose fault it was (the command's exit code follows from it)."""
@@ -82,7 +87,7 @@ def command_session(
     conf: Sequence[str] | None = None,
     given_driver_host: str | None = None,
     *,
-    starting: Starting = lambda what: nullcontext(),
+    starting: Starting = unnoticed,
 ) -> Iterator[SparkSession]:
     """The session for one command (``--master``, ``--conf`` pairs, ``--driver-host``): a bad
     setting is a ``usage`` :class:`JobFailure` before Spark starts, and what the command's

@@ -1,6 +1,7 @@
 """What a pipeline command reads and hands back: its :class:`Source` (a data directory, or the
-Parquet ``aclog pipeline records`` wrote, and the point asked for), the records and state built
-from it, and the rows it collects or writes as Parquet.
+Parquet ``aclog pipeline records`` wrote, and the point asked for), the :class:`Job` that reads it
+(the Spark session it runs in, where it writes), the records and state built from it, and the
+rows it collects or writes as Parquet.
 
 Thread-safe (no shared state). Cost: reading snapshot headers on the driver (the records are read
 lazily by the job); collecting rows to the driver.
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import TimestampType
 
-from aclog.pipeline.failures import JobFailure
+from aclog.pipeline.failures import JobFailure, Starting, command_session, unnoticed
 from aclog.pipeline.load import read_parquet_records, read_records, records_as_of
 from aclog.pipeline.load import records_for_history as history_source
 from aclog.pipeline.state import State, state, state_input_columns
@@ -53,6 +56,26 @@ class Source:
         if not self.data_dir.is_dir():
             raise JobFailure(f"no data directory at {self.data_dir}", "usage")
         return self.data_dir
+
+
+@dataclass(frozen=True)
+class Job:
+    """One command's job: what it reads (``source``), where it writes its result as Parquet
+    (``out``; ``None``: nowhere), and the Spark session it runs in (``master``, ``conf`` pairs,
+    ``driver_host``: :func:`~aclog.pipeline.failures.command_session`, which shows ``starting``
+    while Spark starts)."""
+
+    source: Source
+    out: Path | None = None
+    master: str | None = None
+    conf: Sequence[str] = ()
+    driver_host: str | None = None
+    starting: Starting = unnoticed
+
+    def session(self) -> AbstractContextManager[SparkSession]:
+        """The session the job runs in; what goes wrong inside comes out as a
+        :class:`~aclog.pipeline.failures.JobFailure`."""
+        return command_session(self.master, self.conf, self.driver_host, starting=self.starting)
 
 
 def input_records(spark: SparkSession, source: Source) -> DataFrame:

@@ -15,7 +15,7 @@ from pyspark.errors import AnalysisException
 from aclog.pipeline import JavaMissingError, JobFailure, PipelineError, Source, command_session
 from aclog.pipeline.failures import FailureKind, failure_of
 from aclog.tools.console import EXIT_FAILURE, EXIT_IO, EXIT_USAGE
-from aclog.tools.pipeline.spark import EXIT_CODES
+from aclog.tools.pipeline.shared import EXIT_CODES
 
 TASK_ERROR = "Traceback (most recent call last):\naclog.log.errors.CorruptLogError: torn at 74\n"
 

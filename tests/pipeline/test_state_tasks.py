@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 import aclog.tools.pipeline  # noqa: F401  (registers the commands)
 from aclog.log import read_batches
+from aclog.pipeline.failures import short_error
 from aclog.pipeline.load import records_as_of
 from aclog.pipeline.removed_ids import RemovedIds, id_words
 from aclog.pipeline.state import STATE_INPUT_COLUMNS, state
@@ -30,7 +31,6 @@ from aclog.pipeline.state_tasks import task_state
 from aclog.replay.rebuild import rebuild_image
 from aclog.tools.console import app
 from aclog.tools.history import state_to_dict
-from aclog.tools.pipeline.spark import short_error
 from tests.pipeline.conftest import Logs
 from tests.pipeline.logs import write_log
 from tests.pipeline.test_state_edges import _write as write_readded

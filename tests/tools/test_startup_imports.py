@@ -263,21 +263,10 @@ HELP_HEAVY = {
 }
 """What no command's ``--help`` needs: the library its run uses."""
 
-STILL_HEAVY_HELP = {
-    ("pipeline", "lint"),  # its default --min-iterations is aclog.questions.hygiene's
-}
-"""Commands whose module still imports what it runs (issue 37: each is to be split as
-``acls list`` is, its options apart from :mod:`aclog.tools.acls_listing`-style work); the test
-fails when one of them no longer does, so that this set only shrinks."""
-
 
 @pytest.mark.parametrize("words", _every_command(), ids=" ".join)
 def test_a_command_help_imports_only_its_options(tmp_path: Path, words: tuple[str, ...]) -> None:
     # `aclog pipeline who-can --help` loaded numpy and pyarrow, `users set --help` 19 modules of
     # the controller for one default, `snapshot list --help` the snapshot reader
     loaded = loaded_by(tmp_path, *words, "--help")
-    heavy = sorted(loaded & HELP_HEAVY)
-    if words in STILL_HEAVY_HELP:
-        assert heavy, f"{' '.join(words)} --help is light now: take it out of STILL_HEAVY_HELP"
-    else:
-        assert heavy == [], words
+    assert sorted(loaded & HELP_HEAVY) == [], words

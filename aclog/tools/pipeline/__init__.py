@@ -11,14 +11,17 @@ without the ``spark`` extra.
 Exit codes as everywhere: 1 the job failed on the data (a corrupt log, no usable snapshot), 2 a
 usage error, 3 no Java, no pyspark, or an I/O or Spark failure.
 
-The package: :mod:`~aclog.tools.pipeline.app` holds the ``pipeline`` command group,
-:mod:`~aclog.tools.pipeline.options` the options every command shares,
-:mod:`~aclog.tools.pipeline.spark` the session for one command (and its errors as exits),
-:mod:`~aclog.tools.pipeline.inputs` the records a job reads, :mod:`~aclog.tools.pipeline.output`
-tables, JSON rows and Parquet. Each command is a module of its own, imported only when it
-runs (``aclog pipeline --help`` lists them from the table in :mod:`~aclog.tools.pipeline.app`);
-to add one, write the module (``@pipeline_app.command("name")``) and add it to that table, in
-the order the help lists it.
+The package parses, calls one function of :mod:`aclog.pipeline.commands` (which runs the job
+in its Spark session) and renders: :mod:`~aclog.tools.pipeline.app` holds the ``pipeline``
+command group, :mod:`~aclog.tools.pipeline.options` the options every command shares and
+:func:`~aclog.tools.pipeline.options.pipeline_command`, which adds them to a command,
+:mod:`~aclog.tools.pipeline.shared` those options parsed (the library's job built from them, its
+failures as exits), :mod:`~aclog.tools.pipeline.asking` what a question names,
+:mod:`~aclog.tools.pipeline.output` tables and lines. Each command is a module of its own,
+imported only when it runs (``aclog pipeline --help`` lists them from the table in
+:mod:`~aclog.tools.pipeline.app`); to add one, write the module (``@pipeline_command("name",
+...)`` with the shared options it takes) and add it to that table, in the order the help lists
+it.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ PIPELINE_COMMANDS = {
     ),
     "reach": Lazy(_PIPELINE + "questions", "'aclog reach' for every principal asked, as one job."),
     "timeline": Lazy(
-        _PIPELINE + "timeline",
+        _PIPELINE + "questions",
         "'aclog timeline' for every principal x resource x operation asked, as one job.",
     ),
     "diff": Lazy(

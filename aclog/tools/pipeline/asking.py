@@ -15,7 +15,7 @@ import typer
 
 from aclog.records import AclOperation, ResourceType
 from aclog.tools.console import EXIT_USAGE, fail
-from aclog.tools.pipeline.spark import pipeline_modules
+from aclog.tools.pipeline.shared import pipeline_modules
 
 ResourcesOption = Annotated[
     Path | None,

@@ -9,47 +9,25 @@ from typing import Annotated
 
 import typer
 
-from aclog.tools.console import (
-    EXIT_USAGE,
-    fail,
-    print_json,
-    print_line,
-)
-from aclog.tools.params import JsonFlag, SourceFormat
-from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import job_source
-from aclog.tools.pipeline.options import (
-    ConfOption,
-    DataDirOption,
-    DriverHostOption,
-    MasterOption,
-)
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.console import print_json, print_line
+from aclog.tools.pipeline.options import pipeline_command
+from aclog.tools.pipeline.shared import SharedOptions
 
 
-@pipeline_app.command("diff")
+@pipeline_command("diff")
 def diff_command(
+    options: SharedOptions,
     start: Annotated[str, typer.Option("--from", help="An offset or an ISO-8601 time.")],
     end: Annotated[str, typer.Option("--to", help="An offset or an ISO-8601 time.")],
-    data_dir: DataDirOption = None,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
 ) -> None:
     """'aclog diff' as a job: ACLs and credentials added, removed and changed, with who and
     when (a KRaft log records no authors: "author" is null, as in 'aclog diff')."""
     from aclog.tools.points import parse_range_end  # noqa: PLC0415 - the library on a run
 
     first, last = parse_range_end(start, "--from"), parse_range_end(end, "--to")
-    source = job_source(data_dir, None, source_format)
-    with spark_for(master, conf, driver_host) as spark:
-        try:
-            result = pipeline_modules().commands.changes(spark, source, first, last)
-        except ValueError as error:
-            fail(f"--from comes after --to ({error})", EXIT_USAGE)
-    if json_output:
+    with options.job() as (pipeline, job):
+        result = pipeline.commands.changes(job, first, last)
+    if options.json_output:
         print_json(result)
         return
     print_line(f"from offset {result['from']['last_offset']} to {result['to']['last_offset']}")

@@ -1,7 +1,6 @@
-"""``aclog pipeline who-can|reach``: the in-process questions as Spark jobs over whole
-inventories (:mod:`aclog.pipeline.questions`); ``timeline`` is in
-:mod:`aclog.tools.pipeline.timeline`, ``diff`` in :mod:`aclog.tools.pipeline.changes` and
-``lint`` in :mod:`aclog.tools.pipeline.lint`.
+"""``aclog pipeline who-can|reach|timeline``: the in-process questions as Spark jobs over whole
+inventories (:mod:`aclog.pipeline.questions`); ``diff`` is in
+:mod:`aclog.tools.pipeline.changes` and ``lint`` in :mod:`aclog.tools.pipeline.lint`.
 
 Each ``--json`` holds exactly what the in-process command prints for the same question:
 ``who-can`` and ``reach`` one ``aclog who-can``/``aclog reach --json`` answer per resource and
@@ -18,16 +17,7 @@ from typing import Annotated
 import typer
 
 from aclog.tools.console import print_json
-from aclog.tools.params import (
-    AllowEveryone,
-    AtOffset,
-    AtTime,
-    Host,
-    JsonFlag,
-    SourceFormat,
-    SuperUsers,
-)
-from aclog.tools.pipeline.app import pipeline_app
+from aclog.tools.params import AllowEveryone, Host, SuperUsers
 from aclog.tools.pipeline.asking import (
     GroupsOption,
     OperationsOption,
@@ -41,48 +31,28 @@ from aclog.tools.pipeline.asking import (
     question_settings,
     read_resources,
 )
-from aclog.tools.pipeline.inputs import job_source
-from aclog.tools.pipeline.options import (
-    ConfOption,
-    DataDirOption,
-    DriverHostOption,
-    MasterOption,
-    OutOption,
-    SnapshotsFlag,
-)
+from aclog.tools.pipeline.options import pipeline_command
 from aclog.tools.pipeline.output import show_answers
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.shared import SharedOptions
 
 
-@pipeline_app.command("who-can")
+@pipeline_command("who-can", "point", "out", "snapshots")
 def who_can_command(
+    options: SharedOptions,
     operation: OperationsOption,
-    data_dir: DataDirOption = None,
     resources: ResourcesOption = None,
     topic: TopicsOption = None,
     group: GroupsOption = None,
     host: Host = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    out_path: OutOption = None,
-    snapshots: SnapshotsFlag = True,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
 ) -> None:
     """'aclog who-can' for every resource and operation asked, as one job."""
     inventory, ops = named_resources(resources, topic, group), parse_operations(operation)
     settings = question_settings(super_users, allow_everyone_if_no_acl_found)
-    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
-    with spark_for(master, conf, driver_host, out=out_path) as spark:
-        answers = pipeline_modules().commands.who_can(
-            spark, source, inventory, ops, host=host, settings=settings, out=out_path
-        )
-    if json_output:
+    with options.job() as (pipeline, job):
+        answers = pipeline.commands.who_can(job, inventory, ops, host=host, settings=settings)
+    if options.json_output:
         print_json({"answers": answers})
         return
     show_answers(answers, "answers", lambda a: (
@@ -91,9 +61,9 @@ def who_can_command(
     ))  # fmt: skip
 
 
-@pipeline_app.command("reach")
+@pipeline_command("reach", "point", "out", "snapshots")
 def reach_command(
-    data_dir: DataDirOption = None,
+    options: SharedOptions,
     principals: PrincipalsOption = None,
     principal: PrincipalOption = None,
     host: Host = None,
@@ -106,15 +76,6 @@ def reach_command(
     ] = None,
     super_users: SuperUsers = None,
     allow_everyone_if_no_acl_found: AllowEveryone = False,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    out_path: OutOption = None,
-    snapshots: SnapshotsFlag = True,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
 ) -> None:
     """'aclog reach' for every principal asked, as one job."""
     people = named_principals(principals, principal)
@@ -123,15 +84,53 @@ def reach_command(
     types = usage(lambda: resource_types(resource_type))
     names = read_resources(inventory) if inventory is not None else None
     settings = question_settings(super_users, allow_everyone_if_no_acl_found)
-    source = job_source(data_dir, None, source_format, (at_offset, at_time), snapshots)
-    with spark_for(master, conf, driver_host, out=out_path) as spark:
-        answers = pipeline_modules().commands.reach(
-            spark, source, people, host=host, resource_types=types, inventory=names,
-            settings=settings, out=out_path,
-        )  # fmt: skip
-    if json_output:
+    with options.job() as (pipeline, job):
+        answers = pipeline.commands.reach(
+            job, people, host=host, resource_types=types, inventory=names, settings=settings
+        )
+    if options.json_output:
         print_json({"answers": answers})
         return
     show_answers(
         answers, "principals", lambda a: f"{a['principal']}: {len(a['resources'])} resources"
     )
+
+
+@pipeline_command("timeline", "out")
+def timeline_command(
+    options: SharedOptions,
+    operation: OperationsOption,
+    principals: PrincipalsOption = None,
+    principal: PrincipalOption = None,
+    resources: ResourcesOption = None,
+    topic: TopicsOption = None,
+    group: GroupsOption = None,
+    host: Host = None,
+    super_users: SuperUsers = None,
+    allow_everyone_if_no_acl_found: AllowEveryone = False,
+    start: Annotated[str | None, typer.Option("--from", help="An offset or a time.")] = None,
+    end: Annotated[str | None, typer.Option("--to", help="An offset or a time.")] = None,
+    partitions: Annotated[int | None, typer.Option("--partitions", min=1)] = None,
+) -> None:
+    """'aclog timeline' for every principal x resource x operation asked, as one job."""
+    people = named_principals(principals, principal)
+    names = named_resources(resources, topic, group)
+    ops = parse_operations(operation)
+    settings = question_settings(super_users, allow_everyone_if_no_acl_found)
+    from aclog.replay import Point  # noqa: PLC0415 - the library when the job runs
+    from aclog.tools.points import parse_range_end  # noqa: PLC0415
+
+    first = Point(offset=-1) if start is None else parse_range_end(start, "--from")
+    last = Point() if end is None else parse_range_end(end, "--to")
+    with options.job() as (pipeline, job):
+        answers = pipeline.commands.timelines(
+            job, (people, names, ops), host=host, span=(first, last), settings=settings,
+            partitions=partitions,
+        )  # fmt: skip
+    if options.json_output:
+        print_json({"timelines": answers})
+        return
+    show_answers(answers, "timelines", lambda a: (
+        f"{a['principal']} {a['operation']} on {a['resource_type']}:{a['resource_name']}: "
+        f"{len(a['flips'])} flips, now {'/'.join(x['decision'] for x in a['final'])}"
+    ))  # fmt: skip

@@ -5,42 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from aclog.tools.console import print_json, print_line
-from aclog.tools.params import AtOffset, AtTime, JsonFlag, SourceFormat
-from aclog.tools.pipeline.app import pipeline_app
-from aclog.tools.pipeline.inputs import job_source
-from aclog.tools.pipeline.options import (
-    ConfOption,
-    DataDirOption,
-    DriverHostOption,
-    MasterOption,
-    OutOption,
-    RecordsOption,
-    SnapshotsFlag,
-)
-from aclog.tools.pipeline.spark import pipeline_modules, spark_for
+from aclog.tools.pipeline.options import pipeline_command
+from aclog.tools.pipeline.shared import SharedOptions
 
 
-@pipeline_app.command("state")
-def state_command(
-    data_dir: DataDirOption = None,
-    records: RecordsOption = None,
-    at_offset: AtOffset = None,
-    at_time: AtTime = None,
-    out_path: OutOption = None,
-    snapshots: SnapshotsFlag = True,
-    source_format: SourceFormat = "auto",
-    master: MasterOption = None,
-    conf: ConfOption = None,
-    driver_host: DriverHostOption = None,
-    json_output: JsonFlag = False,
-) -> None:
+@pipeline_command("state", "records", "point", "out", "snapshots")
+def state_command(options: SharedOptions) -> None:
     """ACLs and SCRAM users (no secrets) as of a point; the same answer as 'aclog replay'."""
-    source = job_source(data_dir, records, source_format, (at_offset, at_time), snapshots)
-    with spark_for(master, conf, driver_host, out=out_path) as spark:
-        answer = pipeline_modules().commands.state_of(
-            spark, source, out_path, json_output or out_path is None
-        )
-    _render(answer.written, answer.document, json_output)
+    with options.job() as (pipeline, job):
+        answer = pipeline.commands.state_of(job, options.collect)
+    _render(answer.written, answer.document, options.json_output)
 
 
 def _render(written: Any, document: dict[str, Any] | None, json_output: bool) -> None:

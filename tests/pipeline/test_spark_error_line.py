@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aclog.tools.pipeline.spark import short_error
+from aclog.pipeline.failures import short_error
 
 TRACE = 'Job aborted due to stage failure\nTraceback (most recent call last):\n  File "x.py"\n'
 
