@@ -5,8 +5,10 @@ same readers as ``aclog replay`` and ``aclog dump``).
 
 Thread-safe: one lock guards the caches (Starlette runs sync handlers on a thread pool). Cost:
 a request stats the segments (the *stamp*); the latest state is advanced by replaying only the
-batches appended since it was built, the batch summaries likewise; a past state is rebuilt from
-the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp; so
+batches appended since it was built, the batch summaries likewise; a past state is replayed
+from the nearest state kept before it (one asked for, or a checkpoint kept every so many
+records: :mod:`aclog.ui.checkpoints`) or rebuilt from the newest snapshot before it, and kept
+in a small LRU keyed by the moment and the stamp; so
 are the last few lint answers (the findings are kept by the library per image, a diff per
 pair of states).
 """
@@ -36,6 +38,8 @@ from aclog.replay import (
     rebuild_image,
     replay_tail,
 )
+from aclog.ui.checkpoints import Checkpoints
+from aclog.ui.memory import release_free_memory
 from aclog.ui.summary import BatchSummary, summarize
 
 READ_ERRORS: tuple[type[Exception], ...] = (
@@ -86,6 +90,7 @@ class LogSource:
         self._summaries: tuple[Stamp, list[BatchSummary]] | None = None
         self._splits: dict[str, tuple[Stamp, ChangeSplit]] = {}
         self._origins = AclOrigins()
+        self._checkpoints: Checkpoints[Stamp] = Checkpoints(directory)
         self._answers: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
 
     def stamp(self) -> Stamp:
@@ -126,24 +131,37 @@ class LogSource:
 
     def warm(self) -> None:
         """Builds the state at the log's end now, so that a server's first page finds it
-        built (or waits under the lock for this build rather than starting another). A
-        failure is left to the request that asks: it meets the same and reports it."""
+        built (or waits under the lock for this build rather than starting another), then
+        the states kept every so many records (:mod:`aclog.ui.checkpoints`), so that a
+        step to any moment replays a short stretch. A failure is left to the request that
+        asks: it meets the same and reports it."""
         with contextlib.suppress(Exception):
-            self.state()
+            stamp = self.stamp()
+            end = self.state().provenance.last_offset
+            release_free_memory()  # the snapshot's columns and the tail's batches
+            self._checkpoints.build(stamp, end)
+        release_free_memory()
 
     def _past_state(
         self, stamp: Stamp, at_offset: int | None, at_time_ms: int | None
     ) -> MetadataImage:
-        """The state at a past point: for an offset, the nearest kept state at or below it
-        advanced over the batches between (a step forward on the timeline replays only
-        them); otherwise rebuilt from the newest snapshot before the point."""
+        """The state at a past point: for an offset, the nearest state kept at or below it
+        (one asked for before, or a checkpoint) advanced over the batches between (a step
+        forward on the timeline replays only them); otherwise rebuilt from the newest
+        snapshot before the point."""
         if at_offset is not None and at_time_ms is None:
+
+            def valid(made: Stamp) -> bool:
+                return made == stamp or _grew(made, stamp)
+
             kept = [
                 image
                 for (made, offset, when), image in self._past.items()
-                if when is None and offset is not None and offset <= at_offset
-                and (made == stamp or _grew(made, stamp))
-            ]  # fmt: skip
+                if when is None and offset is not None and offset <= at_offset and valid(made)
+            ]
+            checkpoint = self._checkpoints.nearest(at_offset, valid)
+            if checkpoint is not None:
+                kept.append(checkpoint)
             if kept:
                 base = max(kept, key=lambda image: image.provenance.last_offset)
                 start = base.provenance.last_offset + 1

@@ -1,0 +1,77 @@
+"""The states the UI keeps every so many records (:mod:`aclog.ui.checkpoints`): each is the
+state replay gives at its offset, a step to a moment starts from the nearest one at or below
+it (so it replays at most that many records, no rebuild from the log's start), a log that
+did not only grow does not use them, and a slow request hands malloc's free pages back
+(:mod:`aclog.ui.memory`)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+
+import pytest
+
+from aclog.replay import read_decoded, rebuild_image
+from aclog.ui import checkpoints, memory, source
+from aclog.ui.checkpoints import Checkpoints
+from aclog.ui.memory import released_when_slow
+from aclog.ui.source import LogSource
+from tests.pipeline.logs import write_log
+
+
+@pytest.fixture(scope="module")
+def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("checkpoints")
+    write_log(directory, seed=5, steps=60, snapshot_at=(30,))
+    return directory
+
+
+def test_each_kept_state_is_the_state_replay_gives_there(log_dir: Path) -> None:
+    kept: Checkpoints[int] = Checkpoints(log_dir, every=7)
+    end = rebuild_image(log_dir).image.provenance.last_offset
+    kept.build(1, end)
+    offsets = [batch.last_offset for batch in read_decoded(log_dir)]
+    widest = max(b - a for a, b in itertools.pairwise(offsets))
+    seen = []
+    for at in range(end + 1):
+        found = kept.nearest(at, lambda stamp: stamp == 1)
+        if found is None:
+            continue
+        last = found.provenance.last_offset
+        assert last <= at and at - last < 7 + widest
+        assert found == rebuild_image(log_dir, at_offset=last).image
+        seen.append(last)
+    assert len(set(seen)) >= end // 7 - 1
+    assert kept.nearest(end, lambda stamp: stamp == 2) is None  # another log's states
+
+
+def test_a_step_starts_from_a_checkpoint_not_from_the_log_start(
+    log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(checkpoints, "EVERY", 5)
+    logs = LogSource(log_dir)
+    logs.warm()
+    offsets = [batch.last_offset for batch in read_decoded(log_dir)]
+    middle = offsets[len(offsets) // 2]
+    expected = rebuild_image(log_dir, at_offset=middle).image
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("rebuilt from a snapshot or the log's start")
+
+    monkeypatch.setattr(source, "rebuild_image", refused)
+    assert logs.state(at_offset=middle) == expected
+
+
+def test_a_slow_block_hands_free_pages_back_and_a_fast_one_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert memory._TRIM is not None  # glibc's malloc_trim, on this machine
+    calls: list[int] = []
+    monkeypatch.setattr(memory, "_TRIM", calls.append)
+    with released_when_slow():
+        pass
+    assert calls == []
+    with released_when_slow():
+        time.sleep(memory.SLOW_S * 1.5)
+    assert calls == [0]
