@@ -2,7 +2,7 @@
 state replay gives at its offset, a step to a moment starts from the nearest one at or below
 it (so it replays at most that many records, no rebuild from the log's start), a log that
 did not only grow does not use them, and a slow request hands malloc's free pages back
-(:mod:`aclog.ui.memory`)."""
+(:mod:`aclog.ui.memory`), and the warm thread works the Lint view's findings out first."""
 
 from __future__ import annotations
 
@@ -75,3 +75,16 @@ def test_a_slow_block_hands_free_pages_back_and_a_fast_one_does_not(
     with released_when_slow():
         time.sleep(memory.SLOW_S * 1.5)
     assert calls == [0]
+
+
+def test_the_warm_thread_works_out_the_lint_of_the_end_state_first(
+    log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs = LogSource(log_dir)
+    logs.warm()
+
+    def refused(*args: object) -> None:
+        raise AssertionError("the findings were worked out again")
+
+    monkeypatch.setattr(source, "lint_image", refused)
+    assert "findings" in logs.lint(None, None)
