@@ -12,7 +12,6 @@ Thread-safe: handlers run on Starlette's thread pool over one :class:`LogSource`
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -206,7 +205,7 @@ def create_app(data_dir: Path, token: str | None = None, *, warm: bool = False) 
     (:meth:`LogSource.warm`: a server starts so; a test asks when it wants)."""
     site = Site(data_dir, token)
     if warm:
-        threading.Thread(target=site.source.warm, name="aclog-ui-warm", daemon=True).start()
+        site.source.warm_in_background()
     routes: list[BaseRoute] = [Route("/", lambda request: RedirectResponse("/state", 303))]
     views: list[tuple[str, Answer]] = [
         ("state", site.state),

@@ -33,6 +33,9 @@ EVERY = 100_000
 
 S = TypeVar("S")
 
+Stamp = tuple[tuple[int, int, int], ...]
+"""Each segment's base offset, size and mtime: changes whenever a writer appends."""
+
 
 class Checkpoints(Generic[S]):
     """The kept states of one data directory, each with the stamp ``S`` of the log it was
@@ -79,3 +82,13 @@ class Checkpoints(Generic[S]):
             if valid(stamp):
                 found = image
         return found
+
+
+def grew(before: Stamp, now: Stamp) -> bool:
+    """Whether ``now`` is ``before`` with bytes or segments appended: every segment but the
+    last unchanged, the last longer or followed by new ones. A segment rewritten in place
+    (same size, new mtime: a repair, a restore) is not growth: the caller rebuilds."""
+    if not before or len(now) < len(before) or before[:-1] != now[: len(before) - 1]:
+        return False
+    last, same = before[-1], now[len(before) - 1]
+    return same[1] > last[1] or (same == last and len(now) > len(before))

@@ -38,7 +38,7 @@ from aclog.replay import (
     rebuild_image,
     replay_tail,
 )
-from aclog.ui.checkpoints import Checkpoints
+from aclog.ui.checkpoints import Checkpoints, Stamp, grew
 from aclog.ui.memory import release_free_memory
 from aclog.ui.summary import BatchSummary, summarize
 
@@ -65,10 +65,6 @@ class Answered(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
-Stamp = tuple[tuple[int, int, int], ...]
-"""Each segment's base offset, size and mtime: changes whenever a writer appends."""
-
-
 class LogProblem(Exception):
     """The data directory cannot answer: ``status`` is the HTTP status to show, the message
     says what is wrong and what to do."""
@@ -91,6 +87,8 @@ class LogSource:
         self._splits: dict[str, tuple[Stamp, ChangeSplit]] = {}
         self._origins = AclOrigins()
         self._checkpoints: Checkpoints[Stamp] = Checkpoints(directory)
+        self._warmed = threading.Event()
+        self._warmed.set()  # set while no warm build runs
         self._answers: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
 
     def stamp(self) -> Stamp:
@@ -145,6 +143,12 @@ class LogSource:
             release_free_memory()
             self._checkpoints.build(stamp, end)
         release_free_memory()
+        self._warmed.set()
+
+    def warm_in_background(self) -> None:
+        """:meth:`warm` on a thread of its own, from now on (a server starts so)."""
+        self._warmed.clear()
+        threading.Thread(target=self.warm, name="aclog-ui-warm", daemon=True).start()
 
     def _past_state(
         self, stamp: Stamp, at_offset: int | None, at_time_ms: int | None
@@ -156,7 +160,7 @@ class LogSource:
         if at_offset is not None and at_time_ms is None:
 
             def valid(made: Stamp) -> bool:
-                return made == stamp or _grew(made, stamp)
+                return made == stamp or grew(made, stamp)
 
             kept = [
                 image
@@ -177,7 +181,7 @@ class LogSource:
         segment changed, after a retention or a restore, is rebuilt)."""
         if self._latest is not None and self._latest[0] == stamp:
             return self._latest[1]
-        if self._latest is not None and _grew(self._latest[0], stamp):
+        if self._latest is not None and grew(self._latest[0], stamp):
             image = self._latest[1]
             image, _ = replay_tail(self.directory, image, image.provenance.last_offset + 1)
         else:
@@ -193,7 +197,7 @@ class LogSource:
             cached = self._summaries
             if cached is not None and cached[0] == stamp:
                 return list(cached[1])
-            known = list(cached[1]) if cached is not None and _grew(cached[0], stamp) else []
+            known = list(cached[1]) if cached is not None and grew(cached[0], stamp) else []
             if not known:
                 self._origins = AclOrigins()
             start = known[-1].last_offset + 1 if known else 0
@@ -224,7 +228,9 @@ class LogSource:
     def diff(self, start: Point, end: Point) -> Diff:
         """The diff between two points (what ``aclog diff`` answers):
         :func:`aclog.replay.diff_images` of the states as of them (:meth:`state`'s, kept),
-        which keeps its answer per pair of images."""
+        which keeps its answer per pair of images. Waits for a warm build under way: both
+        make hundreds of MB of temporaries at 1M, and its states start from the checkpoints."""
+        self._warmed.wait()
         before = self.state(start.offset, start.time_ms)
         after = self.state(end.offset, end.time_ms)
         with _read_problems(self.directory):
@@ -266,16 +272,6 @@ class LogSource:
         self.summaries()
         with self._lock:
             return self._origins.origin_of(acl_id)
-
-
-def _grew(before: Stamp, now: Stamp) -> bool:
-    """Whether ``now`` is ``before`` with bytes or segments appended: every segment but the
-    last unchanged, the last longer or followed by new ones. A segment rewritten in place
-    (same size, new mtime: a repair, a restore) is not growth: the caller rebuilds."""
-    if not before or len(now) < len(before) or before[:-1] != now[: len(before) - 1]:
-        return False
-    last, same = before[-1], now[len(before) - 1]
-    return same[1] > last[1] or (same == last and len(now) > len(before))
 
 
 @contextmanager

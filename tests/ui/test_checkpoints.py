@@ -2,17 +2,19 @@
 state replay gives at its offset, a step to a moment starts from the nearest one at or below
 it (so it replays at most that many records, no rebuild from the log's start), a log that
 did not only grow does not use them, and a slow request hands malloc's free pages back
-(:mod:`aclog.ui.memory`), and the warm thread works the Lint view's findings out first."""
+(:mod:`aclog.ui.memory`), the warm thread works the Lint view's findings out first, and a
+diff waits for it."""
 
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from aclog.replay import read_decoded, rebuild_image
+from aclog.replay import Point, read_decoded, rebuild_image
 from aclog.ui import checkpoints, memory, source
 from aclog.ui.checkpoints import Checkpoints
 from aclog.ui.memory import released_when_slow
@@ -88,3 +90,21 @@ def test_the_warm_thread_works_out_the_lint_of_the_end_state_first(
 
     monkeypatch.setattr(source, "lint_image", refused)
     assert "findings" in logs.lint(None, None)
+
+
+def test_a_diff_waits_for_the_warm_build_under_way(
+    log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Both make hundreds of MB of temporaries at 1M ACLs: run together, their peaks stack.
+    release = threading.Event()
+    monkeypatch.setattr(Checkpoints, "build", lambda *args: release.wait(30))
+    logs = LogSource(log_dir)
+    logs.warm_in_background()
+    done: list[object] = []
+    asking = threading.Thread(target=lambda: done.append(logs.diff(Point(0), Point())))
+    asking.start()
+    asking.join(0.5)
+    assert not done  # still waiting for the build
+    release.set()
+    asking.join(30)
+    assert done
