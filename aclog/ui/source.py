@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
 from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_image, split_changes
-from aclog.records import RecordDecodeError, call_paused
+from aclog.records import RecordDecodeError, call_paused, gc_paused
 from aclog.replay import (
     DecodedBatch,
     Diff,
@@ -133,9 +133,11 @@ class LogSource:
         its lint findings (the Lint view's; their temporaries, a few hundred MB at 1M ACLs,
         peak while the process holds least), then the states kept every so many records
         (:mod:`aclog.ui.checkpoints`), so that a step to any moment replays a short
-        stretch. A failure is left to the request that asks: it meets the same and
-        reports it."""
-        with contextlib.suppress(Exception):
+        stretch. What it built is frozen (:func:`aclog.records.gc_paused`): the findings'
+        objects would otherwise make each full collection after it a quarter of a second at
+        1M ACLs. A failure is left to the request that asks: it meets the same and reports
+        it."""
+        with contextlib.suppress(Exception), gc_paused(freeze=True):
             stamp = self.stamp()
             end = self.state().provenance.last_offset
             release_free_memory()  # the snapshot's columns and the tail's batches
