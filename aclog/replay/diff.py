@@ -6,7 +6,9 @@ between them read; meanwhile the last change to each ACL and each SCRAM credenti
 remembered with its batch's author and time. Comparing the two states gives what was added,
 removed or changed; the remembered batches say who did it. An ACL added and removed again
 between the points does not appear (the states are equal there), like a credential set back
-to what it was.
+to what it was. The ACL records read are kept as bytes (:mod:`aclog.replay.diff_events`), and
+between two table-held images the ACL changes are columns, each built when read
+(:mod:`aclog.replay.diff_rows`); ``_acl_changes`` is their reference.
 
 Thread-safe (the kept diffs under a lock). Cost: see each function.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -31,8 +34,9 @@ from aclog.records import (
     record_to_dict,
 )
 from aclog.records.warning import OnWarning, ignore_warning
+from aclog.replay.diff_events import AclEvents, Change, Place
 from aclog.replay.rebuild import rebuild_image
-from aclog.replay.stream import DecodedBatch, read_decoded
+from aclog.replay.stream import DecodedBatch, Entry, read_decoded
 
 
 @dataclass(frozen=True)
@@ -43,33 +47,15 @@ class Point:
     time_ms: int | None = None
 
 
-@dataclass(frozen=True)
-class Change:
-    """One difference between the two states, with the batch that made it."""
-
-    kind: str  # "added", "removed" or "changed"
-    subject: dict[str, Any]
-    offset: int | None
-    timestamp_ms: int | None
-    author: dict[str, Any] | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "change": self.kind,
-            **self.subject,
-            "offset": self.offset,
-            "timestamp": self.timestamp_ms,
-            "author": self.author,
-        }
-
-
 @dataclass
 class Diff:
     """The ACL and SCRAM differences between two points."""
 
     start: MetadataImage
     end: MetadataImage
-    acls: list[Change] = field(default_factory=list)
+    acls: Sequence[Change] = field(default_factory=list)
+    """In order of offset (a :class:`~aclog.replay.diff_rows.ChangeRows` between two
+    table-held images: each change built when read)."""
     credentials: list[Change] = field(default_factory=list)
     _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -174,38 +160,64 @@ class _Event(NamedTuple):
 
 
 class _Events:
-    """The last change of the batches after offset ``after_offset`` to each ACL and each
-    SCRAM credential (what :meth:`remember` heard): a small tuple each, no record kept."""
+    """The last change of the batches after offset ``after_offset`` to each ACL
+    (:class:`~aclog.replay.diff_rows.AclEvents`: columns) and each SCRAM credential (what
+    :meth:`remember` heard)."""
 
     def __init__(self, after_offset: int) -> None:
         self.after_offset = after_offset
-        self.acls: dict[uuid.UUID, _Event] = {}
+        self.acls = AclEvents()
         self.scram: dict[Key, _Event] = {}
 
     def remember(self, batch: DecodedBatch) -> None:
         if batch.last_offset <= self.after_offset:
             return
-        authors: dict[int, dict[str, Any] | None] = {}
-        for entry in batch.entries:
+        places: dict[int, Place] = {}  # one author dict per author of the batch
+        acls: dict[int, tuple[list[uuid.UUID], list[int]]] = {}
+        for entry in _changes_of(batch):
             record = entry.record
-            acl = isinstance(record, AccessControlEntryRecord | RemoveAccessControlEntryRecord)
-            scram = isinstance(record, UserScramCredentialRecord | RemoveUserScramCredentialRecord)
-            if not (acl or scram):
-                continue
-            author = authors.get(id(entry.author))
-            if author is None and entry.author is not None:
-                authors[id(entry.author)] = author = record_to_dict(entry.author)
-            event = _Event(entry.offset, entry.timestamp_ms, author)
-            if acl:
-                self.acls[record.id] = event  # type: ignore[union-attr]
+            key = id(entry.author)
+            place = places.get(key)
+            if place is None:
+                author = None if entry.author is None else record_to_dict(entry.author)
+                places[key] = place = (entry.timestamp_ms, author)
+            if isinstance(record, AccessControlEntryRecord | RemoveAccessControlEntryRecord):
+                ids, offsets = acls.setdefault(key, ([], []))
+                ids.append(record.id)
+                offsets.append(entry.offset)
             else:
+                event = _Event(entry.offset, *place)
                 self.scram[(record.name, record.mechanism)] = event  # type: ignore[union-attr]
+        for key, (ids, offsets) in acls.items():
+            self.acls.add(ids, offsets, places[key])
 
     def diff(self, before: MetadataImage, after: MetadataImage) -> Diff:
         result = Diff(before, after)
-        result.acls = _acl_changes(before, after, self.acls)
+        old, new = before.acls.table, after.acls.table
+        if old is not None and new is not None:
+            # Imported here: numpy, which two tables have loaded and a small diff need not.
+            from aclog.replay.diff_rows import ChangeRows  # noqa: PLC0415
+
+            result.acls = ChangeRows(old, new, self.acls)
+        else:
+            result.acls = _acl_changes(before, after, self.acls)
         result.credentials = _credential_changes(before, after, self.scram)
         return result
+
+
+def _changes_of(batch: DecodedBatch) -> Iterator[Entry]:
+    """The entries of ``batch`` that change an ACL or a SCRAM credential."""
+    for entry in batch.entries:
+        if isinstance(entry.record, _CHANGES):
+            yield entry
+
+
+_CHANGES = (
+    AccessControlEntryRecord,
+    RemoveAccessControlEntryRecord,
+    UserScramCredentialRecord,
+    RemoveUserScramCredentialRecord,
+)
 
 
 def _change(kind: str, subject: dict[str, Any], event: _Event | None) -> Change:
@@ -214,19 +226,17 @@ def _change(kind: str, subject: dict[str, Any], event: _Event | None) -> Change:
     return Change(kind, subject, event.offset, event.timestamp_ms, event.author)
 
 
-def _acl_changes(
-    before: MetadataImage, after: MetadataImage, events: dict[uuid.UUID, _Event]
-) -> list[Change]:
-    # ACLs are told apart by id here, so two tables compare their id columns and make
-    # records for the differences only.
-    changes = [
-        _change("added", record_to_dict(acl), events.get(acl.id))
-        for acl in only_in(after.acls, before.acls)
-    ]
-    changes += [
-        _change("removed", record_to_dict(acl), events.get(acl.id))
-        for acl in only_in(before.acls, after.acls)
-    ]
+def _acl_changes(before: MetadataImage, after: MetadataImage, events: AclEvents) -> list[Change]:
+    """The reference of :class:`~aclog.replay.diff_rows.ChangeRows`: every change built."""
+    added = only_in(after.acls, before.acls)
+    removed = only_in(before.acls, after.acls)
+    last = events.last_by_id()
+    changes = []
+    for at, acl in enumerate([*added, *removed]):
+        kind = "added" if at < len(added) else "removed"
+        found = last.get(acl.id)
+        event = None if found is None else _Event(found[0], *events.places[found[1]])
+        changes.append(_change(kind, record_to_dict(acl), event))
     return sorted(changes, key=lambda c: (c.offset is None, c.offset))
 
 

@@ -202,6 +202,8 @@ def chunk_strings(chunks: Sequence[ChunkArrays]) -> pa.Array:
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
+    from aclog.records.vector import numpy_numbers  # noqa: PLC0415  (numpy, as above)
+
     for chunk in chunks:  # every chunk's, as splitting each alone checks it
         if len(chunk.separator) != 1:
             raise ValueError(f"the chunk's separator is {chunk.separator!r}, not one character")
@@ -209,7 +211,7 @@ def chunk_strings(chunks: Sequence[ChunkArrays]) -> pa.Array:
     if not filled:
         return pa.array([], pa.string())
     try:
-        texts = pa.array([c.text for c in filled], pa.binary()).cast(pa.string())
+        texts = _binary([c.text for c in filled]).cast(pa.string())
     except pa.ArrowInvalid as err:
         raise ValueError(f"a chunk's strings are not UTF-8: {err}") from None
     separators = {c.separator for c in filled}
@@ -219,12 +221,27 @@ def chunk_strings(chunks: Sequence[ChunkArrays]) -> pa.Array:
         lists = pa.concat_arrays(
             [pc.split_pattern(texts.slice(i, 1), c.separator) for i, c in enumerate(filled)]
         )
-    found = pc.list_value_length(lists).to_numpy()
+    found = numpy_numbers(pc.list_value_length(lists))
     expected = np.array([c.string_count for c in filled])
     if (found != expected).any():
         at = int(np.flatnonzero(found != expected)[0])
         raise ValueError(f"the chunk holds {found[at]} strings, its header says {expected[at]}")
     return lists.flatten()
+
+
+def _binary(texts: list[bytes]) -> pa.Array:
+    """``texts`` as an Arrow binary array, from its buffers: not ``pa.array``, whose first
+    call imports pandas (a third of a second of every snapshot load, as
+    :func:`aclog.records.vector.arrow_numbers` says)."""
+    import numpy as np  # noqa: PLC0415  # (see the imports)
+    import pyarrow as pa  # noqa: PLC0415
+
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(text) for text in texts], out=offsets[1:])
+    if offsets[-1] >= 1 << 31:  # past 32-bit offsets: Arrow's own conversion chunks or refuses
+        return pa.array(texts, pa.binary())
+    buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(texts))]
+    return pa.Array.from_buffers(pa.binary(), len(texts), buffers)
 
 
 def decode_chunk(fields: dict[str, Any]) -> list[AccessControlEntryRecord]:

@@ -12,7 +12,6 @@ Thread-safe: handlers run on Starlette's thread pool over one :class:`LogSource`
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from aclog.records import parse_kafka_uuid
 from aclog.replay import time_text
 from aclog.text import visible
 from aclog.ui.access import diff_data, reach_data, who_can_data
+from aclog.ui.memory import released_when_slow
 from aclog.ui.queries import ACL_OPERATIONS, RESOURCE_TYPES, BadQuery, Moment, moment
 from aclog.ui.security import COOKIE, Guard, session_value, token_matches
 from aclog.ui.source import LogProblem, LogSource
@@ -106,8 +106,9 @@ class Site:
         def handle(request: Request) -> Response:
             params = with_kept(dict(request.query_params))
             try:
-                at = moment(params)
-                data, extra = answer(request, at)
+                with released_when_slow():  # what a build dropped (aclog.ui.memory)
+                    at = moment(params)
+                    data, extra = answer(request, at)
             except BadQuery as error:
                 return self.problem(request, str(error), 400)
             except LogProblem as error:
@@ -166,7 +167,8 @@ class Site:
         """A redirect to the change that added the ACL named in the path."""
         text = request.path_params["acl_id"]
         try:
-            base = self.source.origin_of(parse_kafka_uuid(text))
+            with released_when_slow():  # the first read of every batch's origins
+                base = self.source.origin_of(parse_kafka_uuid(text))
         except ValueError:
             return self.problem(request, f"{text!r} is not an ACL id", 400)
         except LogProblem as error:
@@ -203,7 +205,7 @@ def create_app(data_dir: Path, token: str | None = None, *, warm: bool = False) 
     (:meth:`LogSource.warm`: a server starts so; a test asks when it wants)."""
     site = Site(data_dir, token)
     if warm:
-        threading.Thread(target=site.source.warm, name="aclog-ui-warm", daemon=True).start()
+        site.source.warm_in_background()
     routes: list[BaseRoute] = [Route("/", lambda request: RedirectResponse("/state", 303))]
     views: list[tuple[str, Answer]] = [
         ("state", site.state),

@@ -5,8 +5,10 @@ same readers as ``aclog replay`` and ``aclog dump``).
 
 Thread-safe: one lock guards the caches (Starlette runs sync handlers on a thread pool). Cost:
 a request stats the segments (the *stamp*); the latest state is advanced by replaying only the
-batches appended since it was built, the batch summaries likewise; a past state is rebuilt from
-the newest snapshot before it and kept in a small LRU keyed by the moment and the stamp; so
+batches appended since it was built, the batch summaries likewise; a past state is replayed
+from the nearest state kept before it (one asked for, or a checkpoint kept every so many
+records: :mod:`aclog.ui.checkpoints`) or rebuilt from the newest snapshot before it, and kept
+in a small LRU keyed by the moment and the stamp; so
 are the last few lint answers (the findings are kept by the library per image, a diff per
 pair of states).
 """
@@ -25,7 +27,7 @@ from typing import Any, Protocol
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
 from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_image, split_changes
-from aclog.records import RecordDecodeError, call_paused
+from aclog.records import RecordDecodeError, call_paused, gc_paused
 from aclog.replay import (
     DecodedBatch,
     Diff,
@@ -36,6 +38,8 @@ from aclog.replay import (
     rebuild_image,
     replay_tail,
 )
+from aclog.ui.checkpoints import Checkpoints, Stamp, grew
+from aclog.ui.memory import release_free_memory
 from aclog.ui.summary import BatchSummary, summarize
 
 READ_ERRORS: tuple[type[Exception], ...] = (
@@ -61,10 +65,6 @@ class Answered(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
-Stamp = tuple[tuple[int, int, int], ...]
-"""Each segment's base offset, size and mtime: changes whenever a writer appends."""
-
-
 class LogProblem(Exception):
     """The data directory cannot answer: ``status`` is the HTTP status to show, the message
     says what is wrong and what to do."""
@@ -86,6 +86,9 @@ class LogSource:
         self._summaries: tuple[Stamp, list[BatchSummary]] | None = None
         self._splits: dict[str, tuple[Stamp, ChangeSplit]] = {}
         self._origins = AclOrigins()
+        self._checkpoints: Checkpoints[Stamp] = Checkpoints(directory)
+        self._warmed = threading.Event()
+        self._warmed.set()  # set while no warm build runs
         self._answers: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
 
     def stamp(self) -> Stamp:
@@ -126,24 +129,49 @@ class LogSource:
 
     def warm(self) -> None:
         """Builds the state at the log's end now, so that a server's first page finds it
-        built (or waits under the lock for this build rather than starting another). A
-        failure is left to the request that asks: it meets the same and reports it."""
-        with contextlib.suppress(Exception):
-            self.state()
+        built (or waits under the lock for this build rather than starting another), then
+        its lint findings (the Lint view's; their temporaries, a few hundred MB at 1M ACLs,
+        peak while the process holds least), then the states kept every so many records
+        (:mod:`aclog.ui.checkpoints`), so that a step to any moment replays a short
+        stretch. What it built is frozen (:func:`aclog.records.gc_paused`): the findings'
+        objects would otherwise make each full collection after it a quarter of a second at
+        1M ACLs. A failure is left to the request that asks: it meets the same and reports
+        it."""
+        with contextlib.suppress(Exception), gc_paused(freeze=True):
+            stamp = self.stamp()
+            end = self.state().provenance.last_offset
+            release_free_memory()  # the snapshot's columns and the tail's batches
+            self.lint(None, None)
+            release_free_memory()
+            self._checkpoints.build(stamp, end)
+        release_free_memory()
+        self._warmed.set()
+
+    def warm_in_background(self) -> None:
+        """:meth:`warm` on a thread of its own, from now on (a server starts so)."""
+        self._warmed.clear()
+        threading.Thread(target=self.warm, name="aclog-ui-warm", daemon=True).start()
 
     def _past_state(
         self, stamp: Stamp, at_offset: int | None, at_time_ms: int | None
     ) -> MetadataImage:
-        """The state at a past point: for an offset, the nearest kept state at or below it
-        advanced over the batches between (a step forward on the timeline replays only
-        them); otherwise rebuilt from the newest snapshot before the point."""
+        """The state at a past point: for an offset, the nearest state kept at or below it
+        (one asked for before, or a checkpoint) advanced over the batches between (a step
+        forward on the timeline replays only them); otherwise rebuilt from the newest
+        snapshot before the point."""
         if at_offset is not None and at_time_ms is None:
+
+            def valid(made: Stamp) -> bool:
+                return made == stamp or grew(made, stamp)
+
             kept = [
                 image
                 for (made, offset, when), image in self._past.items()
-                if when is None and offset is not None and offset <= at_offset
-                and (made == stamp or _grew(made, stamp))
-            ]  # fmt: skip
+                if when is None and offset is not None and offset <= at_offset and valid(made)
+            ]
+            checkpoint = self._checkpoints.nearest(at_offset, valid)
+            if checkpoint is not None:
+                kept.append(checkpoint)
             if kept:
                 base = max(kept, key=lambda image: image.provenance.last_offset)
                 start = base.provenance.last_offset + 1
@@ -155,7 +183,7 @@ class LogSource:
         segment changed, after a retention or a restore, is rebuilt)."""
         if self._latest is not None and self._latest[0] == stamp:
             return self._latest[1]
-        if self._latest is not None and _grew(self._latest[0], stamp):
+        if self._latest is not None and grew(self._latest[0], stamp):
             image = self._latest[1]
             image, _ = replay_tail(self.directory, image, image.provenance.last_offset + 1)
         else:
@@ -171,7 +199,7 @@ class LogSource:
             cached = self._summaries
             if cached is not None and cached[0] == stamp:
                 return list(cached[1])
-            known = list(cached[1]) if cached is not None and _grew(cached[0], stamp) else []
+            known = list(cached[1]) if cached is not None and grew(cached[0], stamp) else []
             if not known:
                 self._origins = AclOrigins()
             start = known[-1].last_offset + 1 if known else 0
@@ -202,7 +230,9 @@ class LogSource:
     def diff(self, start: Point, end: Point) -> Diff:
         """The diff between two points (what ``aclog diff`` answers):
         :func:`aclog.replay.diff_images` of the states as of them (:meth:`state`'s, kept),
-        which keeps its answer per pair of images."""
+        which keeps its answer per pair of images. Waits for a warm build under way: both
+        make hundreds of MB of temporaries at 1M, and its states start from the checkpoints."""
+        self._warmed.wait()
         before = self.state(start.offset, start.time_ms)
         after = self.state(end.offset, end.time_ms)
         with _read_problems(self.directory):
@@ -244,16 +274,6 @@ class LogSource:
         self.summaries()
         with self._lock:
             return self._origins.origin_of(acl_id)
-
-
-def _grew(before: Stamp, now: Stamp) -> bool:
-    """Whether ``now`` is ``before`` with bytes or segments appended: every segment but the
-    last unchanged, the last longer or followed by new ones. A segment rewritten in place
-    (same size, new mtime: a repair, a restore) is not growth: the caller rebuilds."""
-    if not before or len(now) < len(before) or before[:-1] != now[: len(before) - 1]:
-        return False
-    last, same = before[-1], now[len(before) - 1]
-    return same[1] > last[1] or (same == last and len(now) > len(before))
 
 
 @contextmanager

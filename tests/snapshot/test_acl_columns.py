@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import uuid
 from typing import Any
 
@@ -132,3 +134,21 @@ def test_invalid_utf8_is_refused() -> None:
         decode_chunk(fields)
     with pytest.raises(ValueError, match="a chunk's strings are not UTF-8"):
         chunk_strings([chunk_arrays(fields, split=False)])
+
+
+def test_splitting_chunks_strings_imports_no_pandas() -> None:
+    # pa.array imports pandas on its first call (a third of a second of every snapshot load:
+    # the UI's first view, a broker's start); the strings are wrapped from their buffers.
+    code = (
+        "import sys\n"
+        "from aclog.snapshot.acl_columns import chunk_arrays, chunk_strings, encode_chunk\n"
+        "from tests.snapshot.helpers import acl\n"
+        "fields = [encode_chunk([acl(n) for n in range(k, k + 20)]) for k in (0, 20)]\n"
+        "strings = chunk_strings([chunk_arrays(f, split=False) for f in fields])\n"
+        "print(len(strings), 'pandas' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    count, pandas = done.stdout.split()
+    assert int(count) > 0 and pandas == "False", done.stdout
