@@ -7,7 +7,7 @@ from aclog.faces import lazy_face
 if TYPE_CHECKING:
     from aclog.records.bulk_encode import encode_many
     from aclog.records.codec import DecodedRecord, RecordDecodeError, decode, decode_framed, encode
-    from aclog.records.collector import call_paused, gc_paused
+    from aclog.records.collector import call_paused, gc_paused, release_freed_heap
     from aclog.records.enums import (
         NAMEABLE_OPERATIONS,
         AclOperation,
@@ -76,6 +76,7 @@ __all__ = [
     "record_class_named",
     "record_summary",
     "record_to_dict",
+    "release_freed_heap",
 ]
 
 __getattr__ = lazy_face(__name__)

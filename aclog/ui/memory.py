@@ -4,39 +4,30 @@ A state rebuilt, a diff, the lint findings or an authorizer at 1M ACLs make and 
 of MB of temporaries; glibc's malloc keeps the freed pages in its arenas (one per thread that
 allocated: the server's warm thread and each worker of its pool), so the process's resident
 size stays at each build's peak and the next build's peak stacks on it.
-:func:`release_free_memory` asks malloc to return them (``malloc_trim``); where the C
-library has no such call (not glibc) it does nothing.
+:func:`release_free_memory` asks malloc to return them (``malloc_trim``, through
+:func:`aclog.records.release_freed_heap`); where the C library has no such call (not glibc) it
+does nothing.
 
-Thread-safe (malloc locks its arenas). Cost: one walk of malloc's free lists, O(heap pages),
-a few ms at a GB; called after a slow request only (:data:`SLOW_S`).
+Thread-safe (malloc locks its arenas). Cost: one walk of malloc's free lists, O(heap pages);
+called after a slow request only (:data:`SLOW_S`).
 """
 
 from __future__ import annotations
 
-import ctypes
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+
+from aclog.records import release_freed_heap
 
 SLOW_S = 0.05
 """A request that ran this long built something; a fast one freed little."""
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        function: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # no C library to ask, or not glibc's
-        return None
-    return function
-
-
-_TRIM = _malloc_trim()
-
-
 def release_free_memory() -> None:
-    """Returns the free pages of every malloc arena to the system (see the module)."""
-    if _TRIM is not None:
-        _TRIM(0)
+    """Returns the free pages of every malloc arena to the system (see the module): the
+    records layer's :func:`~aclog.records.release_freed_heap`, the one place that asks."""
+    release_freed_heap()
 
 
 @contextmanager
