@@ -100,7 +100,7 @@ def test_dump_to_the_terminal_itself_shows_no_bar(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     buffer = _stderr(monkeypatch, terminal=True)
-    monkeypatch.setattr("aclog.tools.dump.stdout_is_free", lambda: False)
+    monkeypatch.setattr(progress, "stdout_is_free", lambda: False)  # dump asks at its start
     assert runner.invoke(app, ["dump", str(data_dir)]).exit_code == 0
     assert buffer.getvalue() == ""
 
