@@ -150,7 +150,7 @@ class Rows:
         if queries is None:
             queries = SortedKeys.of(fingerprints(words))
         if len(queries.keys) <= FEW:
-            return located_few(self, words, queries, binding=binding)
+            return located_few(self.segments, self.live, words, queries, binding=binding)
         hits = []
         for at, (segment, mask) in enumerate(zip(self.segments, self.live, strict=True)):
             asked, rows = found(segment, words, queries, binding=binding)

@@ -13,14 +13,26 @@ Python steps per query per segment and per match; for :data:`FEW` queries at mos
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from aclog.image.acl_table_keys import SortedKeys, Words
 
-if TYPE_CHECKING:
-    from aclog.image.acl_segment import Rows
+
+class Searched(Protocol):
+    """What is read of a segment here (:class:`~aclog.image.acl_segment.Segment` is one)."""
+
+    @property
+    def ids(self) -> Words: ...
+    @property
+    def bindings(self) -> Words: ...
+    @property
+    def id_keys(self) -> SortedKeys: ...
+    @property
+    def binding_keys(self) -> SortedKeys: ...
+
 
 FEW = 8
 """At most this many queries are searched here; more go through the vectorised reference.
@@ -28,14 +40,20 @@ Measured on a 100k-ACL table of four segments: this path is faster up to about 1
 
 
 def located_few(
-    rows: Rows, words: Words, queries: SortedKeys, *, binding: bool
+    segments: Sequence[Searched],
+    masks: Sequence[Any],
+    words: Words,
+    queries: SortedKeys,
+    *,
+    binding: bool,
 ) -> list[tuple[int, Any, Any]]:
-    """What :meth:`~aclog.image.acl_segment.Rows.located` gives (``queries``: the words'
-    sorted fingerprints, each with its query index as its row)."""
+    """What :meth:`~aclog.image.acl_segment.Rows.located` gives for these segments and their
+    live-row masks (``queries``: the words' sorted fingerprints, each with its query index as its
+    row)."""
     prints, order = queries.keys.tolist(), queries.rows.tolist()
     his, los = words[0].tolist(), words[1].tolist()
     hits = []
-    for at, (segment, mask) in enumerate(zip(rows.segments, rows.live, strict=True)):
+    for at, (segment, mask) in enumerate(zip(segments, masks, strict=True)):
         keys = segment.binding_keys if binding else segment.id_keys
         stored = segment.bindings if binding else segment.ids
         asked: list[int] = []

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from aclog.image import MetadataImage, ReplayError
 from aclog.log import CorruptLogError, LogError, list_segments
 from aclog.questions import AclOrigins, ChangeSplit, SplitBy, lint_image, split_changes
-from aclog.records import RecordDecodeError, call_paused, gc_paused
+from aclog.records import RecordDecodeError, call_paused, gc_paused, release_freed_heap
 from aclog.replay import (
     DecodedBatch,
     Diff,
@@ -39,7 +39,6 @@ from aclog.replay import (
     replay_tail,
 )
 from aclog.ui.checkpoints import Checkpoints, Stamp, grew
-from aclog.ui.memory import release_free_memory
 from aclog.ui.summary import BatchSummary, summarize
 
 READ_ERRORS: tuple[type[Exception], ...] = (
@@ -140,11 +139,11 @@ class LogSource:
         with contextlib.suppress(Exception), gc_paused(freeze=True):
             stamp = self.stamp()
             end = self.state().provenance.last_offset
-            release_free_memory()  # the snapshot's columns and the tail's batches
+            release_freed_heap()  # the snapshot's columns and the tail's batches
             self.lint(None, None)
-            release_free_memory()
+            release_freed_heap()
             self._checkpoints.build(stamp, end)
-        release_free_memory()
+        release_freed_heap()
         self._warmed.set()
 
     def warm_in_background(self) -> None:
